@@ -1,0 +1,8 @@
+.PHONY: demo test bootstrap
+# Both targets install what they need into .venv first (scripts/bootstrap.sh is idempotent).
+bootstrap:
+	@bash scripts/bootstrap.sh
+demo: bootstrap
+	.venv/bin/passband demo
+test: bootstrap
+	.venv/bin/python -m pytest

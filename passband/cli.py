@@ -1,0 +1,69 @@
+"""The ``passband`` console command: one subcommand per module in ``passband.commands``.
+
+Each command module exposes ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+Command modules import their heavy dependencies inside ``run`` so that ``passband --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from passband import __version__
+from passband.errors import UsageError
+
+# name -> module under passband.commands; order is the order shown in --help.
+_COMMANDS = {
+    "demo": "demo",
+    "train": "train",
+    "score": "score",
+    "verify": "verify",
+    "report": "report",
+    "doctor": "doctor",
+    "sandbox": "sandbox",
+}
+
+
+def _load(name: str):
+    return importlib.import_module(f"passband.commands.{_COMMANDS[name]}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="passband",
+        description="Verifiable rewards, pass-rate curriculum and GRPO training.",
+    )
+    parser.add_argument("--version", action="version", version=f"passband {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _COMMANDS:
+        try:
+            module = _load(name)
+        except ModuleNotFoundError as exc:  # a command whose module is not written yet
+            if exc.name != f"passband.commands.{_COMMANDS[name]}":
+                raise
+            continue
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except UsageError as exc:
+        print(f"passband {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

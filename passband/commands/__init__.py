@@ -1,0 +1,1 @@
+"""Subcommands of the ``passband`` console command (see ``passband.cli``)."""

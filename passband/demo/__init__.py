@@ -1,0 +1,1 @@
+"""The embedded demo: a procedurally generated task, a tiny model and a character tokenizer."""

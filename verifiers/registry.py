@@ -1,0 +1,87 @@
+"""Verifiers registered by name in a dict; third-party ones arrive through entry points.
+
+A verifier is a callable ``(completion: str, **reference) -> Verdict`` that never raises on model
+output. Plugins declare ``[project.entry-points."passband.verifiers"] name = "module:callable"``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from importlib import metadata
+from typing import Callable
+
+from passband.verifiers.verdict import Verdict
+
+Verifier = Callable[..., Verdict]
+ENTRY_POINT_GROUP = "passband.verifiers"
+
+_REGISTRY: dict[str, Verifier] = {}
+_plugins_loaded = False
+
+
+def register(name: str, *, replace: bool = False) -> Callable[[Verifier], Verifier]:
+    """Decorator: ``@register("math")``. A duplicate name raises unless ``replace=True``."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"verifier name must be a non-empty string, got {name!r}")
+
+    def decorator(fn: Verifier) -> Verifier:
+        if not callable(fn):
+            raise TypeError(f"verifier {name!r} must be callable, got {type(fn).__name__}")
+        if name in _REGISTRY and not replace and _REGISTRY[name] is not fn:
+            raise ValueError(
+                f"a verifier named {name!r} is already registered ({_describe(_REGISTRY[name])}); "
+                "pick another name or pass replace=True"
+            )
+        _REGISTRY[name] = fn
+        return fn
+
+    return decorator
+
+
+def get(name: str) -> Verifier:
+    """The verifier registered as ``name``; an unknown name raises and lists the known ones."""
+    if name not in _REGISTRY:
+        _load_builtins()
+    if name not in _REGISTRY:
+        _load_plugins()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = names()
+        close = difflib.get_close_matches(str(name), known, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise KeyError(f"unknown verifier {name!r}.{hint} Known verifiers: {', '.join(known)}") from None
+
+
+def names() -> list[str]:
+    """All registered names, built-ins and plugins, sorted."""
+    _load_builtins()
+    _load_plugins()
+    return sorted(_REGISTRY)
+
+
+def _describe(fn: Verifier) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def _load_builtins() -> None:
+    # Importing the package registers the built-in verifiers (math, json_schema, code, ...).
+    import passband.verifiers  # noqa: F401
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in _REGISTRY:
+            continue
+        try:
+            fn = ep.load()
+        except Exception as exc:  # a broken plugin must not take the registry down
+            import warnings
+
+            warnings.warn(f"passband: could not load verifier plugin {ep.name!r} ({ep.value}): {exc}")
+            continue
+        register(ep.name)(fn)
