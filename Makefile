@@ -5,4 +5,5 @@ bootstrap:
 demo: bootstrap
 	.venv/bin/passband demo
 test: bootstrap
+	@bash scripts/ensure_chromium.sh
 	.venv/bin/python -m pytest
