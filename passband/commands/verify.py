@@ -1,0 +1,237 @@
+"""``passband verify``: score a file of completions with a verifier, resumably.
+
+Rows are read from JSONL or Parquet; each output row is the input row plus ``score``, ``status``,
+``detail`` and ``components``. The output is JSONL written append-only in chunks, each chunk
+flushed and fsynced, so a run that is killed loses at most the chunk in flight: rerunning the same
+command truncates a torn last line, skips the rows already written and continues. A ``.parquet``
+output path is produced from that JSONL file once every row is scored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+HELP = "Score a JSONL/Parquet file of completions with a verifier (resumable)."
+_VERDICT_KEYS = ("score", "status", "detail", "components")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", type=Path, nargs="?", help="JSONL or Parquet file with one completion per row")
+    parser.add_argument("--list", action="store_true", help="print the registered verifier names and exit")
+    parser.add_argument("--verifier", "-v",
+                        help="registered verifier name (math, json_schema, exact, regex, ...) or module:attribute of a verifier/Reward")
+    parser.add_argument("--completion-column", "-c", default="completion", help="column holding the completion")
+    parser.add_argument("--ref", action="append", default=[], metavar="FIELD=COLUMN",
+                        help="reference field from a column, e.g. --ref answer=gold (repeatable); "
+                        "by default every other column is passed under its own name")
+    parser.add_argument("--output", "-o", type=Path, help="output .jsonl or .parquet (default: INPUT.verdicts.jsonl)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per completion (hard, worker killed)")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
+    parser.add_argument("--chunk-size", type=int, default=256, help="rows scored and fsynced per chunk")
+    parser.add_argument("--overwrite", action="store_true", help="start over instead of resuming")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    from passband.errors import UsageError
+
+    if args.list:
+        from passband.verifiers import names
+
+        print("\n".join(names()))
+        return 0
+    _check_options(args)
+    verifier = _resolve_verifier(args.verifier)
+    rows = _read_rows(args.input)
+    refs = _parse_refs(args.ref)
+    _check_columns(rows, args.completion_column, refs)
+    final = args.output or args.input.with_name(args.input.with_suffix("").name + ".verdicts.jsonl")
+    journal = final if final.suffix == ".jsonl" else final.with_name(final.name + ".partial.jsonl")
+    if final.suffix not in (".jsonl", ".parquet"):
+        raise UsageError(f"--output must end in .jsonl or .parquet, got {final}")
+    done = _prepare_journal(journal, args, len(rows))
+    _score_rows(verifier, rows, refs, journal, done, args)
+    if final.suffix == ".parquet":
+        _write_parquet(journal, final)
+    _print_summary(journal, final)
+    return 0
+
+
+def _check_options(args) -> None:
+    from passband.errors import UsageError
+
+    if args.input is None or not args.verifier:
+        raise UsageError("pass an INPUT file and --verifier NAME (see --list for the names)")
+    if not args.input.exists():
+        raise UsageError(f"input file not found: {args.input}")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be > 0 seconds, got {args.timeout}")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    if args.chunk_size < 1:
+        raise UsageError(f"--chunk-size must be >= 1, got {args.chunk_size}")
+
+
+def _resolve_verifier(spec: str):
+    import importlib
+
+    from passband.errors import UsageError
+    from passband.verifiers import get
+
+    if ":" not in spec:
+        try:
+            return get(spec)
+        except KeyError as exc:
+            raise UsageError(f"--verifier: {exc.args[0]}") from None
+    module, _, attr = spec.partition(":")
+    if os.getcwd() not in sys.path and "" not in sys.path:  # like `python -m`: find ./my_verifiers.py
+        sys.path.insert(0, os.getcwd())
+    try:
+        obj = importlib.import_module(module)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise UsageError(f"--verifier {spec!r}: cannot import it ({exc})") from None
+    if not callable(obj):
+        raise UsageError(f"--verifier {spec!r} is a {type(obj).__name__}, not a callable verifier")
+    return obj
+
+
+def _read_rows(path: Path) -> list[dict]:
+    from passband.errors import UsageError
+
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path).to_pylist()
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise UsageError(f"{path}:{number}: each line must be a JSON object, got {type(row).__name__}")
+            rows.append(row)
+    return rows
+
+
+def _parse_refs(specs: list[str]) -> dict[str, str]:
+    from passband.errors import UsageError
+
+    refs = {}
+    for spec in specs:
+        field, sep, column = spec.partition("=")
+        if not sep or not field.strip() or not column.strip():
+            raise UsageError(f"--ref expects FIELD=COLUMN (e.g. answer=gold), got {spec!r}")
+        refs[field.strip()] = column.strip()
+    return refs
+
+
+def _check_columns(rows: list[dict], completion_column: str, refs: dict[str, str]) -> None:
+    from passband.errors import UsageError
+
+    if not rows:
+        return
+    columns = sorted({k for row in rows[:100] for k in row})
+    for what, column in [("--completion-column", completion_column)] + [(f"--ref {f}=", c) for f, c in refs.items()]:
+        if column not in columns:
+            raise UsageError(f"{what} {column!r}: no such column; the input has {', '.join(columns)}")
+    clash = [k for k in _VERDICT_KEYS if k in columns]
+    if clash:
+        raise UsageError(f"input already has column(s) {clash} that the verdict would overwrite; rename them")
+
+
+def _references(row: dict, completion_column: str, refs: dict[str, str]) -> dict:
+    reference = {k: v for k, v in row.items() if k != completion_column}
+    for field, column in refs.items():
+        reference[field] = row.get(column)
+    return reference
+
+
+def _prepare_journal(journal: Path, args, total: int) -> int:
+    """Rows already scored (0 for a fresh run); a torn last line from a kill is cut off."""
+    from passband.errors import UsageError
+
+    meta_path = journal.with_name(journal.name + ".meta.json")
+    meta = {"input": str(args.input.resolve()), "verifier": args.verifier,
+            "completion_column": args.completion_column, "ref": sorted(args.ref)}
+    if args.overwrite or not journal.exists():
+        journal.parent.mkdir(parents=True, exist_ok=True)
+        journal.write_bytes(b"")
+        meta_path.write_text(json.dumps(meta))
+        return 0
+    if meta_path.exists() and json.loads(meta_path.read_text()) != meta:
+        raise UsageError(f"{journal} was written by a different run ({meta_path}); pass --overwrite or another --output")
+    data = journal.read_bytes()
+    keep = data.rfind(b"\n") + 1
+    if keep != len(data):
+        with open(journal, "r+b") as f:
+            f.truncate(keep)
+    done = data[:keep].count(b"\n")
+    if done > total:
+        raise UsageError(f"{journal} has {done} rows but the input only {total}; pass --overwrite")
+    return done
+
+
+def _score_rows(verifier, rows: list[dict], refs: dict, journal: Path, done: int, args) -> None:
+    from tqdm import tqdm
+
+    from passband.verifiers import verify_batch
+
+    with open(journal, "ab") as out, tqdm(total=len(rows), initial=done, unit="row", desc="verify",
+                                         disable=args.no_progress, dynamic_ncols=True) as bar:
+        for start in range(done, len(rows), args.chunk_size):
+            chunk = rows[start : start + args.chunk_size]
+            completions = [_text(row.get(args.completion_column)) for row in chunk]
+            references = [_references(row, args.completion_column, refs) for row in chunk]
+            verdicts = verify_batch(verifier, completions, references, timeout=args.timeout, workers=args.workers)
+            lines = []
+            for row, verdict in zip(chunk, verdicts):
+                record = dict(row, score=verdict.score, status=verdict.status, detail=verdict.detail,
+                              components=dict(verdict.components))
+                lines.append(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            # backslashreplace writes a lone surrogate as the JSON escape \udXXX: still valid JSON
+            out.write("".join(lines).encode("utf-8", "backslashreplace"))
+            out.flush()
+            os.fsync(out.fileno())
+            bar.update(len(chunk))
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)
+
+
+def _write_parquet(journal: Path, final: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines() if line]
+    for row in rows:  # parquet needs one struct type; components keys vary between rows
+        row["components"] = json.dumps(row["components"])
+    tmp = final.with_name(final.name + ".tmp")
+    pq.write_table(pa.Table.from_pylist(rows), tmp)
+    os.replace(tmp, final)
+
+
+def _print_summary(journal: Path, final: Path) -> None:
+    counts: dict[str, list[float]] = {}
+    with open(journal, encoding="utf-8") as f:
+        for line in f:
+            record = json.loads(line)
+            counts.setdefault(record["status"], []).append(float(record["score"]))
+    total = sum(len(v) for v in counts.values())
+    print(f"\n{'status':<10}{'rows':>8}{'share':>9}{'mean score':>12}")
+    for status in ("ok", "wrong", "invalid", "error", "timeout"):
+        scores = counts.get(status, [])
+        share = len(scores) / total if total else 0.0
+        mean = sum(scores) / len(scores) if scores else 0.0
+        print(f"{status:<10}{len(scores):>8}{share:>9.1%}{mean:>12.3f}")
+    print(f"{'total':<10}{total:>8}\nverdicts written to {final}")

@@ -1,0 +1,191 @@
+"""What happens inside a freshly forked run, from the fork to the program's exit.
+
+Runs in the zygote's forked child: first the trusted setup (process group, cgroups, file
+descriptors, environment, rlimits, then no-new-privs, capabilities, landlock, seccomp), then the
+untrusted program. Any setup step that the zygote reported as active and that fails here ends the
+child with exit code 125 (fail closed): a run is never started with less isolation than reported.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import os
+import resource
+import signal
+import subprocess
+import sys
+import traceback
+import types
+
+import _isolation as iso
+import _wire as wire
+
+SETUP_FAILED = 125
+_RPC_FD = 3
+SETUP_FD = 4
+
+
+def enter(job: dict, plan: dict, fds: dict) -> None:
+    """Never returns: sets the sandbox up, runs the program, exits with its status."""
+    try:
+        _setup(job, plan, fds)
+    except BaseException as exc:  # noqa: BLE001 - anything here means the sandbox is not in place
+        os.write(2, f"passband sandbox: setup failed: {exc!r}\n".encode())
+        os._exit(SETUP_FAILED)
+    _run_program(job)
+
+
+def _setup(job: dict, plan: dict, fds: dict) -> None:
+    iso.set_parent_death_signal(signal.SIGKILL)  # the zygote dies -> the run (and its namespace) dies
+    os.setsid()
+    _arrange_fds(fds)
+    os.chdir(job["workdir"])
+    os.umask(0o077)
+    os.environ.clear()
+    os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": job["workdir"], "TMPDIR": job["workdir"],
+                       "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"})
+    _set_rlimits(job["limits"], plan)
+    iso.no_new_privs()
+    if plan["drop_caps"]:
+        iso.drop_capabilities()
+    if plan["landlock_abi"]:
+        iso.landlock_restrict(plan["read_only"], [job["workdir"]], plan["devices"], plan["landlock_abi"])
+    if plan["seccomp"]:
+        iso.seccomp_deny()
+    os.write(SETUP_FD, b"1")  # the only proof the zygote accepts that setup completed
+    os.close(SETUP_FD)
+
+
+def _arrange_fds(fds: dict) -> None:
+    # Move every source above the targets first, so a source that already sits on 0..3 is not
+    # clobbered, then close everything else: the zygote's control socket must not be reachable.
+    import fcntl
+
+    high = {target: fcntl.fcntl(src, fcntl.F_DUPFD, 100) for target, src in fds.items()}
+    for target, src in high.items():
+        os.dup2(src, target, inheritable=True)
+    for fd in range(max(fds)):
+        if fd not in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    os.closerange(max(fds) + 1, 1 << 16)
+
+
+def _set_rlimits(limits: dict, plan: dict) -> None:
+    mb = 1 << 20
+    address_space = plan["base_vm"] + limits["memory_mb"] * mb
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["max_file_mb"] * mb,) * 2)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["max_open_files"],) * 2)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if not plan["pids_cgroup"]:  # ignored for root, and shared per user: the weaker fallback
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits["max_processes"],) * 2)
+
+
+def _run_program(job: dict) -> None:
+    lang = job["language"]
+    if lang["compile"]:
+        done = subprocess.run(lang["compile"], stdin=subprocess.DEVNULL, stdout=2, stderr=2)
+        if done.returncode != 0:
+            os._exit(done.returncode if done.returncode > 0 else 1)
+    if lang["run"]:
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores these; a native program must not
+            signal.signal(sig, signal.SIG_DFL)
+        try:
+            os.execve(lang["run"][0], lang["run"], dict(os.environ))
+        except OSError as exc:
+            os.write(2, f"cannot execute {lang['run'][0]}: {exc}\n".encode())
+            os._exit(127)
+    os._exit(_run_python(job))
+
+
+def _run_python(job: dict) -> int:
+    """Execute the program in this (warm) interpreter; in session mode, then serve calls."""
+    sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", errors="replace", closefd=False)
+    sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+    sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+    session = job["mode"] == "session"
+    path = os.path.join(job["workdir"], job["language"]["source_file"])
+    module = types.ModuleType("solution" if session else "__main__")
+    module.__file__, module.__builtins__ = path, builtins
+    sys.modules[module.__name__] = module
+    sys.argv, sys.path[0] = [path], job["workdir"]
+    sys.path[:] = [p for p in sys.path if p != job["zygote_dir"]]
+    import tempfile
+
+    tempfile.tempdir = job["workdir"]  # the zygote's cached /tmp is not writable here
+    status, exited = _exec_module(job["code"], path, module)
+    if session:  # a program that calls sys.exit while loading is not ready to be tested
+        status = _serve(module, status if not exited else (status or 1))
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed or broken stream must not change the status
+            pass
+    return status
+
+
+def _exec_module(code: str, path: str, module: types.ModuleType) -> tuple[int, bool]:
+    """(exit status, whether the program called sys.exit)."""
+    try:
+        exec(compile(code, path, "exec"), module.__dict__)
+        return 0, False
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            return int(exc.code or 0) & 0xFF, True
+        print(exc.code, file=sys.stderr)
+        return 1, True
+    except BaseException:  # noqa: BLE001 - the program's own error: report it like python would
+        traceback.print_exc()
+        return 1, False
+
+
+def _serve(module: types.ModuleType, status: int) -> int:
+    """Answer the harness's calls over fd 3. Only plain data goes back (see ``_wire.encode``)."""
+    import socket
+
+    sock = socket.socket(fileno=_RPC_FD)
+    handles: list[object] = []
+
+    def handle(obj: object) -> int:
+        handles.append(obj)
+        return len(handles) - 1
+
+    names = [n for n in list(module.__dict__) if not n.startswith("__")]
+    wire.send(sock, {"ready": status == 0, "status": status, "names": names})
+    while status == 0:
+        try:
+            request, _ = wire.recv(sock)
+        except (wire.WireError, OSError):
+            break
+        if request.get("op") == "exit":
+            break
+        wire.send(sock, _answer(request, module, handles, handle))
+    return status
+
+
+def _answer(request: dict, module: types.ModuleType, handles: list, handle) -> dict:
+    try:
+        op = request["op"]
+        if op == "global":
+            return {"value": ["h", handle(module.__dict__[request["name"]])]}
+        target = handles[request["handle"]]
+        if op == "getattr":
+            value = getattr(target, request["attr"])
+        elif op == "iter":  # a generator or map object comes back as the list it yields
+            value = list(target)
+        elif op == "len":
+            value = len(target)
+        elif op == "getitem":
+            value = target[wire.decode(request["key"], handles.__getitem__)]
+        else:
+            args = wire.decode(request["args"], handles.__getitem__)
+            kwargs = wire.decode(request["kwargs"], handles.__getitem__)
+            value = target(*args, **kwargs)
+        return {"value": wire.encode(value, handle)}
+    except BaseException as exc:  # noqa: BLE001 - SystemExit included: exiting is a failed call
+        return {"raised": [type(exc).__name__, str(exc)[:500]]}

@@ -1,0 +1,218 @@
+"""Call functions of a sandboxed Python program from the harness, with plain data only.
+
+A ``Session`` starts the program in a sandbox (module-level code runs with ``__name__ ==
+"solution"``), then keeps it alive to answer calls over a socket only this process holds. Results
+arrive as genuine built-in values (``_wire.decode``), so the harness compares them with its own
+``==``: an object whose ``__eq__`` always returns True never reaches the harness, it arrives as an
+opaque ``RemoteObject`` that equals only itself and refuses to be used as a truth value. Expected
+values never enter the sandbox. The run's deadline (``Limits.timeout_s``) covers the whole session.
+"""
+
+from __future__ import annotations
+
+import builtins
+import socket
+import time
+
+from passband.sandbox import _wire as wire
+from passband.sandbox.limits import ExecResult
+
+_GRACE_S = 5.0
+_RETRIES = 2
+
+
+class CandidateError(Exception):
+    """The program raised an exception that is not a built-in ``Exception`` type (e.g. SystemExit)."""
+
+
+class CandidateGone(BaseException):
+    """The program is no longer running (it exited, crashed, ran out of time or memory).
+
+    A ``BaseException`` on purpose: test code's ``except Exception`` must not swallow it.
+    """
+
+
+class Session:
+    def __init__(self, pool, job: dict, limits) -> None:
+        self._pool, self._job, self._limits = pool, job, limits
+        self._worker = None
+        self._sock: socket.socket | None = None
+        self._gone = ""
+        self.ready = False
+        self.names: frozenset[str] = frozenset()
+        self.result: ExecResult | None = None
+
+    def __enter__(self) -> "Session":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Start the program; afterwards ``ready`` says whether its module code ran without error."""
+        from passband.sandbox.pool import SandboxError, WorkerLost
+
+        for attempt in range(_RETRIES + 1):
+            self._deadline = time.monotonic() + self._limits.timeout_s + _GRACE_S
+            self._worker = self._pool._acquire()
+            self._sock, theirs = socket.socketpair()
+            try:
+                self._worker.submit(self._job, theirs.fileno())
+            except WorkerLost:
+                self._abandon()
+                continue
+            finally:
+                theirs.close()
+            try:
+                hello = self._recv()
+            except CandidateGone:
+                if self._finish() or attempt == _RETRIES:
+                    return  # the program itself ended (or the sandbox is beyond repair)
+                continue  # the worker died under us: run the job again on a fresh one
+            self.ready = bool(hello.get("ready"))
+            self.names = frozenset(n for n in hello.get("names", ()) if isinstance(n, str))
+            if not self.ready:
+                self._gone = "the program failed while loading"
+            return
+        raise SandboxError(f"could not hand the program to a sandbox worker in {_RETRIES + 1} attempts")
+
+    def lookup(self, name: str) -> "RemoteObject":
+        return RemoteObject(self, name=name)
+
+    def _request(self, request: dict) -> object:
+        if self._gone:
+            raise CandidateGone(self._gone)
+        try:
+            self._sock.settimeout(max(self._deadline - time.monotonic(), 0.001))
+            wire.send(self._sock, request)
+            reply = self._recv()
+        except (wire.WireError, OSError) as exc:
+            self._went_away(exc)
+        if "raised" in reply:
+            raise _exception(*reply["raised"])
+        try:
+            return wire.decode(reply["value"], lambda h: RemoteObject(self, handle=h))
+        except (wire.WireError, KeyError, TypeError) as exc:
+            raise CandidateError(f"malformed result: {exc}") from None
+
+    def _recv(self) -> dict:
+        try:
+            self._sock.settimeout(max(self._deadline - time.monotonic(), 0.001))
+            msg, _ = wire.recv(self._sock)
+        except (wire.WireError, OSError) as exc:
+            self._went_away(exc)
+        if not isinstance(msg, dict):
+            self._gone = "the program broke the protocol"
+            raise CandidateGone(self._gone)
+        return msg
+
+    def _went_away(self, exc: BaseException):
+        """The channel broke: ask the worker what happened to the program, then raise CandidateGone."""
+        if not self._gone and self.ready and self._worker is not None:
+            self._finish()
+            r = self.result
+            if r is not None and not self._gone:
+                self._gone = ("the program ran out of memory" if r.memory_exceeded
+                              else f"the program exited with status {r.exit_code}" if r.exit_code >= 0
+                              else f"the program was killed by signal {-r.exit_code}")
+        self._gone = self._gone or f"the program stopped answering ({exc})"
+        raise CandidateGone(self._gone) from None
+
+    def encode_args(self, value: object) -> list:
+        def ref(obj: object) -> int:
+            if isinstance(obj, RemoteObject) and obj._session is self:
+                return obj._handle_id()
+            raise wire.Unencodable(f"cannot pass a {type(obj).__name__} into the sandbox")
+
+        return wire.encode(value, ref)
+
+    def close(self) -> ExecResult | None:
+        """End the program and return its ``ExecResult`` (stdout, stderr, timed_out, ...)."""
+        if self._worker is None:
+            return self.result
+        try:
+            self._sock.settimeout(0.5)
+            wire.send(self._sock, {"op": "exit"})
+        except (wire.WireError, OSError):
+            pass
+        self._finish()
+        return self.result
+
+    def _finish(self) -> bool:
+        """Collect the worker's report; False when the worker itself was lost."""
+        from passband.sandbox.pool import WorkerLost
+
+        if self._worker is None:
+            return True
+        self._sock.close()
+        worker, self._worker = self._worker, None
+        try:
+            self.result = worker.result(max(self._deadline - time.monotonic(), 0.001))
+        except WorkerLost:
+            self._pool._discard(worker)
+            self.result = ExecResult(-9, "", "", setup_error="sandbox worker lost")
+            return False
+        self._pool._release(worker)
+        if self.result.timed_out:
+            self._gone = "the program ran out of time"
+        return True
+
+    def _abandon(self) -> None:
+        self._sock.close()
+        self._pool._discard(self._worker)
+        self._worker = None
+
+
+class RemoteObject:
+    """A value that stays inside the sandbox: it can be called, read (attributes, items, iteration,
+    length) and passed back in, but it equals only itself and has no truth value."""
+
+    __slots__ = ("_session", "_name", "_handle")
+
+    def __init__(self, session: Session, *, name: str | None = None, handle: int | None = None) -> None:
+        self._session, self._name, self._handle = session, name, handle
+
+    def _handle_id(self) -> int:
+        if self._handle is None:
+            value = self._session._request({"op": "global", "name": self._name})
+            self._handle = value._handle
+        return self._handle
+
+    def __call__(self, *args, **kwargs):
+        s = self._session
+        return s._request({"op": "call", "handle": self._handle_id(), "args": s.encode_args(list(args)),
+                           "kwargs": s.encode_args(kwargs)})
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return self._session._request({"op": "getattr", "handle": self._handle_id(), "attr": attr})
+
+    # Iteration, len() and indexing are answered by the program about its own object, as plain
+    # data; equality and truth are not delegated (see the module docstring).
+    def __iter__(self):
+        return iter(self._session._request({"op": "iter", "handle": self._handle_id()}))
+
+    def __len__(self) -> int:
+        return self._session._request({"op": "len", "handle": self._handle_id()})
+
+    def __getitem__(self, key):
+        s = self._session
+        return s._request({"op": "getitem", "handle": self._handle_id(), "key": s.encode_args(key)})
+
+    def __bool__(self) -> bool:
+        raise TypeError("a sandboxed object of a non-plain type has no truth value in the harness")
+
+    def __repr__(self) -> str:
+        return f"<sandboxed {self._name or 'object'}>"
+
+
+def _exception(name: object, message: object) -> BaseException:
+    cls = getattr(builtins, str(name), None)
+    if isinstance(cls, type) and issubclass(cls, Exception) and cls.__module__ == "builtins":
+        try:
+            return cls(str(message))
+        except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError wants five arguments
+            pass
+    return CandidateError(f"{name}: {message}")

@@ -1,0 +1,153 @@
+"""The public API of ``passband.sandbox``: limits, results, languages, files, sessions."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+import passband.sandbox as sandbox
+from passband.sandbox import CandidateError, CandidateGone, ExecResult, Limits, Pool, RemoteObject
+
+FAST = Limits(timeout_s=3.0, memory_mb=128)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with Pool(2) as p:
+        yield p
+
+
+def test_public_names_are_pinned():
+    assert sorted(sandbox.__all__) == sorted([
+        "CandidateError", "CandidateGone", "ExecResult", "LANGUAGES", "Language", "Limits", "Pool",
+        "RemoteObject", "SandboxError", "Session", "capabilities", "default_pool", "register_language", "run",
+    ])
+    assert "Probed on this machine" in sandbox.__doc__ and "not* isolated" in sandbox.__doc__
+
+
+@pytest.mark.parametrize("field, value", [("timeout_s", 0), ("timeout_s", -1), ("memory_mb", 1), ("max_processes", 0),
+                                          ("max_output_bytes", 0), ("max_open_files", 2), ("timeout_s", True)])
+def test_limits_reject_bad_values_naming_them(field, value):
+    with pytest.raises(ValueError, match=f"Limits.{field}"):
+        Limits(**{field: value})
+
+
+def test_exit_codes_stdout_stderr_and_duration(pool):
+    r = pool.run("import sys\nprint('out')\nprint('err', file=sys.stderr)\nsys.exit(3)", limits=FAST)
+    assert (r.exit_code, r.stdout, r.stderr) == (3, "out\n", "err\n")
+    assert not r.ok and 0 < r.duration_s < 3
+    r = pool.run("raise ValueError('boom')", limits=FAST)
+    assert r.exit_code == 1 and "ValueError: boom" in r.stderr
+    assert pool.run("print('é✓')", limits=FAST).stdout == "é✓\n"
+    assert pool.run("print(__name__)", limits=FAST).ok
+
+
+def test_files_are_handed_over_and_others_rejected(pool):
+    r = pool.run("print(open('data.txt').read())", files={"data.txt": "hello"}, limits=FAST)
+    assert r.stdout == "hello\n"
+    with pytest.raises(ValueError, match="plain name"):
+        pool.run("pass", files={"../x": "no"})
+
+
+def test_runs_are_independent(pool):
+    pool.run("open('left.txt', 'w').write('x')\nimport math\nmath.pi = 3", limits=FAST)
+    r = pool.run("import os, math\nprint(os.listdir('.'), math.pi)", limits=FAST)
+    assert r.stdout == "['solution.py'] 3.141592653589793\n"
+
+
+def test_default_concurrency_is_the_core_count():
+    assert Pool().size == len(os.sched_getaffinity(0))
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_c_program_is_compiled_and_run_in_the_sandbox(pool):
+    code = '#include <stdio.h>\nint main(void){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}'
+    r = pool.run(code, stdin="40 2", language="c", limits=Limits(timeout_s=30))
+    assert (r.exit_code, r.stdout) == (0, "42\n")
+    broken = pool.run("int main(void){ return x; }", language="c", limits=Limits(timeout_s=30))
+    assert broken.exit_code != 0 and "error" in broken.stderr
+    hostile = '#include <stdio.h>\nint main(void){FILE*f=fopen("/etc/passwd","r");printf("%s\\n",f?"read":"denied");}'
+    assert pool.run(hostile, language="c", limits=Limits(timeout_s=30)).stdout == "denied\n"
+
+
+def test_unknown_language_is_a_clear_error(pool):
+    with pytest.raises(ValueError, match="unknown language 'cobol'"):
+        pool.run("x", language="cobol")
+
+
+SOLUTION = """
+class Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+def longest(pairs):
+    return max(p.b - p.a for p in pairs)
+def add(a, b=0):
+    return a + b
+def fail(x):
+    raise ValueError(f"bad {x}")
+def leave():
+    import sys; sys.exit(0)
+class Liar:
+    def __eq__(self, other): return True
+def liar():
+    return Liar()
+class SneakyInt(int):
+    def __eq__(self, other): return True
+def sneaky():
+    return SneakyInt(5)
+"""
+
+
+def test_session_calls_return_plain_values(pool):
+    with pool.session(SOLUTION, limits=FAST) as s:
+        assert s.ready and {"Pair", "longest", "add"} <= s.names
+        add = s.lookup("add")
+        assert add(2, b=3) == 5 and add([1], [2]) == [1, 2] and add((1,), (2,)) == (1, 2)
+        assert add(0.1, 0.2) == 0.1 + 0.2 and add("a", "b") == "ab"
+        assert add({1: 2}.keys().__len__(), 1) == 2
+        pairs = [s.lookup("Pair")(1, 5), s.lookup("Pair")(2, 9)]
+        assert all(isinstance(p, RemoteObject) for p in pairs)
+        assert s.lookup("longest")(pairs) == 7 and pairs[0].b == 5
+        with pytest.raises(ValueError, match="bad 3"):
+            s.lookup("fail")(3)
+        liar = s.lookup("liar")()
+        assert isinstance(liar, RemoteObject) and liar != 1 and not (liar == "anything")
+        with pytest.raises(TypeError):
+            bool(liar)
+        sneaky = s.lookup("sneaky")()
+        assert type(sneaky) is int and sneaky == 5 and sneaky != 6
+        with pytest.raises(CandidateError, match="SystemExit"):
+            s.lookup("leave")()
+    assert s.result.exit_code == 0
+
+
+def test_session_program_that_exits_is_gone(pool):
+    with pool.session("import os\ndef f(): os._exit(0)", limits=FAST) as s:
+        with pytest.raises(CandidateGone):
+            s.lookup("f")()
+        with pytest.raises(CandidateGone):
+            s.lookup("f")()
+    with pool.session("import sys\ndef f(): return 1\nsys.exit(0)", limits=FAST) as s:
+        assert not s.ready
+
+
+def test_session_deadline_covers_the_calls(pool):
+    with pool.session("def spin():\n    while True: pass", limits=Limits(timeout_s=0.5)) as s:
+        with pytest.raises(CandidateGone):
+            s.lookup("spin")()
+    assert s.result.timed_out
+
+
+def test_exec_result_flags():
+    r = ExecResult(0, "", "", stdout_truncated=True)
+    assert r.output_truncated and not r.ok
+
+
+def test_a_worker_that_cannot_start_is_a_clear_sandbox_error():
+    from passband.sandbox import SandboxError
+
+    for python in ("/nonexistent/python", "/bin/false"):
+        with Pool(1, python=python) as p, pytest.raises(SandboxError, match="sandbox worker"):
+            p.run("pass")

@@ -1,0 +1,104 @@
+"""verify_batch against hostile items: hangs, crashes, exceptions, threads, unpicklable callables.
+
+The builtin ``eval`` is the verifier here: the completion is Python code, so one batch can mix a
+normal item, an infinite sleep, ``os._exit`` and a segfault, and ``eval`` is importable in a worker.
+"""
+
+import os
+import threading
+import time
+import warnings
+
+import pytest
+
+from passband.verifiers import Verdict, verify_batch
+
+HANG = "__import__('time').sleep(60)"
+EXIT = "__import__('os')._exit(3)"
+SEGV = "__import__('ctypes').string_at(0)"
+
+
+def test_results_in_input_order():
+    completions = [f"{i} + 1" for i in range(40)]
+    verdicts = verify_batch(eval, completions, timeout=10, workers=2)
+    assert [v.score for v in verdicts] == [i + 1.0 for i in range(40)]
+
+
+def test_hang_and_crashes_cost_only_their_own_item():
+    completions = ["1", HANG, "2", EXIT, "3", SEGV, "1/0", "4"]
+    start = time.monotonic()
+    verdicts = verify_batch(eval, completions, timeout=1.0, workers=2)
+    elapsed = time.monotonic() - start
+    statuses = [v.status for v in verdicts]
+    assert statuses == ["ok", "timeout", "ok", "error", "ok", "error", "error", "ok"]
+    assert [verdicts[i].score for i in (0, 2, 4, 7)] == [1.0, 2.0, 3.0, 4.0]
+    assert "ZeroDivisionError" in verdicts[6].detail
+    assert "-11" in verdicts[5].detail and "exit code 3" in verdicts[3].detail
+    assert elapsed < 10
+
+
+def test_pool_is_persistent_across_calls():
+    first = {v.score for v in verify_batch(eval, ["__import__('os').getpid()"] * 8, workers=2)}
+    second = {v.score for v in verify_batch(eval, ["__import__('os').getpid()"] * 8, workers=2)}
+    assert os.getpid() not in first
+    assert first & second  # at least one worker served both calls
+
+
+def test_callable_from_many_threads_at_once():
+    out = {}
+
+    def work(k):
+        out[k] = [v.score for v in verify_batch(eval, [f"{k} * 10 + {i}" for i in range(5)], timeout=10)]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert out == {k: [k * 10.0 + i for i in range(5)] for k in range(4)}
+
+
+def test_one_reference_dict_is_shared_and_lists_must_match():
+    verdicts = verify_batch("exact", ["42", "41"], {"answer": "42"}, timeout=10)
+    assert [v.status for v in verdicts] == ["ok", "wrong"]
+    with pytest.raises(ValueError, match="2 completions but 1 references"):
+        verify_batch("exact", ["42", "41"], [{"answer": "42"}])
+    with pytest.raises(ValueError, match="timeout"):
+        verify_batch("exact", ["42"], {"answer": "42"}, timeout=0)
+    assert verify_batch("exact", [], {"answer": "1"}) == []
+
+
+def test_unpicklable_callable_runs_inline_with_soft_timeout_warning():
+    def slow_for_long_answers(completion):
+        if len(completion) > 3:
+            time.sleep(3)
+        return Verdict.ok("short")
+
+    start = time.monotonic()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        verdicts = verify_batch(slow_for_long_answers, ["ab", "abcdef"], timeout=0.5)
+    assert time.monotonic() - start < 2.5
+    assert [v.status for v in verdicts] == ["ok", "timeout"]
+    assert "soft" in verdicts[1].detail
+    assert any("SOFT" in str(w.message) for w in caught)
+
+
+def test_unknown_verifier_name_lists_known_ones():
+    with pytest.raises(KeyError, match="Known verifiers"):
+        verify_batch("no_such_verifier", ["x"])
+
+
+def test_module_on_a_folder_added_after_workers_started(tmp_path, monkeypatch):
+    verify_batch(eval, ["1"], timeout=10)  # workers exist before the folder is on sys.path
+    (tmp_path / "late_verifiers.py").write_text(
+        "import os\nfrom passband.verifiers import Verdict\n\n"
+        "def where(completion, **reference):\n    return Verdict.ok(str(os.getpid()))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import late_verifiers
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an inline fallback would warn
+        verdicts = verify_batch(late_verifiers.where, ["a", "b"], timeout=10)
+    assert all(v.passed and v.detail != str(os.getpid()) for v in verdicts)

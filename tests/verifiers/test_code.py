@@ -1,0 +1,339 @@
+"""The ``code`` verifier: canonical solutions pass, broken variants fail, exploits fail.
+
+The problems are HumanEval/MBPP-style tasks written for this suite (same format: a prompt with a
+signature and docstring, a ``check(candidate)`` test or a list of asserts, an entry point).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+
+import pytest
+
+import passband.verifiers.code as code_module
+from passband.verifiers import get
+from passband.verifiers.code import code_verifier, extract_code, outputs_match
+
+code = get("code")
+
+
+def assert_host_clean() -> None:
+    """Every default-pool worker is alive, has no child left, and no run directory remains."""
+    from passband.sandbox import default_pool
+
+    for worker in list(default_pool()._all):
+        zpid = worker.proc.pid
+        assert worker.alive()
+        with open(f"/proc/{zpid}/task/{zpid}/children") as fh:
+            assert fh.read().split() == []
+        for base in worker.leftovers.get("dirs", ()):
+            assert os.listdir(f"/proc/{zpid}/root{base}") == []
+
+
+def fence(src: str) -> str:
+    return f"Here is my solution.\n\n```python\n{src.strip()}\n```\n"
+
+
+# ---- HumanEval-style problems: (prompt, canonical body, broken body, test, entry_point) -------------
+HE = {
+    "close": (
+        "from typing import List\n\ndef has_close_elements(numbers: List[float], threshold: float) -> bool:\n"
+        '    """True if any two numbers are closer to each other than threshold."""\n',
+        "    for i, a in enumerate(numbers):\n        for j, b in enumerate(numbers):\n"
+        "            if i != j and abs(a - b) < threshold:\n                return True\n    return False\n",
+        "    return any(abs(a - b) < threshold for a, b in zip(numbers, numbers[1:]))\n",
+        "\n\nMETADATA = {'author': 'suite'}\n\n\ndef check(candidate):\n"
+        "    assert candidate([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3) == True\n"
+        "    assert candidate([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.05) == False\n"
+        "    assert candidate([1.0, 2.0, 5.9, 4.0, 5.0], 0.95) == True\n"
+        "    assert candidate([1.0, 2.0, 3.0, 4.0, 5.0, 2.0], 0.1) == True\n"
+        "    assert candidate([1.1, 2.2, 3.1, 4.1, 5.1], 0.5) == False\n",
+        "has_close_elements"),
+    "truncate": (
+        'def truncate_number(number: float) -> float:\n    """Decimal part of a positive float."""\n',
+        "    return number % 1.0\n",
+        "    return round(number % 1.0, 1)\n",
+        "\n\ndef check(candidate):\n    assert candidate(3.5) == 0.5\n"
+        "    assert abs(candidate(1.33) - 0.33) < 1e-6\n    assert abs(candidate(123.456) - 0.456) < 1e-6\n",
+        "truncate_number"),
+    "below_zero": (
+        "from typing import List\n\ndef below_zero(operations: List[int]) -> bool:\n"
+        '    """Does the balance, starting at zero, ever fall below zero?"""\n',
+        "    balance = 0\n    for op in operations:\n        balance += op\n        if balance < 0:\n"
+        "            return True\n    return False\n",
+        "    return sum(operations) < 0\n",
+        "\n\ndef check(candidate):\n    assert candidate([]) == False\n    assert candidate([1, 2, -3, 1, 2, -3]) == False\n"
+        "    assert candidate([1, 2, -4, 5, 6]) == True\n    assert candidate([1, -1, 2, -2, 5, -5, 4, -4]) == False\n"
+        "    assert candidate([1, -2, 2, -2, 5, -5, 4, -4]) == True\n",
+        "below_zero"),
+    "longest": (
+        "from typing import List, Optional\n\ndef longest(strings: List[str]) -> Optional[str]:\n"
+        '    """The longest string (the first one on ties); None for an empty list."""\n',
+        "    if not strings:\n        return None\n    maxlen = max(len(x) for x in strings)\n"
+        "    for s in strings:\n        if len(s) == maxlen:\n            return s\n",
+        "    return max(strings, key=len) if strings else ''\n",
+        "\n\ndef check(candidate):\n    assert candidate([]) == None\n    assert candidate(['x', 'y', 'z']) == 'x'\n"
+        "    assert candidate(['x', 'yyy', 'zzzz', 'www', 'kkkk', 'abc']) == 'zzzz'\n",
+        "longest"),
+    "sum_product": (
+        "from typing import List, Tuple\n\ndef sum_product(numbers: List[int]) -> Tuple[int, int]:\n"
+        '    """(sum, product) of a list; (0, 1) when empty."""\n',
+        "    s, p = 0, 1\n    for n in numbers:\n        s += n\n        p *= n\n    return s, p\n",
+        "    s, p = 0, 1\n    for n in numbers:\n        s += n\n        p *= n\n    return [s, p]\n",
+        "\n\ndef check(candidate):\n    assert candidate([]) == (0, 1)\n    assert candidate([1, 1, 1]) == (3, 1)\n"
+        "    assert candidate([100, 0]) == (100, 0)\n    assert candidate([3, 5, 7]) == (3 + 5 + 7, 3 * 5 * 7)\n",
+        "sum_product"),
+    "histogram": (
+        "def histogram(test: str) -> dict:\n"
+        '    """The letters with the highest count in a space-separated string, with that count."""\n',
+        "    counts = {}\n    for w in test.split():\n        counts[w] = counts.get(w, 0) + 1\n"
+        "    if not counts:\n        return {}\n    top = max(counts.values())\n"
+        "    return {k: v for k, v in counts.items() if v == top}\n",
+        "    from collections import Counter\n    return dict(Counter(test.split()).most_common(1))\n",
+        "\n\ndef check(candidate):\n    assert candidate('a b b a') == {'a': 2, 'b': 2}\n"
+        "    assert candidate('a b c a b') == {'a': 2, 'b': 2}\n    assert candidate('b b b b a') == {'b': 4}\n"
+        "    assert candidate('') == {}\n    assert candidate('a') == {'a': 1}\n",
+        "histogram"),
+    "find_zero": (
+        "import math\n\ndef poly(xs: list, x: float):\n    return sum(coeff * math.pow(x, i) for i, coeff in enumerate(xs))\n\n"
+        'def find_zero(xs: list):\n    """A zero of the polynomial with coefficients xs (even length)."""\n',
+        "    begin, end = -1.0, 1.0\n    while poly(xs, begin) * poly(xs, end) > 0:\n        begin *= 2.0\n"
+        "        end *= 2.0\n    while end - begin > 1e-10:\n        center = (begin + end) / 2.0\n"
+        "        if poly(xs, center) * poly(xs, begin) > 0:\n            begin = center\n        else:\n"
+        "            end = center\n    return begin\n",
+        "    return 0.0\n",
+        "\n\ndef check(candidate):\n    import math\n    import random\n    rng = random.Random(42)\n    import copy\n"
+        "    for _ in range(30):\n        ncoeff = 2 * rng.randint(1, 4)\n        coeffs = []\n"
+        "        for _ in range(ncoeff):\n            coeff = rng.randint(-10, 10)\n            if coeff == 0:\n"
+        "                coeff = 1\n            coeffs.append(coeff)\n        solution = candidate(copy.deepcopy(coeffs))\n"
+        "        assert math.fabs(poly(coeffs, solution)) < 1e-4\n",
+        "find_zero"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HE))
+def test_humaneval_canonical_passes_and_broken_fails(name):
+    prompt, canonical, broken, test, entry = HE[name]
+    ok = code(fence(prompt + canonical), test=test, entry_point=entry)
+    assert ok.status == "ok" and ok.score == 1.0, ok.detail
+    body_only = code(canonical, test=test, entry_point=entry, prompt=prompt)  # completion continues the prompt
+    assert body_only.status == "ok", body_only.detail
+    bad = code(fence(prompt + broken), test=test, entry_point=entry)
+    assert bad.status == "wrong" and bad.score == 0.0, bad.detail
+
+
+# ---- MBPP-style problems: (solution, broken, tests, test_imports) ----------------------------------
+MBPP = {
+    "remove_occ": (
+        "def remove_Occ(s, ch):\n    i = s.find(ch)\n    if i >= 0:\n        s = s[:i] + s[i + 1:]\n"
+        "    j = s.rfind(ch)\n    if j >= 0:\n        s = s[:j] + s[j + 1:]\n    return s\n",
+        "def remove_Occ(s, ch):\n    return s.replace(ch, '', 1)\n",
+        ['assert remove_Occ("hello","l") == "heo"', 'assert remove_Occ("abcda","a") == "bcd"',
+         'assert remove_Occ("PHP","P") == "H"'], None),
+    "similar": (
+        "def similar_elements(a, b):\n    return tuple(set(a) & set(b))\n",
+        "def similar_elements(a, b):\n    return tuple(set(a) | set(b))\n",
+        ["assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))",
+         "assert set(similar_elements((1, 2, 3, 4),(5, 4, 3, 7))) == set((3, 4))"], None),
+    "heap": (
+        "import heapq as hq\ndef heap_queue_largest(nums, n):\n    return hq.nlargest(n, nums)\n",
+        "def heap_queue_largest(nums, n):\n    return sorted(nums)[:n]\n",
+        ["assert heap_queue_largest( [25, 35, 22, 85, 14, 65, 75, 22, 58],3)==[85, 75, 65]",
+         "assert heap_queue_largest( [25, 35, 22, 85, 14, 65, 75, 22, 58],2)==[85, 75]"], None),
+    "pair_chain": (  # the tests build objects of a class the solution defines
+        "class Pair(object):\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n"
+        "def max_chain_length(arr, n):\n    mcl = [1] * n\n    for i in range(1, n):\n        for j in range(0, i):\n"
+        "            if arr[i].a > arr[j].b and mcl[i] < mcl[j] + 1:\n                mcl[i] = mcl[j] + 1\n"
+        "    return max(mcl)\n",
+        "class Pair(object):\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n"
+        "def max_chain_length(arr, n):\n    return n\n",
+        ["assert max_chain_length([Pair(5, 24), Pair(15, 25),Pair(27, 40), Pair(50, 60)], 4) == 3",
+         "assert max_chain_length([Pair(1, 2), Pair(3, 4),Pair(5, 6), Pair(7, 8)], 4) == 4"], None),
+    "area": (
+        "import math\ndef circle_area(r):\n    return math.pi * r * r\n",
+        "def circle_area(r):\n    return 3.14 * r * r\n",
+        ["assert math.isclose(circle_area(10), 314.1592653589793, rel_tol=1e-9)",
+         "assert math.isclose(circle_area(2.5), 19.634954084936208, rel_tol=1e-9)"], ["import math"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MBPP))
+def test_mbpp_canonical_passes_and_broken_fails(name):
+    good, broken, tests, imports = MBPP[name]
+    ok = code(fence(good), tests=tests, test_imports=imports)
+    assert ok.status == "ok", ok.detail
+    bad = code(fence(broken), tests=tests, test_imports=imports)
+    assert bad.status == "wrong" and bad.score == 0.0, bad.detail
+
+
+def test_partial_credit_reports_every_test():
+    tests = ["assert f(1) == 1", "assert f(2) == 4", "assert f(3) == 9", "assert f(4) == 16"]
+    v = code("def f(x):\n    return x * x if x < 3 else x", tests=tests, partial_credit=True)
+    assert v.status == "wrong" and v.score == pytest.approx(0.5)
+    assert v.detail.count("PASS") == 2 and v.detail.count("FAIL") == 2
+    strict = code("def f(x):\n    return x * x if x < 3 else x", tests=tests)
+    assert strict.score == 0.0
+    assert code_verifier(partial_credit=True)("def f(x): return x*x", tests=tests).score == 1.0
+
+
+# ---- io (competitive programming) ----------------------------------------------------------------
+IO = [{"stdin": "3\n1 2 3\n", "stdout": "6\n"}, {"stdin": "2\n10 -4\n", "stdout": "6"}, {"stdin": "1\n7", "stdout": "7  \n\n"}]
+
+
+def test_io_program_passes_with_trailing_whitespace_ignored():
+    prog = "n = int(input())\nprint(sum(map(int, input().split())))"
+    assert code(fence(prog), io=IO).status == "ok"
+    assert code(fence(prog.replace("sum", "max")), io=IO).status == "wrong"
+    assert code(fence("import sys\nsys.exit(0)"), io=IO).status == "wrong"
+    assert code(fence("raise SystemExit(0)\nprint('6')"), io=IO).status == "wrong"
+
+
+def test_io_float_tolerance():
+    cases = [{"stdin": "", "stdout": "0.333333 2\n"}]
+    assert code("print(1/3, 2)", io=cases).status == "wrong"
+    assert code("print(1/3, 2)", io=cases, float_tol=1e-5).status == "ok"
+    assert code("print(0.34, 2)", io=cases, float_tol=1e-5).status == "wrong"
+    assert outputs_match("1 2\n", "1 2") and not outputs_match("1 2 3", "1 2", 1e-3)
+    assert outputs_match("nan", "nan") and not outputs_match("nan", "1.0", 1.0)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_io_in_c():
+    src = "#include <stdio.h>\nint main(){int n,x,s=0;scanf(\"%d\",&n);while(n--){scanf(\"%d\",&x);s+=x;}printf(\"%d\\n\",s);}"
+    v = code(f"```c\n{src}\n```", io=IO, language="c", timeout_s=30)
+    assert v.status == "ok", v.detail
+
+
+# ---- statuses --------------------------------------------------------------------------------------
+def test_statuses_follow_the_contract():
+    assert code("Sorry, I cannot do that.```\n```", tests=["assert f() == 1"]).status == "invalid"
+    assert code("", tests=["assert f() == 1"]).status == "invalid"
+    assert code("def f():\n    while True: pass", tests=["assert f() == 1"], timeout_s=0.5).status == "timeout"
+    assert code("while True: pass", io=[{"stdin": "", "stdout": "1"}], timeout_s=0.5).status == "timeout"
+    assert code("def f(): return 1", tests=["assert f( == 1"]).status == "error"  # broken reference
+    assert code("def f(): return 1").status == "error"  # no tests at all
+    assert code("def f(): return 1", tests=["assert f() == 1"], timeout_s=-1).status == "error"
+    assert code("def f(: return 1", tests=["assert f() == 1"]).status == "wrong"  # syntax error is the model's
+    assert code("def g(): return 1", tests=["assert f() == 1"]).status == "wrong"  # missing function
+
+
+def test_extract_code_prefers_the_last_python_block():
+    text = "```text\nnot code\n```\n```python\nx = 1\n```\nand\n```py\nx = 2\n```\n```\nx = 3\n```"
+    assert extract_code(text).strip() == "x = 2"
+    assert extract_code("```\nx = 3\n```").strip() == "x = 3"
+    assert extract_code("x = 4") == "x = 4"
+    assert extract_code("```python\nx = 5\n") == "x = 5\n"  # truncated generation: open fence
+    assert extract_code("```cpp\nint main(){}\n```", "cpp").startswith("int main")
+
+
+# ---- exploits: each must fail, and the host must be unaffected -------------------------------------
+SQUARE_TESTS = ["assert square(2) == 4", "assert square(3) == 9", "assert square(-4) == 16"]
+SQUARE_HE = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(5) == 25\n"
+
+
+@pytest.mark.parametrize("exploit", [
+    # an object equal to everything
+    "class Any:\n    def __eq__(self, o): return True\n    def __ne__(self, o): return False\n"
+    "def square(x): return Any()",
+    # an int subclass that lies
+    "class L(int):\n    def __eq__(self, o): return True\ndef square(x): return L(0)",
+    # a truthy object where a bool is expected
+    "class T:\n    def __bool__(self): return True\ndef square(x): return T()",
+    # exit with status 0 before the tests
+    "import sys\ndef square(x): return x * x\nsys.exit(0)",
+    "import os\ndef square(x): return x * x\nos._exit(0)",
+    # exit with status 0 during the tests
+    "import sys\ndef square(x): sys.exit(0)",
+    "import os\ndef square(x): os._exit(0)",
+    # patch the assertion machinery and builtins
+    "import builtins\nbuiltins.AssertionError = type('E', (BaseException,), {})\n"
+    "builtins.abs = lambda x: 0\nbuiltins.bool = lambda x: True\ndef square(x): return 0",
+    # print pass markers
+    "print('All tests passed'); print('PASSED'); print('OK')\ndef square(x): return 0",
+    # walk the stack / the heap looking for the harness and the expected values
+    "import sys, gc, inspect\ndef square(x):\n    for f in inspect.stack():\n"
+    "        f.frame.f_globals['__passband_check__'] = lambda *a: None\n"
+    "    for o in gc.get_objects():\n        if isinstance(o, dict) and 'check' in o: o['check'] = lambda c: None\n"
+    "    return 0",
+    # define names the tests use
+    "def check(candidate): pass\ndef abs(x): return 0\ndef square(x): return 0\n__passband_check__ = None",
+    # delete the working directory (and anything else it can)
+    "import os, shutil\nshutil.rmtree(os.getcwd(), ignore_errors=True)\ndef square(x): return 0",
+])
+@pytest.mark.parametrize("style", ["tests", "test"])
+def test_exploits_fail(exploit, style):
+    if style == "tests":
+        v = code(fence(exploit), tests=SQUARE_TESTS, timeout_s=5)
+    else:
+        v = code(fence(exploit), test=SQUARE_HE, entry_point="square", timeout_s=5)
+    assert v.status == "wrong" and v.score == 0.0, v.detail
+    assert_host_clean()
+    assert code(fence("def square(x): return x * x"), tests=SQUARE_TESTS).status == "ok"
+
+
+def test_expected_values_never_enter_the_sandbox():
+    token = os.urandom(16).hex()
+    thief = (
+        "import gc, re\n"
+        "def secret():\n"
+        "    for o in gc.get_objects():\n"
+        "        for s in (o if isinstance(o, (list, tuple, dict, set)) else [o]):\n"
+        "            if isinstance(s, str) and re.fullmatch('[0-9a-f]{32}', s): return s\n"
+        "    import os\n"
+        "    for root, dirs, files in os.walk('/'):\n"
+        "        for f in files:\n"
+        "            try:\n"
+        "                m = re.search('[0-9a-f]{32}', open(os.path.join(root, f)).read(100000))\n"
+        "                if m: return m.group(0)\n"
+        "            except Exception: pass\n"
+        "    return ''\n"
+    )
+    v = code(fence(thief), tests=[f"assert secret() == {token!r}"], timeout_s=10)
+    assert v.status in ("wrong", "timeout") and v.score == 0.0
+
+
+def test_harness_files_cannot_be_edited_or_deleted():
+    harness = os.path.abspath(code_module.__file__)
+    before = hashlib.sha256(open(harness, "rb").read()).hexdigest()
+    attacker = (
+        "import os\n"
+        f"for p in [{harness!r}, {os.path.dirname(harness)!r}]:\n"
+        "    try: os.remove(p)\n    except OSError: pass\n"
+        f"try: open({harness!r}, 'w').write('def code(*a, **k): return 1')\nexcept OSError: pass\n"
+        "def square(x): return 0\n"
+    )
+    assert code(fence(attacker), tests=SQUARE_TESTS).status == "wrong"
+    assert hashlib.sha256(open(harness, "rb").read()).hexdigest() == before
+    assert_host_clean()
+
+
+def test_verifier_is_registered_and_picklable():
+    import pickle
+
+    v = pickle.loads(pickle.dumps(code_verifier(timeout_s=3)))
+    assert v("def f(): return 1", tests=["assert f() == 1"]).passed
+    assert "code" in __import__("passband.verifiers", fromlist=["names"]).names()
+    with pytest.raises(ValueError, match="memory_mb"):
+        code_verifier(memory_mb=1)
+
+
+def test_generators_and_containers_behave_as_in_python():
+    gen = "def evens(n):\n    return (i for i in range(n) if i % 2 == 0)"
+    assert code(gen, tests=["assert list(evens(5)) == [0, 2, 4]", "assert sorted(evens(3)) == [0, 2]"]).passed
+    assert not code(gen, tests=["assert evens(5) == [0, 2, 4]"]).passed  # a generator is not a list
+    box = "class V:\n    def __init__(s): s.d = [3, 4]\n    def __len__(s): return 2\n    def __getitem__(s, i): return s.d[i]\n"
+    assert code(box + "def mk(): return V()", tests=["assert len(mk()) == 2", "assert mk()[1] == 4"]).passed
+    assert not code(box + "def mk(): return V()", tests=["assert mk() == [3, 4]"]).passed
+
+
+def test_mbpp_setup_fields():
+    v = code("def f(x): return helper(x) + 1", tests=["assert f(1) == 3"], test_imports="import math",
+             test_setup_code="def helper(x):\n    return 2 * x")
+    assert not v.passed  # helper lives in the harness, not in the program: the program's f cannot see it
+    v = code("def f(x): return math.floor(x)", tests=["assert math.isclose(f(2.5), 2)"], test_imports=["import math"])
+    assert not v.passed  # the program forgot to import math; the harness's import does not leak into it
+    v = code("import math\ndef f(x): return math.floor(x)", tests=["assert math.isclose(f(2.5), 2)"],
+             test_imports=["import math"], test_setup_code="X = 1")
+    assert v.passed, v.detail

@@ -1,0 +1,103 @@
+"""json_schema: block selection, strict parsing, drafts, formats, failing paths, bad schemas."""
+
+import json
+import time
+
+import pytest
+
+from passband.verifiers import get, json_schema_verifier
+
+PERSON = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "age": {"type": "integer", "minimum": 0},
+        "email": {"type": "string", "format": "email"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["name", "age"],
+}
+FENCE = "```"
+
+# (completion, expected status, fragment expected in detail)
+CASES = [
+    (f'Here:\n{FENCE}json\n{{"name": "Ada", "age": 36}}\n{FENCE}', "ok", "```json"),
+    # the last json block wins over an earlier valid one
+    (f'{FENCE}json\n{{"name": "Ada", "age": 36}}\n{FENCE}\nFixed:\n{FENCE}json\n{{"name": "Ada"}}\n{FENCE}', "wrong", "'age' is a required"),
+    # json block beats a bare block that comes later
+    (f'{FENCE}json\n{{"name": "A", "age": 1}}\n{FENCE}\n{FENCE}\n{{"name": 5}}\n{FENCE}', "ok", "```json"),
+    # chosen json block does not parse: invalid, no falling back to the valid bare JSON after it
+    (f'{FENCE}json\n{{"name": "A", "age": 1,}}\n{FENCE}\nor {{"name": "A", "age": 1}}', "invalid", "not valid JSON"),
+    # bare block when there is no json block; other languages are skipped
+    (f'{FENCE}python\nprint(1)\n{FENCE}\n{FENCE}\n{{"name": "A", "age": 2}}\n{FENCE}', "ok", "bare"),
+    # no fences: first balanced object that parses (the broken one is skipped)
+    ('I think {name: A} no wait {"name": "A", "age": 3} done', "ok", "first JSON value"),
+    ('The object is {"name": "A", "age": -4}.', "wrong", "$.age"),
+    ('{"name": "A", "age": 1, "tags": ["x", 3]}', "wrong", "$.tags[1]"),
+    ('{"name": "A", "age": 1, "email": "not-an-email"}', "wrong", "email"),
+    # duplicate keys: the last one wins
+    ('{"name": "A", "age": "x", "age": 5}', "ok", ""),
+    ('{"name": "A", "age": 5, "age": "x"}', "wrong", "$.age"),
+    # strictness: nothing is repaired
+    (f'{FENCE}json\n{{"name": "A", "age": NaN}}\n{FENCE}', "invalid", "NaN"),
+    (f'{FENCE}json\n{{"name": "A", "age": Infinity}}\n{FENCE}', "invalid", "Infinity"),
+    (f"{FENCE}json\n{{'name': 'A', 'age': 1}}\n{FENCE}", "invalid", "not valid JSON"),
+    (f'{FENCE}json\n{{"name": "A", // comment\n "age": 1}}\n{FENCE}', "invalid", "not valid JSON"),
+    ("no json at all", "invalid", "no JSON"),
+    ("", "invalid", "no JSON"),
+    ("{" * 50_000, "invalid", "no JSON"),
+    ("[" * 500 + "]" * 500, "wrong", "type='object' failed"),
+    ("[" * 50_000 + "]" * 50_000, "invalid", "no JSON"),  # deeper than the parser's recursion limit
+]
+
+
+@pytest.mark.parametrize("completion,status,fragment", CASES)
+def test_table(completion, status, fragment):
+    verdict = get("json_schema")(completion, schema=PERSON)
+    assert verdict.status == status, verdict
+    assert fragment in verdict.detail
+
+
+def test_schema_as_json_text_and_draft_from_dollar_schema():
+    v = get("json_schema")
+    assert v('{"name": "A", "age": 1}', schema=json.dumps(PERSON)).passed
+    # draft-04 exclusiveMaximum is a boolean; under 2020-12 that schema would be invalid
+    draft4 = {"$schema": "http://json-schema.org/draft-04/schema#", "maximum": 5, "exclusiveMaximum": True}
+    assert v("[5]", schema={"type": "array", "items": draft4} | {"$schema": draft4["$schema"]}).status == "wrong"
+    assert v("[4]", schema={"type": "array", "items": draft4} | {"$schema": draft4["$schema"]}).passed
+    assert v("[5]", schema={"type": "array", "items": {"maximum": 5, "exclusiveMaximum": True}}).status == "error"
+    # 2020-12 default: prefixItems exists
+    assert v("[1, 2]", schema={"prefixItems": [{"type": "string"}]}).status == "wrong"
+
+
+@pytest.mark.parametrize(
+    "schema,fragment",
+    [
+        ("{not json", "not valid JSON"),
+        ({"type": "nonsense"}, "not a valid schema"),
+        ({"$schema": "https://example.com/my-draft"}, "unknown $schema"),
+        ({"$ref": "https://example.com/remote.json"}, "could not be applied"),
+        (None, "missing"),
+        ([1, 2], "must be a JSON object"),
+    ],
+)
+def test_malformed_schema_is_error(schema, fragment):
+    kwargs = {} if schema is None else {"schema": schema}
+    verdict = get("json_schema")('{"a": 1}', **kwargs)
+    assert verdict.status == "error" and fragment in verdict.detail, verdict
+
+
+def test_catastrophic_pattern_is_bounded_by_own_time_limit():
+    verifier = json_schema_verifier(timeout=1.0)
+    schema = {"properties": {"a": {"pattern": "^(a+)+$"}}}
+    start = time.monotonic()
+    verdict = verifier('{"a": "' + "a" * 40 + '!"}', schema=schema)
+    assert verdict.status == "timeout"
+    assert time.monotonic() - start < 3.0
+    assert verifier('{"a": "aaa"}', schema=schema).passed  # replaced worker serves the next one
+    assert repr(verifier) == "json_schema_verifier(timeout=1)"
+
+
+def test_factory_validates_timeout():
+    with pytest.raises(ValueError, match="timeout"):
+        json_schema_verifier(timeout=0)

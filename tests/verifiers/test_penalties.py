@@ -1,0 +1,112 @@
+"""Penalties: values at the edges, the unit each one counts in, validation, pickling."""
+
+import pickle
+
+import pytest
+
+from passband.verifiers import (
+    Verdict,
+    answer_hedging,
+    length_cap,
+    length_normalized,
+    ngram_repetition,
+    overlong,
+    repeated_paragraphs,
+)
+
+OK, WRONG = Verdict.ok(), Verdict.wrong()
+
+
+class CharPairTokenizer:
+    """Stands in for a HF tokenizer: one token per two characters."""
+
+    def encode(self, text, add_special_tokens=False):
+        return [text[i : i + 2] for i in range(0, len(text), 2)]
+
+
+@pytest.mark.parametrize("length,expected", [(50, 0.0), (80, 0.0), (90, -0.5), (100, -1.0), (500, -1.0)])
+def test_overlong_dapo_shape(length, expected):
+    outcome = overlong(100, 20)("x" * length, OK)
+    assert outcome.value == pytest.approx(expected)
+    assert "chars" in outcome.detail
+
+
+def test_units_tokens_from_num_tokens_or_tokenizer():
+    p = overlong(100, 20)
+    by_count = p("short", OK, num_tokens=90)
+    assert by_count.value == pytest.approx(-0.5) and "90 tokens" in by_count.detail
+    by_tokenizer = overlong(100, 20, tokenizer=CharPairTokenizer())("x" * 180, OK)
+    assert by_tokenizer.value == pytest.approx(-0.5) and "tokens" in by_tokenizer.detail
+
+
+def test_length_normalized_only_for_correct_answers():
+    p = length_normalized(100, weight=0.5)
+    assert p("x" * 90, OK).value == 0.0
+    assert p("x" * 150, OK).value == pytest.approx(-0.25)
+    assert p("x" * 400, OK).value == pytest.approx(-0.5)
+    wrong = p("x" * 400, WRONG)
+    assert wrong.value == 0.0 and "not applied" in wrong.detail
+
+
+def test_length_cap_zeroes():
+    assert length_cap(10)("x" * 11, OK).zero_total
+    assert not length_cap(10)("x" * 10, OK).zero_total
+    assert length_cap(10)("x", OK, num_tokens=11).zero_total
+
+
+def test_ngram_repetition():
+    looping = "the cat sat on the mat " * 30
+    varied = " ".join(f"w{i}" for i in range(200))
+    assert ngram_repetition(4)(looping, OK).value < -0.8
+    assert ngram_repetition(4)(varied, OK).value == 0.0
+    assert "words" in ngram_repetition(4)(varied, OK).detail
+    assert "tokens" in ngram_repetition(4, tokenizer=CharPairTokenizer())(varied, OK).detail
+    assert ngram_repetition(4)("too short", OK).value == 0.0
+
+
+def test_repeated_paragraphs():
+    para = "Let us compute the sum of the first ten numbers carefully."
+    text = "\n\n".join([para, "Something else entirely, another step.", para, para])
+    outcome = repeated_paragraphs(weight=1.0)(text, OK)
+    assert outcome.value == pytest.approx(-0.5) and "2 of 4" in outcome.detail
+    assert repeated_paragraphs()("ok\n\nok\n\nok", OK).value == 0.0  # below min_chars
+
+
+@pytest.mark.parametrize(
+    "text,fires",
+    [
+        (r"So \boxed{3}.", False),
+        (r"\boxed{3} and again \boxed{ 3 }", False),
+        (r"\boxed{\frac{1}{2}}. The answer is 0.5.", False),
+        ("#### 1,000\nThe answer is 1000.", False),
+        (r"\boxed{3} or maybe \boxed{4}", True),
+        ("The answer is 3.\nAnswer: 5", True),
+    ],
+)
+def test_answer_hedging(text, fires):
+    outcome = answer_hedging(1)(text, OK)
+    assert (outcome.value < 0) == fires, outcome
+    assert answer_hedging(1, zero_total=True)(text, OK).zero_total == fires
+
+
+@pytest.mark.parametrize(
+    "factory,kwargs,message",
+    [
+        (overlong, {"max_length": 10, "cache": 20}, "cache must be <="),
+        (overlong, {"max_length": 0, "cache": 0}, "max_length must be a positive integer"),
+        (length_normalized, {"target": 10, "weight": -1}, "weight must be a number >= 0"),
+        (ngram_repetition, {"threshold": 1.0}, "threshold"),
+        (answer_hedging, {"max_distinct": 0}, "max_distinct"),
+    ],
+)
+def test_validation_names_the_bad_value(factory, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        factory(**kwargs)
+
+
+def test_picklable_with_readable_repr():
+    for p in (overlong(100, 20), length_normalized(50), length_cap(9), ngram_repetition(), repeated_paragraphs(),
+              answer_hedging()):
+        clone = pickle.loads(pickle.dumps(p))
+        assert repr(clone) == repr(p) and repr(p).startswith(p.name + "(")
+    assert repr(overlong(100, 20)) == "overlong(max_length=100, cache=20, weight=1.0)"

@@ -1,0 +1,103 @@
+"""Reward composition: weights, gates, penalties, primary status, field mapping, pickling."""
+
+import pickle
+
+import pytest
+
+from passband.verifiers import (
+    Reward,
+    Verdict,
+    answer_hedging,
+    exact_match,
+    length_cap,
+    overlong,
+    tag_format,
+    verify_batch,
+)
+
+ANSWER = exact_match(pattern=r"<answer>(.*?)</answer>")
+
+
+def _reward(**options):
+    return Reward(
+        {"correct": ANSWER, "format": (tag_format("think", "answer"), 0.2)},
+        gates=["format"],
+        penalties=[overlong(100, 20), answer_hedging()],
+        fields={"answer": "gold"},
+        **options,
+    )
+
+
+def test_total_and_components_by_name():
+    v = _reward()("<think>2+2</think><answer>4</answer>", gold="4")
+    assert v.passed and v.score == pytest.approx(1.2)
+    assert dict(v.components) == {"correct": 1.0, "format": 0.2, "overlong": 0.0, "answer_hedging": 0.0}
+
+
+def test_gate_failure_decides_and_status_is_wrong():
+    v = _reward(gate_value=-1.0)("<answer>4</answer>", gold="4")
+    assert v.status == "wrong" and v.score == -1.0 and "gate 'format'" in v.detail
+    assert set(v.components) == {"correct", "format", "overlong", "answer_hedging"}
+
+
+def test_primary_status_not_shaped_score_decides_passed():
+    wrong = _reward()("<think>x</think><answer>5</answer>", gold="4")
+    assert wrong.status == "wrong" and wrong.score == pytest.approx(0.2)  # format bonus, still not passed
+    long_right = _reward()("<think>" + "x" * 200 + "</think><answer>4</answer>", gold="4")
+    assert long_right.passed and long_right.score == pytest.approx(1.2 - 1.0)
+    assert "overlong" in long_right.detail and "chars" in long_right.detail
+
+
+def test_num_tokens_reaches_penalties_not_verifiers():
+    seen = {}
+    reward = Reward({"spy": _Spy(seen)}, penalties=[length_cap(10)])
+    v = reward("abc", answer="1", num_tokens=11)
+    assert "num_tokens" not in seen["kwargs"] and v.score == 0.0
+    assert reward("abc", answer="1", num_tokens=5).score == 1.0
+
+
+class _Spy:
+    def __init__(self, seen):
+        self.seen = seen
+
+    def __call__(self, completion, **kwargs):
+        self.seen["kwargs"] = kwargs
+        return Verdict.ok()
+
+
+def test_terms_get_only_fields_they_accept_and_errors_are_contained():
+    def strict(completion, answer):  # no **kwargs: extra row columns must not reach it
+        return completion == answer
+
+    def broken(completion, **reference):
+        raise RuntimeError("boom")
+
+    reward = Reward({"strict": strict, "broken": (broken, 0.5)})
+    v = reward("4", answer="4", question="2+2?", id=7)
+    assert v.passed and v.components["strict"] == 1.0 and v.components["broken"] == 0.0
+
+
+def test_error_in_primary_keeps_status_for_masking():
+    v = Reward.from_verifier("json_schema")('{"a": 1}', schema="{broken")
+    assert v.status == "error" and not v.checkable
+
+
+def test_construction_errors_name_the_problem():
+    with pytest.raises(ValueError, match="at least one term"):
+        Reward({})
+    with pytest.raises(ValueError, match="gate 'fmt' is not a term"):
+        Reward({"correct": "exact"}, gates=["fmt"])
+    with pytest.raises(KeyError, match="Known verifiers"):
+        Reward({"correct": "no_such_verifier"})
+    with pytest.raises(ValueError, match="two penalties named 'overlong'"):
+        Reward({"correct": "exact"}, penalties=[overlong(10, 5), overlong(20, 5)])
+
+
+def test_picklable_readable_and_runs_in_verify_batch():
+    reward = _reward()
+    assert "gates=['format']" in repr(reward) and "overlong(max_length=100" in repr(reward)
+    assert repr(pickle.loads(pickle.dumps(reward))) == repr(reward)
+    completions = ["<think>a</think><answer>4</answer>", "<answer>4</answer>", r"<think>\boxed{1} \boxed{2}</think><answer>4</answer>"]
+    verdicts = verify_batch(reward, completions, {"gold": "4"}, timeout=10, workers=2)
+    assert [v.status for v in verdicts] == ["ok", "wrong", "ok"]
+    assert verdicts[2].components["answer_hedging"] == -1.0

@@ -1,0 +1,50 @@
+"""Turn whatever a user's reward callable returned into a ``Verdict``, and exceptions into ``error``.
+
+Plain callables are welcome everywhere a verifier is (``Reward`` terms, ``verify_batch``, the
+adapters), so one rule decides what their return values mean:
+``Verdict`` as is; ``True``/``False`` -> ok/wrong; a number -> that score, ``ok`` if above 0;
+``None`` -> ``error`` (the TRL convention for "could not score").
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from passband.verifiers.verdict import Verdict
+
+_DETAIL_LIMIT = 300
+
+
+def as_verdict(value: object, who: str = "verifier") -> Verdict:
+    if isinstance(value, Verdict):
+        return value
+    if isinstance(value, bool):
+        return Verdict.ok(f"{who} returned True") if value else Verdict.wrong(f"{who} returned False")
+    if isinstance(value, numbers.Real):
+        score = float(value)
+        if not math.isfinite(score):
+            return Verdict.error(f"{who} returned a non-finite score {score}")
+        status = "ok" if score > 0 else "wrong"
+        return Verdict(score, status, f"{who} returned {score:g}")
+    if value is None:
+        return Verdict.error(f"{who} returned None")
+    return Verdict.error(f"{who} returned {type(value).__name__}, expected a Verdict, bool or number")
+
+
+def call_safely(fn, completion: str, reference: dict, who: str = "verifier") -> Verdict:
+    """``fn(completion, **reference)`` as a Verdict; an exception becomes ``error`` with its text."""
+    try:
+        return as_verdict(fn(completion, **reference), who)
+    except Exception as exc:  # noqa: BLE001 - a verifier must never raise on model output
+        return Verdict.error(clip(f"{who} raised {type(exc).__name__}: {exc}"))
+
+
+def clip(text: str, limit: int = _DETAIL_LIMIT) -> str:
+    """Keep details short: a 100,000-character completion must not end up in every log line."""
+    return text if len(text) <= limit else text[: limit - 15] + f"... (+{len(text) - limit + 15} chars)"
+
+
+def describe(fn: object) -> str:
+    """A short readable name for a verifier: a function's name, else the object's repr."""
+    return getattr(fn, "__name__", None) or repr(fn)

@@ -1,0 +1,351 @@
+"""Run a function in a killable worker process with a hard deadline.
+
+Why not ``signal.alarm``: it only works in the main thread, and a C extension (sympy's big-integer
+arithmetic, a catastrophic regex) does not return to the interpreter to notice it. The only
+deadline that always holds is killing the process doing the work, so every call here runs in a
+persistent, pre-started worker process; past the deadline the worker gets SIGKILL and is replaced.
+
+Workers come from a ``forkserver`` context (``spawn`` where forkserver is missing), never a plain
+fork: forking a process that has torch or other threads loaded can deadlock. The forkserver
+preloads ``passband.verifiers``, so a replacement worker is ready in milliseconds.
+
+Nested calls (a verifier calling ``call_with_deadline`` while itself running inside a worker of
+this module or of ``verify_batch``) run inline: the outer deadline already covers them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import multiprocessing.util
+import os
+import pickle
+import signal
+import sys
+import threading
+import traceback
+from multiprocessing.reduction import ForkingPickler as _ForkingPickler
+from typing import Any, Callable, Iterator, Sequence
+
+from passband.verifiers._spawning import WorkerProcess, context
+
+__all__ = ["DeadlineExceeded", "NotPortable", "WorkerCrashed", "call_with_deadline", "in_worker", "warm_up"]
+
+_STARTUP_TIMEOUT_S = 120.0  # a cold worker imports sympy & co.; not counted against the deadline
+_MAX_WORKERS = max(4, 2 * (os.cpu_count() or 1))
+_IN_WORKER = False
+
+
+class DeadlineExceeded(TimeoutError):
+    """The call ran past its deadline; its worker was killed and replaced."""
+
+
+class WorkerCrashed(RuntimeError):
+    """The worker process died during the call (os._exit, segfault, out of memory kill)."""
+
+
+class NotPortable(TypeError):
+    """The function or its arguments cannot be sent to a worker (unpicklable, or defined in
+    ``__main__``/a module the worker cannot import). Callers may fall back to running inline."""
+
+
+def in_worker() -> bool:
+    """True inside a passband worker process, where nested deadline calls run inline."""
+    return _IN_WORKER
+
+
+def call_with_deadline(fn: Callable[..., Any], *args: Any, timeout: float, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` in a worker process; raises ``DeadlineExceeded`` after ``timeout`` s.
+
+    ``fn`` and its arguments must be picklable (a top-level function, not a lambda). Exceptions
+    raised by ``fn`` are re-raised here; a worker that dies raises ``WorkerCrashed``. Waiting for a
+    free worker or for a cold one to start does not count against ``timeout``.
+    """
+    if not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if _IN_WORKER:
+        return fn(*args, **kwargs)
+    (kind, value), = list(_pool().run(fn, [(args, kwargs)], float(timeout)))
+    if kind == "ok":
+        return value
+    if kind == "timeout":
+        raise DeadlineExceeded(f"{_name(fn)} ran past its {timeout:g} s deadline; worker killed")
+    raise value  # an exception from fn, or WorkerCrashed
+
+
+def warm_up(n: int = 1) -> None:
+    """Start ``n`` idle workers now, so the first timed call does not pay the start-up."""
+    pool = _pool()
+    workers = [pool.acquire() for _ in range(max(1, n))]
+    for worker in workers:
+        pool.release(worker)
+
+
+# ----------------------------------------------------------------------------- worker side
+
+
+def _worker_main(conn) -> None:
+    """Loop: receive ``(fn, calls)``, send back one ``(kind, value)`` per call, in order."""
+    global _IN_WORKER
+    _IN_WORKER = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's business
+    try:
+        import passband.verifiers  # noqa: F401  (registers built-ins; usually preloaded)
+    except Exception:  # reported when a call needs it
+        pass
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            path, message = conn.recv()
+        except (EOFError, OSError):
+            return  # parent gone
+        try:
+            if path != sys.path:  # the parent added a folder since we started: see its modules too
+                sys.path[:] = path
+            fn, calls = pickle.loads(message)
+        except Exception as exc:  # unpickling failed, e.g. fn's module is not importable here
+            conn.send(("fail", _portable(exc)))
+            continue
+        for args, kwargs in calls:
+            try:
+                out = ("ok", fn(*args, **kwargs))
+            except BaseException as exc:  # noqa: BLE001 - reported to the caller, worker lives on
+                out = ("raise", _portable(exc))
+            try:
+                conn.send(out)
+            except Exception as exc:  # the result itself does not pickle
+                conn.send(("raise", _portable(exc)))
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """The exception itself if it pickles, else a RuntimeError carrying its text and traceback."""
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+    exc.__traceback__ = None
+    try:
+        exc.add_note(f"[in passband worker {os.getpid()}]\n{tb}")
+    except (AttributeError, TypeError):
+        pass
+    return exc
+
+
+# ----------------------------------------------------------------------------- parent side
+
+
+class _Worker:
+    """One worker process and the parent's end of its pipe."""
+
+    def __init__(self, ctx, process_cls) -> None:
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.process = process_cls(target=_worker_main, args=(child,), name="passband-worker")
+        self.process.start()
+        child.close()
+        self.pid: int | None = None
+
+    def wait_ready(self, timeout: float) -> None:
+        if not self.conn.poll(timeout):
+            self.kill()
+            raise WorkerCrashed(f"a passband worker did not start within {timeout:g} s")
+        try:
+            _, self.pid = self.conn.recv()
+        except (EOFError, OSError):
+            self.kill()
+            raise WorkerCrashed(f"a passband worker died while starting (exit code {self.process.exitcode})")
+
+    def stream(self, fn, calls: Sequence, payload: bytes, timeout: float) -> Iterator[tuple[str, Any]]:
+        """Yield one outcome per call; stops after the first ``timeout``/``crash`` (worker is dead)."""
+        self.conn.send_bytes(payload)
+        for _ in calls:
+            if not self.conn.poll(timeout):
+                self.kill()
+                yield "timeout", None
+                return
+            try:
+                data = self.conn.recv_bytes()
+            except (EOFError, OSError):
+                self.kill()
+                yield "crash", WorkerCrashed(
+                    f"worker died while running {_name(fn)} (exit code {self.process.exitcode})"
+                )
+                return
+            try:
+                kind, value = pickle.loads(data)
+            except Exception as exc:  # a result this process cannot unpickle; the stream stays aligned
+                kind, value = "raise", RuntimeError(f"cannot load the result of {_name(fn)}: {exc}")
+            if kind == "fail":  # the whole message could not be unpickled in the worker
+                error = NotPortable(
+                    f"the worker could not load {_name(fn)} ({type(value).__name__}: {value}); "
+                    "define it in an importable module, not in __main__ or a test file"
+                )
+                for _ in calls:
+                    yield "raise", error
+                return
+            yield kind, value
+
+    def kill(self) -> None:
+        try:
+            self.process.kill()  # SIGKILL: nothing in the worker can delay it
+            self.process.join(timeout=5)
+        except (OSError, ValueError, AssertionError):
+            pass
+        self.conn.close()
+
+    @property
+    def alive(self) -> bool:
+        return not self.conn.closed and self.process.is_alive()
+
+
+class _Pool:
+    """Idle workers shared by all threads; each call holds one worker exclusively."""
+
+    def __init__(self, max_workers: int = _MAX_WORKERS) -> None:
+        self._ctx = context()
+        self._cond = threading.Condition()
+        self._idle: list[_Worker] = []
+        self._all: set[_Worker] = set()
+        self._max = max_workers
+        self._starting = 0
+        self._closed = False
+        self._replacers: list[threading.Thread] = []
+
+    def run(self, fn, calls: Sequence, timeout: float) -> Iterator[tuple[str, Any]]:
+        """Outcomes of ``fn(*args, **kwargs)`` for each call, in order, on one worker.
+
+        The deadline applies to each call separately. After a timeout or crash the stream stops
+        early: the caller re-submits the calls that got no outcome.
+        """
+        calls = list(calls)
+        try:
+            message = bytes(_ForkingPickler.dumps((fn, calls)))
+            payload = bytes(_ForkingPickler.dumps((list(sys.path), message)))
+        except Exception as exc:  # lambda, local function, open file, ...
+            raise NotPortable(
+                f"cannot send {_name(fn)} or its arguments to a worker process ({exc}); "
+                "use a top-level function of an importable module or a picklable callable object"
+            ) from exc
+        worker = self.acquire()
+        healthy = False
+        try:
+            for kind, value in worker.stream(fn, calls, payload, timeout):
+                yield kind, value
+            healthy = worker.alive
+        finally:
+            (self.release if healthy else self.discard)(worker)
+
+    def acquire(self) -> _Worker:
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise RuntimeError("passband worker pool is shut down (interpreter exiting)")
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.alive:
+                        return worker
+                    self._forget(worker)
+                if self._reserve_start():
+                    break
+                self._cond.wait()
+        return self._start_reserved()
+
+    def _reserve_start(self) -> bool:
+        """Under the lock: claim room for one more worker, if the pool is below its maximum."""
+        if len(self._all) + self._starting >= self._max:
+            return False
+        self._starting += 1
+        return True
+
+    def _start_reserved(self) -> _Worker:
+        try:
+            worker = _Worker(self._ctx, WorkerProcess)
+            worker.wait_ready(_STARTUP_TIMEOUT_S)
+        finally:
+            with self._cond:
+                self._starting -= 1
+                self._cond.notify()
+        with self._cond:
+            self._all.add(worker)
+        return worker
+
+    def release(self, worker: _Worker) -> None:
+        with self._cond:
+            self._idle.append(worker)
+            self._cond.notify()
+
+    def discard(self, worker: _Worker) -> None:
+        """Kill a worker that timed out, crashed or was interrupted, and start a replacement."""
+        worker.kill()
+        with self._cond:
+            self._forget(worker)
+            self._cond.notify()
+        with self._cond:
+            if self._closed:
+                return
+            self._replacers = [t for t in self._replacers if t.is_alive()]
+            thread = threading.Thread(target=self._replace, name="passband-worker-replace", daemon=True)
+            self._replacers.append(thread)
+        thread.start()
+
+    def _replace(self) -> None:
+        with self._cond:
+            if self._closed or not self._reserve_start():
+                return
+        try:
+            self.release(self._start_reserved())
+        except Exception:  # the next call will try again and report the error
+            pass
+
+    def _forget(self, worker: _Worker) -> None:
+        self._all.discard(worker)
+
+    def shutdown(self) -> None:
+        with self._cond:
+            self._closed = True
+            replacers = list(self._replacers)
+            self._cond.notify_all()
+        for thread in replacers:  # a half-started worker would leave the forkserver a traceback
+            thread.join(timeout=10)
+        with self._cond:
+            workers, self._idle, self._all = list(self._all), [], set()
+        for worker in workers:
+            worker.kill()
+
+
+_POOL: _Pool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> _Pool:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = _Pool()
+            # Inside a multiprocessing child (a user's ProcessPoolExecutor, a DataLoader worker),
+            # exit joins every child process *after* running these finalizers and without running
+            # atexit: our idle workers would wait on their pipes forever. Shut them down first.
+            multiprocessing.util.Finalize(None, _shutdown, exitpriority=100)
+        return _POOL
+
+
+def _shutdown() -> None:
+    global _POOL
+    with _POOL_LOCK:
+        pool, _POOL = _POOL, None
+    if pool is not None:
+        pool.shutdown()
+
+
+def _forget_after_fork() -> None:
+    # A forked child must not share the parent's pipes; it builds its own pool on first use.
+    global _POOL, _POOL_LOCK
+    _POOL, _POOL_LOCK = None, threading.Lock()
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+atexit.register(_shutdown)
+os.register_at_fork(after_in_child=_forget_after_fork)

@@ -1,0 +1,229 @@
+"""``code``: run the completion's program against the reference tests, in the sandbox.
+
+Reference fields (dataset columns), one of:
+- ``tests`` (list of assert statements, MBPP style) with optional ``test_imports`` (list of import
+  lines), ``test_setup_code`` and ``entry_point`` (only used to pick the prompt prefix, see below);
+- ``test`` (HumanEval style: code defining ``check(candidate)``) with ``entry_point``;
+- ``io`` (list of ``{"stdin": ..., "stdout": ...}``): the program reads stdin and prints; output
+  matches when equal after dropping trailing whitespace on every line and trailing blank lines,
+  or, with ``float_tol``, token by token with numbers within that absolute/relative tolerance.
+Per-call options (reference fields or factory arguments): ``timeout_s``, ``memory_mb``,
+``partial_credit`` (score = fraction of checks passed instead of all-or-nothing), ``language``
+(``io`` only: ``python``, ``c``, ``cpp``).
+
+The code is the last fenced block tagged python (or the language asked for), else the last fenced
+block, else the whole completion. If it does not define ``entry_point`` but the row's ``prompt``
+does, the prompt is prepended (HumanEval completions continue the prompt).
+
+Why the verdict cannot be forged: expected values and every comparison stay in this process. For
+``tests``/``test`` the program runs in a sandbox session and only its functions' *return values*
+come back, as plain data (see ``passband.sandbox.session``); for ``io`` only its stdout does. Exit
+codes, ``sys.exit(0)``, printed markers, patched builtins or a patched ``assert`` inside the sandbox,
+deleting files there, or objects with a lying ``__eq__`` decide nothing. Statuses: ``ok`` all checks
+passed; ``wrong`` a check failed; ``timeout`` the program ran out of time before any check failed;
+``invalid`` no code in the completion; ``error`` the reference data or the sandbox failed.
+The reference test code itself runs here, unsandboxed: it is dataset code, trusted like the dataset.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from passband.sandbox import CandidateGone, Limits, SandboxError, default_pool
+from passband.verifiers._code_harness import Check, HarnessFault, Runner, compile_tests
+from passband.verifiers.registry import register
+from passband.verifiers.verdict import Verdict
+
+__all__ = ["code_verifier", "extract_code", "outputs_match"]
+
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
+_TAGS = {"python": ("python", "py", "python3"), "c": ("c",), "cpp": ("cpp", "c++", "cc", "cxx")}
+
+
+def code_verifier(*, timeout_s: float = 10.0, memory_mb: int = 512, partial_credit: bool = False,
+                  float_tol: float | None = None):
+    """The ``code`` verifier with other defaults (reference fields still override per call)."""
+    Limits(timeout_s=timeout_s, memory_mb=memory_mb)  # validates both, naming the bad value
+    if float_tol is not None and not (isinstance(float_tol, (int, float)) and 0 <= float_tol < 1):
+        raise ValueError(f"float_tol must be a number in [0, 1), got {float_tol!r}")
+    return _Code(float(timeout_s), int(memory_mb), bool(partial_credit), float_tol)
+
+
+class _Code:
+    def __init__(self, timeout_s: float, memory_mb: int, partial_credit: bool, float_tol: float | None) -> None:
+        self.timeout_s, self.memory_mb = timeout_s, memory_mb
+        self.partial_credit, self.float_tol = partial_credit, float_tol
+
+    def __repr__(self) -> str:
+        return (f"code_verifier(timeout_s={self.timeout_s:g}, memory_mb={self.memory_mb}, "
+                f"partial_credit={self.partial_credit}, float_tol={self.float_tol})")
+
+    def __call__(self, completion: str, *, tests=None, test=None, io=None, entry_point=None, test_imports=None,
+                 test_setup_code=None, prompt=None, timeout_s=None, memory_mb=None, partial_credit=None,
+                 float_tol=None, language="python", **_ignored) -> Verdict:
+        try:
+            limits = Limits(timeout_s=float(timeout_s or self.timeout_s), memory_mb=int(memory_mb or self.memory_mb))
+        except (TypeError, ValueError) as exc:
+            return Verdict.error(f"bad limits in the reference: {exc}")
+        partial = self.partial_credit if partial_credit is None else bool(partial_credit)
+        tol = self.float_tol if float_tol is None else float_tol
+        if sum(x is not None for x in (tests, test, io)) != 1:
+            return Verdict.error("the reference needs exactly one of 'tests', 'test' or 'io'")
+        if not isinstance(completion, str):
+            return Verdict.invalid(f"completion is {type(completion).__name__}, not text")
+        program = extract_code(completion, language if io is not None else "python")
+        if program is None:
+            return Verdict.invalid("no code found in the completion")
+        try:
+            if io is not None:
+                checks, timed_out = _grade_io(program, io, limits, language, tol, partial)
+            else:
+                program = _with_prompt(program, prompt, entry_point)
+                imports = [test_imports] if isinstance(test_imports, str) else list(test_imports or [])
+                imports += [test_setup_code] if test_setup_code else []
+                checks, timed_out = _grade_calls(program, tests, test, entry_point, imports, limits, partial)
+        except HarnessFault as exc:
+            return Verdict.error(str(exc)[:500])
+        except SandboxError as exc:
+            return Verdict.error(f"sandbox failed: {exc}"[:500])
+        except Exception as exc:  # noqa: BLE001 - a verifier never raises; this is our bug, say so
+            return Verdict.error(f"code verifier failed: {type(exc).__name__}: {exc}"[:500])
+        return _verdict(checks, timed_out, partial)
+
+
+def extract_code(text: str, language: str = "python") -> str | None:
+    """The last fenced block tagged ``language``, else the last fenced block, else the whole text."""
+    blocks = [(tag.lower(), body) for tag, body in _FENCE.findall(text)]
+    wanted = _TAGS.get(language, (language,))
+    for chosen in ([b for t, b in blocks if t in wanted], [b for _, b in blocks]):
+        if chosen and chosen[-1].strip():
+            return chosen[-1]
+    if "```" in text:
+        return None  # only empty fences: nothing to run
+    return text if text.strip() else None
+
+
+def _with_prompt(program: str, prompt, entry_point) -> str:
+    if not (isinstance(prompt, str) and isinstance(entry_point, str)):
+        return program
+    defines = re.compile(rf"^\s*(async\s+)?def\s+{re.escape(entry_point)}\s*\(", re.MULTILINE)
+    if defines.search(program) or not defines.search(prompt):
+        return program
+    return prompt + program
+
+
+def _grade_calls(program, tests, test, entry_point, test_imports, limits, partial) -> tuple[list[Check], bool]:
+    units, setup = _units(tests, test, entry_point, test_imports)
+    with default_pool().session(program, limits=limits) as session:
+        if not session.ready:
+            session.close()
+            if session.result is None or session.result.setup_error:
+                raise SandboxError(session.result.setup_error if session.result else "no result from the sandbox")
+            why = _tail((session.result.stderr if session.result else "") or "it exited while loading")
+            timed_out = bool(session.result and session.result.timed_out)
+            return [Check("program loads", False, "gone" if timed_out else "wrong",
+                          f"the program failed while loading: {why}")], timed_out
+        runner = Runner(session)
+        try:
+            runner.setup(setup, "<reference setup>")
+        except CandidateGone as exc:
+            runner.checks.append(Check("reference setup", False, "gone", str(exc)))
+            units = []
+        for code, label in units:
+            runner.run_unit(code, label)
+            if not partial and any(not c.passed for c in runner.checks):
+                break
+    result = session.result
+    if result is not None and result.setup_error:
+        raise SandboxError(result.setup_error)
+    return runner.checks, bool(result and result.timed_out)
+
+
+def _units(tests, test, entry_point, test_imports):
+    if tests is not None:
+        if isinstance(tests, str) or not all(isinstance(t, str) for t in tests):
+            raise HarnessFault("reference field 'tests' must be a list of strings (assert statements)")
+        setup = "\n".join(test_imports or [])
+        return [(compile_tests(t, f"<test {i}>"), t.strip()[:200]) for i, t in enumerate(tests)], setup
+    if not isinstance(test, str) or not isinstance(entry_point, str) or not entry_point.isidentifier():
+        raise HarnessFault("reference field 'test' needs a string of test code and an 'entry_point' identifier")
+    return [(compile_tests(f"check({entry_point})", "<check>"), f"check({entry_point})")], test
+
+
+def _grade_io(program, cases, limits, language, tol, partial) -> tuple[list[Check], bool]:
+    if not isinstance(cases, (list, tuple)) or not cases:
+        raise HarnessFault("reference field 'io' must be a non-empty list of {'stdin', 'stdout'} objects")
+    pool, checks, timed_out = default_pool(), [], False
+    for i, case in enumerate(cases):
+        if not isinstance(case, dict) or not isinstance(case.get("stdout", case.get("output")), str):
+            raise HarnessFault(f"io case {i} must be an object with string 'stdin' and 'stdout'")
+        want = case.get("stdout", case.get("output"))
+        result = pool.run(program, stdin=str(case.get("stdin") or ""), limits=limits, language=language)
+        if result.setup_error:
+            raise SandboxError(result.setup_error)
+        label = f"io case {i}"
+        if result.timed_out:
+            timed_out = True
+            checks.append(Check(label, False, "gone", "timed out"))
+        elif result.exit_code != 0:
+            kind = "memory limit exceeded" if result.memory_exceeded else f"exit code {result.exit_code}"
+            checks.append(Check(label, False, "wrong", f"{kind}: {_tail(result.stderr)}"))
+        elif result.stdout_truncated or not outputs_match(result.stdout, want, tol):
+            checks.append(Check(label, False, "wrong", f"output differs: got {_tail(result.stdout, 80)!r}"))
+        else:
+            checks.append(Check(label, True))
+        if not partial and not checks[-1].passed:
+            break
+    return checks, timed_out
+
+
+def outputs_match(got: str, want: str, float_tol: float | None = None) -> bool:
+    """Equal up to trailing whitespace per line and trailing blank lines; numbers within float_tol."""
+    g, w = _lines(got), _lines(want)
+    if g == w:
+        return True
+    if float_tol is None or len(g) != len(w):
+        return False
+    for gl, wl in zip(g, w):
+        gt, wt = gl.split(), wl.split()
+        if len(gt) != len(wt) or not all(a == b or _close(a, b, float_tol) for a, b in zip(gt, wt)):
+            return False
+    return True
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.replace("\r\n", "\n").rstrip().split("\n")]
+
+
+def _close(a: str, b: str, tol: float) -> bool:
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+    if math.isnan(x) or math.isnan(y):
+        return False
+    return abs(x - y) <= tol * max(1.0, abs(y))
+
+
+def _verdict(checks: list[Check], timed_out: bool, partial: bool) -> Verdict:
+    passed = sum(c.passed for c in checks)
+    lines = [f"{'PASS' if c.passed else 'FAIL'} {c.label}" + (f" -- {c.message}" if c.message else "") for c in checks]
+    detail = f"{passed}/{len(checks)} checks passed\n" + "\n".join(lines[:50])
+    if any(c.kind == "harness" for c in checks):
+        return Verdict.error(detail[:2000])
+    if checks and passed == len(checks):
+        return Verdict.ok(detail[:2000])
+    score = passed / len(checks) if partial and checks else 0.0
+    first_bad = next(c for c in checks if not c.passed) if checks else None
+    if timed_out and (first_bad is None or first_bad.kind == "gone"):
+        return Verdict(score, "timeout", detail[:2000])
+    return Verdict.wrong(detail[:2000], score=score)
+
+
+def _tail(text: str, n: int = 300) -> str:
+    text = text.strip()
+    return text if len(text) <= n else "..." + text[-n:]
+
+
+register("code")(code_verifier())

@@ -1,0 +1,153 @@
+"""Format verifiers: does the completion have the required shape (``regex``/``format``), and
+does it equal the reference string (``exact``)?
+
+Regexes come from users and datasets, and Python's ``re`` can backtrack for hours on a pattern
+like ``(a+)+$``; so outside a worker process a match runs under ``call_with_deadline`` and a
+runaway one becomes ``timeout``. Parameterised variants are factories returning small picklable
+classes with readable reprs (``tag_format("think", "answer")``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from passband.verifiers import _deadline
+from passband.verifiers._coerce import clip
+from passband.verifiers.registry import register
+from passband.verifiers.verdict import Verdict
+
+__all__ = ["exact_match", "regex_format", "tag_format"]
+
+_FLAG_NAMES = {"DOTALL": re.DOTALL, "IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE}
+
+
+def regex_format(pattern: str, *, fullmatch: bool = True, flags: str = "DOTALL", timeout: float = 2.0):
+    """A verifier that passes when ``pattern`` matches the whole completion (or any part, with
+    ``fullmatch=False``). ``flags``: ``|``-separated names among DOTALL, IGNORECASE, MULTILINE."""
+    return _RegexFormat(pattern, fullmatch=fullmatch, flags=flags, timeout=timeout)
+
+
+def tag_format(*tags: str, timeout: float = 2.0):
+    """``tag_format("think", "answer")``: ``<think>...</think>`` then ``<answer>...</answer>``,
+    nothing else but whitespace around them, each tag exactly once."""
+    if not tags or not all(isinstance(t, str) and re.fullmatch(r"[A-Za-z_][\w.-]*", t) for t in tags):
+        raise ValueError(f"tag_format needs tag names like 'think', 'answer'; got {tags!r}")
+    body = r"\s*".join(rf"<{t}>(?:(?!</?{t}>).)*</{t}>" for t in tags)
+    return _RegexFormat(rf"\s*{body}\s*", fullmatch=True, flags="DOTALL", timeout=timeout, label=f"tags {tags}")
+
+
+def exact_match(*, case_sensitive: bool = False, pattern: str | None = None, timeout: float = 2.0):
+    """Equality with reference field ``answer`` after normalising both sides (Unicode NFKC,
+    whitespace collapsed, surrounding quotes and final period dropped, case folded unless
+    ``case_sensitive``). With ``pattern`` (a regex with one group), the last match's group is
+    compared instead of the whole completion."""
+    if pattern is not None:
+        _compile(pattern, "DOTALL")
+    return _ExactMatch(case_sensitive=case_sensitive, pattern=pattern, timeout=timeout)
+
+
+class _RegexFormat:
+    def __init__(self, pattern, *, fullmatch, flags, timeout, label=None):
+        _compile(pattern, flags)  # a bad pattern fails here, at construction
+        if not timeout > 0:
+            raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+        self.pattern, self.fullmatch, self.flags, self.timeout, self.label = pattern, fullmatch, flags, timeout, label
+
+    def __repr__(self) -> str:
+        what = self.label or f"pattern={self.pattern!r}"
+        return f"regex_format({what}, fullmatch={self.fullmatch})"
+
+    def __call__(self, completion: str, *, pattern: str | None = None, **_ignored) -> Verdict:
+        """Reference field ``pattern`` (from the dataset row) overrides the configured one."""
+        pattern = self.pattern if pattern is None else pattern
+        try:
+            _compile(pattern, self.flags)
+        except ValueError as exc:
+            return Verdict.error(f"reference field 'pattern': {exc}")
+        if not isinstance(completion, str):
+            return Verdict.invalid(f"completion is {type(completion).__name__}, not text")
+        try:
+            span = _bounded(_match, pattern, self.flags, self.fullmatch, completion, timeout=self.timeout)
+        except _deadline.DeadlineExceeded:
+            return Verdict.timeout(f"regex {clip(pattern, 80)!r} ran past {self.timeout:g} s")
+        if span is None:
+            expected = self.label if pattern is self.pattern and self.label else repr(clip(pattern, 120))
+            return Verdict.wrong(f"format not matched: expected {expected}")
+        return Verdict.ok("format matched")
+
+
+class _ExactMatch:
+    def __init__(self, *, case_sensitive, pattern, timeout):
+        self.case_sensitive, self.pattern, self.timeout = case_sensitive, pattern, timeout
+
+    def __repr__(self) -> str:
+        return f"exact_match(case_sensitive={self.case_sensitive}, pattern={self.pattern!r})"
+
+    def __call__(self, completion: str, *, answer: object = None, **_ignored) -> Verdict:
+        if answer is None:
+            return Verdict.error("reference field 'answer' is missing")
+        if not isinstance(completion, str):
+            return Verdict.invalid(f"completion is {type(completion).__name__}, not text")
+        candidate = completion
+        if self.pattern is not None:
+            try:
+                candidate = _bounded(_last_group, self.pattern, completion, timeout=self.timeout)
+            except _deadline.DeadlineExceeded:
+                return Verdict.timeout(f"answer pattern ran past {self.timeout:g} s")
+            if candidate is None:
+                return Verdict.invalid(f"no match for answer pattern {self.pattern!r}")
+        got, gold = self._norm(candidate), self._norm(str(answer))
+        if not got:
+            return Verdict.invalid("empty answer")
+        if got == gold:
+            return Verdict.ok("exact match")
+        return Verdict.wrong(clip(f"{got!r} != {gold!r}", 200))
+
+    def _norm(self, text: str) -> str:
+        text = " ".join(unicodedata.normalize("NFKC", text).split())
+        text = text.strip().removesuffix(".").strip()
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+            text = text[1:-1].strip()
+        return text if self.case_sensitive else text.casefold()
+
+
+def _compile(pattern: str, flags: str) -> re.Pattern:
+    if not isinstance(pattern, str):
+        raise ValueError(f"pattern must be a string, got {type(pattern).__name__}")
+    bits = 0
+    for name in filter(None, (f.strip() for f in flags.split("|"))):
+        if name not in _FLAG_NAMES:
+            raise ValueError(f"unknown regex flag {name!r}; use {'|'.join(_FLAG_NAMES)}")
+        bits |= _FLAG_NAMES[name]
+    try:
+        return re.compile(pattern, bits)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression ({exc}): {clip(pattern, 80)!r}") from None
+
+
+def _bounded(fn, *args, timeout: float):
+    """Run in a killable worker unless we already are in one (whose deadline then applies)."""
+    if _deadline.in_worker():
+        return fn(*args)
+    return _deadline.call_with_deadline(fn, *args, timeout=timeout)
+
+
+def _match(pattern: str, flags: str, fullmatch: bool, text: str):
+    regex = _compile(pattern, flags)
+    m = regex.fullmatch(text) if fullmatch else regex.search(text)
+    return m.span() if m else None
+
+
+def _last_group(pattern: str, text: str):
+    last = None
+    for m in _compile(pattern, "DOTALL").finditer(text):
+        last = m
+    if last is None:
+        return None
+    return last.group(1) if last.re.groups else last.group(0)
+
+
+exact = register("exact")(_ExactMatch(case_sensitive=False, pattern=None, timeout=2.0))
+think_answer = register("regex")(tag_format("think", "answer"))
+register("format")(think_answer)

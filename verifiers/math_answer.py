@@ -1,0 +1,204 @@
+"""The ``math`` verifier: extract the final answer, compare it with the gold answer.
+
+``get("math")(completion, answer=gold)`` works for GSM8K (``answer`` is the full solution ending in
+``#### 42``), MATH (a LaTeX answer or a solution with ``\\boxed{}``) and plain numbers.
+
+Statuses: ``ok``/``wrong`` once an answer was found and compared; ``invalid`` when the completion
+has no answer, or one too long or too malformed to parse; ``error`` when the gold answer is missing
+or unparsable (the detail names the field); ``timeout`` when sympy ran past ``timeout`` seconds.
+
+Speed: plain numbers and identical strings are decided in-process without sympy
+(``math_equiv.fast_equal``). Everything else goes to math-verify in a killable worker through
+``call_with_deadline`` - or inline when already inside a worker (``verify_batch``), whose own
+deadline covers it. So a direct call from any thread returns within ``timeout`` (plus the IPC),
+whatever the model wrote.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from passband.verifiers._deadline import DeadlineExceeded, WorkerCrashed, call_with_deadline, in_worker
+from passband.verifiers.math_equiv import fast_equal, slow_compare
+from passband.verifiers.math_extract import STRATEGIES, extract_answer, extract_gold
+from passband.verifiers.registry import register
+from passband.verifiers.verdict import Verdict
+
+__all__ = ["MathConfig", "math_verifier"]
+
+_FIELD = "answer"
+_SELECTIONS = ("latest", "first")
+
+
+@dataclass(frozen=True)
+class MathConfig:
+    """How the ``math`` verifier finds and compares answers.
+
+    strategies: answer extractors to use, in priority order. Any of ``STRATEGIES``: the markers
+        boxed, gsm8k (``#### 42``), answer_is, answer_line, then the fallbacks last_math, last_number.
+    selection: ``"latest"``: of the markers found, the one latest in the completion wins (the
+        order breaks ties), and the fallbacks are tried in order only when no marker is found;
+        ``"first"``: the first strategy in the order that finds something wins.
+    timeout: seconds the sympy / math-verify comparison may take (0 < timeout <= 600).
+    max_completion_chars: only the last this many characters are searched (>= 100).
+    max_answer_chars: longer extracted answers are ``invalid`` without parsing (>= 10).
+    """
+
+    strategies: tuple[str, ...] = STRATEGIES
+    selection: str = "latest"
+    timeout: float = 3.0
+    max_completion_chars: int = 20_000
+    max_answer_chars: int = 1_000
+
+    def __post_init__(self) -> None:
+        strategies = (self.strategies,) if isinstance(self.strategies, str) else tuple(self.strategies)
+        unknown = [s for s in strategies if s not in STRATEGIES]
+        if not strategies or unknown:
+            raise ValueError(f"strategies must be a non-empty subset of {STRATEGIES}, got {self.strategies!r}")
+        if len(set(strategies)) != len(strategies):
+            raise ValueError(f"strategies must not repeat a name, got {strategies!r}")
+        object.__setattr__(self, "strategies", strategies)
+        if self.selection not in _SELECTIONS:
+            raise ValueError(f"selection must be one of {_SELECTIONS}, got {self.selection!r}")
+        if not isinstance(self.timeout, (int, float)) or not 0 < self.timeout <= 600:
+            raise ValueError(f"timeout must be in (0, 600] seconds, got {self.timeout!r}")
+        _check_int("max_completion_chars", self.max_completion_chars, 100)
+        _check_int("max_answer_chars", self.max_answer_chars, 10)
+
+
+def _check_int(name: str, value, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def math_verifier(
+    strategies=STRATEGIES,
+    *,
+    selection: str = "latest",
+    timeout: float = 3.0,
+    max_completion_chars: int = 20_000,
+    max_answer_chars: int = 1_000,
+) -> "_MathVerifier":
+    """A picklable ``math`` verifier with its own extraction order and time limit.
+
+    >>> strict = math_verifier(strategies=("boxed",), timeout=5.0)
+    >>> strict("so the total is \\\\boxed{18}", answer="#### 18").status
+    'ok'
+    """
+    strategies = strategies if isinstance(strategies, str) else tuple(strategies)
+    return _MathVerifier(MathConfig(strategies, selection, timeout, max_completion_chars, max_answer_chars))
+
+
+class _MathVerifier:
+    """``(completion, *, answer, **ignored) -> Verdict``; holds only its frozen config."""
+
+    def __init__(self, config: MathConfig) -> None:
+        self.config = config
+
+    def __repr__(self) -> str:
+        c = self.config
+        return f"math_verifier(strategies={c.strategies!r}, selection={c.selection!r}, timeout={c.timeout:g})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _MathVerifier) and other.config == self.config
+
+    def __hash__(self) -> int:
+        return hash(self.config)
+
+    def __call__(self, completion, **reference) -> Verdict:
+        try:
+            return self._check(completion, reference)
+        except Exception as exc:  # noqa: BLE001 - a verifier never raises on model output
+            return Verdict.error(f"math verifier failed: {type(exc).__name__}: {exc}")
+
+    def _check(self, completion, reference: dict) -> Verdict:
+        cfg = self.config
+        if _FIELD not in reference:
+            return Verdict.error(f"reference field {_FIELD!r} is missing; pass the gold answer as {_FIELD}=...")
+        try:
+            gold = extract_gold(reference[_FIELD], max_chars=cfg.max_completion_chars)
+        except ValueError as exc:
+            return Verdict.error(f"reference field {_FIELD!r} {exc}")
+        if _unbalanced(gold):
+            return Verdict.error(f"reference field {_FIELD!r} has unbalanced braces: {gold[:80]!r}")
+        if not isinstance(completion, str):
+            return Verdict.invalid(f"completion must be a string, got {type(completion).__name__}")
+        found = extract_answer(completion, cfg.strategies, selection=cfg.selection,
+                               max_chars=cfg.max_completion_chars, max_answer_chars=cfg.max_answer_chars)
+        if found is None:
+            return Verdict.invalid(f"no answer found (tried {', '.join(cfg.strategies)})")
+        how, pred = found
+        if len(pred) > cfg.max_answer_chars:
+            return Verdict.invalid(f"{how} answer is {len(pred)} characters; the limit is {cfg.max_answer_chars}")
+        same = fast_equal(gold, pred)
+        if same is not None:
+            detail = f"{how}: {_short(pred)} {'=' if same else '!='} {_short(gold)}"
+            return Verdict.ok(detail) if same else Verdict.wrong(detail)
+        return self._slow(gold, pred, how)
+
+    def _slow(self, gold: str, pred: str, how: str) -> Verdict:
+        problem = _hopeless(pred)
+        if problem:
+            return Verdict.invalid(f"{how} answer {_short(pred)} {problem}")
+        timeout = self.config.timeout
+        try:
+            if in_worker():  # the enclosing worker's deadline already bounds us
+                status, detail = slow_compare(gold, pred)
+            else:
+                status, detail = call_with_deadline(slow_compare, gold, pred, timeout=timeout)
+        except DeadlineExceeded:
+            return Verdict.timeout(f"comparing {_short(pred)} with the gold took over {timeout:g} s")
+        except WorkerCrashed as exc:  # e.g. sympy exhausting memory on a tower of powers
+            return Verdict.invalid(f"the answer {_short(pred)} crashed the checker: {exc}")
+        except RecursionError:
+            return Verdict.invalid(f"the answer {_short(pred)} is nested too deeply to parse")
+        if status == "error":  # the gold is at fault, not the completion
+            return Verdict.error(detail)
+        return Verdict(1.0 if status == "ok" else 0.0, status, f"{how}: {detail}")
+
+
+# a^{b^c} with numbers: sympy evaluates it exactly, and 9^{9^{9}} already has 10^8 digits.
+_TOWER_RE = re.compile(r"\d\s*\^\s*\{?\s*\(?\s*(\d+)\s*\)?\s*\^\s*\{?\s*\(?\s*(\d+)\s*(\)?\s*\^)?")
+_MAX_DEPTH = 50
+
+
+def _hopeless(pred: str) -> str | None:
+    """Why sympy should not even try: broken braces, absurd nesting, a numeric power tower."""
+    if _unbalanced(pred):
+        return "has unbalanced braces"
+    depth = deepest = 0
+    for ch in pred:
+        if ch in "{([":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "})]":
+            depth -= 1
+    if deepest > _MAX_DEPTH:
+        return f"is nested {deepest} levels deep (limit {_MAX_DEPTH})"
+    for tower in _TOWER_RE.finditer(pred):
+        base, exp, higher = int(tower.group(1)[:6]), int(tower.group(2)[:6]), tower.group(3)
+        if higher or exp * math.log10(max(base, 2)) > 5:  # inner power above 10^5
+            return "is a power tower too large to evaluate"
+    return None
+
+
+def _unbalanced(text: str) -> bool:
+    """Unbalanced ``{}`` (ignoring ``\\{``/``\\}``): no LaTeX parser makes sense of it."""
+    depth = 0
+    for ch in text.replace("\\{", "").replace("\\}", ""):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                return True
+    return depth != 0
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+register("math")(math_verifier())

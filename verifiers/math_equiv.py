@@ -1,0 +1,169 @@
+"""Is a predicted answer equal to the gold one?
+
+Two paths. ``fast_equal`` decides plain numbers (``$1,000``, ``12.00``, ``-3``, ``25\\%``,
+``\\frac{3}{4}``, ``18 dollars``, ``x = 3``) and the other shapes of ``math_forms`` exactly, with
+fractions and no sympy, in microseconds; it answers None when it cannot decide. ``slow_compare``
+hands the rest (symbolic expressions, pi, unions, anything unusual) to math-verify's ``parse`` +
+``verify``, which runs sympy and can take unbounded time on hostile input: callers run it through
+``call_with_deadline`` in a killable worker. math-verify's own ``signal.alarm`` timeouts are off
+(they break in threads); the worker's deadline replaces them.
+
+math-verify is imported at module level on purpose: the deadline workers are forked from a server
+that preloads ``passband.verifiers``, so a replacement worker starts with sympy already loaded
+instead of spending its first deadline importing it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import lru_cache
+
+from math_verify import parse, verify
+
+from passband.verifiers.math_extract import chain_rhs
+from passband.verifiers.math_forms import exact_value, values_equal
+
+__all__ = ["fast_equal", "normalize", "slow_compare"]
+
+_DIGIT_GROUP_RE = re.compile(r"(?<=\d)(?:,?\\[,!]\s*|\\[,!]?,\s*)(?=\d{3}(?!\d))")
+_SPACING_RE = re.compile(r"(?<!\\)\\[,;:> ]|\\q?quad\b|~|\\displaystyle|\\left\b\.?|\\right\b\.?")
+_WRAPPER_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}")
+_DEGREE_RE = re.compile(r"\^\s*\{?\\circ\}?|\\circ\b|\\degree\b|°")
+_FRAC_RE = re.compile(r"\\[dt]frac(?![A-Za-z])")
+_ASSIGN_RE = re.compile(r"([A-Za-z])\s*=\s*(.+)", re.DOTALL)
+# Spellings of the same LaTeX: e^{2} / e^2, \sqrt2 / \sqrt{2}, \frac12 / \frac{1}{2}.
+_CANON = (
+    (re.compile(r"\^\{\s*([A-Za-z0-9])\s*\}"), r"^\1"),
+    (re.compile(r"\\sqrt\s*([A-Za-z0-9])"), r"\\sqrt{\1}"),
+    (re.compile(r"\\frac\s*([A-Za-z0-9])\s*([A-Za-z0-9])"), r"\\frac{\1}{\2}"),
+)
+_NOT_A_SUM_RE = re.compile(
+    r"[=<>,;|!]|\\(?:pm|mp|cup|cap|setminus|le|ge|ne|neq|in|to|leq|geq)\b|(?:[\^*/]|\\cdot|\\times)\s*[+-]"
+)
+_TERM_RE = re.compile(r"[+-]?[^+\-]+")
+
+
+def normalize(text: str) -> str:
+    """Strip the wrappers that never change the value: ``$``, ``\\text{}``, spacing, ``\\left``."""
+    text = text.strip()
+    text = text.replace("\\$", "").replace("$", "").replace("\\%", "%").replace("−", "-")
+    text = text.replace("€", "").replace("£", "").replace("\\euro", "").replace("\\pounds", "")
+    text = text.replace("{,}", ",").replace("\\(", "").replace("\\)", "")
+    text = _DIGIT_GROUP_RE.sub(",", text).replace("\\!", "")
+    text = _SPACING_RE.sub(" ", text)
+    text = _FRAC_RE.sub(r"\\frac", text)
+    text = _DEGREE_RE.sub("", text)
+    for _ in range(3):  # nested \text{\textbf{..}}; bounded
+        text = _WRAPPER_RE.sub(r" \1 ", text)
+    for regex, repl in _CANON:
+        text = regex.sub(repl, text)
+    text = text.replace("**", "")
+    text = " ".join(text.split())
+    return text.rstrip(" .").strip()
+
+
+def fast_equal(gold: str, pred: str) -> bool | None:
+    """True/False when both sides have an exact value (``math_forms``); None to go the slow way."""
+    g, p = normalize(gold), normalize(pred)
+    if not g or not p:
+        return None
+    if g == p or g.replace(" ", "") == p.replace(" ", ""):
+        return True
+    g_var, g = _split_assignment(g)
+    p_var, p = _split_assignment(p)
+    if g_var and p_var and g_var != p_var:
+        return None
+    if g.replace(" ", "") == p.replace(" ", "") or _same_terms(g, p):  # "y = 2x + 3" vs "3+2x"
+        return True
+    g_val = exact_value(g)
+    p_val = exact_value(p) if g_val is not None else None
+    if g_val is None or p_val is None:
+        return None
+    return values_equal(g_val, p_val)
+
+
+def _same_terms(gold: str, pred: str) -> bool:
+    """``x^2 + 7x + 10`` vs ``10 + 7x + x^2``: the same terms in another order (True only when sure)."""
+    if _NOT_A_SUM_RE.search(gold) or _NOT_A_SUM_RE.search(pred):
+        return False
+    g_terms, p_terms = _terms(gold), _terms(pred)
+    return g_terms is not None and len(g_terms) > 1 and g_terms == p_terms
+
+
+def _terms(text: str) -> list[str] | None:
+    """Signed top-level terms, sorted; None when a sign sits inside brackets (no safe split)."""
+    text = text.replace(" ", "")
+    depth = 0
+    for ch in text:
+        depth += ch in "({[" and 1 or ch in ")}]" and -1 or 0
+        if depth and ch in "+-":
+            return None
+    terms = _TERM_RE.findall(text)
+    if "".join(terms) != text:
+        return None
+    return sorted(t if t[0] in "+-" else "+" + t for t in terms)
+
+
+def _split_assignment(text: str) -> tuple[str | None, str]:
+    """``x = 3`` -> ``("x", "3")``; ``9 \\times 2 = 18`` -> ``(None, "18")``; else unchanged."""
+    match = _ASSIGN_RE.fullmatch(text)
+    if match and "=" not in match.group(2):
+        return match.group(1), match.group(2).strip()
+    return None, chain_rhs(text)
+
+
+# ----------------------------------------------------------------------------- slow path
+
+
+def slow_compare(gold: str, pred: str) -> tuple[str, str]:
+    """``(status, detail)`` from math-verify; status is ``ok``, ``wrong``, ``invalid`` or ``error``.
+
+    Top-level and returning plain tuples so that it pickles into a deadline worker.
+    """
+    _quiet_math_verify()
+    gold_parsed = _parse_gold(gold)
+    if not _has_math(gold_parsed):
+        return "error", f"reference field 'answer': math-verify cannot parse the gold answer {_short(gold)}"
+    pred_parsed = _parse_latex(pred)
+    if not _has_math(pred_parsed):
+        return "invalid", f"cannot parse the answer {_short(pred)}"
+    try:
+        same = verify(gold_parsed, pred_parsed, timeout_seconds=None, raise_on_error=False)
+    except Exception as exc:  # math-verify swallows most errors itself; be sure
+        return "invalid", f"cannot compare {_short(pred)} with the gold: {type(exc).__name__}"
+    if same:
+        return "ok", f"{_short(pred)} equals {_short(gold)}"
+    return "wrong", f"{_short(pred)} is not {_short(gold)}"
+
+
+def _has_math(parsed: list) -> bool:
+    """math-verify falls back to the raw string when parsing fails; that is not a parse."""
+    return any(not isinstance(item, str) for item in parsed)
+
+
+@lru_cache(maxsize=2048)
+def _parse_gold(gold: str) -> list:
+    """Cached: one gold answer is compared with a whole group of completions."""
+    return _parse_latex(gold)
+
+
+def _parse_latex(text: str) -> list:
+    body = text.replace("$", "").strip()
+    if not body:
+        return []
+    try:
+        return parse(f"${body}$", parsing_timeout=None, raise_on_error=False)
+    except Exception:  # noqa: BLE001 - any parser failure means "not parsable"
+        return []
+
+
+def _quiet_math_verify() -> None:
+    # Disabling math-verify's signal timeouts makes it log a warning per process; the deadline
+    # worker is the timeout, so the warning is noise. Only ever runs inside worker processes.
+    for name in ("math_verify", "math_verify.parser", "math_verify.grader"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")

@@ -1,0 +1,265 @@
+"""Penalties that shape a reward: length, overlong, repetition, hedging across several answers.
+
+Each public factory returns a small picklable callable with a readable repr and a ``name`` (its
+component name in a ``Reward``). Calling one with ``(completion, verdict, num_tokens=None)``
+returns a ``PenaltyOutcome``: an additive ``value`` (0 when it does not fire) and a ``detail`` that
+names the unit it counted. Lengths are tokens when a tokenizer is given or the trainer passes the
+exact count as the reserved reference key ``num_tokens``, characters otherwise. Repetition counts
+tokens with a tokenizer, words otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+
+from passband.verifiers.verdict import Verdict
+
+__all__ = [
+    "PenaltyOutcome",
+    "answer_hedging",
+    "length_cap",
+    "length_normalized",
+    "ngram_repetition",
+    "overlong",
+    "repeated_paragraphs",
+]
+
+
+@dataclass(frozen=True)
+class PenaltyOutcome:
+    """value: added to the total (<= 0 for a penalty); zero_total: a hard cap fired."""
+
+    value: float
+    detail: str = ""
+    zero_total: bool = False
+
+
+def length_normalized(target: int, *, weight: float = 0.5, tokenizer=None):
+    """For correct answers only: 0 up to ``target`` length, then linearly down to ``-weight`` at
+    twice the target. Wrong answers get 0, so brevity is never rewarded on its own."""
+    _positive_int("target", target)
+    _non_negative("weight", weight)
+    return _LengthNormalized(target, weight, tokenizer)
+
+
+def overlong(max_length: int, cache: int, *, weight: float = 1.0, tokenizer=None):
+    """DAPO's soft overlong penalty: 0 up to ``max_length - cache``, then linear down to ``-weight``
+    at ``max_length``, and ``-weight`` beyond it."""
+    _positive_int("max_length", max_length)
+    _positive_int("cache", cache)
+    if cache > max_length:
+        raise ValueError(f"cache must be <= max_length ({max_length}), got {cache}")
+    _non_negative("weight", weight)
+    return _Overlong(max_length, cache, weight, tokenizer)
+
+
+def length_cap(max_length: int, *, tokenizer=None):
+    """Hard cap: a completion longer than ``max_length`` gets a total reward of 0."""
+    _positive_int("max_length", max_length)
+    return _LengthCap(max_length, tokenizer)
+
+
+def ngram_repetition(n: int = 4, *, threshold: float = 0.2, weight: float = 1.0, tokenizer=None):
+    """Penalise the share of repeated n-grams above ``threshold``: ``-weight`` when every n-gram
+    repeats, linear in between."""
+    _positive_int("n", n)
+    if not 0 <= threshold < 1:
+        raise ValueError(f"threshold must be in [0, 1), got {threshold!r}")
+    _non_negative("weight", weight)
+    return _NgramRepetition(n, threshold, weight, tokenizer)
+
+
+def repeated_paragraphs(*, min_chars: int = 20, weight: float = 1.0):
+    """Penalise paragraphs (blank-line separated, at least ``min_chars`` long) that repeat an
+    earlier one verbatim (up to whitespace): ``-weight * repeated / paragraphs``."""
+    _positive_int("min_chars", min_chars)
+    _non_negative("weight", weight)
+    return _RepeatedParagraphs(min_chars, weight)
+
+
+def answer_hedging(max_distinct: int = 1, *, weight: float = 1.0, zero_total: bool = False):
+    """Penalise completions stating more than ``max_distinct`` different final answers
+    (``\\boxed{}``, "the answer is", ``Answer:`` lines, ``#### x``): ``-weight``, or a total of 0
+    with ``zero_total=True``."""
+    _positive_int("max_distinct", max_distinct)
+    _non_negative("weight", weight)
+    return _AnswerHedging(max_distinct, weight, zero_total)
+
+
+# ----------------------------------------------------------------------------- the callables
+
+
+class _Penalty:
+    name = "penalty"
+    tokenizer = None
+
+    def _length(self, completion: str, num_tokens: int | None) -> tuple[int, str]:
+        if isinstance(num_tokens, int) and not isinstance(num_tokens, bool) and num_tokens >= 0:
+            return num_tokens, "tokens"
+        if self.tokenizer is not None:
+            return len(_encode(self.tokenizer, completion)), "tokens"
+        return len(completion), "chars"
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if k != "tokenizer")
+        tok = ", tokenizer=..." if self.tokenizer is not None else ""
+        return f"{self.name}({fields}{tok})"
+
+
+class _LengthNormalized(_Penalty):
+    name = "length_normalized"
+
+    def __init__(self, target, weight, tokenizer):
+        self.target, self.weight, self.tokenizer = target, weight, tokenizer
+
+    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+        length, unit = self._length(completion, num_tokens)
+        if not verdict.passed:
+            return PenaltyOutcome(0.0, f"not applied: answer not correct ({length} {unit})")
+        excess = min(1.0, max(0.0, (length - self.target) / self.target))
+        return PenaltyOutcome(-self.weight * excess, f"{length} {unit} vs target {self.target}")
+
+
+class _Overlong(_Penalty):
+    name = "overlong"
+
+    def __init__(self, max_length, cache, weight, tokenizer):
+        self.max_length, self.cache, self.weight, self.tokenizer = max_length, cache, weight, tokenizer
+
+    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+        length, unit = self._length(completion, num_tokens)
+        soft = self.max_length - self.cache
+        if length <= soft:
+            return PenaltyOutcome(0.0, f"{length} {unit} <= {soft}")
+        share = min(1.0, (length - soft) / self.cache)
+        return PenaltyOutcome(-self.weight * share, f"{length} {unit} > soft limit {soft} (max {self.max_length})")
+
+
+class _LengthCap(_Penalty):
+    name = "length_cap"
+
+    def __init__(self, max_length, tokenizer):
+        self.max_length, self.tokenizer = max_length, tokenizer
+
+    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+        length, unit = self._length(completion, num_tokens)
+        if length > self.max_length:
+            return PenaltyOutcome(0.0, f"{length} {unit} > cap {self.max_length}: total set to 0", True)
+        return PenaltyOutcome(0.0, f"{length} {unit} <= cap {self.max_length}")
+
+
+class _NgramRepetition(_Penalty):
+    name = "ngram_repetition"
+
+    def __init__(self, n, threshold, weight, tokenizer):
+        self.n, self.threshold, self.weight, self.tokenizer = n, threshold, weight, tokenizer
+
+    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+        if self.tokenizer is not None:
+            units, unit = _encode(self.tokenizer, completion), "tokens"
+        else:
+            units, unit = completion.split(), "words"
+        grams = [tuple(units[i : i + self.n]) for i in range(len(units) - self.n + 1)]
+        if not grams:
+            return PenaltyOutcome(0.0, f"fewer than {self.n} {unit}")
+        repeated = 1.0 - len(set(grams)) / len(grams)
+        share = max(0.0, (repeated - self.threshold) / (1.0 - self.threshold))
+        return PenaltyOutcome(-self.weight * share, f"{repeated:.0%} of {self.n}-grams of {unit} repeated")
+
+
+class _RepeatedParagraphs(_Penalty):
+    name = "repeated_paragraphs"
+
+    def __init__(self, min_chars, weight):
+        self.min_chars, self.weight = min_chars, weight
+
+    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+        paragraphs = [" ".join(p.split()) for p in re.split(r"\n[ \t]*\n", completion)]
+        paragraphs = [p for p in paragraphs if len(p) >= self.min_chars]
+        if not paragraphs:
+            return PenaltyOutcome(0.0, "no paragraphs")
+        counts = Counter(paragraphs)
+        repeated = sum(c - 1 for c in counts.values())
+        detail = f"{repeated} of {len(paragraphs)} paragraphs repeat an earlier one"
+        return PenaltyOutcome(-self.weight * repeated / len(paragraphs), detail)
+
+
+_ANSWER_PATTERNS = (
+    re.compile(r"answer is[:\s]*\$?([^\n$]+?)\$?\s*(?:\.\s|\.?$|\n)", re.IGNORECASE | re.MULTILINE),
+    re.compile(r"^\s*\**answer\**\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE),
+    re.compile(r"^####\s*(.+?)\s*$", re.MULTILINE),
+)
+
+
+class _AnswerHedging(_Penalty):
+    name = "answer_hedging"
+
+    def __init__(self, max_distinct, weight, zero_total):
+        self.max_distinct, self.weight, self.zero_total = max_distinct, weight, zero_total
+
+    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+        found = candidate_answers(completion)
+        distinct = sorted(set(found))
+        detail = f"{len(distinct)} distinct answers in {len(found)} statements"
+        if len(distinct) <= self.max_distinct:
+            return PenaltyOutcome(0.0, detail)
+        shown = ", ".join(repr(a[:30]) for a in distinct[:5])
+        return PenaltyOutcome(-self.weight, f"{detail} (> {self.max_distinct}): {shown}", self.zero_total)
+
+
+def candidate_answers(text: str) -> list[str]:
+    """Every stated final answer, normalised (spaces, ``$``, trailing period dropped)."""
+    found = list(_boxed_contents(text))
+    for pattern in _ANSWER_PATTERNS:
+        found.extend(m.group(1) for m in pattern.finditer(text))
+    normalised = (_canonical(a) for a in found)
+    return [a for a in normalised if a]
+
+
+def _canonical(answer: str) -> str:
+    """Cheap normal form so ``\\frac{1}{2}``, ``1/2``, ``0.50`` (and ``1,000``/``1000``) count once."""
+    a = "".join(answer.split()).strip("$.")
+    for old, new in (("\\!", ""), ("\\,", ""), ("\\left", ""), ("\\right", ""), ("\\dfrac", "\\frac"), ("\\tfrac", "\\frac")):
+        a = a.replace(old, new)
+    if re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", a):
+        a = a.replace(",", "")
+    m = re.fullmatch(r"(-?)(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)/(\d+))", a)
+    try:
+        if m:
+            num, den = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
+            return str(Fraction(int(num), int(den)) * (-1 if m.group(1) else 1))
+        if re.fullmatch(r"-?\d+(?:\.\d+)?", a) and len(a) < 40:
+            return str(Fraction(a))
+    except ZeroDivisionError:
+        pass
+    return a
+
+
+def _boxed_contents(text: str):
+    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
+        depth, start = 1, m.end()
+        for i in range(start, min(len(text), start + 2000)):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                yield text[start:i]
+                break
+
+
+def _encode(tokenizer, text: str) -> list:
+    try:
+        return list(tokenizer.encode(text, add_special_tokens=False))
+    except TypeError:  # a tokenizer without that keyword
+        return list(tokenizer.encode(text))
+
+
+def _positive_int(name: str, value) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _non_negative(name: str, value) -> None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
+        raise ValueError(f"{name} must be a number >= 0, got {value!r}")

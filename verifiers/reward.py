@@ -1,0 +1,169 @@
+"""``Reward``: weighted verifier terms, gates and penalties composed into one scored ``Verdict``.
+
+    reward = Reward(
+        terms={"correct": "math", "format": (tag_format("think", "answer"), 0.1)},
+        gates=["format"],                      # a term that must pass, else total = gate_value
+        penalties=[overlong(1024, 256)],
+        fields={"answer": "gold"},             # verifier field <- dataset column
+    )
+    verdict = reward(completion, **row)        # verdict.components: every term/penalty by name
+
+Rules, in order: a gate that does not pass decides the verdict (total ``gate_value``, status
+``wrong``, or the gate's own ``error``/``timeout``), and the other terms are not run. Otherwise the
+total is the sum of ``weight * score`` over terms plus every penalty value; a hard cap that fires
+sets it to 0. ``status`` is the primary term's (the first, unless ``primary=`` names another), so
+``verdict.passed`` means "the answer is right" for the curriculum, not "the shaped score is high".
+The reserved reference key ``num_tokens`` goes to the penalties, never to the verifiers.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Callable, Mapping, Sequence, Union
+
+from passband.verifiers._coerce import call_safely, clip, describe
+from passband.verifiers.registry import get
+from passband.verifiers.verdict import Verdict
+
+__all__ = ["Reward"]
+
+VerifierLike = Union[str, Callable[..., object]]
+NUM_TOKENS = "num_tokens"
+
+
+class Reward:
+    """A picklable composed reward; call it like a verifier: ``reward(completion, **reference)``."""
+
+    def __init__(
+        self,
+        terms: Mapping[str, Union[VerifierLike, tuple]],
+        *,
+        gates: Sequence[str] = (),
+        penalties: Union[Sequence, Mapping[str, object]] = (),
+        fields: Mapping[str, str] | None = None,
+        primary: str | None = None,
+        gate_value: float = 0.0,
+    ) -> None:
+        if not terms:
+            raise ValueError("Reward needs at least one term, e.g. terms={'correct': 'math'}")
+        self._terms = {name: _term(name, spec) for name, spec in dict(terms).items()}
+        self.gates = tuple(gates)
+        for gate in self.gates:
+            if gate not in self._terms:
+                raise ValueError(f"gate {gate!r} is not a term; terms are {sorted(self._terms)}")
+        self.primary = primary or next(name for name in self._terms if name not in self.gates or len(self._terms) == 1)
+        if self.primary not in self._terms:
+            raise ValueError(f"primary {self.primary!r} is not a term; terms are {sorted(self._terms)}")
+        self._penalties = _penalties(penalties)
+        clash = set(self._penalties) & set(self._terms)
+        if clash:
+            raise ValueError(f"names used both as term and penalty: {sorted(clash)}")
+        self.fields = dict(fields or {})
+        self.gate_value = float(gate_value)
+
+    @classmethod
+    def from_verifier(cls, verifier: VerifierLike, fields: Mapping[str, str] | None = None, **options) -> "Reward":
+        """One term named ``correct``: ``Reward.from_verifier("math", {"answer": "gold"})``."""
+        return cls({"correct": verifier}, fields=fields, **options)
+
+    @property
+    def component_names(self) -> list[str]:
+        """Every name that appears in ``verdict.components``, terms first."""
+        return list(self._terms) + list(self._penalties)
+
+    def __call__(self, completion: str, **reference: object) -> Verdict:
+        num_tokens = reference.pop(NUM_TOKENS, None)
+        for field, column in self.fields.items():
+            if column in reference:
+                reference[field] = reference[column]
+        components = {name: 0.0 for name in self.component_names}
+        for gate in self.gates:
+            verdict = self._run(gate, completion, reference)
+            components[gate] = self._terms[gate].weight * verdict.score
+            if not verdict.passed:
+                status = verdict.status if not verdict.checkable else "wrong"
+                return Verdict(self.gate_value, status, clip(f"gate {gate!r} failed: {verdict.detail}"), components)
+        verdicts = {g: None for g in self.gates}
+        for name, term in self._terms.items():
+            if name not in verdicts:
+                verdicts[name] = self._run(name, completion, reference)
+                components[name] = term.weight * verdicts[name].score
+        primary = verdicts[self.primary]
+        return self._apply_penalties(completion, primary, num_tokens, components)
+
+    def _run(self, name: str, completion: str, reference: dict) -> Verdict:
+        term = self._terms[name]
+        accepted = reference if term.fields is None else {k: v for k, v in reference.items() if k in term.fields}
+        return call_safely(term.verifier, completion, accepted, name)
+
+    def _apply_penalties(self, completion, primary: Verdict, num_tokens, components: dict) -> Verdict:
+        total = sum(components.values())
+        notes = [f"{self.primary}: {primary.status} ({primary.detail})"]
+        capped = False
+        for name, penalty in self._penalties.items():
+            try:
+                outcome = penalty(completion, primary, num_tokens=num_tokens)
+            except Exception as exc:  # noqa: BLE001 - a broken penalty must not sink the batch
+                return Verdict(0.0, "error", f"penalty {name!r} raised {type(exc).__name__}: {exc}", components)
+            components[name] = outcome.value
+            total += outcome.value
+            capped = capped or outcome.zero_total
+            if outcome.value or outcome.zero_total:
+                notes.append(f"{name} {outcome.value:+.3g}: {outcome.detail}")
+        if capped:
+            total = 0.0
+        return Verdict(total, primary.status, clip("; ".join(notes), 400), components)
+
+    def __repr__(self) -> str:
+        terms = ", ".join(f"{n!r}: ({t.label}, {t.weight:g})" for n, t in self._terms.items())
+        parts = [f"terms={{{terms}}}"]
+        if self.gates:
+            parts.append(f"gates={list(self.gates)!r}")
+        if self._penalties:
+            parts.append(f"penalties=[{', '.join(map(repr, self._penalties.values()))}]")
+        if self.fields:
+            parts.append(f"fields={self.fields!r}")
+        return f"Reward({', '.join(parts)})"
+
+
+class _Term:
+    """A resolved verifier with its weight and the reference fields it accepts (None = all)."""
+
+    def __init__(self, verifier, weight: float, label: str):
+        self.verifier, self.weight, self.label = verifier, weight, label
+        self.fields = _accepted_fields(verifier)
+
+
+def _term(name: str, spec) -> _Term:
+    verifier, weight = spec if isinstance(spec, tuple) else (spec, 1.0)
+    if not isinstance(weight, (int, float)) or isinstance(weight, bool):
+        raise ValueError(f"term {name!r}: weight must be a number, got {weight!r}")
+    label = repr(verifier) if isinstance(verifier, str) else describe(verifier)
+    if isinstance(verifier, str):
+        verifier = get(verifier)  # unknown names raise here, listing the known ones
+    if not callable(verifier):
+        raise TypeError(f"term {name!r}: expected a verifier name or callable, got {type(verifier).__name__}")
+    return _Term(verifier, float(weight), label)
+
+
+def _penalties(penalties) -> dict:
+    items = penalties.items() if isinstance(penalties, Mapping) else [(getattr(p, "name", None), p) for p in penalties]
+    out: dict = {}
+    for name, penalty in items:
+        if not callable(penalty) or not name:
+            raise TypeError(f"penalties must be callables with a name, e.g. overlong(1024, 256); got {penalty!r}")
+        if name in out:
+            raise ValueError(f"two penalties named {name!r}; pass a dict to name them apart")
+        out[name] = penalty
+    return out
+
+
+def _accepted_fields(fn) -> frozenset | None:
+    """Keyword names ``fn`` takes, or None when it takes ``**kwargs`` (or cannot be inspected)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return frozenset(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
