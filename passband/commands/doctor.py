@@ -1,0 +1,88 @@
+"""``passband doctor CONFIG``: recommended-range checks plus a memory/time estimate per step."""
+
+from __future__ import annotations
+
+import argparse
+import tomllib
+import warnings
+from pathlib import Path
+
+HELP = "Check a training config against recommended ranges and estimate memory and time per step."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from passband.estimate import DEVICES
+
+    parser.add_argument("config", metavar="CONFIG", help="TOML run config ([model], [data], [trainer])")
+    parser.add_argument("overrides", nargs="*", metavar="section.key=value",
+                        help="overrides, as for passband train (e.g. trainer.group_size=16)")
+    parser.add_argument("--gpu", choices=DEVICES, default="h200",
+                        help="hardware to estimate for (default h200; cpu = this machine)")
+    parser.add_argument("--params", default=None, metavar="N",
+                        help="parameter count (7e9, 1.5B) when [model] path has no config.json")
+    parser.add_argument("--prompt-tokens", type=int, default=256, metavar="T",
+                        help="typical prompt length in tokens (default 256)")
+
+
+def read_trainer_settings(path: str, overrides: list[str]) -> tuple[dict, set[str], str | None]:
+    """(every GRPOConfig field with defaults filled, the fields set explicitly, [model] path).
+
+    Goes through ``passband.config.load_config`` so doctor validates exactly what ``passband
+    train`` would; the trainer's own construction warnings are silenced because the findings
+    below repeat them with an explanation.
+    """
+    from passband.config import load_config, parse_overrides
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        config = load_config(path, overrides)
+    raw = tomllib.loads(Path(path).read_text()).get("trainer", {})
+    explicit = set(raw) | {k.split(".", 1)[1] for k, _ in parse_overrides(overrides)
+                           if k.startswith("trainer.")}
+    return config.trainer.to_dict(), explicit, config.model.path
+
+
+def _shape(args: argparse.Namespace, model_path: str | None):
+    from passband.errors import UsageError
+    from passband.estimate import parse_count, shape_from_config, shape_from_params
+
+    if args.params is not None:
+        try:
+            return shape_from_params(parse_count(args.params)), None
+        except ValueError as exc:
+            raise UsageError(f"--params: {exc}") from None
+    candidate = Path(model_path or "")
+    if model_path and (candidate / "config.json").is_file():
+        try:
+            return shape_from_config(candidate), None
+        except (KeyError, ValueError, TypeError) as exc:
+            return None, f"{candidate}/config.json lacks a field the estimate needs ({exc}); pass --params"
+    return None, (f"[model] path {model_path!r} has no config.json here; pass --params 7e9 "
+                  "(or 1.5B, 500M) to estimate memory and time")
+
+
+def run(args: argparse.Namespace) -> int:
+    from passband.doctor import check_settings, format_findings
+    from passband.errors import UsageError
+    from passband.estimate import Workload, estimate, format_estimate, hardware
+
+    if args.prompt_tokens < 1:
+        raise UsageError(f"--prompt-tokens {args.prompt_tokens}: must be >= 1")
+    values, explicit, model_path = read_trainer_settings(args.config, args.overrides)
+    findings = check_settings(values, explicit)
+    flagged = sum(f.severity != "ok" for f in findings)
+    print(f"passband doctor: {args.config}\n")
+    print(f"settings ({flagged} outside the typical range; WARN = the trainer warns too)")
+    print(format_findings(findings))
+    shape, why_not = _shape(args, model_path)
+    print()
+    if shape is None:
+        print(f"estimate skipped: {why_not}")
+        return 0
+    workload = Workload(**{k: values[k] for k in ("prompts_per_step", "group_size", "max_new_tokens",
+                                                  "rollout_batch_size", "grad_accum", "mu", "beta",
+                                                  "gradient_checkpointing")},
+                        prompt_tokens=args.prompt_tokens)
+    hw = hardware(args.gpu)
+    print(format_estimate(estimate(shape, workload, hw), shape, hw, workload))
+    return 0

@@ -1,0 +1,66 @@
+"""``passband report RUN_DIR``: charts, one self-contained HTML page and a terminal summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+HELP = "Render charts, an HTML page and a text summary of a training run directory."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="the trainer's output_dir (has metrics.jsonl)")
+    parser.add_argument("--out", default=None, help="where to write the PNGs and index.html "
+                        "(default: RUN_DIR/report)")
+    parser.add_argument("--watch", nargs="?", type=float, const=30.0, default=None, metavar="SECONDS",
+                        help="re-render every SECONDS (default 30) while the run is live; the page "
+                        "refreshes itself in the browser")
+    parser.add_argument("--stale-after", type=float, default=900.0, metavar="SECONDS",
+                        help="with --watch: stop once no file changed for this long (default 900)")
+    parser.add_argument("--last", type=int, default=8, metavar="N",
+                        help="visits per prompt shown in the per-prompt chart (default 8)")
+
+
+def _positive(args: argparse.Namespace) -> None:
+    from passband.errors import UsageError
+
+    if args.last < 1:
+        raise UsageError(f"--last {args.last}: must be >= 1 (visits per prompt to show)")
+    if args.watch is not None and args.watch <= 0:
+        raise UsageError(f"--watch {args.watch}: must be > 0 seconds")
+
+
+def _render_once(args: argparse.Namespace, *, live: bool):
+    from passband.report import write_report
+    from passband.rundir import load_run
+
+    run = load_run(args.run_dir)
+    if live and (run.finished() or run.idle_seconds() > args.stale_after):
+        live = False
+    refresh = int(args.watch or 30)
+    report = write_report(run.path, args.out, live=live, refresh_s=refresh, last_visits=args.last, run=run)
+    return report, live
+
+
+def run(args: argparse.Namespace) -> int:
+    _positive(args)
+    if args.watch is None:
+        report, _ = _render_once(args, live=False)
+        print(report.text)
+        print(f"\nreport: {report.html} ({len(report.charts)} charts)")
+        return 0
+    try:
+        while True:
+            report, live = _render_once(args, live=True)
+            stamp = time.strftime("%H:%M:%S")
+            print(f"[{stamp}] {report.summary[1][1]}; {len(report.alerts)} alert(s); {report.html}",
+                  flush=True)
+            if not live:
+                break
+            time.sleep(args.watch)
+    except KeyboardInterrupt:  # leave a page that no longer refreshes
+        report, _ = _render_once(args, live=False)
+        print("stopped watching", file=sys.stderr)
+    print(report.text)
+    return 0

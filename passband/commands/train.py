@@ -1,0 +1,46 @@
+"""``passband train CONFIG [section.key=value ...] [--resume]``: GRPO on a TOML config."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+HELP = "Train a model with GRPO from a TOML config (overrides: section.key=value)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", help="TOML file with [model], [data], [reward], [trainer]")
+    parser.add_argument("overrides", nargs="*", metavar="section.key=value",
+                        help="override a config value, e.g. trainer.learning_rate=1e-6")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue from the newest checkpoint in trainer.output_dir")
+    parser.add_argument("--output-dir", default=None, help="shortcut for trainer.output_dir=...")
+
+
+def run(args: argparse.Namespace) -> int:
+    from passband.config import load_config, load_rows
+    from passband.errors import UsageError
+
+    overrides = list(args.overrides)
+    if args.resume:
+        overrides.append("trainer.resume=true")
+    if args.output_dir:
+        overrides.append(f"trainer.output_dir={json.dumps(args.output_dir)}")
+    cfg = load_config(args.config, overrides)
+    rows = load_rows(cfg.data)
+
+    reward, reference_columns = cfg.reward.build()
+
+    from passband.trainer import GRPOTrainer
+
+    try:
+        trainer = GRPOTrainer(cfg.model.path, cfg.model.tokenizer, rows, reward, cfg.trainer,
+                              reference_columns=reference_columns)
+    except (FileNotFoundError, KeyError, ValueError) as exc:
+        raise UsageError(str(exc).strip('"')) from None
+    try:
+        last = trainer.train()
+    except FileExistsError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"done: {last.get('step', trainer.step)} steps; run directory {cfg.trainer.output_dir}")
+    return 0

@@ -1,0 +1,125 @@
+"""``passband doctor``: a GRPO config against the ranges practitioners recommend, explained.
+
+Two tiers, one source per tier:
+- ``passband.trainer.config.RECOMMENDED`` holds the bounds outside which the trainer itself warns
+  at construction; a value outside them is a ``warn`` finding and carries the trainer's own text.
+- ``TYPICAL`` below holds the narrower ranges most published GRPO recipes use (G 8-16, KL
+  coefficient 0.001-0.01, clip 0.2-0.3, temperature 0.9-1.2, lr 1e-6 to 5e-6 for pretrained
+  models, 64-512 prompts per step); outside them is a ``note``: legitimate for smoke tests and
+  small models, but the user should know what it costs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Finding", "TYPICAL", "check_settings", "format_findings"]
+
+# field -> (low, high, what happens below, what happens above)
+TYPICAL: dict[str, tuple[float, float, str, str]] = {
+    "group_size": (8, 16,
+                   "fewer samples per prompt: more groups with identical rewards (no gradient) and a "
+                   "noisier group mean/std baseline",
+                   "rollout cost grows linearly with G while the baseline barely improves; spend it on "
+                   "more prompts instead"),
+    "beta": (0.001, 0.01,
+             "little or no KL penalty: nothing pulls the policy back to the reference (common for "
+             "verifiable rewards, e.g. DAPO, Dr. GRPO), so watch the kl metric and the kl_high alert",
+             "a strong KL penalty holds the policy near the reference and cancels much of the reward "
+             "signal"),
+    "clip_low": (0.2, 0.3,
+                 "a narrow clip range clips most token updates: slow learning, high clip_fraction",
+                 "a wide clip range lets one update move token probabilities far off-policy: unstable"),
+    "clip_high": (0.2, 0.3,
+                  "a narrow upper clip stops low-probability tokens from growing: entropy collapses "
+                  "(clip-higher uses ~0.28)",
+                  "a wide upper clip lets single updates inflate rare tokens: unstable training"),
+    "temperature": (0.9, 1.2,
+                    "low temperature makes the G samples of a group alike: more zero-variance groups "
+                    "and less exploration",
+                    "high temperature produces incoherent samples: rewards drop and lengths grow"),
+    "learning_rate": (1e-6, 5e-6,
+                      "updates this small barely move a pretrained model in a short run",
+                      "a pretrained model drifts fast: collapsed outputs, exploding KL, lost skills"),
+    "prompts_per_step": (64, 512,
+                         "few prompts per step: a noisy gradient dominated by a handful of prompts "
+                         "(fine for smoke tests and the demo)",
+                         "long steps and few optimizer updates per hour; the curriculum reacts late"),
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    field: str
+    value: object
+    status: str  # ok | low | high | n/a
+    severity: str  # ok | note | warn
+    typical: str  # the typical range as text
+    message: str  # why it matters (empty when ok)
+    default: bool  # the value was not set in the file (GRPOConfig default)
+
+
+def _range_text(low, high) -> str:
+    return f"{low:g}..{high:g}"
+
+
+def _recommended() -> dict:
+    try:
+        from passband.trainer.config import RECOMMENDED
+    except ImportError:  # trainer config missing: the typical ranges alone still apply
+        return {}
+    return RECOMMENDED
+
+
+def _outside(value: float, low, high) -> str | None:
+    if low is not None and value < low:
+        return "low"
+    if high is not None and value > high:
+        return "high"
+    return None
+
+
+def _check_one(name: str, value, explicit: bool, pretrained: bool, recommended: dict) -> Finding:
+    low, high, below, above = TYPICAL.get(name, (None, None, "", ""))
+    typical = _range_text(low, high) if low is not None else "-"
+    if name == "learning_rate" and not pretrained:
+        return Finding(name, value, "n/a", "ok", typical,
+                       "pretrained = false: the pretrained-model range does not apply", not explicit)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return Finding(name, value, "n/a", "ok", typical, "not a number; not checked", not explicit)
+    if name in recommended:
+        r_low, r_high, risk = recommended[name]
+        side = _outside(value, r_low, r_high)
+        if side:
+            return Finding(name, value, side, "warn", typical, f"{risk} (the trainer warns too)",
+                           not explicit)
+    side = _outside(value, low, high) if low is not None else None
+    if side is None:
+        return Finding(name, value, "ok", "ok", typical, "", not explicit)
+    return Finding(name, value, side, "note", typical, below if side == "low" else above, not explicit)
+
+
+def check_settings(values: dict, explicit: set[str] | None = None) -> list[Finding]:
+    """One finding per checked field of ``values`` (a GRPOConfig as a dict, defaults included)."""
+    explicit = set(values) if explicit is None else explicit
+    pretrained = bool(values.get("pretrained", True))
+    recommended = _recommended()
+    names = list(TYPICAL) + [n for n in recommended if n not in TYPICAL]
+    return [_check_one(n, values[n], n in explicit, pretrained, recommended)
+            for n in names if n in values]
+
+
+def format_findings(findings: list[Finding]) -> str:
+    """Aligned text: one line per setting, the explanation indented under anything not ok."""
+    marks = {"ok": "ok  ", "note": "NOTE", "warn": "WARN"}
+    width = max((len(f"{f.field} = {f.value!r}") for f in findings), default=10)
+    lines = []
+    for f in findings:
+        setting = f"{f.field} = {f.value!r}"
+        origin = " (default)" if f.default else ""
+        side = {"low": "below", "high": "above"}.get(f.status, "")
+        where = f"{side} typical {f.typical}" if side else (f"typical {f.typical}" if f.typical != "-" else "")
+        lines.append(f"  {marks[f.severity]}  {setting:<{width}}  {where}{origin}")
+        if f.message:
+            lines.append(f"          {f.message}")
+    return "\n".join(lines)

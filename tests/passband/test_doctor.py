@@ -1,0 +1,135 @@
+"""``passband doctor``: range findings, the memory/time estimate and the command's edges."""
+
+import dataclasses
+import math
+
+import pytest
+
+from passband.cli import main
+from passband.doctor import TYPICAL, check_settings
+from passband.estimate import (HARDWARE, Workload, estimate, hardware, parse_count,
+                               shape_from_config, shape_from_params)
+from passband.trainer.config import RECOMMENDED, GRPOConfig
+
+# (field, value, pretrained, expected severity, expected status): typical ranges give notes,
+# the trainer's RECOMMENDED bounds give warnings.
+CASES = [
+    ("group_size", 12, True, "ok", "ok"),
+    ("group_size", 4, True, "note", "low"),
+    ("group_size", 2, True, "warn", "low"),
+    ("group_size", 64, True, "note", "high"),
+    ("beta", 0.005, True, "ok", "ok"),
+    ("beta", 0.0, True, "note", "low"),
+    ("beta", 0.04, True, "warn", "high"),
+    ("clip_low", 0.1, True, "note", "low"),
+    ("clip_high", 0.35, True, "warn", "high"),
+    ("temperature", 1.0, True, "ok", "ok"),
+    ("temperature", 0.7, True, "note", "low"),
+    ("temperature", 0.2, True, "warn", "low"),
+    ("temperature", 1.5, True, "note", "high"),
+    ("learning_rate", 3e-6, True, "ok", "ok"),
+    ("learning_rate", 1e-5, True, "note", "high"),
+    ("learning_rate", 5e-5, True, "warn", "high"),
+    ("learning_rate", 1e-3, False, "ok", "n/a"),
+    ("prompts_per_step", 8, True, "note", "low"),
+    ("prompts_per_step", 1024, True, "note", "high"),
+    ("prompts_per_step", 256, True, "ok", "ok"),
+]
+
+
+@pytest.mark.parametrize("name,value,pretrained,severity,status", CASES)
+def test_findings_table(name, value, pretrained, severity, status):
+    values = {**GRPOConfig(pretrained=pretrained).to_dict(), name: value}
+    found = {f.field: f for f in check_settings(values, {name})}
+    f = found[name]
+    assert (f.severity, f.status) == (severity, status)
+    assert (f.message != "") == (severity != "ok" or status == "n/a")
+    if severity == "warn":
+        assert RECOMMENDED[name][2] in f.message  # the trainer's own explanation, one source
+    assert not f.default
+
+
+def test_every_issue_range_is_checked():
+    assert {"group_size", "beta", "clip_low", "clip_high", "temperature", "learning_rate",
+            "prompts_per_step"} <= set(TYPICAL)
+    assert TYPICAL["group_size"][:2] == (8, 16) and TYPICAL["beta"][:2] == (0.001, 0.01)
+    assert TYPICAL["learning_rate"][:2] == (1e-6, 5e-6)
+    names = {f.field for f in check_settings(GRPOConfig().to_dict())}
+    assert set(RECOMMENDED) <= names
+
+
+def _config(tmp_path, trainer: str, model_dir=None) -> str:
+    path = tmp_path / "run.toml"
+    model = model_dir or tmp_path / "no-model"
+    path.write_text(f'[model]\npath = "{model}"\n[data]\npath = "{tmp_path}"\n[trainer]\n{trainer}\n')
+    return str(path)
+
+
+def test_cli_explains_findings_and_estimates(tmp_path, capsys):
+    cfg = _config(tmp_path, "group_size = 4\nbeta = 0.04\nprompts_per_step = 128")
+    assert main(["doctor", cfg, "trainer.temperature=0.7", "--params", "1.5B", "--gpu", "a100"]) == 0
+    out = capsys.readouterr().out
+    assert "NOTE  group_size = 4" in out and TYPICAL["group_size"][2] in out  # the why, below it
+    assert "WARN  beta = 0.04" in out and "the trainer warns too" in out
+    assert "NOTE  temperature = 0.7" in out and "ok    clip_low = 0.2" in out
+    assert "(default)" in out.split("clip_low")[1].splitlines()[0]
+    for item in ("policy weights", "gradients", "AdamW moments", "reference model",
+                 "activations (training)", "KV cache (generation)", "peak", "generation", "training"):
+        assert item in out
+    assert "NVIDIA A100" in out and "6 x N" not in out and "8 x N x tokens" in out  # 6N + 2N ref
+
+
+def test_cli_without_model_config_skips_estimate(tmp_path, capsys):
+    assert main(["doctor", _config(tmp_path, "group_size = 8")]) == 0
+    assert "estimate skipped" in capsys.readouterr().out
+
+
+def test_cli_user_errors(tmp_path, capsys):
+    assert main(["doctor", str(tmp_path / "missing.toml")]) == 2
+    assert main(["doctor", _config(tmp_path, "grup_size = 8")]) == 2
+    assert "unknown trainer setting" in capsys.readouterr().err
+    assert main(["doctor", _config(tmp_path, ""), "--params", "lots"]) == 2
+
+
+@pytest.mark.slow  # imports transformers and builds three tiny models (~15 s on 2 busy cores)
+def test_parameter_count_matches_real_models(tmp_path):
+    from transformers import AutoModelForCausalLM, GPT2Config, LlamaConfig, Qwen2Config
+
+    small = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                 intermediate_size=128, vocab_size=1000)
+    for i, cfg in enumerate([LlamaConfig(**small, tie_word_embeddings=False), Qwen2Config(**small),
+                             GPT2Config(n_embd=64, n_layer=2, n_head=4, vocab_size=1000,
+                                        n_positions=128, bos_token_id=0, eos_token_id=0)]):
+        cfg.save_pretrained(tmp_path / str(i))
+        model = AutoModelForCausalLM.from_config(cfg)
+        assert shape_from_config(tmp_path / str(i)).params == sum(p.numel() for p in model.parameters())
+
+
+def test_estimate_arithmetic_and_fit_advice():
+    shape = shape_from_params(parse_count("7e9"))
+    assert 6.5e9 < 12 * shape.layers * shape.hidden ** 2 < 7.5e9
+    w = Workload(prompts_per_step=64, group_size=8, max_new_tokens=512, beta=0.01)
+    est = estimate(shape, w, HARDWARE["h200"])
+    items = {name: b for name, b, _ in est.memory}
+    assert items["AdamW moments"] == 2 * items["gradients"] == 8 * 7e9
+    assert est.peak_bytes == sum(items.values()) - min(items["activations (training)"],
+                                                       items["KV cache (generation)"])
+    # decode is bandwidth bound: the same work is slower on the A100 by about the bandwidth ratio
+    gen = {gpu: estimate(shape, w, HARDWARE[gpu]).time[0][1] for gpu in ("h200", "a100")}
+    assert 1.5 < gen["a100"] / gen["h200"] < 3.5
+    train = {name: s for name, s, _ in est.time}["training"]
+    assert math.isclose(train, 8 * 7e9 * 512 * 768 / (989e12 * 0.4))
+    small = Workload(prompts_per_step=8, group_size=8, max_new_tokens=256)
+    assert estimate(shape_from_params(5e8), small, hardware("h200")).peak_bytes < 141e9
+
+
+def test_grad_accum_advice_makes_it_fit():
+    from passband.estimate import format_estimate
+
+    shape = shape_from_params(1.5e9)
+    w = Workload(prompts_per_step=128, group_size=8, max_new_tokens=1024)
+    text = format_estimate(estimate(shape, w, HARDWARE["h200"]), shape, HARDWARE["h200"], w)
+    assert "DOES NOT FIT" in text and "grad_accum >= " in text
+    accum = int(text.split("grad_accum >= ")[1].split()[0])
+    fixed = dataclasses.replace(w, grad_accum=accum)
+    assert estimate(shape, fixed, HARDWARE["h200"]).peak_bytes <= 141e9 * 0.9

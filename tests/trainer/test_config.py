@@ -1,0 +1,164 @@
+"""GRPOConfig validation and warnings; TOML run configs with overrides (passband.config)."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+from passband.cli import main
+from passband.config import load_config, load_rows, parse_overrides
+from passband.errors import UsageError
+from passband.trainer.config import RECOMMENDED, GRPOConfig, check_recommended
+
+GSM8K = "/work/shared/data/gsm8k"
+
+
+@pytest.mark.parametrize("changes, words", [
+    ({"group_size": 1}, ["group_size", "1", ">= 2"]),
+    ({"temperature": 0.0}, ["temperature", "0.0", "> 0"]),
+    ({"top_p": 1.5}, ["top_p", "1.5"]),
+    ({"clip_low": 1.2}, ["clip_low", "1.2"]),
+    ({"loss_aggregation": "sum"}, ["loss_aggregation", "'sum'", "token_mean"]),
+    ({"advantage": "rloo"}, ["advantage", "no_std"]),
+    ({"band": (0.8, 0.2)}, ["band", "low < high"]),
+    ({"max_steps": 0}, ["max_steps", "0", ">= 1"]),
+    ({"prompts_per_step": 2.5}, ["prompts_per_step", "2.5", "integer"]),
+    ({"verifier_workers": 0}, ["verifier_workers"]),
+])
+def test_bad_values_raise_naming_field_value_and_range(changes, words):
+    with pytest.raises(ValueError) as info:
+        GRPOConfig(**changes)
+    for word in words:
+        assert word in str(info.value)
+
+
+@pytest.mark.parametrize("changes, field, risk", [
+    ({"group_size": 2}, "group_size", "zero reward variance"),
+    ({"beta": 0.05}, "beta", "reference"),
+    ({"temperature": 0.2}, "temperature", "dropped"),
+    ({"clip_high": 0.4}, "clip_high", "off-policy"),
+    ({"learning_rate": 1e-4}, "learning_rate", "pretrained"),
+])
+def test_risky_values_warn_and_say_what_goes_wrong(changes, field, risk):
+    with pytest.warns(UserWarning, match=field) as record:
+        GRPOConfig(**changes)
+    assert any(risk in str(w.message) for w in record)
+
+
+def test_recommended_defaults_are_quiet_and_lr_warning_needs_a_pretrained_model():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        GRPOConfig()
+        GRPOConfig(learning_rate=1e-3, pretrained=False)
+    assert set(RECOMMENDED) >= {"group_size", "beta", "temperature", "clip_low", "learning_rate"}
+    assert check_recommended({"group_size": 2, "beta": 0.0}, warn=False)[0].startswith("group_size = 2")
+
+
+def test_from_dict_rejects_unknown_names_listing_valid_ones():
+    with pytest.raises(ValueError, match="group_size") as info:
+        GRPOConfig.from_dict({"groupsize": 8})
+    assert "groupsize" in str(info.value)
+    cfg = GRPOConfig.from_dict({"band": [0.1, 0.9], "stop": ["\n\n"]})
+    assert cfg.band == (0.1, 0.9) and cfg.stop == ("\n\n",)
+    assert GRPOConfig.from_dict(cfg.to_dict()) == cfg
+
+
+def _write(tmp_path, text):
+    path = tmp_path / "run.toml"
+    path.write_text(text)
+    return path
+
+
+BASE = """
+[model]
+path = "/models/tiny"
+[data]
+path = "/work/shared/data/gsm8k"
+prompt_template = "{question}"
+[reward]
+verifier = "math"
+references = { answer = "answer" }
+[trainer]
+group_size = 8
+learning_rate = 1e-6
+band = [0.2, 0.8]
+"""
+
+
+def test_toml_with_typed_overrides(tmp_path):
+    cfg = load_config(_write(tmp_path, BASE), ["trainer.group_size=16", "trainer.band=[0.1, 0.9]",
+                                               "model.path=/other/model", "trainer.stop=['###']"])
+    assert cfg.trainer.group_size == 16 and cfg.trainer.band == (0.1, 0.9)
+    assert cfg.trainer.stop == ("###",) and cfg.model.path == "/other/model"
+    assert cfg.reward.references == {"answer": "answer"} and cfg.trainer.learning_rate == 1e-6
+    assert json.loads(json.dumps(cfg.to_dict()))["trainer"]["group_size"] == 16
+
+
+@pytest.mark.parametrize("text, overrides, words", [
+    (BASE + "[optimizer]\nlr = 1\n", [], ["optimizer", "valid sections", "trainer"]),
+    (BASE.replace("group_size = 8", "groupsize = 8"), [], ["groupsize", "group_size"]),
+    (BASE, ["trainer.temperature=0"], ["[trainer]", "temperature", "> 0"]),
+    (BASE, ["data.limit=0"], ["[data] limit", "integer >= 1"]),
+    (BASE, ["reward.references=3"], ["references", "table"]),
+    (BASE, ["learning_rate=1"], ["section.key=value"]),
+    (BASE.replace('path = "/models/tiny"', ""), [], ["[model] needs path"]),
+    ("[model\npath=1", [], ["not valid TOML"]),
+])
+def test_config_errors_say_what_to_change(tmp_path, text, overrides, words):
+    with pytest.raises(UsageError) as info:
+        load_config(_write(tmp_path, text), overrides)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_override_values_parse_as_toml_or_fall_back_to_text():
+    assert parse_overrides(["a.b=1e-6", "a.c=true", "a.d=/x/y", "a.e=\"q\""]) == [
+        ("a.b", 1e-6), ("a.c", True), ("a.d", "/x/y"), ("a.e", "q")]
+
+
+def test_load_rows_builds_prompts_from_gsm8k(tmp_path):
+    cfg = load_config(_write(tmp_path, BASE), ["data.limit=5"])
+    rows = load_rows(cfg.data)
+    assert len(rows) == 5 and rows[0]["prompt"] == rows[0]["question"] and "####" in rows[0]["answer"]
+    bad = load_config(_write(tmp_path, BASE.replace('prompt_template = "{question}"',
+                                                    'prompt_column = "text"')), [])
+    with pytest.raises(UsageError, match="question"):
+        load_rows(bad.data)
+
+
+def test_cli_train_reports_config_errors_without_traceback(tmp_path, capsys):
+    assert main(["train", str(_write(tmp_path, BASE)), "trainer.clip_low=2"]) == 2
+    err = capsys.readouterr().err
+    assert "clip_low" in err and "Traceback" not in err
+    assert main(["train", str(tmp_path / "missing.toml")]) == 2
+    assert main(["train", str(_write(tmp_path, BASE)), "data.limit=2"]) == 2  # no model there
+    assert "/models/tiny" in capsys.readouterr().err
+
+
+def test_example_config_loads():
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "gsm8k.toml"
+    cfg = load_config(example, ["model.path=/models/x"])
+    assert cfg.reward.verifier == "math" and load_rows(cfg.data)[0]["prompt"].startswith("Natalia")
+
+
+def test_penalties_build_a_reward_with_named_components(tmp_path):
+    from passband.verifiers import Reward
+
+    text = BASE + "[reward.penalties.overlong]\nmax_length = 100\ncache = 20\n"
+    reward, columns = load_config(_write(tmp_path, text), []).reward.build()
+    assert isinstance(reward, Reward) and columns is None  # the Reward maps the columns itself
+    verdict = reward("so \\boxed{72}", answer="#### 72", num_tokens=95)
+    assert verdict.passed and set(verdict.components) == {"correct", "overlong"}
+    assert verdict.components["overlong"] < 0 and verdict.score < 1.0
+    plain, columns = load_config(_write(tmp_path, BASE), []).reward.build()
+    assert plain == "math" and columns == {"answer": "answer"}
+    with pytest.raises(UsageError, match="known: overlong"):
+        load_config(_write(tmp_path, BASE + "[reward.penalties.too_long]\nx = 1\n"), []).reward.build()
+    with pytest.raises(UsageError, match="overlong"):
+        load_config(_write(tmp_path, BASE + "[reward.penalties.overlong]\nmax_len = 1\n"), []).reward.build()
+    with pytest.raises(UsageError, match="table of tables"):
+        load_config(_write(tmp_path, BASE), ["reward.penalties.overlong=3"])

@@ -1,0 +1,22 @@
+"""Pin the trainer's public names (users and the other packages import these)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import passband.trainer as trainer
+
+
+def test_exported_names():
+    assert sorted(trainer.__all__) == sorted([
+        "GRPOConfig", "GRPOTrainer", "HFRollout", "Rollout", "RolloutBackend", "StalePolicyError",
+        "load_model_and_tokenizer", "RECOMMENDED"])
+    for name in trainer.__all__:
+        assert getattr(trainer, name) is not None
+
+
+def test_config_and_package_import_without_torch():
+    code = ("import sys, passband.trainer, passband.trainer.config, passband.config; "
+            "assert 'torch' not in sys.modules, 'torch was imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)

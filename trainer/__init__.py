@@ -1,0 +1,33 @@
+"""The embedded GRPO trainer: rollouts, scoring, advantages, losses, the loop, checkpoints, metrics.
+
+Names are loaded lazily, so ``import passband.trainer.config`` (``passband doctor``) and
+``passband.trainer.alerts`` stay free of torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["GRPOConfig", "GRPOTrainer", "HFRollout", "Rollout", "RolloutBackend",
+           "StalePolicyError", "load_model_and_tokenizer", "RECOMMENDED"]
+
+_WHERE = {
+    "GRPOConfig": "config", "RECOMMENDED": "config",
+    "GRPOTrainer": "grpo",
+    "HFRollout": "rollout", "Rollout": "rollout", "RolloutBackend": "rollout",
+    "StalePolicyError": "rollout",
+    "load_model_and_tokenizer": "models",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'passband.trainer' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"passband.trainer.{_WHERE[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,149 @@
+"""Atomic, resumable checkpoints: everything needed to continue a run bit for bit on CPU.
+
+``checkpoints/step_<N>/`` holds the model (``save_pretrained`` format, usable on its own), the
+tokenizer, ``optimizer.pt``, ``scheduler.pt``, ``rng.pt`` (python, numpy, torch, cuda) and
+``state.json`` (step, policy version, sampler/curriculum state, data position, elapsed time).
+A checkpoint is written into a temporary directory and renamed into place, so a run killed
+mid-save leaves the previous checkpoint intact; only the newest ``keep`` are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = ["save_checkpoint", "latest_checkpoint", "load_checkpoint", "rng_state", "set_rng_state"]
+
+_NAME = re.compile(r"^step_(\d+)$")
+
+
+def rng_state() -> dict[str, Any]:
+    state = {"python": random.getstate(), "numpy": np.random.get_state(),
+             "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, optimizer, scheduler,
+                    state: dict[str, Any], keep: int) -> Path:
+    """Write ``checkpoints/step_<step>`` atomically and prune to the newest ``keep``."""
+    root = Path(output_dir) / "checkpoints"
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / f"step_{step}"
+    tmp = root / f".tmp_step_{step}_{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    with _quiet_hf_progress():
+        model.save_pretrained(tmp / "model")
+    if tokenizer is not None and hasattr(tokenizer, "save_pretrained"):
+        tokenizer.save_pretrained(tmp / "model")
+    torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
+    torch.save(scheduler.state_dict(), tmp / "scheduler.pt")
+    torch.save(rng_state(), tmp / "rng.pt")
+    (tmp / "state.json").write_text(json.dumps(state))
+    if final.exists():  # re-saving a step after a resume: move the old one aside first
+        old = root / f".old_step_{step}_{os.getpid()}"
+        os.rename(final, old)
+        shutil.rmtree(old, ignore_errors=True)
+    os.rename(tmp, final)
+    _prune(root, keep)
+    return final
+
+
+@contextlib.contextmanager
+def _quiet_hf_progress():
+    """save_pretrained draws its own bar ("Writing model shards"); it would break ours."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        yield
+        return
+    was_on = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            hf_logging.enable_progress_bar()
+
+
+def _steps(root: Path) -> list[tuple[int, Path]]:
+    if not root.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in root.iterdir() if (m := _NAME.match(p.name))]
+    return sorted(f for f in found if (f[1] / "state.json").exists())
+
+
+def _prune(root: Path, keep: int) -> None:
+    for _, path in _steps(root)[:-keep]:
+        shutil.rmtree(path, ignore_errors=True)
+    for leftover in root.glob(".tmp_step_*"):  # from runs killed mid-save
+        if not leftover.name.endswith(f"_{os.getpid()}"):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def latest_checkpoint(output_dir: str | Path) -> Path | None:
+    steps = _steps(Path(output_dir) / "checkpoints")
+    return steps[-1][1] if steps else None
+
+
+def load_checkpoint(path: str | Path, *, model, optimizer, scheduler) -> dict[str, Any]:
+    """Restore weights, optimizer, scheduler and RNG states in place; return ``state.json``."""
+    path = Path(path)
+    from passband.trainer.lora import is_lora, load_adapter_weights
+
+    if is_lora(model):  # a peft checkpoint holds the adapters only
+        load_adapter_weights(model, path / "model")
+    else:
+        _load_weights(model, path / "model")
+    optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
+    scheduler.load_state_dict(torch.load(path / "scheduler.pt", weights_only=False))
+    set_rng_state(torch.load(path / "rng.pt", weights_only=False))
+    return json.loads((path / "state.json").read_text())
+
+
+def _load_weights(model, model_dir: Path) -> None:
+    """Load safetensors shards into the live module (the optimizer keeps its parameter objects)."""
+    from safetensors.torch import load_file
+
+    files = sorted(model_dir.glob("*.safetensors"))
+    if not files:
+        raise FileNotFoundError(f"no *.safetensors weights in {model_dir}")
+    weights: dict[str, torch.Tensor] = {}
+    for f in files:
+        weights.update(load_file(str(f)))
+    missing, unexpected = model.load_state_dict(weights, strict=False)
+    tied = _tied_names(model)
+    really_missing = [k for k in missing if k not in tied]
+    if really_missing or unexpected:
+        raise RuntimeError(f"checkpoint {model_dir} does not match the model: missing "
+                           f"{really_missing[:5]}, unexpected {list(unexpected)[:5]}")
+
+
+def _tied_names(model) -> set[str]:
+    """Parameter names that share storage with another one (save_pretrained writes them once)."""
+    seen: dict[int, str] = {}
+    tied: set[str] = set()
+    for name, p in model.named_parameters(remove_duplicate=False):
+        ptr = p.data_ptr()
+        if ptr in seen:
+            tied.update({name, seen[ptr]})
+        seen.setdefault(ptr, name)
+    return tied

@@ -1,0 +1,184 @@
+"""``GRPOConfig``: every knob of the GRPO loop in one frozen, validated object.
+
+Hard errors (a value that cannot work) raise ``ValueError`` at construction and name the field, the
+bad value and the allowed range. Values that work but that practitioners avoid produce a
+``UserWarning`` that says what will go wrong; the same table (``RECOMMENDED``) feeds
+``passband doctor``. No torch import here: the config is read by the CLI before torch loads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended", "LOSS_AGGREGATIONS", "ADVANTAGES"]
+
+# Names of the registered functions in losses.py / advantages.py (kept here so the config can
+# validate without importing torch; tests pin that the two lists agree).
+LOSS_AGGREGATIONS = ("token_mean", "seq_mean_token_mean", "constant_norm")
+ADVANTAGES = ("group", "no_std", "batch_std")
+LR_SCHEDULES = ("constant", "cosine")
+
+# field -> (low, high, what goes wrong outside). ``None`` = unbounded on that side.
+RECOMMENDED: dict[str, tuple[float | None, float | None, str]] = {
+    "group_size": (4, None, "with fewer than 4 samples per prompt most groups have zero reward "
+                   "variance and the group mean/std are too noisy to rank answers"),
+    "beta": (None, 0.01, "a KL weight above 0.01 pins the policy to the reference and "
+             "largely cancels the reward signal on reasoning tasks"),
+    "temperature": (0.3, None, "below 0.3 the G samples of a group are nearly identical, so "
+                    "almost every group has zero variance and is dropped"),
+    "clip_low": (None, 0.3, "a clip range above 0.3 lets single updates move token "
+                 "probabilities far off-policy; training tends to become unstable"),
+    "clip_high": (None, 0.3, "a clip range above 0.3 lets single updates move token "
+                  "probabilities far off-policy; training tends to become unstable"),
+    "learning_rate": (None, 1e-5, "above 1e-5 a pretrained model's weights drift fast: "
+                      "expect collapsed outputs, exploding KL or loss of prior skills "
+                      "(ignore for models trained from scratch: set pretrained = false)"),
+}
+
+
+@dataclass(frozen=True)
+class GRPOConfig:
+    """Settings of one GRPO run. Field names are what users type in TOML ``[trainer]``."""
+
+    # --- sampling -------------------------------------------------------------------------
+    group_size: int = 8              # G: completions sampled per prompt
+    prompts_per_step: int = 8        # groups (prompts) trained on per step
+    max_new_tokens: int = 256        # completion length cap; longer ones are "truncated"
+    temperature: float = 1.0         # sampling temperature (training log-probs use it too)
+    top_p: float = 1.0               # nucleus sampling; 1.0 = off
+    top_k: int = 0                   # top-k sampling; 0 = off
+    stop: tuple[str, ...] = ()       # extra stop strings besides EOS (kept in the completion)
+    rollout_batch_size: int = 64     # sequences per generate() call
+    # --- objective -----------------------------------------------------------------------
+    learning_rate: float = 1e-6      # AdamW peak learning rate
+    beta: float = 0.0                # k3 KL weight; 0 = no reference model is loaded
+    clip_low: float = 0.2            # eps_low: ratio floor 1 - clip_low
+    clip_high: float = 0.28          # eps_high: ratio ceiling 1 + clip_high (clip-higher)
+    loss_aggregation: str = "token_mean"  # token_mean | seq_mean_token_mean | constant_norm
+    advantage: str = "group"         # group (mean/std) | no_std (Dr. GRPO) | batch_std
+    mu: int = 1                      # inner iterations per batch; >1 recomputes old log-probs
+    mask_truncated: bool = False     # exclude completions that hit max_new_tokens from the loss
+    filter_zero_variance: bool = True  # drop groups whose rewards are all equal
+    max_refill_rounds: int = 2       # extra rollout rounds to replace dropped groups
+    # --- optimisation --------------------------------------------------------------------
+    warmup_steps: int = 0            # linear warm-up steps
+    lr_schedule: str = "constant"    # after warm-up: constant | cosine (to 0 at max_steps)
+    weight_decay: float = 0.0        # AdamW weight decay
+    max_grad_norm: float = 1.0       # gradient clipping; 0 = off
+    grad_accum: int = 1              # micro-batches per optimizer step (memory, not math)
+    bf16: bool = True                # bf16 autocast where supported (CUDA with bf16); off on CPU
+    gradient_checkpointing: bool = False  # trade compute for activation memory
+    pretrained: bool = True          # model is pretrained (enables the learning-rate warning)
+    # --- curriculum and scoring ----------------------------------------------------------
+    use_curriculum: bool = True      # pass-rate curriculum; false = uniform sampling
+    band: tuple[float, float] = (0.2, 0.8)  # target pass-rate band of the curriculum
+    verifier_timeout: float = 10.0   # seconds per completion before a verdict is "timeout"
+    verifier_workers: int | None = None  # verifier processes; None = library default
+    # --- run -----------------------------------------------------------------------------
+    max_steps: int = 100             # optimizer steps (outer GRPO steps)
+    seed: int = 0                    # seeds python, numpy, torch and the sampler
+    output_dir: str = "runs/grpo"    # metrics, checkpoints, config.json
+    checkpoint_every: int = 50       # steps between checkpoints (the last step is always saved)
+    keep_checkpoints: int = 2        # newest checkpoints kept on disk
+    resume: bool = False             # continue from the newest checkpoint in output_dir
+    tensorboard: bool = False        # also log scalars to output_dir/tensorboard
+    progress: bool = True            # show a tqdm progress bar
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stop", tuple(self.stop))
+        object.__setattr__(self, "band", tuple(float(b) for b in self.band))
+        _validate(self)
+        check_recommended(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "GRPOConfig":
+        """Build from a plain dict (TOML table); unknown keys raise with the list of valid ones."""
+        valid = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(values) - set(valid))
+        if unknown:
+            raise ValueError(f"unknown trainer setting(s) {unknown}; valid settings: {', '.join(valid)}")
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["stop"], d["band"] = list(self.stop), list(self.band)
+        return d
+
+    def replace(self, **changes: Any) -> "GRPOConfig":
+        return dataclasses.replace(self, **changes)
+
+
+def _need(ok: bool, name: str, value: Any, allowed: str) -> None:
+    if not ok:
+        raise ValueError(f"GRPOConfig.{name} = {value!r} is out of range: {allowed}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _validate(c: GRPOConfig) -> None:
+    for name in ("group_size", "prompts_per_step", "max_new_tokens", "rollout_batch_size",
+                 "mu", "max_steps", "checkpoint_every", "keep_checkpoints", "grad_accum"):
+        v = getattr(c, name)
+        _need(_is_int(v) and v >= 1, name, v, "an integer >= 1")
+    for name in ("top_k", "max_refill_rounds", "warmup_steps", "seed"):
+        v = getattr(c, name)
+        _need(_is_int(v) and v >= 0, name, v, "an integer >= 0")
+    _need(c.group_size >= 2, "group_size", c.group_size, ">= 2 (a group of one has no variance)")
+    _need(_is_num(c.temperature) and c.temperature > 0, "temperature", c.temperature,
+          "> 0 (greedy decoding gives identical samples, so every group would be dropped)")
+    _need(_is_num(c.top_p) and 0 < c.top_p <= 1, "top_p", c.top_p, "0 < top_p <= 1")
+    _need(_is_num(c.learning_rate) and 0 < c.learning_rate < 1, "learning_rate",
+          c.learning_rate, "0 < learning_rate < 1")
+    _need(_is_num(c.beta) and c.beta >= 0, "beta", c.beta, ">= 0 (0 disables the KL term)")
+    for name in ("clip_low", "clip_high"):
+        v = getattr(c, name)
+        _need(_is_num(v) and 0 < v < 10, name, v, "0 < value < 10 (typical 0.2 - 0.28)")
+    _need(c.clip_low < 1, "clip_low", c.clip_low, "< 1 (the ratio floor is 1 - clip_low)")
+    _need(c.loss_aggregation in LOSS_AGGREGATIONS, "loss_aggregation", c.loss_aggregation,
+          f"one of {', '.join(LOSS_AGGREGATIONS)}")
+    _need(c.advantage in ADVANTAGES, "advantage", c.advantage, f"one of {', '.join(ADVANTAGES)}")
+    _need(c.lr_schedule in LR_SCHEDULES, "lr_schedule", c.lr_schedule,
+          f"one of {', '.join(LR_SCHEDULES)}")
+    _need(_is_num(c.weight_decay) and c.weight_decay >= 0, "weight_decay", c.weight_decay, ">= 0")
+    _need(_is_num(c.max_grad_norm) and c.max_grad_norm >= 0, "max_grad_norm", c.max_grad_norm,
+          ">= 0 (0 disables clipping)")
+    _need(len(c.band) == 2 and 0 <= c.band[0] < c.band[1] <= 1, "band", c.band,
+          "two numbers 0 <= low < high <= 1, e.g. [0.2, 0.8]")
+    _need(_is_num(c.verifier_timeout) and c.verifier_timeout > 0, "verifier_timeout",
+          c.verifier_timeout, "> 0 seconds")
+    _need(c.verifier_workers is None or (_is_int(c.verifier_workers) and c.verifier_workers >= 1),
+          "verifier_workers", c.verifier_workers, "None or an integer >= 1")
+    _need(all(isinstance(s, str) and s for s in c.stop), "stop", c.stop,
+          "a list of non-empty strings")
+    _need(isinstance(c.output_dir, str) and c.output_dir.strip() != "", "output_dir",
+          c.output_dir, "a non-empty path")
+
+
+def check_recommended(config: Any, *, warn: bool = True) -> list[str]:
+    """Messages for values outside ``RECOMMENDED``; also emitted as warnings when ``warn``.
+
+    Accepts a ``GRPOConfig`` or a plain mapping of field names (``passband doctor`` uses both).
+    """
+    get = config.get if isinstance(config, dict) else lambda k, d=None: getattr(config, k, d)
+    messages = []
+    for name, (low, high, risk) in RECOMMENDED.items():
+        value = get(name)
+        if value is None or (name == "learning_rate" and not get("pretrained", True)):
+            continue
+        if (low is not None and value < low) or (high is not None and value > high):
+            rng = f">= {low}" if high is None else (f"<= {high}" if low is None else f"{low}..{high}")
+            messages.append(f"{name} = {value} is outside the recommended range ({rng}): {risk}")
+    if warn:
+        for m in messages:
+            warnings.warn(m, UserWarning, stacklevel=3)
+    return messages

@@ -1,0 +1,429 @@
+"""The GRPO loop, top to bottom: ``GRPOTrainer(model, tokenizer, train_dataset, reward, config).train()``.
+
+Each step:
+  1. sample prompts (pass-rate curriculum, or uniform) and roll out G completions per prompt;
+  2. score them with ``verify_batch`` under hard timeouts; ``error`` / ``timeout`` verdicts are
+     masked out of the group statistics and the loss, never trained on as zeros;
+  3. tell the curriculum each group's binary pass count (``verdict.passed``);
+  4. drop groups with zero reward variance and refill from the curriculum, at most
+     ``max_refill_rounds`` rounds; past the bound, train on the smaller batch and say so;
+  5. advantages per group, clipped surrogate with clip-higher, k3 KL against a frozen reference
+     (only when beta > 0), mu inner iterations, micro-batched gradient accumulation, gradient
+     clipping, AdamW with warm-up and a constant or cosine schedule;
+  6. a metrics line, one line per group, alerts; an atomic checkpoint every ``checkpoint_every``.
+
+Deliberately left out: multi-GPU / FSDP / DeepSpeed, vLLM (it plugs in as a ``RolloutBackend``),
+sequence packing, value or reward models. LoRA: pass a peft model (``passband.trainer.lora``);
+its base with adapters off is then the KL reference, so no copy is made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+import random
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import torch
+
+from passband.trainer.advantages import get_advantage
+from passband.trainer.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from passband.trainer.config import GRPOConfig
+from passband.trainer.data import as_rows, prompt_of
+from passband.trainer.lora import adapters_disabled, is_lora
+from passband.trainer.losses import (BatchNorms, clipped_surrogate, get_aggregation, k3_kl,
+                                     token_entropy, token_logprobs)
+from passband.trainer.metrics import (MetricsWriter, ProgressBar, group_lines, group_metrics,
+                                      length_metrics, reward_metrics, set_grad_weights)
+from passband.trainer.models import load_model_and_tokenizer
+from passband.trainer.rollout import HFRollout, RolloutBackend, StalePolicyError
+from passband.trainer.sampling import make_sampler
+from passband.trainer.scoring import Scorer
+
+__all__ = ["GRPOTrainer"]
+
+
+@dataclass
+class _Group:
+    """G completions of one prompt, their verdicts, and whether the group is trained on."""
+
+    prompt_id: Any
+    prompt_ids: list[int]
+    completions: list[list[int]]
+    truncated: list[bool]
+    verdicts: list[Any]
+    policy_version: int
+    kept: bool = False
+    grad_weight: float = 0.0  # sum of |advantage| x loss tokens, for groups.jsonl
+
+    @property
+    def valid(self) -> list[bool]:
+        return [v.checkable for v in self.verdicts]
+
+    @property
+    def rewards(self) -> list[float]:
+        return [v.score for v in self.verdicts]
+
+    @property
+    def passes(self) -> int:
+        return sum(v.passed for v in self.verdicts)
+
+    @property
+    def zero_variance(self) -> bool:
+        scores = [v.score for v in self.verdicts if v.checkable]
+        return len(scores) < 2 or max(scores) - min(scores) < 1e-9
+
+
+@dataclass
+class _Stats:
+    """Sums over the update, reported as token means in the metrics line."""
+
+    tokens: float = 0.0
+    kl: float = 0.0
+    clipped: float = 0.0
+    entropy: float = 0.0
+    loss: list[float] = field(default_factory=list)
+    grad_norm: list[float] = field(default_factory=list)
+
+    def result(self, beta: float) -> dict[str, float | None]:
+        t = max(self.tokens, 1.0)
+        return {"kl": self.kl / t if beta > 0 else None, "clip_fraction": self.clipped / t,
+                "entropy": self.entropy / t, "grad_norm": float(np.mean(self.grad_norm)),
+                "loss": float(np.mean(self.loss))}
+
+
+_NO_UPDATE = {"kl": None, "clip_fraction": None, "entropy": None, "grad_norm": None, "loss": None}
+
+
+class GRPOTrainer:
+    """Group Relative Policy Optimisation for any Hugging Face causal LM.
+
+    model, tokenizer: objects or local directories (``tokenizer=None`` with a model path uses it).
+    train_dataset: a ``datasets.Dataset`` or a list of dicts with ``prompt`` (text or chat
+        messages) or ``messages``, plus the reference columns the reward needs.
+    reward: a ``Reward``, a registered verifier name, or a callable ``(completion, **row)``.
+    reference_columns: verifier keyword -> dataset column (for names and ``Reward`` objects).
+    rollout_backend: a ``RolloutBackend``; default ``HFRollout`` on the same model.
+    """
+
+    def __init__(self, model, tokenizer, train_dataset, reward, config: GRPOConfig | None = None,
+                 *, reference_columns: Mapping[str, str] | None = None,
+                 rollout_backend: RolloutBackend | None = None):
+        self.config = c = config if config is not None else GRPOConfig()
+        from_path = not isinstance(model, torch.nn.Module)
+        self.model, self.tokenizer = load_model_and_tokenizer(model, tokenizer)
+        if from_path and torch.cuda.is_available():
+            self.model.to("cuda")
+        self.rows, columns = as_rows(train_dataset)
+        self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers)
+        self.scorer.check_columns(columns)
+        self.device = next(self.model.parameters()).device
+        # The reference is the policy as given, copied before any update or checkpoint load;
+        # a LoRA policy needs no copy: its base, with the adapters switched off, is the reference.
+        self.lora = is_lora(self.model)
+        self.reference = _frozen_copy(self.model) if c.beta > 0 and not self.lora else None
+        if c.gradient_checkpointing:
+            self.model.gradient_checkpointing_enable(
+                gradient_checkpointing_kwargs={"use_reentrant": False})
+        self.backend = rollout_backend or HFRollout(
+            self.model, self.tokenizer, max_new_tokens=c.max_new_tokens, temperature=c.temperature,
+            top_p=c.top_p, top_k=c.top_k, stop=c.stop, batch_size=c.rollout_batch_size)
+        self.pad_id = getattr(self.backend, "pad_id", self.tokenizer.pad_token_id) or 0
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(params, lr=c.learning_rate, weight_decay=c.weight_decay)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, _lr_lambda(c))
+        self.sampler = make_sampler(list(range(len(self.rows))), use_curriculum=c.use_curriculum,
+                                    band=c.band, seed=c.seed, group_size=c.group_size)
+        self.advantage_fn = get_advantage(c.advantage)
+        self.aggregate = get_aggregation(c.loss_aggregation)
+        self.writer = MetricsWriter(c.output_dir, tensorboard=c.tensorboard)
+        self.alerts = _alert_monitor()
+        self.step, self.policy_version, self.elapsed_s, self._short_batches = 0, 0, 0.0, 0
+        self._bar: ProgressBar | None = None
+
+    # ------------------------------------------------------------------ the run
+    def train(self) -> dict[str, Any]:
+        """Run until ``max_steps``; returns the last metrics line."""
+        c = self.config
+        self._begin()
+        self._bar = ProgressBar(c.max_steps, self.step, c.progress)
+        last: dict[str, Any] = {}
+        try:
+            while self.step < c.max_steps:
+                last = self.train_step()
+                if self.step % c.checkpoint_every == 0 or self.step == c.max_steps:
+                    self.save()
+        finally:
+            self._bar.close()
+            self.writer.close()
+        return last
+
+    def train_step(self) -> dict[str, Any]:
+        """One optimizer step: collect groups (with refills), update, log."""
+        start = time.perf_counter()
+        lr = self.optimizer.param_groups[0]["lr"]
+        version = self.policy_version
+        groups, rounds = self._collect_groups()
+        kept = [g for g in groups if g.kept]
+        self._say_if_short(len(kept), rounds)
+        stats = self._update(kept) if kept else dict(_NO_UPDATE)
+        with warnings.catch_warnings():  # also after a skipped update: lr follows the step count
+            warnings.filterwarnings("ignore", message="Detected call of `lr_scheduler.step")
+            self.scheduler.step()
+        self.step += 1
+        step_s = time.perf_counter() - start
+        self.elapsed_s += step_s
+        metrics = {"step": self.step, "time_s": self.elapsed_s, "policy_version": version,
+                   **reward_metrics(groups), **group_metrics(groups, kept, rounds),
+                   **length_metrics(groups), **stats, "lr": lr, "time/step_s": step_s,
+                   "throughput/tokens_per_s": sum(len(x) for g in groups for x in g.completions) / step_s,
+                   **{f"curriculum/{k}": v for k, v in self.sampler.metrics().items()}}
+        metrics["alerts"] = self._check_alerts(metrics)
+        self.writer.log_step(metrics, group_lines(self.step, groups, kept))
+        if self._bar is not None:
+            self._bar.update(metrics)
+        return metrics
+
+    # ------------------------------------------------------------------ rollout and scoring
+    def _collect_groups(self) -> tuple[list[_Group], int]:
+        """Roll out ``prompts_per_step`` groups, refilling dropped ones for a bounded number of rounds."""
+        c = self.config
+        groups = self._rollout_groups(self.sampler.sample(c.prompts_per_step))
+        rounds = 0
+        while c.filter_zero_variance and rounds < c.max_refill_rounds:
+            deficit = c.prompts_per_step - sum(g.kept for g in groups)
+            if deficit <= 0:
+                break
+            rounds += 1
+            used = [g.prompt_id for g in groups]
+            groups += self._rollout_groups(self.sampler.sample(deficit, exclude=used))
+        return groups, rounds
+
+    def _rollout_groups(self, prompt_ids: Sequence[Any]) -> list[_Group]:
+        c, G = self.config, self.config.group_size
+        rows = [self.rows[i] for i in prompt_ids]
+        with self._autocast():
+            out = self.backend.rollout([prompt_of(r) for r in rows], G)
+        verdicts = self.scorer(out.texts, [r for r in rows for _ in range(G)],
+                               [len(x) for x in out.completion_ids])
+        groups = []
+        for i, pid in enumerate(prompt_ids):
+            s = slice(i * G, (i + 1) * G)
+            g = _Group(pid, out.prompt_ids[i * G], out.completion_ids[s], out.truncated[s],
+                       verdicts[s], out.policy_version)
+            trials = sum(g.valid)
+            if trials:
+                self.sampler.observe(pid, sum(v.passed for v in g.verdicts if v.checkable), trials)
+            g.kept = not g.zero_variance if c.filter_zero_variance else trials > 0
+            groups.append(g)
+        return groups
+
+    # ------------------------------------------------------------------ the update
+    def _update(self, groups: list[_Group]) -> dict[str, float | None]:
+        c = self.config
+        stale = sorted({g.policy_version for g in groups} - {self.policy_version})
+        if stale:
+            raise StalePolicyError(f"completions from policy version(s) {stale} cannot train policy "
+                                   f"version {self.policy_version}: the ratio would be computed "
+                                   "against other weights. Roll out again after each update.")
+        rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)  # [N, G]
+        valid = torch.tensor([g.valid for g in groups], dtype=torch.bool)         # [N, G]
+        adv = self.advantage_fn(rewards, valid).reshape(-1)                       # [B = N*G]
+        seqs = [(g.prompt_ids, comp, ok and not (c.mask_truncated and trunc))
+                for g in groups for comp, ok, trunc in zip(g.completions, g.valid, g.truncated)]
+        micro = self._micro_batches(seqs, adv)
+        norms = BatchNorms(tokens=int(sum(mb["mask"].sum().item() for mb in micro)),
+                           sequences=len(seqs), constant=c.max_new_tokens)
+        set_grad_weights(groups, adv, [len(x) if use else 0 for _, x, use in seqs])
+        with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
+            old = [self._logprobs(self.model, mb)[0] for mb in micro] if c.mu > 1 else None
+            ref = [self._reference_logprobs(mb) for mb in micro] if c.beta > 0 else None
+        stats, params = _Stats(), [p for p in self.model.parameters() if p.requires_grad]
+        self.model.train()
+        for it in range(c.mu):
+            self.optimizer.zero_grad(set_to_none=True)
+            loss = sum(self._micro_step(mb, old[k] if old else None, ref[k] if ref else None,
+                                        norms, stats, first=(it == 0))
+                       for k, mb in enumerate(micro))
+            norm = torch.nn.utils.clip_grad_norm_(params, c.max_grad_norm or float("inf"))
+            self.optimizer.step()
+            stats.loss.append(loss)
+            stats.grad_norm.append(float(norm))
+        self.optimizer.zero_grad(set_to_none=True)
+        self.policy_version += 1
+        self.backend.sync(self.model, self.policy_version)
+        return stats.result(c.beta)
+
+    def _micro_step(self, mb: dict[str, torch.Tensor], old_logp: torch.Tensor | None,
+                    ref_logp: torch.Tensor | None, norms: BatchNorms, stats: _Stats,
+                    first: bool) -> float:
+        """Forward and backward of one micro-batch; its loss is its share of the batch loss."""
+        c = self.config
+        logp, entropy = self._logprobs(self.model, mb, entropy=first)              # [b, C]
+        if old_logp is None:
+            old_logp = logp.detach()                                                # [b, C]
+        loss_tok, clip_on = clipped_surrogate(logp, old_logp, mb["adv"],
+                                              c.clip_low, c.clip_high)             # [b, C]
+        mask = mb["mask"]                                                          # [b, C]
+        if ref_logp is not None:
+            kl = k3_kl(logp, ref_logp)                                             # [b, C]
+            loss_tok = loss_tok + c.beta * kl
+            stats.kl += float((kl.detach() * mask).sum()) if first else 0.0
+        loss = self.aggregate(loss_tok, mask, norms)
+        loss.backward()
+        stats.clipped += float((clip_on * mask).sum()) / c.mu
+        if first:
+            stats.tokens += float(mask.sum())
+            stats.entropy += float((entropy * mask).sum())
+        return float(loss.detach())
+
+    def _micro_batches(self, seqs: list, adv: torch.Tensor) -> list[dict[str, torch.Tensor]]:
+        chunks = np.array_split(np.arange(len(seqs)), min(self.config.grad_accum, len(seqs)))
+        return [self._collate([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) for idx in chunks]
+
+    def _collate(self, seqs: list, adv: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Left-padded prompts, right-padded completions: every completion starts at column P."""
+        P = max(len(p) for p, _, _ in seqs)
+        C = max(max(len(x) for _, x, _ in seqs), 1)
+        ids = torch.full((len(seqs), P + C), self.pad_id, dtype=torch.long)  # [b, P+C]
+        attn = torch.zeros((len(seqs), P + C), dtype=torch.long)             # [b, P+C]
+        mask = torch.zeros((len(seqs), C), dtype=torch.float32)              # [b, C]
+        for i, (prompt, comp, use) in enumerate(seqs):
+            ids[i, P - len(prompt):P] = torch.tensor(prompt)
+            ids[i, P:P + len(comp)] = torch.tensor(comp, dtype=torch.long)
+            attn[i, P - len(prompt):P + len(comp)] = 1
+            mask[i, :len(comp)] = float(use)
+        pos = (attn.cumsum(-1) - 1).clamp(min=0)                              # [b, P+C]
+        d = self.device
+        return {"input_ids": ids.to(d), "attention_mask": attn.to(d), "position_ids": pos.to(d),
+                "targets": ids[:, P:].to(d), "mask": mask.to(d), "adv": adv.to(d)}
+
+    def _logprobs(self, model, mb: dict[str, torch.Tensor], entropy: bool = False):
+        """Log-probs of the completion tokens under ``model`` at the sampling temperature."""
+        C = mb["targets"].shape[1]
+        with self._autocast():
+            out = model(input_ids=mb["input_ids"], attention_mask=mb["attention_mask"],
+                        position_ids=mb["position_ids"], use_cache=False, logits_to_keep=C + 1)
+        logits = out.logits[:, -(C + 1):-1].float() / self.config.temperature  # [b, C, V]
+        logp = token_logprobs(logits, mb["targets"])                            # [b, C]
+        return logp, token_entropy(logits) if entropy else None
+
+    def _reference_logprobs(self, mb: dict[str, torch.Tensor]) -> torch.Tensor:
+        if self.lora:
+            with adapters_disabled(self.model):
+                return self._logprobs(self.model, mb)[0]
+        return self._logprobs(self.reference, mb)[0]
+
+    def _autocast(self):
+        if self.config.bf16 and self.device.type == "cuda" and torch.cuda.is_bf16_supported():
+            return torch.autocast("cuda", dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
+    # ------------------------------------------------------------------ run state
+    def _begin(self) -> None:
+        """Resume from the newest checkpoint, or start fresh with every RNG seeded."""
+        c = self.config
+        ckpt = latest_checkpoint(c.output_dir)
+        if c.resume and ckpt is not None:
+            state = load_checkpoint(ckpt, model=self.model, optimizer=self.optimizer,
+                                    scheduler=self.scheduler)
+            self.step, self.policy_version = state["step"], state["policy_version"]
+            self.elapsed_s, self._short_batches = state["elapsed_s"], state["short_batches"]
+            self.sampler.load_state_dict(state["sampler"])
+            self.backend.sync(self.model, self.policy_version)
+            self.writer.truncate_after(self.step)
+            self._replay_alerts()
+            print(f"passband: resuming from {ckpt} (step {self.step})")
+            return
+        if ckpt is not None:
+            raise FileExistsError(f"{c.output_dir} already holds checkpoints ({ckpt.name}); pass "
+                                  "resume=True (--resume) to continue that run, or choose another "
+                                  "output_dir")
+        if c.resume:
+            warnings.warn(f"resume=True but {c.output_dir} has no checkpoint; starting fresh")
+        random.seed(c.seed)
+        np.random.seed(c.seed)
+        torch.manual_seed(c.seed)
+        self.writer.start_fresh()
+        self.writer.write_config(c.to_dict())
+
+    def save(self) -> None:
+        """Atomic checkpoint of everything the next step depends on, plus ``curriculum.json``."""
+        c = self.config
+        state = {"step": self.step, "policy_version": self.policy_version,
+                 "elapsed_s": self.elapsed_s, "short_batches": self._short_batches,
+                 "sampler": self.sampler.state_dict(), "config": c.to_dict()}
+        save_checkpoint(c.output_dir, self.step, model=self.model, tokenizer=self.tokenizer,
+                        optimizer=self.optimizer, scheduler=self.scheduler, state=state,
+                        keep=c.keep_checkpoints)
+        self.writer.write_curriculum(c.band, self.sampler.estimates())
+
+    # ------------------------------------------------------------------ messages
+    def _say_if_short(self, kept: int, rounds: int) -> None:
+        c = self.config
+        if not c.filter_zero_variance or kept >= c.prompts_per_step:
+            return
+        self._short_batches += 1
+        if self._short_batches <= 3 or self._short_batches % 50 == 0:
+            what = "skipping the update" if kept == 0 else "training on the smaller batch"
+            self._write(f"step {self.step + 1}: {kept}/{c.prompts_per_step} groups have reward "
+                        f"variance after {rounds} refill round(s); {what} "
+                        f"(happened {self._short_batches}x; raise max_refill_rounds or see "
+                        "groups/zero_variance_share)")
+
+    def _check_alerts(self, metrics: dict[str, Any]) -> list[str]:
+        if self.alerts is None:
+            return []
+        lines = [f"{a.name}: {a.message}" for a in self.alerts.update(metrics)]
+        for line in lines:
+            self._write(f"passband alert (step {self.step}): {line}")
+        return lines
+
+    def _replay_alerts(self) -> None:
+        """Feed the kept metrics lines to a fresh monitor so alert windows match an unbroken run."""
+        if self.alerts is None or not self.writer.metrics_path.exists():
+            return
+        import json
+
+        for line in self.writer.metrics_path.read_text().splitlines():
+            if line.strip():
+                self.alerts.update(json.loads(line))
+
+    def _write(self, line: str) -> None:
+        if self._bar is not None:
+            self._bar.write(line)
+        else:
+            print(line)
+
+
+# ---------------------------------------------------------------------- helpers
+def _frozen_copy(model):
+    ref = copy.deepcopy(model).eval()
+    for p in ref.parameters():
+        p.requires_grad_(False)
+    return ref
+
+
+def _lr_lambda(c: GRPOConfig):
+    def factor(step: int) -> float:  # step = scheduler steps taken so far
+        if step < c.warmup_steps:
+            return (step + 1) / c.warmup_steps
+        if c.lr_schedule == "cosine":
+            progress = (step - c.warmup_steps) / max(1, c.max_steps - c.warmup_steps)
+            return 0.5 * (1.0 + math.cos(math.pi * min(progress, 1.0)))
+        return 1.0
+
+    return factor
+
+
+def _alert_monitor():
+    try:
+        from passband.trainer.alerts import AlertMonitor
+    except ImportError:
+        return None
+    return AlertMonitor()

@@ -1,0 +1,42 @@
+"""Load a causal LM and its tokenizer from objects or local paths (nothing is downloaded)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["load_model_and_tokenizer"]
+
+
+def load_model_and_tokenizer(model: Any, tokenizer: Any = None, *,
+                             dtype: str = "float32") -> tuple[Any, Any]:
+    """``(model, tokenizer)`` from objects or local directories.
+
+    A path is loaded with ``AutoModelForCausalLM`` / ``AutoTokenizer`` with ``local_files_only``,
+    so a typo fails fast with the path in the message instead of trying the Hub. The tokenizer
+    defaults to the model's directory. ``dtype`` defaults to float32 because AdamW needs full
+    precision master weights (bf16 autocast gives the speed); pass ``"auto"`` for inference only.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model_dir = model if isinstance(model, (str, os.PathLike)) else None
+    if model_dir is not None:
+        model = AutoModelForCausalLM.from_pretrained(_local_dir(model_dir, "model"),
+                                                     local_files_only=True, dtype=dtype)
+    if tokenizer is None:
+        if model_dir is None:
+            raise ValueError("a tokenizer is required when the model is given as an object")
+        tokenizer = model_dir
+    if isinstance(tokenizer, (str, os.PathLike)):
+        tokenizer = AutoTokenizer.from_pretrained(_local_dir(tokenizer, "tokenizer"),
+                                                  local_files_only=True)
+    return model, tokenizer
+
+
+def _local_dir(path: Any, what: str) -> str:
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"{what} path {path!r} is not a local directory; passband loads "
+                                "models from disk only (download it first, e.g. with "
+                                "`huggingface-cli download`)")
+    return path

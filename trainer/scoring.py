@@ -1,0 +1,79 @@
+"""Score completions: a ``Reward``, a verifier name (plus reference columns) or a plain callable.
+
+Everything goes through ``passband.verifiers.verify_batch``, so each completion is checked in a
+killable worker under ``verifier_timeout``. The trainer never trains on ``error`` / ``timeout``
+verdicts as if they were zeros: ``Verdict.checkable`` marks them, and ``GroupScores`` carries the
+mask used by the advantages and the loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence, Union
+
+from passband.verifiers import Verdict
+
+__all__ = ["Scorer", "RewardSpec", "PROMPT_COLUMNS"]
+
+RewardSpec = Union[str, Callable[..., Any]]
+PROMPT_COLUMNS = ("prompt", "messages")
+
+
+@dataclass
+class Scorer:
+    """Turns (completion, dataset row) pairs into Verdicts.
+
+    reward: a registered verifier name, a ``passband.verifiers.Reward``, or a plain callable
+        ``(completion, **row) -> float | bool | Verdict``.
+    references: verifier keyword -> dataset column (e.g. ``{"answer": "solution"}``). Default: a
+        name or ``Reward`` gets every column except the prompt; a plain callable gets the whole row.
+    """
+
+    reward: RewardSpec
+    references: Mapping[str, str] | None = None
+    timeout: float = 10.0
+    workers: int | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.reward, str):
+            from passband.verifiers import get
+
+            get(self.reward)  # unknown name: KeyError listing the known ones, before any rollout
+        elif not callable(self.reward):
+            raise TypeError("reward must be a verifier name, a Reward or a callable "
+                            f"(completion, **row) -> float | Verdict; got {type(self.reward).__name__}")
+        self._is_reward = _is_reward(self.reward)
+        self._plain = not isinstance(self.reward, str) and not self._is_reward
+
+    def check_columns(self, columns: Sequence[str]) -> None:
+        """Fail before training when a mapped reference column is missing from the dataset."""
+        missing = [c for c in (self.references or {}).values() if c not in columns]
+        if missing:
+            raise ValueError(f"reference column(s) {missing} are not in the dataset; "
+                             f"its columns are: {', '.join(columns)}")
+
+    def reference(self, row: Mapping[str, Any], num_tokens: int) -> dict[str, Any]:
+        if self.references is not None:
+            ref = {key: row[col] for key, col in self.references.items()}
+        elif self._plain:
+            ref = dict(row)
+        else:
+            ref = {k: v for k, v in row.items() if k not in PROMPT_COLUMNS}
+        if self._is_reward:
+            ref["num_tokens"] = int(num_tokens)  # reserved key: penalties count real tokens
+        return ref
+
+    def __call__(self, completions: Sequence[str], rows: Sequence[Mapping[str, Any]],
+                 num_tokens: Sequence[int]) -> list[Verdict]:
+        from passband.verifiers import verify_batch
+
+        refs = [self.reference(r, n) for r, n in zip(rows, num_tokens)]
+        return verify_batch(self.reward, list(completions), refs, timeout=self.timeout,
+                            workers=self.workers)
+
+
+def _is_reward(obj: Any) -> bool:
+    import passband.verifiers as v
+
+    reward_cls = getattr(v, "Reward", None)
+    return reward_cls is not None and isinstance(obj, reward_cls)
