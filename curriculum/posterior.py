@@ -1,0 +1,83 @@
+"""One prompt's pass-rate belief: a Beta posterior whose evidence decays as the policy moves.
+
+Evidence is stored as decayed success / failure counts stamped with the clock (groups observed) of
+their last update; reading them at a later clock applies the half-life lazily, so prompts nobody
+samples cost nothing and their posterior widens on its own.
+"""
+
+from __future__ import annotations
+
+import random
+
+# Pools a prompt can be in. "fresh" = never observed and no prior.
+FRESH, ACTIVE, HARD, EASY = "fresh", "active", "hard", "easy"
+POOLS = (FRESH, ACTIVE, HARD, EASY)
+
+TOO_EASY, IN_BAND, TOO_HARD = "too_easy", "in_band", "too_hard"
+
+
+def band_class(pass_rate: float, band: tuple[float, float]) -> str:
+    """``too_hard`` below the band, ``too_easy`` above it, ``in_band`` on or between the edges."""
+    lo, hi = band
+    if pass_rate < lo:
+        return TOO_HARD
+    if pass_rate > hi:
+        return TOO_EASY
+    return IN_BAND
+
+
+class PromptBelief:
+    """Decayed evidence for one prompt plus its pool and re-test schedule."""
+
+    __slots__ = ("succ", "fail", "stamp", "pool", "wait", "due", "observed")
+
+    def __init__(self) -> None:
+        self.succ = 0.0  # decayed successes at clock ``stamp``
+        self.fail = 0.0  # decayed failures at clock ``stamp``
+        self.stamp = 0.0
+        self.pool = FRESH
+        self.wait = 0.0  # current re-test interval (groups observed)
+        self.due = 0.0  # clock at which a re-test is due
+        self.observed = 0  # groups observed (not decayed)
+
+    def evidence(self, now: float, half_life: float) -> tuple[float, float]:
+        """(successes, failures) as they count at clock ``now``."""
+        factor = 0.5 ** (max(0.0, now - self.stamp) / half_life)
+        return self.succ * factor, self.fail * factor
+
+    def add(self, succ: float, fail: float, now: float, half_life: float, cap: float) -> None:
+        """Decay the old evidence to ``now``, add the new, and cap the total."""
+        s, f = self.evidence(now, half_life)
+        s, f = s + succ, f + fail
+        total = s + f
+        if total > cap:  # keep the ratio, forget the excess: the estimate keeps following the policy
+            s, f = s * cap / total, f * cap / total
+        self.succ, self.fail, self.stamp = s, f, now
+
+    def mean(self, now: float, half_life: float, prior: tuple[float, float]) -> float:
+        s, f = self.evidence(now, half_life)
+        return (prior[0] + s) / (prior[0] + prior[1] + s + f)
+
+    def draw(self, rng: random.Random, now: float, half_life: float,
+             prior: tuple[float, float]) -> float:
+        """One Thompson sample of the pass rate from the decayed posterior."""
+        s, f = self.evidence(now, half_life)
+        return rng.betavariate(prior[0] + s, prior[1] + f)
+
+    def to_list(self) -> list:
+        return [self.succ, self.fail, self.stamp, self.pool, self.wait, self.due, self.observed]
+
+    @classmethod
+    def from_list(cls, values: list) -> "PromptBelief":
+        belief = cls()
+        (belief.succ, belief.fail, belief.stamp, belief.pool, belief.wait, belief.due,
+         belief.observed) = values
+        if belief.pool not in POOLS:
+            raise ValueError(f"unknown pool {belief.pool!r} in curriculum state; expected {POOLS}")
+        return belief
+
+
+def signal_utility(theta: float, group_size: int) -> float:
+    """Probability that a group of ``group_size`` answers at pass rate ``theta`` is not unanimous:
+    the chance it carries a learning signal. Peaks at 0.5."""
+    return 1.0 - theta ** group_size - (1.0 - theta) ** group_size

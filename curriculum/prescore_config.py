@@ -1,0 +1,137 @@
+"""Settings of one pre-scoring run, validated up front, plus how rows map to verifier inputs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+SOLVE_RATE_SUFFIX = "_solve_rate"
+_OWN_COLUMNS = ("passes", "trials", "pass_rate", "band_class", "unchecked", "score_source")
+
+
+class PrescoreError(ValueError):
+    """A mistake the user can fix (a column, a setting, a stale journal); the CLI shows it plainly."""
+
+
+@dataclass(frozen=True)
+class PrescoreConfig:
+    k: int = 8
+    """Answers sampled per prompt (fewer when adaptive sampling stops early)."""
+    band: tuple[float, float] = (0.2, 0.8)
+    """Pass-rate band for the ``band_class`` column."""
+    adaptive: bool = True
+    """Stop after ``first`` answers when they are all right or all wrong."""
+    first: int = 4
+    """Answers looked at before the adaptive stop; 1 <= first <= k."""
+    batch_size: int = 16
+    """Prompts per ``generate`` call. Part of the resume key: batches are seeded by position."""
+    seed: int = 0
+    prompt_column: str = "prompt"
+    prompt_template: str | None = None
+    """Build each prompt from row fields with ``str.format`` instead, e.g. ``"{question} Think
+    step by step."`` (double literal braces): score with the prompt the trainer will use."""
+    references: Mapping[str, str] | None = None
+    """Verifier keyword -> dataset column (``{"answer": "solution"}``). None: every column except
+    the prompt is passed, and verifiers ignore what they do not use."""
+    rescore: bool = False
+    """Score rows even when they already carry a difficulty column."""
+    prior_column: str | None = None
+    """Read difficulty from this column only; None: ``pass_rate``, else the mean of the
+    ``*_solve_rate`` columns."""
+    timeout: float = 10.0
+    """Seconds per verification (hard, the worker is killed)."""
+    workers: int | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """Recorded in ``score_<key>`` columns, e.g. model, temperature, max_tokens."""
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.k <= 10_000:
+            raise PrescoreError(f"k={self.k!r} must be between 1 and 10000")
+        if not 1 <= self.first <= self.k:
+            raise PrescoreError(f"first={self.first!r} must be between 1 and k={self.k}")
+        lo, hi = self.band
+        if not 0.0 <= lo < hi <= 1.0:
+            raise PrescoreError(f"band={self.band!r} must satisfy 0 <= low < high <= 1")
+        object.__setattr__(self, "band", (float(lo), float(hi)))
+        if self.batch_size < 1:
+            raise PrescoreError(f"batch_size={self.batch_size!r} must be >= 1")
+        if not self.timeout > 0:
+            raise PrescoreError(f"timeout={self.timeout!r} must be > 0 seconds")
+
+    def check_columns(self, rows: list[dict]) -> None:
+        """Name the missing column and the ones that exist, before any generation."""
+        if not rows:
+            return
+        columns = list(rows[0])
+        wanted = [*(self.references or {}).values()]
+        if self.prompt_template is None:
+            wanted.insert(0, self.prompt_column)
+        else:
+            try:
+                self.prompt_template.format(**rows[0])
+            except (KeyError, IndexError) as exc:
+                raise PrescoreError(f"prompt template uses {exc}, which the dataset lacks; its "
+                                    f"columns are: {', '.join(columns)}") from None
+        if self.prior_column:
+            wanted.append(self.prior_column)
+        missing = [c for c in wanted if c not in columns]
+        if missing:
+            raise PrescoreError(f"column(s) {missing} not in the dataset; its columns are: "
+                             f"{', '.join(columns)}")
+
+    def prior_of(self, row: Mapping[str, Any]) -> tuple[float, str] | None:
+        """(pass rate, source) from an existing difficulty column, or None to sample."""
+        if self.prior_column:
+            cols = [self.prior_column]
+        elif "pass_rate" in row:
+            cols = ["pass_rate"]
+        else:
+            cols = sorted(c for c in row if c.endswith(SOLVE_RATE_SUFFIX))
+        found = [(c, x) for c in cols if (x := _number(row.get(c))) is not None]
+        if not found:
+            return None
+        for c, x in found:
+            if not 0.0 <= x <= 1.0:
+                raise PrescoreError(f"difficulty column {c!r} holds {x!r}; expected a rate in [0, 1] "
+                                 "(pass --rescore to ignore it)")
+        rate = sum(x for _, x in found) / len(found)
+        return rate, "prior:" + "+".join(c for c, _ in found)
+
+    def prompt(self, row: Mapping[str, Any]):
+        if self.prompt_template is not None:
+            return self.prompt_template.format(**row)
+        return row[self.prompt_column]
+
+    def reference(self, row: Mapping[str, Any]) -> dict:
+        if self.references is not None:
+            return {key: row[col] for key, col in self.references.items()}
+        return {k: v for k, v in row.items()
+                if k != self.prompt_column and k not in _OWN_COLUMNS and not k.startswith("score_")}
+
+    def settings_columns(self) -> dict:
+        return {"k": self.k, **dict(self.settings)}
+
+    def fingerprint(self) -> dict:
+        """The settings a resumed run must share with the interrupted one."""
+        return {"k": self.k, "band": list(self.band), "adaptive": self.adaptive,
+                "first": self.first, "batch_size": self.batch_size, "seed": self.seed,
+                "prompt_column": self.prompt_column, "prompt_template": self.prompt_template,
+                "references": dict(self.references) if self.references is not None else None,
+                "settings": {k: str(v) for k, v in dict(self.settings).items()}}
+
+
+def describe_verifier(verifier) -> str:
+    if isinstance(verifier, str):
+        return verifier
+    return getattr(verifier, "__qualname__", None) or type(verifier).__qualname__
+
+
+def _number(value) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else x

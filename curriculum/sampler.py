@@ -1,0 +1,393 @@
+"""The pass-rate curriculum: a sampler that spends generation where the policy is uncertain.
+
+Each prompt holds a Beta posterior over its pass rate (``posterior.PromptBelief``) and sits in one
+pool: ``fresh`` (never seen), ``active`` (estimate inside the band), ``hard`` (the warm-up pool,
+below the band) or ``easy`` (above it). A draw of ``n`` prompts is, in this order:
+
+1. re-tests of warm-up prompts that are due (at most ``hard_retest_share`` of the draw, up to
+   ``max_hard_retest_share`` while the recent signal share is above ``signal_floor``), most
+   promising first; then due re-tests of easy prompts (``easy_retest_share``);
+2. fresh prompts, many while the in-band pool is short of ``active_factor * n``, few once it is
+   full (``min_explore_share``, up to ``surplus_explore_share`` with signal to spare);
+3. in-band prompts ranked by a Thompson draw of the chance that a group disagrees, which prefers
+   pass rates near 0.5 and explores prompts it knows little about;
+4. whatever is left, so a draw is always full; repeats only when fewer distinct prompts exist.
+
+A unanimous re-test (no sign of movement) multiplies the prompt's wait by ``retest_backoff`` (up
+to ``max_retest_after``), so hopeless prompts cost little, yet none is ever deleted; a mixed one
+keeps the wait short. Every decision is counted in ``metrics()``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import random
+import warnings
+from collections import Counter
+from dataclasses import asdict
+from typing import Hashable, Iterable, Mapping
+
+from passband.curriculum.config import CurriculumConfig
+from passband.curriculum.posterior import (
+    ACTIVE, EASY, FRESH, HARD, IN_BAND, TOO_EASY, TOO_HARD, PromptBelief, band_class,
+    signal_utility,
+)
+
+_STATE_FORMAT = "passband.curriculum/1"
+_POOL_OF_CLASS = {IN_BAND: ACTIVE, TOO_HARD: HARD, TOO_EASY: EASY}
+_CLASS_OF_POOL = {ACTIVE: IN_BAND, HARD: TOO_HARD, EASY: TOO_EASY}
+_EMA_WINDOW = 256  # groups; the window of the in-band / signal shares in metrics()
+_COUNTERS = (
+    "groups_observed", "groups_with_signal", "probes", "admissions", "readmissions", "retests",
+    "retests/warmup", "retests/easy", "to_warmup", "to_easy", "parked", "priors/used",
+    "priors/unused", "drawn/active", "drawn/fresh", "drawn/retest_warmup", "drawn/retest_easy",
+    "drawn/fallback", "drawn/repeat",
+)
+
+
+class Curriculum:
+    """Sampler over ``prompt_ids`` (ints or strings) keeping them in the pass-rate ``band``.
+
+    ``priors`` maps a prompt id to ``(passes, trials)`` from pre-scoring (or a bare pass rate,
+    read as one group of ``group_size_hint``); the counts are weighted by ``prior_weight``.
+    Extra keyword ``options`` are ``CurriculumConfig`` fields (or pass a whole ``config=``).
+    The same ids, priors, seed and call sequence always give the same draws, and a
+    ``state_dict()`` taken at any point continues exactly as the original would have.
+
+    For the trainer: ``sample(n)`` at the start of a step, ``sample(k, exclude=used)`` to refill
+    after dropping unanimous groups, ``observe`` once per group with ``verdict.passed`` counts,
+    ``metrics()`` for logging, ``estimates()`` for ``curriculum.json``.
+    """
+
+    def __init__(self, prompt_ids: Iterable[Hashable], *, band=(0.2, 0.8),
+                 priors: Mapping | None = None, seed: int = 0,
+                 config: CurriculumConfig | None = None, **options) -> None:
+        if config is None:
+            config = CurriculumConfig.from_options(band=band, **options)
+        elif options or tuple(band) not in ((0.2, 0.8), tuple(config.band)):
+            raise TypeError("pass either config= or band/options, not both")
+        self.config = config
+        self._ids = _plain_ids(prompt_ids)
+        self._index = _build_index(self._ids)
+        self._beliefs = [PromptBelief() for _ in self._ids]
+        self._rng = random.Random(seed)
+        self._clock = 0
+        self._n_hint = 1
+        self._group_size = config.group_size_hint
+        self._pending: dict[int, int] = {}  # index -> clock when handed out, until observed
+        self._counts = Counter({name: 0 for name in _COUNTERS})
+        self._ema = {"signal": 0.0, "in_band": 0.0}
+        for prompt_id, counts in (priors or {}).items():
+            self._set_prior(prompt_id, counts)
+
+    # ------------------------------------------------------------------ public API
+    def sample(self, n: int, exclude: Iterable[Hashable] = ()) -> list:
+        """``n`` prompt ids, distinct when possible, avoiding ``exclude`` and prompts handed out
+        but not yet observed (pass the ids already used this step when refilling a batch)."""
+        if n < 0:
+            raise ValueError(f"sample(n={n}): n must be >= 0")
+        if n == 0 or not self._ids:
+            return []
+        self._n_hint = max(self._n_hint, n)
+        blocked = self._blocked(exclude)
+        chosen: list[int] = []
+        taken = set(blocked)
+        for pool, share, key in ((HARD, self._hard_share(), "drawn/retest_warmup"),
+                                 (EASY, self.config.easy_retest_share, "drawn/retest_easy")):
+            self._extend(chosen, taken, self._due_retests(pool, self._round(n * share), taken), key)
+        self._fill_main(n - len(chosen), chosen, taken)
+        self._extend(chosen, taken, self._fallback(n - len(chosen), taken), "drawn/fallback")
+        chosen += self._repeats(n - len(chosen), chosen)
+        for i in chosen:
+            self._pending[i] = self._clock
+        return [self._ids[i] for i in chosen]
+
+    def observe(self, prompt_id: Hashable, successes: int, trials: int) -> None:
+        """Record one group: ``successes`` of ``trials`` answers passed (binary, not the shaped
+        reward). Updates the estimate, the pool and the re-test schedule."""
+        i = self._lookup(prompt_id)
+        successes, trials = int(successes), int(trials)
+        if trials < 1 or not 0 <= successes <= trials:
+            raise ValueError(f"observe({prompt_id!r}, successes={successes}, trials={trials}): "
+                             "need trials >= 1 and 0 <= successes <= trials")
+        cfg = self.config
+        self._clock += 1
+        belief = self._beliefs[i]
+        belief.add(successes, trials - successes, self._clock, cfg.evidence_half_life,
+                   cfg.max_evidence)
+        belief.observed += 1
+        if trials >= 2:
+            self._group_size = trials
+        self._count_group(successes, trials)
+        self._move(belief, self._pool_for(belief), successes in (0, trials))
+        self._pending.pop(i, None)
+
+    def estimate(self, prompt_id: Hashable) -> float:
+        """Posterior mean pass rate now (old evidence decayed)."""
+        belief = self._beliefs[self._lookup(prompt_id)]
+        return belief.mean(self._clock, self.config.evidence_half_life, self.config.base_prior)
+
+    def estimates(self) -> dict:
+        """Posterior mean for every prompt id, e.g. for ``curriculum.json``."""
+        return {pid: self.estimate(pid) for pid in self._ids}
+
+    def classify(self, prompt_id: Hashable) -> str:
+        """``too_easy``, ``in_band`` or ``too_hard``; a fresh prompt is judged by its prior mean."""
+        belief = self._beliefs[self._lookup(prompt_id)]
+        if belief.pool == FRESH:
+            return band_class(self.estimate(prompt_id), self.config.band)
+        return _CLASS_OF_POOL[belief.pool]
+
+    def metrics(self) -> dict:
+        """Flat counters and gauges; reading them changes nothing."""
+        pools = Counter(b.pool for b in self._beliefs)
+        out: dict = {"pool/active": pools[ACTIVE], "pool/warmup": pools[HARD],
+                     "pool/easy": pools[EASY], "pool/fresh": pools[FRESH],
+                     "in_band_share": self._ema["in_band"], "signal_share": self._ema["signal"],
+                     "clock": self._clock}
+        out.update(self._counts)
+        return out
+
+    def state_dict(self) -> dict:
+        """Everything needed to continue exactly where this left off; JSON-serialisable."""
+        version, internal, gauss = self._rng.getstate()
+        return {
+            "format": _STATE_FORMAT, "config": _jsonable(asdict(self.config)), "ids": list(self._ids),
+            "beliefs": [b.to_list() for b in self._beliefs], "clock": self._clock,
+            "rng": [version, list(internal), gauss], "n_hint": self._n_hint,
+            "group_size": self._group_size, "pending": [[i, c] for i, c in self._pending.items()],
+            "counts": dict(self._counts), "ema": dict(self._ema),
+        }
+
+    def load_state_dict(self, state: Mapping) -> None:
+        """Restore a ``state_dict()``; the prompt ids must be the same set as this sampler's."""
+        if state.get("format") != _STATE_FORMAT:
+            raise ValueError(f"not a curriculum state (format {state.get('format')!r}, "
+                             f"expected {_STATE_FORMAT!r})")
+        ids = list(state["ids"])
+        if set(ids) != set(self._ids) or len(ids) != len(self._ids):
+            missing, extra = set(self._ids) - set(ids), set(ids) - set(self._ids)
+            raise ValueError(f"curriculum state is for other prompts: {len(missing)} of ours are "
+                             f"missing from it, {len(extra)} of its are unknown here")
+        changed = [k for k, v in _jsonable(asdict(self.config)).items() if state["config"].get(k) != v]
+        if changed:
+            warnings.warn(f"resuming curriculum with changed settings {changed}; using the new ones",
+                          stacklevel=2)
+        self._ids, self._index = ids, _build_index(ids)
+        self._beliefs = [PromptBelief.from_list(list(v)) for v in state["beliefs"]]
+        self._clock, self._n_hint = state["clock"], state["n_hint"]
+        self._group_size = state["group_size"]
+        version, internal, gauss = state["rng"]
+        self._rng.setstate((version, tuple(internal), gauss))
+        self._pending = {int(i): c for i, c in state["pending"]}
+        self._counts = Counter({name: 0 for name in _COUNTERS})
+        self._counts.update(state["counts"])
+        self._ema = dict(state["ema"])
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    # ------------------------------------------------------------------ selection
+    def _fill_main(self, k: int, chosen: list[int], taken: set[int]) -> None:
+        """Split the remaining ``k`` slots between fresh prompts and the in-band pool."""
+        if k <= 0:
+            return
+        cfg = self.config
+        fresh = [i for i, b in enumerate(self._beliefs) if b.pool == FRESH and i not in taken]
+        active = [i for i, b in enumerate(self._beliefs) if i not in taken and (
+            b.pool == ACTIVE or (b.pool == EASY and cfg.easy_policy == "downweight"))]
+        n_active = sum(1 for b in self._beliefs if b.pool == ACTIVE)
+        target = cfg.active_factor * self._n_hint
+        share = max(0.0, 1.0 - n_active / target) ** 2 if target > 0 else 0.0
+        floor = cfg.min_explore_share + (cfg.surplus_explore_share - cfg.min_explore_share) * max(
+            0.0, self._surplus())
+        share = min(cfg.max_explore_share, max(floor, share))
+        k_fresh = min(len(fresh), max(self._round(k * share), k - len(active)))
+        ranked = self._rank_by_signal(active, k - k_fresh)
+        self._extend(chosen, taken, ranked, "drawn/active")
+        picked = self._rng.sample(fresh, k_fresh) if k_fresh else []
+        self._extend(chosen, taken, picked, "drawn/fresh")
+
+    def _surplus(self) -> float:
+        """How far (0..1) the recent signal share is above ``signal_floor``, in tenths."""
+        if self._counts["groups_observed"] < _EMA_WINDOW:
+            return 0.0
+        return min(1.0, max(0.0, (self._ema["signal"] - self.config.signal_floor) / 0.1))
+
+    def _hard_share(self) -> float:
+        """Warm-up re-test share: the base, plus whatever the signal share has to spare."""
+        cfg = self.config
+        top = max(cfg.max_hard_retest_share, cfg.hard_retest_share)
+        return cfg.hard_retest_share + (top - cfg.hard_retest_share) * self._surplus()
+
+    def _rank_by_signal(self, candidates: list[int], k: int) -> list[int]:
+        """Top ``k`` candidates by a Thompson draw of the chance a group carries signal."""
+        if k <= 0 or not candidates:
+            return []
+        cfg, g = self.config, self._group_size
+        scored = []
+        for i in candidates:
+            b = self._beliefs[i]
+            u = signal_utility(b.draw(self._rng, self._clock, cfg.evidence_half_life,
+                                      cfg.base_prior), g)
+            scored.append((-(u * cfg.easy_weight if b.pool == EASY else u), i))
+        scored.sort()
+        return [i for _, i in scored[:k]]
+
+    def _due_retests(self, pool: str, k: int, taken: set[int]) -> list[int]:
+        """Up to ``k`` due prompts of ``pool``: for the warm-up pool the likeliest to have become
+        learnable (highest Thompson draw), for the easy pool the likeliest to have slipped."""
+        if k <= 0:
+            return []
+        cfg = self.config
+        due = [i for i, b in enumerate(self._beliefs)
+               if b.pool == pool and b.due <= self._clock and i not in taken]
+        sign = -1.0 if pool == HARD else 1.0
+        scored = sorted((sign * self._beliefs[i].draw(self._rng, self._clock,
+                                                      cfg.evidence_half_life, cfg.base_prior), i)
+                        for i in due)
+        return [i for _, i in scored[:k]]
+
+    def _fallback(self, k: int, taken: set[int]) -> list[int]:
+        """Fill a short draw from any prompt not yet taken, best signal chance first."""
+        if k <= 0:
+            return []
+        rest = [i for i in range(len(self._ids)) if i not in taken]
+        return self._rank_by_signal(rest, k)
+
+    def _repeats(self, k: int, chosen: list[int]) -> list[int]:
+        """Only when fewer distinct prompts exist than asked for: cycle through the draw again
+        (or through all prompts when everything was excluded)."""
+        if k <= 0:
+            return []
+        base = chosen or list(range(len(self._ids)))
+        self._counts["drawn/repeat"] += k
+        return [base[j % len(base)] for j in range(k)]
+
+    def _blocked(self, exclude: Iterable[Hashable]) -> set[int]:
+        horizon = 2 * self._n_hint  # a prompt never observed stops blocking after this many groups
+        blocked = {i for i, c in self._pending.items() if self._clock - c <= horizon}
+        blocked.update(self._index[p] for p in exclude if p in self._index)
+        return blocked
+
+    def _extend(self, chosen: list[int], taken: set[int], picked: list[int], key: str) -> None:
+        chosen.extend(picked)
+        taken.update(picked)
+        self._counts[key] += len(picked)
+
+    def _round(self, x: float) -> int:
+        """Stochastic rounding, so a 5% share of a draw of 8 is still 5% on average."""
+        whole = int(x)
+        return whole + (1 if self._rng.random() < x - whole else 0)
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _pool_for(self, belief: PromptBelief) -> str:
+        cfg = self.config
+        return _POOL_OF_CLASS[band_class(
+            belief.mean(self._clock, cfg.evidence_half_life, cfg.base_prior), cfg.band)]
+
+    def _move(self, belief: PromptBelief, new: str, unanimous: bool) -> None:
+        """Apply a pool transition after an observation and count it."""
+        old, cfg = belief.pool, self.config
+        if old == FRESH:
+            self._counts["probes"] += 1
+        elif old in (HARD, EASY):
+            self._counts["retests"] += 1
+            self._counts["retests/warmup" if old == HARD else "retests/easy"] += 1
+        if new == ACTIVE:
+            self._counts["readmissions" if old in (HARD, EASY) else "admissions"] += int(old != ACTIVE)
+        elif new == old:  # re-tested and still outside the band
+            if unanimous:  # no sign of movement: wait longer next time
+                belief.wait = min(belief.wait * cfg.retest_backoff, cfg.max_retest_after)
+            else:  # some answers differed: it is moving, look again soon
+                belief.wait = min(belief.wait, _first_wait(cfg, new))
+            belief.due = self._clock + belief.wait
+        else:
+            self._counts["to_warmup" if new == HARD else "to_easy"] += 1
+            belief.wait = _first_wait(cfg, new)
+            belief.due = self._clock + belief.wait
+        belief.pool = new
+        if new == HARD and old != HARD:
+            self._enforce_hard_cap()
+
+    def _enforce_hard_cap(self) -> None:
+        """Over ``max_hard_pool``, park the prompt that failed most re-tests at the longest wait."""
+        cap = self.config.max_hard_pool
+        hard = [b for b in self._beliefs if b.pool == HARD and b.wait < self.config.max_retest_after]
+        if cap is None or len(hard) <= cap:
+            return
+        worst = max(hard, key=lambda b: (b.wait, b.observed))
+        worst.wait = self.config.max_retest_after
+        worst.due = self._clock + worst.wait
+        self._counts["parked"] += 1
+
+    def _count_group(self, successes: int, trials: int) -> None:
+        self._counts["groups_observed"] += 1
+        signal = 0 < successes < trials
+        self._counts["groups_with_signal"] += int(signal)
+        lo, hi = self.config.band
+        rate = max(1.0 / self._counts["groups_observed"], 1.0 / _EMA_WINDOW)
+        self._ema["signal"] += (float(signal) - self._ema["signal"]) * rate
+        in_band = float(lo <= successes / trials <= hi)
+        self._ema["in_band"] += (in_band - self._ema["in_band"]) * rate
+
+    def _set_prior(self, prompt_id: Hashable, counts) -> None:
+        if prompt_id not in self._index:
+            self._counts["priors/unused"] += 1
+            return
+        try:
+            if isinstance(counts, (int, float)):  # a bare pass rate, as if from one group
+                counts = (counts * self.config.group_size_hint, self.config.group_size_hint)
+            passes, trials = (float(x) for x in counts)
+        except (TypeError, ValueError):
+            raise ValueError(f"prior for {prompt_id!r} must be (passes, trials) or a pass rate, "
+                             f"got {counts!r}") from None
+        if trials <= 0:
+            return
+        if not 0 <= passes <= trials:
+            raise ValueError(f"prior for {prompt_id!r}: passes={passes} not in [0, trials={trials}]")
+        cfg, belief = self.config, self._beliefs[self._index[prompt_id]]
+        w = cfg.prior_weight
+        belief.add(w * passes, w * (trials - passes), 0, cfg.evidence_half_life, cfg.max_evidence)
+        belief.pool = self._pool_for(belief)
+        belief.wait = _first_wait(cfg, belief.pool)
+        belief.due = belief.wait
+        self._counts["priors/used"] += 1
+
+    def _lookup(self, prompt_id: Hashable) -> int:
+        try:
+            return self._index[prompt_id]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown prompt id {prompt_id!r} (the curriculum has {len(self._ids)} "
+                           "prompts)") from None
+
+
+def _first_wait(cfg: CurriculumConfig, pool: str) -> float:
+    after = cfg.hard_retest_after if pool == HARD else cfg.easy_retest_after
+    return min(after, cfg.max_retest_after)
+
+
+def _plain_ids(ids: Iterable) -> list:
+    """Ids as plain ``int`` / ``str`` (numpy scalars included), so the state is JSON."""
+    out = []
+    for pid in ids:
+        if isinstance(pid, numbers.Integral) and not isinstance(pid, bool):
+            out.append(int(pid))
+        elif isinstance(pid, str):
+            out.append(str(pid))
+        else:
+            raise TypeError(f"prompt ids must be int or str (for a JSON state), got {pid!r}")
+    return out
+
+
+def _build_index(ids: list) -> dict:
+    index: dict = {}
+    for i, pid in enumerate(ids):
+        if pid in index:
+            raise ValueError(f"duplicate prompt id {pid!r}")
+        index[pid] = i
+    return index
+
+
+def _jsonable(config: dict) -> dict:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in config.items()}

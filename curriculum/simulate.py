@@ -1,0 +1,199 @@
+"""A training-batch simulator with known pass rates: no model, only coin flips.
+
+Used by ``benchmarks/bench_curriculum.py`` and by the tests to compare three ways of filling a batch
+of groups: uniform sampling, uniform sampling plus DAPO-style dynamic sampling (filter unanimous
+groups, refill), and the curriculum (with the same filter and refill).
+
+The policy drifts. Prompt ``i`` passes with ``sigmoid(z_i + a_i * t / steps + learned_i)``: a
+global improvement whose size ``a_i`` differs per prompt (a fifth of the hopeless prompts are
+learnable and cross into the band mid-run), plus ``learned_i`` that grows each time the prompt is
+trained on, so prompts that are trained on leave the band upwards.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from dataclasses import dataclass, field
+
+from passband.curriculum.sampler import Curriculum
+
+STRATEGIES = ("uniform", "dynamic", "curriculum")
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    n_prompts: int = 2000
+    steps: int = 150
+    prompts_per_step: int = 64
+    group_size: int = 8
+    mix: tuple[float, float, float] = (0.40, 0.30, 0.30)
+    """Shares of (hopeless, easy, in-between) prompts at the start."""
+    learnable_hard_share: float = 0.2
+    """Share of hopeless prompts that become learnable during the run."""
+    learn_step: float = 0.04
+    """Logit gained by a prompt each time a group of it is trained on."""
+    max_refill_rounds: int = 50
+    band: tuple[float, float] = (0.2, 0.8)
+    prior_noise: float = 0.0
+    """> 0: the curriculum gets pre-scoring priors (k=8 at step 0) from a model whose logits differ
+    by this much noise; 0: cold start, no priors."""
+    seed: int = 0
+    curriculum_options: dict = field(default_factory=dict)
+
+
+class _World:
+    """True pass rates of all prompts under the drifting policy."""
+
+    def __init__(self, cfg: SimConfig) -> None:
+        rng = random.Random(cfg.seed)
+        self.cfg, self.rng = cfg, random.Random(cfg.seed + 1)
+        self.z, self.a, self.learned = [], [], [0.0] * cfg.n_prompts
+        hard, easy, _ = cfg.mix
+        for _ in range(cfg.n_prompts):
+            u = rng.random()
+            if u < hard:
+                learnable = rng.random() < cfg.learnable_hard_share
+                self.z.append(rng.gauss(-5.0, 0.7))
+                self.a.append(rng.uniform(4.0, 6.5) if learnable else rng.uniform(0.0, 1.0))
+            elif u < hard + easy:
+                self.z.append(rng.gauss(4.5, 1.0))
+                self.a.append(rng.uniform(0.0, 1.5))
+            else:
+                self.z.append(rng.uniform(-2.5, 2.5))
+                self.a.append(rng.uniform(0.5, 2.0))
+
+    def pass_rate(self, i: int, step: int) -> float:
+        x = self.z[i] + self.a[i] * step / self.cfg.steps + self.learned[i]
+        return 1.0 / (1.0 + math.exp(-x))
+
+    def roll(self, i: int, step: int) -> int:
+        p = self.pass_rate(i, step)
+        return sum(self.rng.random() < p for _ in range(self.cfg.group_size))
+
+
+class _Uniform:
+    def __init__(self, n: int, seed: int) -> None:
+        self.n, self.rng = n, random.Random(seed)
+
+    def sample(self, k: int, exclude=()) -> list[int]:
+        skip = set(exclude)
+        pool = [i for i in range(self.n) if i not in skip]
+        return self.rng.sample(pool, min(k, len(pool)))
+
+    def observe(self, *_args) -> None:
+        pass
+
+
+def _make_sampler(strategy: str, cfg: SimConfig, world: _World):
+    if strategy != "curriculum":
+        return _Uniform(cfg.n_prompts, cfg.seed + 2)
+    priors = None
+    if cfg.prior_noise > 0:
+        noisy = random.Random(cfg.seed + 3)
+        priors = {}
+        for i in range(cfg.n_prompts):
+            p = 1.0 / (1.0 + math.exp(-(world.z[i] + noisy.gauss(0.0, cfg.prior_noise))))
+            priors[i] = (sum(noisy.random() < p for _ in range(8)), 8)
+    return Curriculum(range(cfg.n_prompts), band=cfg.band, priors=priors, seed=cfg.seed,
+                      group_size_hint=cfg.group_size, **cfg.curriculum_options)
+
+
+def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
+    """Run one strategy; return signal share, generation overhead, drift and recovery figures."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy {strategy!r} not in {STRATEGIES}")
+    world = _World(cfg)
+    sampler = _make_sampler(strategy, cfg, world)
+    lo, g, n = cfg.band[0], cfg.group_size, cfg.prompts_per_step
+    hopeless = {i for i in range(cfg.n_prompts) if world.pass_rate(i, 0) < lo}
+    became: dict[int, int] = {}  # hopeless prompt -> first step its true rate reached the band
+    recovered: dict[int, int] = {}  # -> first step after that it was trained on
+    seen_before: set[int] = set()  # became learnable after the strategy had already rolled it
+    rolled_ever: set[int] = set()
+    per_step = []  # (rolled, with_signal)
+    for step in range(cfg.steps):
+        for i in hopeless - became.keys():
+            if world.pass_rate(i, step) >= lo:
+                became[i] = step
+                if i in rolled_ever:
+                    seen_before.add(i)
+        used: list[int] = []
+        rolled = signal = kept = 0
+        rounds = 0
+        while kept < n and rounds <= (cfg.max_refill_rounds if strategy != "uniform" else 0):
+            ids = sampler.sample(n - kept, exclude=used)
+            rounds += 1
+            for i in ids:
+                s = world.roll(i, step)
+                sampler.observe(i, s, g)
+                rolled_ever.add(i)
+                rolled += 1
+                if 0 < s < g:
+                    signal += 1
+                    kept += 1
+                    world.learned[i] += cfg.learn_step
+                    if i in became and i not in recovered:
+                        recovered[i] = step
+            used += ids
+            if strategy == "uniform":
+                kept = n  # plain uniform trains on whatever came back
+        per_step.append((rolled, signal))
+    out = _summarise(strategy, cfg, per_step, became, recovered, sampler)
+    out["recovered_share_seen"] = (sum(1 for i in seen_before if i in recovered)
+                                   / max(1, len(seen_before)))
+    return out
+
+
+def _summarise(strategy, cfg, per_step, became, recovered, sampler) -> dict:
+    rolled = sum(r for r, _ in per_step)
+    signal = sum(s for _, s in per_step)
+    third = max(1, len(per_step) // 3)
+    phases = [per_step[:third], per_step[third:2 * third], per_step[2 * third:]]
+    delays = [recovered[i] - became[i] for i in recovered]
+    out = {
+        "strategy": strategy,
+        "signal_share": signal / rolled,
+        "generated_per_trained": rolled / max(1, signal),
+        "signal_share_by_third": [sum(s for _, s in ph) / max(1, sum(r for r, _ in ph))
+                                  for ph in phases],
+        "became_learnable": len(became),
+        "recovered_share": len(recovered) / max(1, len(became)),
+        "recovery_delay_median": statistics.median(delays) if delays else None,
+        "groups_rolled": rolled,
+    }
+    if isinstance(sampler, Curriculum):
+        out["curriculum"] = sampler.metrics()
+    return out
+
+
+class CoinFlipGenerator:
+    """A ``generate(prompts, n, seed=...)`` callable with a known pass rate per prompt.
+
+    ``table`` maps a prompt to ``(pass_rate, answer)``; each sample is the right answer with that
+    probability, else a wrong one, written as ``template % answer``. The stream for a prompt
+    depends only on (seed, prompt), so results do not depend on batching. ``delay`` (seconds per
+    call) lets tests kill a run in the middle. Picklable, no torch: the real interface of
+    ``prescore``, with a model whose behaviour is known.
+    """
+
+    def __init__(self, table: dict, template: str = "%s", delay: float = 0.0) -> None:
+        self.table, self.template, self.delay = dict(table), template, delay
+        self.calls = 0
+        self.samples = 0
+
+    def __call__(self, prompts: list, n: int, seed: int = 0) -> list[list[str]]:
+        import time
+
+        if self.delay:
+            time.sleep(self.delay)
+        self.calls += 1
+        self.samples += n * len(prompts)
+        out = []
+        for prompt in prompts:
+            p, answer = self.table[prompt]
+            rng = random.Random(f"{seed}|{prompt}")
+            out.append([self.template % (answer if rng.random() < p else f"{answer}9")
+                        for _ in range(n)])
+        return out

@@ -1,0 +1,187 @@
+"""``passband score DATASET --model PATH --verifier NAME --out OUT``: pre-score a dataset.
+
+Samples k answers per prompt with the trainer's rollout backend, verifies them, and writes the
+dataset again with ``passes, trials, pass_rate, band_class`` and the settings used, plus a pass-rate
+histogram. Resumable: rerun the same command after a crash. The work itself is
+``passband.curriculum.prescore``; this module only loads the model and maps flags to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+HELP = "Pre-score a dataset: pass rate per prompt under a model, band class, histogram (resumable)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dataset", metavar="DATASET",
+                        help=".jsonl, .parquet, .csv, or a directory saved with datasets' save_to_disk")
+    parser.add_argument("--config", default=None, metavar="RUN.toml",
+                        help="take the model, prompt column/template and reward (verifier, "
+                             "references, penalties) from a training config; flags override it")
+    parser.add_argument("--model", default=None, help="local model directory (nothing is downloaded)")
+    parser.add_argument("--tokenizer", default=None, help="tokenizer directory (default: the model's)")
+    parser.add_argument("--verifier", default=None,
+                        help="registered verifier name (e.g. math, exact), or module:attribute naming "
+                             "a Reward or a picklable callable")
+    parser.add_argument("--ref", action="append", default=[], metavar="KEY=COLUMN",
+                        help="pass dataset COLUMN to the verifier as KEY (repeatable), e.g. "
+                             "--ref answer=solution; default: every column except the prompt")
+    parser.add_argument("--prompt-column", default=None, help="column with the prompt text or "
+                        "chat messages (default: prompt)")
+    parser.add_argument("--prompt-template", default=None,
+                        help='build prompts from columns, e.g. "{question} Think step by step."')
+    parser.add_argument("--out", required=True, help="output path; its suffix picks the format "
+                                                     "(a path without suffix = saved HF dataset)")
+    parser.add_argument("--k", type=int, default=8, help="answers per prompt (default 8)")
+    parser.add_argument("--first", type=int, default=4,
+                        help="adaptive: stop after this many answers if all agree (default 4)")
+    parser.add_argument("--no-adaptive", dest="adaptive", action="store_false",
+                        help="always sample k answers")
+    parser.add_argument("--band", type=float, nargs=2, default=(0.2, 0.8), metavar=("LOW", "HIGH"))
+    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--top-p", type=float, default=1.0)
+    parser.add_argument("--max-tokens", type=int, default=512, help="max new tokens per answer")
+    parser.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
+    parser.add_argument("--batch-size", type=int, default=16, help="prompts per generate call")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--split", default=None, help="split of a saved DatasetDict")
+    parser.add_argument("--rescore", action="store_true",
+                        help="score rows that already have pass_rate / *_solve_rate columns")
+    parser.add_argument("--prior-column", default=None,
+                        help="take existing difficulty only from this column")
+    parser.add_argument("--plot", default=None, help="histogram PNG (default: OUT.pass_rate.png)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per verification")
+    parser.add_argument("--workers", type=int, default=None, help="verifier processes")
+    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
+    parser.add_argument("--no-progress", dest="progress", action="store_false")
+
+
+def run(args: argparse.Namespace) -> int:
+    from passband.curriculum import PrescoreConfig, PrescoreError, prescore, read_rows
+    from passband.errors import UsageError
+
+    verifier, references = _apply_config(args)
+    try:
+        options = _prescore_options(args, references)
+        rows = read_rows(args.dataset, split=args.split)
+        PrescoreConfig(**options).check_columns(rows)
+    except (PrescoreError, FileNotFoundError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    verifier = _resolve_verifier(verifier) if isinstance(verifier, str) else verifier
+    generate = _load_generator(args)
+    plot = args.plot or f"{os.fspath(Path(args.out))}.pass_rate.png"
+    try:
+        result = prescore(rows, generate, verifier, out_path=args.out, plot_path=plot,
+                          progress=args.progress, **options)
+    except PrescoreError as exc:
+        raise UsageError(str(exc)) from None
+    print(result.summary())
+    return 0
+
+
+def _apply_config(args: argparse.Namespace):
+    """Fill what the flags leave open from ``--config``; return (verifier, references)."""
+    from passband.errors import UsageError
+
+    refs = {}
+    for item in args.ref:
+        key, sep, column = item.partition("=")
+        if not sep or not key or not column:
+            raise UsageError(f"--ref {item!r}: expected KEY=COLUMN, e.g. --ref answer=solution")
+        refs[key] = column
+    verifier = args.verifier
+    if args.config:
+        from passband.config import load_config
+
+        run = load_config(args.config)
+        args.model = args.model or run.model.path
+        args.tokenizer = args.tokenizer or run.model.tokenizer
+        if args.prompt_column is None and args.prompt_template is None:
+            args.prompt_template = run.data.prompt_template
+            args.prompt_column = run.data.messages_column or run.data.prompt_column
+        if verifier is None:
+            verifier, config_refs = run.reward.build()
+            refs = refs or dict(config_refs or {})
+    if not args.model or not verifier:
+        raise UsageError("give --model and --verifier, or a --config whose [model] and [reward] "
+                         "sections name them")
+    return verifier, refs or None
+
+
+def _prescore_options(args: argparse.Namespace, refs) -> dict:
+    from passband.errors import UsageError
+
+    if args.temperature < 0 or not 0 < args.top_p <= 1 or args.max_tokens < 1:
+        raise UsageError(f"--temperature {args.temperature} must be >= 0, --top-p {args.top_p} in "
+                         f"(0, 1], --max-tokens {args.max_tokens} >= 1")
+    return dict(k=args.k, first=min(args.first, args.k), adaptive=args.adaptive,
+                band=tuple(args.band), batch_size=args.batch_size, seed=args.seed,
+                prompt_column=args.prompt_column or "prompt", prompt_template=args.prompt_template,
+                references=refs, rescore=args.rescore,
+                prior_column=args.prior_column, timeout=args.timeout, workers=args.workers,
+                settings={"model": args.model, "temperature": args.temperature,
+                          "top_p": args.top_p, "max_tokens": args.max_tokens})
+
+
+def _resolve_verifier(spec: str):
+    """A registered name stays a name (verify_batch looks it up); module:attr is imported."""
+    import importlib
+
+    from passband.errors import UsageError
+    from passband.verifiers import get, names
+
+    if ":" not in spec:
+        try:
+            get(spec)
+        except KeyError:
+            raise UsageError(f"--verifier {spec!r} is not registered; known: "
+                             f"{', '.join(sorted(names()))} (or give module:attribute)") from None
+        return spec
+    module, _, attr = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise UsageError(f"--verifier {spec!r}: cannot import it ({exc})") from None
+
+
+class _SeededGenerate:
+    """``generate(prompts, n, seed)`` over a rollout backend: seeding torch per batch is what makes
+    a resumed run regenerate exactly the answers an uninterrupted one would have."""
+
+    def __init__(self, backend) -> None:
+        self.backend = backend
+
+    def __call__(self, prompts, n, seed=0):
+        import torch
+
+        torch.manual_seed(seed)
+        return self.backend.generate(list(prompts), n)
+
+
+def _load_generator(args: argparse.Namespace) -> _SeededGenerate:
+    from passband.errors import UsageError
+
+    try:
+        import torch
+
+        from passband.trainer import load_model_and_tokenizer
+        from passband.trainer.rollout import HFRollout
+    except ImportError as exc:
+        raise UsageError(f"passband score needs the trainer's rollout backend: {exc}") from None
+    try:
+        model, tokenizer = load_model_and_tokenizer(args.model, args.tokenizer)
+    except (FileNotFoundError, OSError, ValueError) as exc:
+        raise UsageError(f"cannot load --model {args.model!r}: {exc}") from None
+    device = args.device
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and torch.cuda.is_bf16_supported():
+        model = model.to(dtype=torch.bfloat16)
+    model = model.to(device)
+    backend = HFRollout(model, tokenizer, max_new_tokens=args.max_tokens,
+                        temperature=args.temperature, top_p=args.top_p, stop=tuple(args.stop),
+                        batch_size=max(1, args.batch_size * args.k))
+    return _SeededGenerate(backend)

@@ -1,0 +1,239 @@
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from passband.curriculum import Curriculum, CurriculumConfig
+
+
+def _drive(cur: Curriculum, rates: dict, steps: int, n: int, rng: random.Random, g: int = 8):
+    """Sample/observe loop with a refill like the trainer's; returns every id handed out."""
+    out = []
+    for _ in range(steps):
+        ids = cur.sample(n)
+        refill = cur.sample(max(1, n // 4), exclude=ids)
+        for pid in ids + refill:
+            cur.observe(pid, sum(rng.random() < rates[pid] for _ in range(g)), g)
+        out.append(ids + refill)
+    return out
+
+
+def test_sample_is_distinct_and_respects_exclude():
+    cur = Curriculum(range(50), seed=1)
+    first = cur.sample(20)
+    assert len(first) == 20 == len(set(first))
+    second = cur.sample(20, exclude=first)
+    assert not set(first) & set(second) and len(set(second)) == 20
+    # fewer prompts than asked for: every prompt once, then repeats (counted)
+    small = Curriculum(["a", "b", "c"])
+    got = small.sample(5)
+    assert sorted(set(got)) == ["a", "b", "c"] and len(got) == 5
+    assert small.metrics()["drawn/repeat"] == 2
+
+
+def test_handed_out_prompts_are_not_handed_out_again_before_observed():
+    cur = Curriculum(range(30), seed=0)
+    a = cur.sample(10)
+    b = cur.sample(10)
+    assert not set(a) & set(b)
+
+
+def test_same_seed_same_draws_and_other_seed_differs():
+    rates = {i: i / 99 for i in range(100)}
+    runs = [_drive(Curriculum(range(100), seed=s), rates, 20, 16, random.Random(7)) for s in (3, 3, 4)]
+    assert runs[0] == runs[1]
+    assert runs[0] != runs[2]
+
+
+def test_resume_from_json_state_continues_exactly():
+    rates = {i: random.Random(i).random() for i in range(200)}
+    straight = Curriculum(range(200), seed=5, priors={i: (4, 8) for i in range(0, 200, 3)})
+    head = _drive(straight, rates, 15, 16, random.Random(11))
+    state = json.loads(json.dumps(straight.state_dict()))  # through real JSON
+    rng_state = random.Random(99)
+    tail = _drive(straight, rates, 15, 16, rng_state)
+
+    resumed = Curriculum(range(200), seed=123)  # seed and priors come back from the state
+    resumed.load_state_dict(state)
+    again = _drive(resumed, rates, 15, 16, random.Random(99))
+    assert again == tail and head != tail
+    assert resumed.metrics() == straight.metrics()
+    assert resumed.estimates() == straight.estimates()
+
+
+def test_load_state_rejects_other_prompts():
+    state = Curriculum(range(10)).state_dict()
+    with pytest.raises(ValueError, match="other prompts"):
+        Curriculum(range(11)).load_state_dict(state)
+    with pytest.raises(ValueError, match="not a curriculum state"):
+        Curriculum(range(10)).load_state_dict({"format": "x"})
+
+
+def test_unanimous_groups_move_prompts_out_of_the_band_and_are_counted():
+    cur = Curriculum(["hard", "easy", "mid"], seed=0)
+    cur.observe("hard", 0, 8)
+    cur.observe("easy", 8, 8)
+    cur.observe("mid", 4, 8)
+    assert [cur.classify(p) for p in ("hard", "easy", "mid")] == ["too_hard", "too_easy", "in_band"]
+    m = cur.metrics()
+    assert (m["pool/warmup"], m["pool/easy"], m["pool/active"]) == (1, 1, 1)
+    assert (m["probes"], m["admissions"], m["to_warmup"], m["to_easy"]) == (3, 1, 1, 1)
+    assert m["groups_with_signal"] == 1 and m["groups_observed"] == 3
+    assert cur.estimate("hard") < 0.2 < cur.estimate("mid") < 0.8 < cur.estimate("easy")
+
+
+def test_warmup_prompt_is_retested_on_schedule_and_readmitted():
+    cfg = dict(hard_retest_after=40, hard_retest_share=0.25, easy_retest_share=0.0,
+               min_explore_share=0.0)
+    ids = ["hopeless"] + [f"m{i}" for i in range(40)]
+    cur = Curriculum(ids, seed=0, **cfg)
+    for i in range(40):
+        cur.observe(f"m{i}", 4, 8)
+    cur.observe("hopeless", 0, 8)
+    assert cur.classify("hopeless") == "too_hard"
+    due_at = cur.metrics()["clock"] + 40
+    seen_at = None
+    for _ in range(30):
+        ids_now = cur.sample(8)
+        clock = cur.metrics()["clock"]
+        if "hopeless" in ids_now:
+            seen_at = clock
+            assert clock >= due_at
+            break
+        for pid in ids_now:
+            cur.observe(pid, 4, 8)
+    assert seen_at is not None, "the warm-up prompt was never re-tested"
+    cur.observe("hopeless", 5, 8)  # the policy caught up
+    assert cur.classify("hopeless") == "in_band"
+    assert cur.metrics()["readmissions"] == 1 and cur.metrics()["retests/warmup"] == 1
+
+
+def test_failed_retests_back_off():
+    cur = Curriculum(["x", "y"], hard_retest_after=10, retest_backoff=2.0, max_retest_after=35)
+    cur.observe("x", 0, 8)
+    waits = []
+    for _ in range(4):
+        waits.append(cur.state_dict()["beliefs"][0][4])
+        cur.observe("x", 0, 8)  # a re-test, still all wrong
+    assert waits == [10, 20, 35, 35]
+
+
+def test_priors_are_down_weighted_and_classify_before_any_observation():
+    cur = Curriculum(["p", "q", "r"], priors={"p": (0, 16), "q": (16, 16), "zzz": (1, 2)},
+                     prior_weight=0.25)
+    assert cur.classify("p") == "too_hard" and cur.classify("q") == "too_easy"
+    assert cur.classify("r") == "in_band"  # no prior: Beta(1, 1)
+    assert cur.estimate("p") == pytest.approx(1 / (2 + 4))  # 16 trials count as 4
+    m = cur.metrics()
+    assert m["priors/used"] == 2 and m["priors/unused"] == 1 and m["pool/fresh"] == 1
+    # with a prior, one contrary group is not enough to move an easy prompt
+    cur.observe("q", 3, 8)
+    assert cur.estimate("q") > 0.5
+
+
+def test_in_band_prompts_near_half_are_preferred():
+    ids = list(range(60))
+    cur = Curriculum(ids, seed=2, min_explore_share=0.0, hard_retest_share=0.0, easy_retest_share=0.0)
+    rates = {i: 0.5 if i < 10 else 0.22 for i in ids}
+    for i in ids:
+        for _ in range(3):
+            cur.observe(i, round(rates[i] * 8), 8)
+    counts = {i: 0 for i in ids}
+    for _ in range(50):
+        for pid in cur.sample(10):
+            counts[pid] += 1
+            cur.observe(pid, round(rates[pid] * 8), 8)
+    central = sum(counts[i] for i in range(10))
+    assert central > 0.6 * 500
+
+
+def test_easy_policy_drop_vs_downweight():
+    ids = [f"e{i}" for i in range(20)] + ["m0", "m1"]
+    for policy, expect_easy in (("drop", False), ("downweight", True)):
+        cur = Curriculum(ids, easy_policy=policy, easy_retest_share=0.0, hard_retest_share=0.0,
+                         min_explore_share=0.0, active_factor=0.0)
+        for pid in ids:
+            cur.observe(pid, 8 if pid.startswith("e") else 4, 8)
+        drawn = cur.sample(2)
+        assert sorted(drawn) == ["m0", "m1"]
+        more = cur.sample(5, exclude=drawn)  # the in-band pool is exhausted
+        assert len(more) == 5 and all(p.startswith("e") for p in more)
+        key = "drawn/active" if expect_easy else "drawn/fallback"
+        assert cur.metrics()[key] >= 5
+
+
+def test_hard_pool_cap_parks_the_longest_hopeless():
+    cur = Curriculum(range(5), max_hard_pool=2, hard_retest_after=10, max_retest_after=1000)
+    for i in range(3):
+        cur.observe(i, 0, 8)
+    assert cur.metrics()["parked"] == 1
+    waits = sorted(b[4] for b in cur.state_dict()["beliefs"][:3])
+    assert waits == [10, 10, 1000]
+
+
+def test_bad_inputs_name_the_problem():
+    cur = Curriculum(["a"])
+    with pytest.raises(KeyError, match="unknown prompt id 'b'"):
+        cur.observe("b", 1, 8)
+    with pytest.raises(ValueError, match="successes=9, trials=8"):
+        cur.observe("a", 9, 8)
+    with pytest.raises(ValueError, match="duplicate prompt id"):
+        Curriculum(["a", "a"])
+    with pytest.raises(TypeError, match="unknown curriculum option"):
+        Curriculum(["a"], hard_retest_every=3)
+    with pytest.raises(ValueError, match=r"band=\(0.8, 0.2\)"):
+        Curriculum(["a"], band=(0.8, 0.2))
+    with pytest.raises(ValueError, match="easy_policy"):
+        CurriculumConfig(easy_policy="forget")
+    with pytest.raises(ValueError, match=r"hard_retest_share=1.5 is outside the allowed range"):
+        CurriculumConfig(hard_retest_share=1.5)
+
+
+def test_curriculum_never_imports_torch():
+    code = ("import sys, passband.curriculum, passband.curriculum.simulate, "
+            "passband.curriculum.prescore; "
+            "bad = [m for m in ('torch', 'transformers') if m in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_signal_surplus_is_spent_on_warmup_retests():
+    def retests(**options):
+        cur = Curriculum(range(600), hard_retest_after=1, min_explore_share=0.0, **options)
+        for i in range(300):
+            cur.observe(i, 0, 8)  # the warm-up pool, due for re-tests right away
+        for _ in range(2):
+            for i in range(300, 600):
+                cur.observe(i, 4, 8)  # 600 groups with signal: the recent share is about 0.9
+        assert 0.85 < cur.metrics()["signal_share"] < 0.95
+        cur.sample(100)
+        return cur.metrics()["drawn/retest_warmup"]
+
+    assert retests(signal_floor=1.0) == 5  # no surplus: the base 5%
+    assert retests() == 20  # default floor 0.8: full surplus, up to max_hard_retest_share
+    assert retests(max_hard_retest_share=0.05) == 5
+
+
+def test_numpy_ids_and_counts_are_accepted_as_plain_values():
+    np = pytest.importorskip("numpy")
+    cur = Curriculum(np.arange(10), priors={np.int64(3): (np.int64(0), np.int64(8)), 4: 1.0})
+    ids = cur.sample(4)
+    assert all(type(i) is int for i in ids)
+    cur.observe(np.int64(ids[0]), np.int64(4), np.int64(8))
+    assert cur.classify(np.int64(3)) == "too_hard" and cur.classify(4) == "too_easy"
+    json.dumps(cur.state_dict())
+
+
+def test_signal_surplus_also_probes_unseen_prompts():
+    def fresh_drawn(**options):
+        cur = Curriculum(range(900), **options)
+        for _ in range(2):
+            for i in range(300):
+                cur.observe(i, 4, 8)  # a full in-band pool and a recent signal share near 0.9
+        cur.sample(100)
+        return cur.metrics()["drawn/fresh"]
+
+    assert fresh_drawn(signal_floor=1.0) == 2  # min_explore_share only
+    assert fresh_drawn() == 10  # surplus_explore_share
