@@ -1,0 +1,377 @@
+"""vLLM rollout backend, colocated with the trainer, and the truncated importance-sampling fix.
+
+``VLLMRollout`` is a ``RolloutBackend`` (same ``generate`` / ``rollout`` / ``sync`` /
+``policy_version`` as ``HFRollout``) that runs a vLLM engine in the trainer's own process:
+
+- each prompt is one request with ``n = G`` samples, so the prompt is prefilled once per group;
+- ``sync(model, version)`` copies the trainer's full state dict (tied ``lm_head.weight``
+  included; LoRA adapters merged out of place) into the engine in place, then drops the prefix
+  cache, whose KV blocks were computed by the old weights; every ``Rollout`` carries the version;
+- every rollout also carries vLLM's log-probability of each sampled token, after temperature
+  (``logprobs_mode="processed_logprobs"``), so the trainer can apply ``tis_weights`` and log
+  ``logprob_mismatch``: the sampler and the trainer never compute exactly the same numbers
+  (kernels, batch shapes, bf16), and the difference biases the policy gradient unless corrected.
+
+Environment: the constructor (never the import) sets ``VLLM_ENABLE_V1_MULTIPROCESSING=0`` before
+it imports vllm. In-place weight loading needs the engine in this process; with the default
+(a separate engine-core process) there is no model object to load weights into.
+
+Left out on purpose: server mode (vLLM on its own GPUs behind HTTP/NCCL), tensor-parallel
+engines, and LoRA adapters served by vLLM (adapters are merged into the synced weights instead).
+On the CPU build of vLLM the engine binds this process's OpenMP threads and reduces torch to one
+thread while it serves: expect slower trainer forward passes on CPU, not wrong ones.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+import torch
+
+from passband.trainer.rollout import HFRollout, Prompt, Rollout, _eos_ids
+
+__all__ = ["VLLMRollout", "SampledRollout", "tis_weights", "logprob_mismatch",
+           "rollout_logprobs_tensor", "vllm_available"]
+
+_CPU_KV_CACHE_BYTES = 1 << 30  # CPU builds: 1 GiB of KV cache unless told otherwise
+
+
+def vllm_available() -> bool:
+    """True when ``import vllm`` would find the package (does not import it)."""
+    import importlib.util
+    return importlib.util.find_spec("vllm") is not None
+
+
+@dataclass
+class SampledRollout(Rollout):
+    """A ``Rollout`` plus the sampler's log-probability of every completion token."""
+
+    logprobs: list[list[float]] = field(default_factory=list)  # same shape as completion_ids
+
+
+class VLLMRollout:
+    """Colocated vLLM engine behind the ``RolloutBackend`` interface.
+
+    ``model`` is a local directory or a Hugging Face model object. For an object only its config
+    and the tokenizer are written to a temporary directory; the engine starts with dummy weights
+    and receives the real ones through ``sync``, so no checkpoint is written to disk.
+
+    Sampling settings mean what they mean for ``HFRollout`` (``temperature=0`` is greedy).
+    Engine settings:
+    - ``gpu_memory_utilization`` (0.3): share of GPU memory vLLM may take for weights and KV
+      cache; the rest stays with training. Raise it when the trainer's peak is small.
+    - ``sleep_mode`` / ``sleep_level`` (off / 1): let ``sleep()`` free the engine's GPU memory
+      during the update; ``sync`` wakes it. CUDA/ROCm builds only (refused on CPU).
+    - ``kv_cache_memory_bytes``: fixed KV cache size instead of the utilization share; the CPU
+      build defaults to 1 GiB (its utilization means a share of host RAM).
+    - ``max_model_len``; ``dtype`` (the model's own; bf16 for fp32 weights on CUDA);
+      ``enforce_eager`` (on for CPU, off for GPU); ``engine_kwargs`` (passed to ``vllm.LLM``).
+    One engine per process at a time: ``close()`` it before starting another.
+    """
+
+    def __init__(self, model, tokenizer, *, max_new_tokens: int, temperature: float = 1.0,
+                 top_p: float = 1.0, top_k: int = 0, stop: Sequence[str] = (),
+                 policy_version: int = 0, seed: int = 0,
+                 gpu_memory_utilization: float = 0.3, sleep_mode: bool = False,
+                 sleep_level: int = 1, kv_cache_memory_bytes: int | None = None,
+                 max_model_len: int | None = None, dtype: str | None = None,
+                 enforce_eager: bool | None = None, engine_kwargs: dict | None = None):
+        _validate(max_new_tokens, temperature, top_p, top_k, gpu_memory_utilization, sleep_level)
+        self.tokenizer = tokenizer
+        self.max_new_tokens, self.temperature = int(max_new_tokens), float(temperature)
+        self.top_p, self.top_k, self.stop = float(top_p), int(top_k), tuple(stop)
+        self.policy_version, self.seed, self._calls = int(policy_version), int(seed), 0
+        self.sleep_mode, self.sleep_level, self._asleep = bool(sleep_mode), int(sleep_level), False
+        self.eos_ids = _eos_ids(model if not isinstance(model, (str, os.PathLike)) else None,
+                                tokenizer)
+        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"  # in-process engine: see module doc
+        self._tmp: tempfile.TemporaryDirectory | None = None
+        path, load_format = self._model_dir(model)
+        kwargs = dict(model=path, tokenizer=path, load_format=load_format, seed=seed,
+                      gpu_memory_utilization=gpu_memory_utilization, enable_sleep_mode=sleep_mode,
+                      logprobs_mode="processed_logprobs", dtype=dtype or _dtype_of(model))
+        for name, value in (("max_model_len", max_model_len),
+                            ("kv_cache_memory_bytes", kv_cache_memory_bytes)):
+            if value is not None:  # unset: leave vLLM's default (older versions lack the name)
+                kwargs[name] = value
+        self._llm = _start_engine(kwargs, enforce_eager, sleep_mode, engine_kwargs or {})
+        if load_format == "dummy":
+            self.sync(model, self.policy_version)
+
+    # -- RolloutBackend -----------------------------------------------------------------------
+    def generate(self, prompts: list[Prompt], n: int = 1) -> list[list[str]]:
+        texts = self.rollout(prompts, n).texts
+        return [texts[i * n:(i + 1) * n] for i in range(len(prompts))]
+
+    def rollout(self, prompts: list[Prompt], n: int,
+                seeds: Sequence[int] | None = None) -> SampledRollout:
+        """``n`` samples per prompt in one engine call (one request per prompt, ``n`` each).
+
+        ``seeds`` (optional, one per prompt) fixes each group's samples whatever else is in the
+        batch, so a group sampled on rank 1 of 2 equals the same group sampled alone. Without
+        seeds each call draws a fresh seed from the backend's ``seed`` and a call counter.
+        """
+        from vllm.inputs import TokensPrompt
+        self.wake_up()
+        encoded = [self.encode_prompt(p) for p in prompts]
+        greedy = self.temperature == 0  # vLLM refuses n > 1 when greedy: the copies are equal
+        if seeds is not None and len(seeds) != len(prompts):
+            raise ValueError(f"VLLMRollout.rollout: {len(seeds)} seeds for {len(prompts)} prompts")
+        params = self._sampling_params(1 if greedy else n)
+        if seeds is not None and not greedy:
+            params = [params.clone() for _ in prompts]
+            for p, seed in zip(params, seeds):
+                p.seed = int(seed)
+        outputs = self._llm.generate([TokensPrompt(prompt_token_ids=ids) for ids in encoded],
+                                     params, use_tqdm=False)
+        rows, completions, logprobs, truncated = [], [], [], []
+        for ids, out in zip(encoded, outputs):
+            samples = sorted(out.outputs, key=lambda s: s.index)  # the n samples, in order
+            for sample in samples * n if greedy else samples:
+                tokens = list(sample.token_ids)
+                rows.append(list(ids))
+                completions.append(tokens)
+                logprobs.append(_sampled_logprobs(sample, tokens))
+                truncated.append(sample.finish_reason == "length")
+        # Decode like HFRollout (stop strings kept, special tokens skipped) so texts agree.
+        texts = (self.tokenizer.batch_decode(completions, skip_special_tokens=True)
+                 if completions else [])
+        return SampledRollout(rows, completions, texts, truncated, self.policy_version, n,
+                              logprobs=logprobs)
+
+    def sync(self, model, policy_version: int) -> None:
+        """Load ``model``'s current weights into the engine; later rollouts carry the version."""
+        if self._asleep:  # level 2 freed the weights: wake them alone, the KV cache after loading
+            self._llm.wake_up(tags=["weights"])
+        _load_weights(self._llm, _hf_weights(model))
+        self._llm.reset_prefix_cache()  # cached KV blocks were computed by the old weights
+        if self._asleep:
+            self._llm.wake_up(tags=["kv_cache"])
+            self._asleep = False
+        self.policy_version = int(policy_version)
+
+    # -- memory phases --------------------------------------------------------------------------
+    def sleep(self) -> None:
+        """Free the engine's accelerator memory while the trainer runs its backward pass.
+
+        No-op unless the engine was built with ``sleep_mode=True`` (CUDA builds only). Level 1
+        offloads weights to host memory and drops the KV cache; level 2 drops both (the next
+        ``sync`` reloads the weights anyway, so level 2 is the cheaper choice with per-step sync).
+        """
+        if self.sleep_mode and not self._asleep:
+            self._llm.sleep(level=self.sleep_level)
+            self._asleep = True
+
+    def wake_up(self) -> None:
+        if self._asleep:
+            self._llm.wake_up()
+            self._asleep = False
+
+    def close(self) -> None:
+        """Shut the engine down and remove the temporary model directory."""
+        llm, self._llm = getattr(self, "_llm", None), None
+        if llm is not None:
+            llm.llm_engine.engine_core.shutdown()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def encode_prompt(self, prompt: Prompt) -> list[int]:
+        """Exactly ``HFRollout``'s encoding (chat template included), so both backends agree."""
+        return HFRollout.encode_prompt(self, prompt)  # only reads self.tokenizer
+
+    # -- internals ------------------------------------------------------------------------------
+    def _sampling_params(self, n: int):
+        from vllm import SamplingParams
+        self._calls += 1  # a fresh, reproducible seed per call: same run, same samples
+        greedy = self.temperature == 0
+        return SamplingParams(
+            n=n, max_tokens=self.max_new_tokens, temperature=self.temperature,
+            top_p=1.0 if greedy else self.top_p, top_k=0 if greedy else self.top_k,
+            stop=list(self.stop) or None, include_stop_str_in_output=True,
+            stop_token_ids=sorted(self.eos_ids) or None, logprobs=0,
+            seed=None if greedy else self.seed * 1_000_003 + self._calls)
+
+    def _model_dir(self, model) -> tuple[str, str]:
+        if isinstance(model, (str, os.PathLike)):
+            return os.fspath(model), "auto"
+        self._tmp = tempfile.TemporaryDirectory(prefix="passband-vllm-")
+        model.config.save_pretrained(self._tmp.name)
+        if getattr(model, "generation_config", None) is not None:
+            model.generation_config.save_pretrained(self._tmp.name)
+        self.tokenizer.save_pretrained(self._tmp.name)
+        return self._tmp.name, "dummy"
+
+
+def _validate(max_new_tokens, temperature, top_p, top_k, gpu_memory_utilization, sleep_level):
+    checks = [(max_new_tokens >= 1, "max_new_tokens", max_new_tokens, "an integer >= 1"),
+              (temperature >= 0, "temperature", temperature, ">= 0 (0 = greedy)"),
+              (0 < top_p <= 1, "top_p", top_p, "0 < top_p <= 1"),
+              (top_k >= 0, "top_k", top_k, "an integer >= 0 (0 = off)"),
+              (0 < gpu_memory_utilization <= 1, "gpu_memory_utilization", gpu_memory_utilization,
+               "0 < value <= 1 (share of the GPU the engine may take; 0.3 leaves the rest to "
+               "training when colocated)"),
+              (sleep_level in (1, 2), "sleep_level", sleep_level, "1 or 2")]
+    for ok, name, value, allowed in checks:
+        if not ok:
+            raise ValueError(f"VLLMRollout: {name} = {value!r} is out of range: {allowed}")
+
+
+def _start_engine(kwargs: dict, enforce_eager, sleep_mode: bool, extra: dict):
+    """Build ``vllm.LLM`` without disturbing the caller's random state.
+
+    vLLM seeds the global RNGs when its engine runs in-process; the trainer seeded them first
+    and its sampling order must not depend on which backend it uses.
+    """
+    states = (random.getstate(), torch.random.get_rng_state())
+    from vllm import LLM
+    from vllm.platforms import current_platform
+    if sleep_mode and not current_platform.is_sleep_mode_available():
+        raise ValueError("VLLMRollout: sleep_mode = True needs a CUDA/ROCm build of vLLM; this "
+                         f"one runs on {current_platform.device_type!r}: set sleep_mode = false")
+    if current_platform.is_cpu() and "kv_cache_memory_bytes" not in kwargs:
+        kwargs["kv_cache_memory_bytes"] = _CPU_KV_CACHE_BYTES  # else it reserves a RAM share
+    if enforce_eager is None:  # CUDA graphs pay off on GPUs; on CPU compiling only costs time
+        enforce_eager = current_platform.is_cpu()
+    try:
+        return LLM(enforce_eager=enforce_eager, **{**kwargs, **extra})
+    finally:
+        random.setstate(states[0])
+        torch.random.set_rng_state(states[1])
+
+
+def _dtype_of(model) -> str:
+    """The engine's dtype: the model's own, except fp32 master weights on a GPU.
+
+    The trainer keeps fp32 weights and trains under bf16 autocast, so on CUDA the engine samples
+    in bf16 (half the memory, the usual setup); ``tis_weights`` corrects the small mismatch.
+    On CPU the engine keeps fp32, which makes greedy outputs match HF generate exactly.
+    """
+    if isinstance(model, (str, os.PathLike)):
+        return "auto"
+    param = next(model.parameters())
+    if param.dtype == torch.float32 and param.device.type == "cuda":
+        return "bfloat16"
+    return str(param.dtype).replace("torch.", "")
+
+
+def _hf_weights(model) -> Iterator[tuple[str, torch.Tensor]]:
+    """The model's weights under Hugging Face checkpoint names, which vLLM's loaders expect.
+
+    A peft LoRA model is merged *out of place*: each adapted weight is yielded as
+    ``W + delta`` in a new tensor, one layer at a time. Merging in place and unmerging after every
+    step (``merge_adapter``/``unmerge_adapter``) would round the frozen base weights twice per
+    step, and in bf16 that drift accumulates over a run.
+    """
+    model = getattr(model, "module", model)  # DDP / accelerate wrappers
+    if not hasattr(model, "get_base_model"):
+        for name, tensor in model.state_dict().items():
+            yield name, tensor.detach()
+        return
+    base = model.get_base_model()
+    modules = dict(base.named_modules())
+    for name, tensor in base.state_dict().items():
+        if "lora_" in name or ".original_module." in name:
+            continue
+        clean = name.replace(".base_layer.", ".").replace(".modules_to_save.default.", ".")
+        owner = modules.get(name.rsplit(".", 2)[0]) if ".base_layer." in name else None
+        if owner is not None and name.endswith(".base_layer.weight"):
+            tensor = tensor + _lora_delta(owner).to(tensor.dtype)
+        yield clean, tensor.detach()
+
+
+def _lora_delta(layer) -> torch.Tensor | int:
+    """Sum of the active adapters' ``scale * B @ A`` for one peft LoRA layer (0 if none)."""
+    delta = 0
+    with torch.no_grad():
+        for adapter in getattr(layer, "active_adapters", ()):
+            if adapter in getattr(layer, "lora_A", {}) and adapter not in layer.merged_adapters:
+                delta = delta + layer.get_delta_weight(adapter)
+    return delta
+
+
+def _load_weights(llm, weights: Iterator[tuple[str, torch.Tensor]]) -> None:
+    """In-place weight update through the engine internals, newest API first.
+
+    vLLM >= 0.12 (CPU and CUDA builds): ``worker.reload_weights(weights_iterator=...)``, which
+    also handles weights the CPU build repacked at load time (``model.load_weights`` fails
+    there). Older CUDA builds: ``model_runner.model.load_weights(weights)`` (TRL's path).
+    """
+    executor = llm.llm_engine.model_executor
+    worker = getattr(executor.driver_worker, "worker", executor.driver_worker)
+    runner = getattr(worker, "model_runner", None)
+    if hasattr(worker, "reload_weights"):
+        worker.reload_weights(weights_iterator=weights)
+    elif runner is not None and hasattr(runner, "reload_weights"):
+        runner.reload_weights(weights_iterator=weights)
+    elif runner is not None and hasattr(runner, "model"):
+        runner.model.load_weights(weights)
+    else:
+        import vllm
+        raise RuntimeError(f"VLLMRollout: vLLM {vllm.__version__} exposes no in-place weight "
+                           "loading path that passband knows; use vLLM 0.10 - 0.32")
+
+
+def _sampled_logprobs(sample, tokens: list[int]) -> list[float]:
+    """Log-probability vLLM gave each sampled token (NaN where it reported none)."""
+    if sample.logprobs is None:
+        return [math.nan] * len(tokens)
+    out = []
+    for position, token in zip(sample.logprobs, tokens):
+        entry = position.get(token) if position else None
+        out.append(float(entry.logprob) if entry is not None else math.nan)
+    return out
+
+
+# -- truncated importance sampling ---------------------------------------------------------------
+def rollout_logprobs_tensor(logprobs: list[list[float]], width: int,
+                            device: torch.device | str = "cpu") -> torch.Tensor:
+    """Right-padded ``[N, width]`` tensor of sampler log-probs (padding 0, masked by the caller)."""
+    out = torch.zeros((len(logprobs), width), dtype=torch.float32)  # [N, T]
+    for i, row in enumerate(logprobs):
+        row = row[:width]
+        out[i, :len(row)] = torch.tensor(row, dtype=torch.float32)
+    return out.to(device)
+
+
+def tis_weights(trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
+                cap: float = 2.0) -> torch.Tensor:
+    """Truncated importance weights ``min(pi_trainer / pi_sampler, cap)`` per token, no gradient.
+
+    The tokens were drawn from the sampler's distribution, but the loss assumes they came from
+    the trainer's ``pi_old``. Multiplying each token's loss by this ratio corrects the bias; the
+    cap bounds the variance a rare, badly mismatched token could add (Yao et al. 2025, as in
+    verl's ``tis_imp_ratio_cap`` and TRL's ``vllm_importance_sampling_cap``). Tokens without a
+    sampler log-prob (NaN) get weight 1.
+    """
+    if cap <= 0:
+        raise ValueError(f"tis cap = {cap!r} is out of range: > 0 (typical 2 - 5)")
+    diff = (trainer_logp.detach() - rollout_logp.detach()).float()  # [N, T]
+    diff = torch.nan_to_num(diff, nan=0.0)
+    return torch.exp(diff).clamp(max=cap)  # [N, T]
+
+
+def logprob_mismatch(trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
+                     mask: torch.Tensor, cap: float = 2.0) -> dict[str, float]:
+    """How far the sampler's log-probs are from the trainer's, over the masked tokens.
+
+    ``rollout/logp_diff_mean`` and ``_max`` are |log pi_trainer - log pi_sampler|;
+    ``rollout/kl`` is the k3 estimate of KL(sampler || trainer) per token; ``rollout/tis_capped``
+    is the share of tokens whose weight hit the cap. A mean above ~0.05 nats usually means a
+    dtype or kernel mismatch (bf16 sampler vs fp32 trainer) or weights out of sync.
+    """
+    keep = mask.bool() & ~torch.isnan(rollout_logp)  # [N, T]
+    diff = (trainer_logp.detach().float() - rollout_logp.float())[keep]  # [K]
+    if diff.numel() == 0:
+        return {"rollout/logp_diff_mean": 0.0, "rollout/logp_diff_max": 0.0,
+                "rollout/kl": 0.0, "rollout/tis_capped": 0.0}
+    ratio = torch.exp(diff)  # pi_trainer / pi_sampler on tokens drawn from the sampler
+    return {"rollout/logp_diff_mean": diff.abs().mean().item(),
+            "rollout/logp_diff_max": diff.abs().max().item(),
+            "rollout/kl": (ratio - 1 - diff).mean().item(),
+            "rollout/tis_capped": (ratio > cap).float().mean().item()}
