@@ -9,9 +9,11 @@ candidate's process; the harness receives an opaque handle that equals nothing b
 
 from __future__ import annotations
 
+import functools
 import json
 import socket
 import struct
+import sys
 
 MAX_MESSAGE = 64 << 20  # a frame larger than this is a protocol error, not an allocation
 MAX_DEPTH = 100
@@ -91,7 +93,7 @@ def encode(value: object, handle=None, depth: int = 0) -> list:
         return ["b", bool.__bool__(value)]
     if isinstance(value, int):
         n = int.__index__(value)
-        return ["i", n] if abs(n) < 1 << 53 else ["I", str(n)]
+        return ["i", n] if abs(n) < 1 << 53 else ["I", format(n, "x")]  # hex: no 4300-digit limit
     if isinstance(value, float):
         return ["f", float.__repr__(float(value))]
     if isinstance(value, complex):
@@ -101,14 +103,106 @@ def encode(value: object, handle=None, depth: int = 0) -> list:
     if isinstance(value, (bytes, bytearray)):
         return ["y", bytes(value).hex()]
     nested = (depth + 1,)
+    library = _library_value(value, t)
+    if library is not None:
+        tag, parts = library
+        return [tag, [encode(v, handle, *nested) for v in parts]]
+    if isinstance(value, tuple) and hasattr(t, "_fields"):  # a namedtuple keeps its field names
+        fields = [f for f in getattr(t, "_fields", ()) if type(f) is str]
+        if len(fields) == tuple.__len__(value):
+            return ["N", [str(t.__name__), fields, [encode(v, handle, *nested) for v in tuple.__iter__(value)]]]
     for tag, base in _CONTAINERS:
         if isinstance(value, base):  # iterate with the built-in's own __iter__, not an override
-            return [tag, [encode(v, handle, *nested) for v in base.__iter__(value)]]
+            items = list(base.__iter__(value))
+            flat = _flat(items)
+            if flat is not None:
+                return ["V", [tag, *flat]]
+            return [tag, [encode(v, handle, *nested) for v in items]]
     if isinstance(value, dict):
         return ["d", [[encode(k, handle, *nested), encode(v, handle, *nested)] for k, v in dict.items(value)]]
     if handle is not None:
         return ["h", handle(value)]
     raise Unencodable(f"values of type {t.__name__} cannot cross the sandbox boundary")
+
+
+_SAFE_INT = 1 << 53
+
+
+def _flat(items: list):
+    """(scalar tag, raw JSON items) for a non-empty container of one exact scalar type, else None.
+
+    Lists of a million ints are common test inputs; tagging each element costs seconds."""
+    kinds = set(map(type, items))
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    if kind is int:
+        return ("i", items) if -_SAFE_INT < min(items) and max(items) < _SAFE_INT else None
+    if kind is str or kind is bool:
+        return ("s" if kind is str else "b"), items
+    if kind is float:
+        return "f", list(map(float.__repr__, items))
+    return None
+
+
+def _unflat(arg: object) -> object:
+    container, scalar, items = arg
+    kinds = set(map(type, items))
+    expected = {"i": int, "s": str, "b": bool, "f": str}[scalar]
+    if not kinds <= {expected}:
+        raise WireError(f"malformed flat container of {scalar!r}")
+    if scalar == "f":
+        items = list(map(float, items))
+    return {"l": list, "t": tuple, "S": set, "F": frozenset}[container](items)
+
+
+def _library_value(value: object, t: type):
+    """Standard-library and numpy values that honest programs return: (tag, plain parts) or None.
+
+    Looked up in ``sys.modules`` so nothing is imported here: a program that never imported
+    ``fractions`` cannot hold a Fraction. The parts are plain data; the receiver rebuilds a genuine
+    object from them, so a subclass that lies about itself gains nothing.
+    """
+    modules = sys.modules
+    if t.__module__ == "numpy" and getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        item = value.item()  # numpy scalar -> the Python int/float/bool/complex/str it holds
+        if type(item) in (int, float, bool, complex, str, bytes):
+            return "u", [item]
+        return None
+    fractions, decimal = modules.get("fractions"), modules.get("decimal")
+    if fractions is not None and isinstance(value, fractions.Fraction):
+        return "q", [int(fractions.Fraction.numerator.fget(value)), int(fractions.Fraction.denominator.fget(value))]
+    if decimal is not None and isinstance(value, decimal.Decimal):
+        return "D", [decimal.Decimal.__str__(value)]
+    collections = modules.get("collections")
+    if collections is not None and isinstance(value, collections.deque):
+        return "Q", list(collections.deque.__iter__(value))
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _namedtuple(typename: str, fields: tuple):
+    import collections
+
+    return collections.namedtuple(typename, fields)
+
+
+def _rebuild(tag: str, parts: list) -> object:
+    if tag == "u" and len(parts) == 1:
+        return parts[0]
+    if tag == "q" and len(parts) == 2 and all(type(p) is int for p in parts):
+        import fractions
+
+        return fractions.Fraction(*parts)
+    if tag == "D" and len(parts) == 1 and type(parts[0]) is str:
+        import decimal
+
+        return decimal.Decimal(parts[0])
+    if tag == "Q":
+        import collections
+
+        return collections.deque(parts)
+    raise WireError(f"malformed {tag!r} value")
 
 
 def decode(tagged: object, resolve=None, depth: int = 0) -> object:
@@ -125,8 +219,8 @@ def decode(tagged: object, resolve=None, depth: int = 0) -> object:
             return arg
         if tag == "i" and type(arg) is int:
             return arg
-        if tag == "I":
-            return int(arg)
+        if tag == "I" and type(arg) is str:
+            return int(arg, 16)
         if tag == "f":
             return float(arg)
         if tag == "c":
@@ -135,15 +229,24 @@ def decode(tagged: object, resolve=None, depth: int = 0) -> object:
             return arg
         if tag == "y":
             return bytes.fromhex(arg)
+        if tag == "V":
+            return _unflat(arg)
         if tag in ("l", "t", "S", "F"):
             items = [decode(v, resolve, d) for v in arg]
             return {"l": list, "t": tuple, "S": set, "F": frozenset}[tag](items)
         if tag == "d":
             return {decode(k, resolve, d): decode(v, resolve, d) for k, v in arg}
+        if tag in ("u", "q", "D", "Q"):
+            return _rebuild(tag, [decode(v, resolve, d) for v in arg])
+        if tag == "N":
+            typename, fields, items = arg
+            if type(typename) is not str or not all(type(f) is str for f in fields):
+                raise WireError("malformed namedtuple")
+            return _namedtuple(typename, tuple(fields))(*[decode(v, resolve, d) for v in items])
         if tag == "h" and resolve is not None and type(arg) is int:
             return resolve(arg)
     except WireError:
         raise
-    except (TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (TypeError, ValueError, LookupError, AttributeError, ArithmeticError) as exc:
         raise WireError(f"malformed value: {exc}") from None
     raise WireError(f"malformed value with tag {str(tagged)[:40]!r}")

@@ -5,7 +5,9 @@ A ``Session`` starts the program in a sandbox (module-level code runs with ``__n
 arrive as genuine built-in values (``_wire.decode``), so the harness compares them with its own
 ``==``: an object whose ``__eq__`` always returns True never reaches the harness, it arrives as an
 opaque ``RemoteObject`` that equals only itself and refuses to be used as a truth value. Expected
-values never enter the sandbox. The run's deadline (``Limits.timeout_s``) covers the whole session.
+values never enter the sandbox. A list, dict, set or bytearray argument that a call changed is
+updated in the caller's object too (plain data again), as a call within one interpreter would.
+The run's deadline (``Limits.timeout_s``) covers the whole session.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ _RETRIES = 2
 
 
 class CandidateError(Exception):
-    """The program raised an exception that is not a built-in ``Exception`` type (e.g. SystemExit)."""
+    """The program raised an exception of its own class that derives from no built-in but
+    ``Exception`` (a subclass of, say, ``ValueError`` arrives as a genuine ``ValueError``)."""
 
 
 class CandidateGone(BaseException):
-    """The program is no longer running (it exited, crashed, ran out of time or memory).
+    """The program is no longer running (it exited, crashed, ran out of time or memory), or a call
+    raised ``SystemExit``/``KeyboardInterrupt`` (a ``BaseException`` that is not an ``Exception``).
 
     A ``BaseException`` on purpose: test code's ``except Exception`` must not swallow it.
     """
@@ -41,6 +45,7 @@ class Session:
         self.ready = False
         self.names: frozenset[str] = frozenset()
         self.result: ExecResult | None = None
+        self.calls = 0  # requests sent to the program (the harness tells its own faults from the program's)
 
     def __enter__(self) -> "Session":
         self.start()
@@ -80,9 +85,10 @@ class Session:
     def lookup(self, name: str) -> "RemoteObject":
         return RemoteObject(self, name=name)
 
-    def _request(self, request: dict) -> object:
+    def _request(self, request: dict, passed: tuple | None = None) -> object:
         if self._gone:
             raise CandidateGone(self._gone)
+        self.calls += 1
         try:
             self._sock.settimeout(max(self._deadline - time.monotonic(), 0.001))
             wire.send(self._sock, request)
@@ -90,11 +96,40 @@ class Session:
         except (wire.WireError, OSError) as exc:
             self._went_away(exc)
         if "raised" in reply:
-            raise _exception(*reply["raised"])
+            raised = reply["raised"]
+            exc = _exception(*raised[:3]) if isinstance(raised, list) and raised else CandidateError("raised")
+            if isinstance(exc, (StopIteration, StopAsyncIteration)) and request.get("op") != "next":
+                # as PEP 479 does for generators: a StopIteration escaping a call would silently end
+                # the test's own map()/all() loop, so that everything after it "passed"
+                exc = RuntimeError(f"the program raised {type(exc).__name__}: {exc}")
+            raise exc
         try:
-            return wire.decode(reply["value"], lambda h: RemoteObject(self, handle=h))
+            value = wire.decode(reply["value"], lambda h: RemoteObject(self, handle=h))
         except (wire.WireError, KeyError, TypeError) as exc:
             raise CandidateError(f"malformed result: {exc}") from None
+        if passed is not None and isinstance(reply.get("args_after"), list):
+            self._write_back(reply["args_after"], *passed)
+        return value
+
+    def _write_back(self, changes: list, args: tuple, kwargs: dict) -> None:
+        """Apply the program's changes to mutable arguments to the caller's own objects, as a call in
+        one interpreter would. Only genuine list/dict/set/bytearray objects are updated, with
+        plain data; anything malformed is ignored (the caller keeps its unchanged copy)."""
+        for change in changes[: len(args) + len(kwargs)]:
+            if not isinstance(change, dict):
+                continue
+            i, k = change.get("i"), change.get("k")
+            target = (args[i] if type(i) is int and 0 <= i < len(args)
+                      else kwargs.get(k) if type(k) is str else None)
+            try:
+                new = wire.decode(change.get("v"), lambda h: RemoteObject(self, handle=h))
+            except (wire.WireError, TypeError):
+                continue
+            if type(target) is list and type(new) is list or type(target) is bytearray and type(new) is bytes:
+                target[:] = new
+            elif type(target) in (dict, set) and type(new) is type(target):
+                target.clear()
+                target.update(new)
 
     def _recv(self) -> dict:
         try:
@@ -182,7 +217,7 @@ class RemoteObject:
     def __call__(self, *args, **kwargs):
         s = self._session
         return s._request({"op": "call", "handle": self._handle_id(), "args": s.encode_args(list(args)),
-                           "kwargs": s.encode_args(kwargs)})
+                           "kwargs": s.encode_args(kwargs)}, passed=(args, kwargs))
 
     def __getattr__(self, attr: str):
         if attr.startswith("__"):
@@ -201,6 +236,41 @@ class RemoteObject:
         s = self._session
         return s._request({"op": "getitem", "handle": self._handle_id(), "key": s.encode_args(key)})
 
+    def __next__(self):
+        return self._session._request({"op": "next", "handle": self._handle_id()})
+
+    def __setattr__(self, attr: str, value) -> None:
+        if attr in RemoteObject.__slots__:
+            object.__setattr__(self, attr, value)
+            return
+        s = self._session
+        s._request({"op": "setattr", "handle": self._handle_id(), "attr": attr, "value": s.encode_args(value)})
+
+    def __setitem__(self, key, value) -> None:
+        s = self._session
+        s._request({"op": "setitem", "handle": self._handle_id(), "key": s.encode_args(key),
+                    "value": s.encode_args(value)})
+
+    # Conversions the program answers for its own object; the answer must be of the built-in type
+    # asked for (a float for float(), ...), so they give nothing a returned plain value would not.
+    def _convert(self, op: str, kind: type):
+        value = self._session._request({"op": op, "handle": self._handle_id()})
+        if type(value) is not kind:
+            raise TypeError(f"{op}() of a sandboxed object returned {type(value).__name__}")
+        return value
+
+    def __str__(self) -> str:
+        return self._convert("str", str)
+
+    def __float__(self) -> float:
+        return self._convert("float", float)
+
+    def __int__(self) -> int:
+        return self._convert("int", int)
+
+    def __index__(self) -> int:
+        return self._convert("index", int)
+
     def __bool__(self) -> bool:
         raise TypeError("a sandboxed object of a non-plain type has no truth value in the harness")
 
@@ -208,11 +278,22 @@ class RemoteObject:
         return f"<sandboxed {self._name or 'object'}>"
 
 
-def _exception(name: object, message: object) -> BaseException:
-    cls = getattr(builtins, str(name), None)
-    if isinstance(cls, type) and issubclass(cls, Exception) and cls.__module__ == "builtins":
-        try:
-            return cls(str(message))
-        except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError wants five arguments
-            pass
+def _exception(name: object, message: object, bases: object = ()) -> BaseException:
+    """A genuine built-in exception for what the program raised: its own class when built-in, else
+    the first built-in ``Exception`` class it derives from (the program says which; claiming any
+    built-in is no more than raising it). ``SystemExit`` and the like become ``CandidateGone``, which
+test code's ``except Exception`` does not catch, as in Python; anything else ``CandidateError``."""
+    names = [str(name)] + [str(b) for b in (bases if isinstance(bases, list) else [])[:8]]
+    if not any(isinstance(getattr(builtins, n, None), type) and issubclass(getattr(builtins, n), Exception)
+               for n in names):  # SystemExit, KeyboardInterrupt...: like in Python, no except Exception
+        return CandidateGone(f"the program raised {name} during a call")  # catches it; the test fails
+    for candidate in names:
+        cls = getattr(builtins, candidate, None)
+        if isinstance(cls, type) and issubclass(cls, Exception) and cls.__module__ == "builtins":
+            if cls is Exception and candidate != str(name):
+                break  # only Exception in common: keep the program's class name visible
+            try:
+                return cls(str(message) if candidate == str(name) else f"{name}: {message}")
+            except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError wants five arguments
+                pass
     return CandidateError(f"{name}: {message}")

@@ -14,9 +14,11 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import importlib
+import sys
 from dataclasses import dataclass
 
-from passband.sandbox import CandidateError, CandidateGone, Session
+from passband.sandbox import CandidateGone, Session
 from passband.sandbox._wire import Unencodable
 
 _RECORD = "__passband_check__"
@@ -35,18 +37,47 @@ class Check:
 
 
 class _Namespace(dict):
-    """Globals for test code: its own names, then builtins, then the candidate's module."""
+    """Globals for test code: its own names, then builtins, then the candidate's module.
 
-    def __init__(self, session: Session) -> None:
+    A standard-library module name the tests use but do not import (they relied on the program's
+    ``import math``) is the harness's own module, never the program's object of that name, unless
+    the tests call the name itself (then it is the program's function that happens to share it).
+    """
+
+    def __init__(self, session: Session, called: frozenset[str] = frozenset(), entry: str = "") -> None:
         super().__init__()
-        self._session = session
+        self._session, self._called, self._entry = session, called, entry
 
     def __missing__(self, key: str):
+        if key == self._entry and key in self._session.names:  # the function under test, even if
+            return self._session.lookup(key)  # it is named like a builtin (``entry_point`` says so)
         if hasattr(builtins, key):
             return getattr(builtins, key)
+        if key in sys.stdlib_module_names and key not in self._called and not key.startswith("_"):
+            try:
+                module = importlib.import_module(key)
+            except ImportError:
+                pass
+            else:
+                self[key] = module
+                return module
         if key in self._session.names:
             return self._session.lookup(key)
         raise KeyError(key)
+
+
+@functools.lru_cache(maxsize=1024)
+def called_names(*sources: str) -> frozenset[str]:
+    """Names the test code calls directly (``f(...)``): those are the program's functions.
+    Cached like ``compile_tests``: a prompt's tests are parsed once, not once per completion."""
+    names = set()
+    for source in sources:
+        try:
+            tree = ast.parse(source or "")
+        except SyntaxError:
+            continue
+        names.update(n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
+    return frozenset(names)
 
 
 class _AssertRewriter(ast.NodeTransformer):
@@ -81,9 +112,9 @@ def compile_tests(source: str, filename: str):
 class Runner:
     """Executes test units against one session and collects a ``Check`` per evaluated assert."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, called: frozenset[str] = frozenset(), entry: str = "") -> None:
         self.session = session
-        self.ns = _Namespace(session)
+        self.ns = _Namespace(session, called, entry)
         self.ns[_RECORD] = self._record
         self.checks: list[Check] = []
 
@@ -122,15 +153,61 @@ class Runner:
         if len(self.checks) == before:  # a unit without asserts passes by running cleanly
             self.checks.append(Check(label, True))
 
-    def setup(self, source: str, filename: str) -> None:
-        """Imports and definitions the tests need (HumanEval's test module, MBPP ``test_imports``)."""
+    def prelude(self, source: str) -> None:
+        """The prompt's trusted helpers (``trusted_prompt``); one that fails here is simply absent."""
+        if not source:
+            return
         try:
-            exec(compile_tests(source, filename), self.ns)
-        except HarnessFault:
-            raise
+            exec(compile(source, "<prompt>", "exec"), self.ns)
         except CandidateGone:
             raise
-        except CandidateError as exc:
-            raise HarnessFault(f"reference setup code failed against the program: {exc}") from None
+        except Exception:  # noqa: BLE001 - e.g. a prompt whose module code needs the entry point
+            pass
+
+    def setup(self, source: str, filename: str) -> None:
+        """Imports and definitions the tests need (HumanEval's test module, MBPP ``test_imports``)."""
+        calls_before = self.session.calls
+        try:
+            exec(compile_tests(source, filename), self.ns)
+        except (HarnessFault, CandidateGone):
+            raise
+        except Unencodable as exc:
+            raise HarnessFault(f"reference setup code: {exc}") from None
         except Exception as exc:  # noqa: BLE001
-            raise HarnessFault(f"reference setup code failed: {type(exc).__name__}: {exc}") from None
+            if self.session.calls == calls_before:  # the program never took part: the reference is broken
+                raise HarnessFault(f"reference setup code failed: {type(exc).__name__}: {exc}") from None
+            # Setup code that already runs the tests (MultiPL-E's trailing ``check(f)``) or builds
+            # data with the program's classes failed on what the program answered: a failed test.
+            self.checks.append(Check("reference setup", False, "wrong", f"{type(exc).__name__}: {exc}"[:300]))
+
+
+@functools.lru_cache(maxsize=1024)
+def trusted_prompt(prompt, entry_root: str) -> str:
+    """The prompt's own definitions except the entry point, to run in the harness before the tests.
+
+    HumanEval tests call helpers the prompt defines (``poly``, ``encode_cyclic``). They are dataset
+    code: the tests must use the prompt's version, not one the program redefined to agree with any
+    answer. Returns "" when the prompt is not Python on its own (prose, an unfinished stub).
+    """
+    if not isinstance(prompt, str):
+        return ""
+    try:
+        tree = ast.parse(prompt)
+    except SyntaxError:
+        return ""
+    kept = [node for node in tree.body
+            if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                    and (node.name == entry_root or _is_stub(node)))]
+    if not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom))
+               for n in kept):
+        return ""
+    return ast.unparse(ast.Module(body=kept, type_ignores=[]))
+
+
+def _is_stub(node: ast.AST) -> bool:
+    """A function the model is asked to write (only a docstring, ``pass`` or ``...``): the tests
+    must then call the program's version, so it is not a trusted helper."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return all(isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+               for stmt in node.body)

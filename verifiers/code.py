@@ -12,8 +12,35 @@ Per-call options (reference fields or factory arguments): ``timeout_s``, ``memor
 (``io`` only: ``python``, ``c``, ``cpp``).
 
 The code is the last fenced block tagged python (or the language asked for), else the last fenced
-block, else the whole completion. If it does not define ``entry_point`` but the row's ``prompt``
-does, the prompt is prepended (HumanEval completions continue the prompt).
+block, else the whole completion; among several blocks, the last one defining a name the tests call
+wins over a trailing usage example. If the code does not define ``entry_point`` but the row's
+``prompt`` does, the prompt is prepended (HumanEval completions continue the prompt); if it does,
+the prompt still goes in front when it is Python on its own (so the program may use the prompt's
+imports and helpers). ``entry_point`` is a function name or, LiveCodeBench style, a method such as
+``Solution().twoSum`` (then ``check(Solution().twoSum)``; MBPP-style asserts may also call
+``Solution().twoSum(...)`` directly).
+
+What the test code sees. The tests run in the harness: calls reach the program, results come back
+as plain data (``None``, bool, int, float, complex, str, bytes, lists, tuples, dicts, sets,
+namedtuples, ``Fraction``, ``Decimal``, ``deque``; numpy scalars as the Python number they hold);
+any other object stays in the sandbox as a handle the tests can call, read (attributes, items,
+``len``, iteration, ``next``, ``str``/``int``/``float``) and set attributes or items on, but that
+equals only itself. Exceptions come back as the built-in class they derive from (the program's
+``ValueError`` subclass is caught by ``except ValueError``); ``SystemExit`` fails the test, and a
+``StopIteration`` escaping a call becomes ``RuntimeError`` (as PEP 479 does), so it cannot end the
+test's own ``all(map(...))`` early. Helpers the prompt defines besides the entry point (HumanEval's
+``poly``, ``encode_cyclic``) run in the harness, so redefining them in the program changes nothing
+the tests compute; a standard-library module the tests use without importing it is the harness's
+own, not the program's object of that name.
+Arguments are copied in; a list, dict, set or bytearray argument the call changed is updated in
+the test's copy too (in-place sorts, or tests that an input was left alone, behave as in Python).
+Known limits: functions, lambdas and instances of classes the *test* defines cannot be passed in
+(the verdict is ``error``); only the top level of a changed argument is written back; without
+``entry_point``, a program function named like a builtin (``sum``) is shadowed by the builtin in
+MBPP asserts; tests that rely on a helper of the prompt are only protected when the row's
+``prompt`` is passed. LiveCodeBench's own functional rows (JSON lines of arguments) need converting
+to asserts or a ``check`` first, and APPS/CodeContests problems with several right answers (a
+special checker) are not supported by ``io``.
 
 Why the verdict cannot be forged: expected values and every comparison stay in this process. For
 ``tests``/``test`` the program runs in a sandbox session and only its functions' *return values*
@@ -22,16 +49,20 @@ codes, ``sys.exit(0)``, printed markers, patched builtins or a patched ``assert`
 deleting files there, or objects with a lying ``__eq__`` decide nothing. Statuses: ``ok`` all checks
 passed; ``wrong`` a check failed; ``timeout`` the program ran out of time before any check failed;
 ``invalid`` no code in the completion; ``error`` the reference data or the sandbox failed.
-The reference test code itself runs here, unsandboxed: it is dataset code, trusted like the dataset.
+The reference test code itself (and the prompt's helpers) runs here, unsandboxed: it is dataset
+code, trusted like the dataset. The completion is never compiled or run here.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
+import dataclasses
 import math
 import re
 
 from passband.sandbox import CandidateGone, Limits, SandboxError, default_pool
-from passband.verifiers._code_harness import Check, HarnessFault, Runner, compile_tests
+from passband.verifiers._code_harness import Check, HarnessFault, Runner, called_names, compile_tests, trusted_prompt
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
@@ -72,7 +103,8 @@ class _Code:
             return Verdict.error("the reference needs exactly one of 'tests', 'test' or 'io'")
         if not isinstance(completion, str):
             return Verdict.invalid(f"completion is {type(completion).__name__}, not text")
-        program = extract_code(completion, language if io is not None else "python")
+        program = extract_code(completion, language if io is not None else "python",
+                               _tested_names(tests, entry_point) if io is None else ())
         if program is None:
             return Verdict.invalid("no code found in the completion")
         try:
@@ -82,7 +114,7 @@ class _Code:
                 program = _with_prompt(program, prompt, entry_point)
                 imports = [test_imports] if isinstance(test_imports, str) else list(test_imports or [])
                 imports += [test_setup_code] if test_setup_code else []
-                checks, timed_out = _grade_calls(program, tests, test, entry_point, imports, limits, partial)
+                checks, timed_out = _grade_calls(program, tests, test, entry_point, imports, limits, partial, prompt)
         except HarnessFault as exc:
             return Verdict.error(str(exc)[:500])
         except SandboxError as exc:
@@ -92,29 +124,93 @@ class _Code:
         return _verdict(checks, timed_out, partial)
 
 
-def extract_code(text: str, language: str = "python") -> str | None:
-    """The last fenced block tagged ``language``, else the last fenced block, else the whole text."""
+def extract_code(text: str, language: str = "python", defines: tuple[str, ...] = ()) -> str | None:
+    """The last fenced block tagged ``language``, else the last fenced block, else the whole text.
+
+    With ``defines`` (the names the tests call), the last block that defines one of them is
+    preferred: chat models often end with a usage example after the solution block.
+    """
     blocks = [(tag.lower(), body) for tag, body in _FENCE.findall(text)]
     wanted = _TAGS.get(language, (language,))
     for chosen in ([b for t, b in blocks if t in wanted], [b for _, b in blocks]):
-        if chosen and chosen[-1].strip():
+        chosen = [b for b in chosen if b.strip()]
+        if chosen and defines:
+            pattern = re.compile(rf"^[ \t]*(?:(?:async\s+)?def|class)\s+(?:{'|'.join(map(re.escape, defines))})\b"
+                                 rf"|^(?:{'|'.join(map(re.escape, defines))})\s*=", re.MULTILINE)
+            defining = [b for b in chosen if pattern.search(b)]
+            chosen = defining or chosen
+        if chosen:
             return chosen[-1]
     if "```" in text:
         return None  # only empty fences: nothing to run
     return text if text.strip() else None
 
 
+def _tested_names(tests, entry_point) -> tuple[str, ...]:
+    """The program's names the tests call: the entry point, or the functions MBPP asserts call."""
+    if isinstance(entry_point, str) and _entry_ok(entry_point):
+        return tuple(_entry_parts(entry_point))
+    if isinstance(tests, (list, tuple)) and all(isinstance(t, str) for t in tests):
+        return tuple(sorted(n for n in called_names(*tests) if not hasattr(builtins, n)))
+    return ()
+
+
 def _with_prompt(program: str, prompt, entry_point) -> str:
+    """Join the prompt and the program the way each kind of completion needs.
+
+    A body that continues the prompt (base models) is appended to it. A program that defines the
+    entry point itself (chat models rewrite the whole function) still gets the prompt in front when
+    the prompt is Python on its own, so it may use the prompt's imports (``List``) and helpers; its
+    own definitions come later and win. Otherwise the program runs alone.
+    """
     if not (isinstance(prompt, str) and isinstance(entry_point, str)):
         return program
-    defines = re.compile(rf"^\s*(async\s+)?def\s+{re.escape(entry_point)}\s*\(", re.MULTILINE)
-    if defines.search(program) or not defines.search(prompt):
+    name = _entry_parts(entry_point)[-1]
+    defines = re.compile(rf"^[ \t]*(async\s+)?def\s+{re.escape(name)}\s*\(", re.MULTILINE)
+    if not defines.search(prompt):
         return program
-    return prompt + program
+    if not defines.search(program):
+        return prompt + program
+    if re.search(r"^[ \t]*from[ \t]+__future__[ \t]+import", program, re.MULTILINE) or not _parses(prompt):
+        return program  # a __future__ import must come first; a stub prompt cannot go in front
+    return prompt.rstrip() + "\n\n\n" + program
 
 
-def _grade_calls(program, tests, test, entry_point, test_imports, limits, partial) -> tuple[list[Check], bool]:
+def _parses(source: str) -> bool:
+    """Whether trusted dataset text (never the completion: that is only compiled in the sandbox)
+    is Python on its own."""
+    try:
+        ast.parse(source)
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+def _entry_parts(entry_point: str) -> list[str]:
+    """``f`` -> ["f"]; ``Solution().twoSum`` -> ["Solution", "twoSum"] (LiveCodeBench style)."""
+    return re.findall(r"[A-Za-z_]\w*", entry_point) or [entry_point]
+
+
+def _entry_ok(entry_point) -> bool:
+    """A name, or a chain of attributes and argument-free calls on one (``Solution().twoSum``)."""
+    if not isinstance(entry_point, str):
+        return False
+    try:
+        node = ast.parse(entry_point.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    while isinstance(node, (ast.Attribute, ast.Call)):
+        if isinstance(node, ast.Call) and (node.args or node.keywords):
+            return False
+        node = node.value if isinstance(node, ast.Attribute) else node.func
+    return isinstance(node, ast.Name)
+
+
+def _grade_calls(program, tests, test, entry_point, test_imports, limits, partial, prompt) -> tuple[list[Check], bool]:
     units, setup = _units(tests, test, entry_point, test_imports)
+    called = called_names(setup, *(tests if tests is not None else ()))
+    prelude = (trusted_prompt(prompt, _entry_parts(entry_point)[0])
+               if isinstance(prompt, str) and isinstance(entry_point, str) else "")
     with default_pool().session(program, limits=limits) as session:
         if not session.ready:
             session.close()
@@ -124,8 +220,9 @@ def _grade_calls(program, tests, test, entry_point, test_imports, limits, partia
             timed_out = bool(session.result and session.result.timed_out)
             return [Check("program loads", False, "gone" if timed_out else "wrong",
                           f"the program failed while loading: {why}")], timed_out
-        runner = Runner(session)
+        runner = Runner(session, called, _entry_parts(entry_point)[0] if _entry_ok(entry_point) else "")
         try:
+            runner.prelude(prelude)
             runner.setup(setup, "<reference setup>")
         except CandidateGone as exc:
             runner.checks.append(Check("reference setup", False, "gone", str(exc)))
@@ -146,9 +243,11 @@ def _units(tests, test, entry_point, test_imports):
             raise HarnessFault("reference field 'tests' must be a list of strings (assert statements)")
         setup = "\n".join(test_imports or [])
         return [(compile_tests(t, f"<test {i}>"), t.strip()[:200]) for i, t in enumerate(tests)], setup
-    if not isinstance(test, str) or not isinstance(entry_point, str) or not entry_point.isidentifier():
-        raise HarnessFault("reference field 'test' needs a string of test code and an 'entry_point' identifier")
-    return [(compile_tests(f"check({entry_point})", "<check>"), f"check({entry_point})")], test
+    if not isinstance(test, str) or not _entry_ok(entry_point):
+        raise HarnessFault("reference field 'test' needs a string of test code and an 'entry_point' "
+                           "(a function name, or a method such as 'Solution().twoSum')")
+    call = f"check({entry_point.strip()})"
+    return [(compile_tests(call, "<check>"), call)], test
 
 
 def _grade_io(program, cases, limits, language, tol, partial) -> tuple[list[Check], bool]:
@@ -159,17 +258,22 @@ def _grade_io(program, cases, limits, language, tol, partial) -> tuple[list[Chec
         if not isinstance(case, dict) or not isinstance(case.get("stdout", case.get("output")), str):
             raise HarnessFault(f"io case {i} must be an object with string 'stdin' and 'stdout'")
         want = case.get("stdout", case.get("output"))
-        result = pool.run(program, stdin=str(case.get("stdin") or ""), limits=limits, language=language)
+        # the output cap must never fail a right answer: allow twice the expected output, at least
+        cap = max(limits.max_output_bytes, 2 * len(want.encode("utf-8", "replace")) + (64 << 10))
+        case_limits = dataclasses.replace(limits, max_output_bytes=min(cap, 1 << 30))
+        result = pool.run(program, stdin=str(case.get("stdin") or ""), limits=case_limits, language=language)
         if result.setup_error:
             raise SandboxError(result.setup_error)
         label = f"io case {i}"
         if result.timed_out:
             timed_out = True
             checks.append(Check(label, False, "gone", "timed out"))
+        elif result.stdout_truncated:
+            checks.append(Check(label, False, "wrong", "output exceeded the cap (twice the expected size)"))
         elif result.exit_code != 0:
             kind = "memory limit exceeded" if result.memory_exceeded else f"exit code {result.exit_code}"
             checks.append(Check(label, False, "wrong", f"{kind}: {_tail(result.stderr)}"))
-        elif result.stdout_truncated or not outputs_match(result.stdout, want, tol):
+        elif not outputs_match(result.stdout, want, tol):
             checks.append(Check(label, False, "wrong", f"output differs: got {_tail(result.stdout, 80)!r}"))
         else:
             checks.append(Check(label, True))

@@ -118,7 +118,7 @@ def test_session_calls_return_plain_values(pool):
             bool(liar)
         sneaky = s.lookup("sneaky")()
         assert type(sneaky) is int and sneaky == 5 and sneaky != 6
-        with pytest.raises(CandidateError, match="SystemExit"):
+        with pytest.raises(CandidateGone, match="SystemExit"):  # like Python: no `except Exception` catches it
             s.lookup("leave")()
     assert s.result.exit_code == 0
 
@@ -151,3 +151,21 @@ def test_a_worker_that_cannot_start_is_a_clear_sandbox_error():
     for python in ("/nonexistent/python", "/bin/false"):
         with Pool(1, python=python) as p, pytest.raises(SandboxError, match="sandbox worker"):
             p.run("pass")
+
+
+def test_wire_round_trips_plain_data_and_rejects_forgeries():
+    import json
+
+    from passband.sandbox import _wire as wire
+
+    values = [[1.5, float("inf"), -0.0], ("a", "b"), {True, False}, frozenset([1]), [2**60, 1], [1, "a"], [],
+              [[1, 2], [3]], 10**5000, -(2**70), {"k": (None, b"x", 1j)}, list(range(10**5))]
+    for value in values:
+        back = wire.decode(json.loads(json.dumps(wire.encode(value))))
+        assert back == value and type(back) is type(value)
+    nan = wire.decode(json.loads(json.dumps(wire.encode([float("nan")] * 3))))
+    assert all(x != x for x in nan)
+    for forged in (["V", ["l", "i", [1, 2.5]]], ["V", ["l", "x", [1]]], ["V", ["q", "i", [1]]], ["V", ["l", "i", 5]],
+                   ["I", 5], ["q", [["i", 1], ["i", 0]]], ["N", ["P", ["not valid"], []]], ["D", [["i", 1]]]):
+        with pytest.raises(wire.WireError):
+            wire.decode(forged)
