@@ -3,6 +3,8 @@
 ``checkpoints/step_<N>/`` holds the model (``save_pretrained`` format, usable on its own), the
 tokenizer, ``optimizer.pt``, ``scheduler.pt``, ``rng.pt`` (python, numpy, torch, cuda) and
 ``state.json`` (step, policy version, sampler/curriculum state, data position, elapsed time).
+Under several processes rank 0 writes the checkpoint and ``rng_ranks.pt`` holds every rank's RNG
+state; each rank restores its own.
 A checkpoint is written into a temporary directory and renamed into place, so a run killed
 mid-save leaves the previous checkpoint intact; only the newest ``keep`` are kept.
 """
@@ -43,8 +45,11 @@ def set_rng_state(state: dict[str, Any]) -> None:
 
 
 def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, optimizer, scheduler,
-                    state: dict[str, Any], keep: int) -> Path:
-    """Write ``checkpoints/step_<step>`` atomically and prune to the newest ``keep``."""
+                    state: dict[str, Any], keep: int, rank_rngs: list | None = None) -> Path:
+    """Write ``checkpoints/step_<step>`` atomically and prune to the newest ``keep``.
+
+    rank_rngs: ``rng_state()`` of every rank, in rank order (multi-process runs).
+    """
     root = Path(output_dir) / "checkpoints"
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"step_{step}"
@@ -57,6 +62,8 @@ def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, opti
     torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
     torch.save(scheduler.state_dict(), tmp / "scheduler.pt")
     torch.save(rng_state(), tmp / "rng.pt")
+    if rank_rngs is not None:
+        torch.save(rank_rngs, tmp / "rng_ranks.pt")
     (tmp / "state.json").write_text(json.dumps(state))
     if final.exists():  # re-saving a step after a resume: move the old one aside first
         old = root / f".old_step_{step}_{os.getpid()}"
@@ -104,8 +111,12 @@ def latest_checkpoint(output_dir: str | Path) -> Path | None:
     return steps[-1][1] if steps else None
 
 
-def load_checkpoint(path: str | Path, *, model, optimizer, scheduler) -> dict[str, Any]:
-    """Restore weights, optimizer, scheduler and RNG states in place; return ``state.json``."""
+def load_checkpoint(path: str | Path, *, model, optimizer, scheduler,
+                    rank: int = 0) -> dict[str, Any]:
+    """Restore weights, optimizer, scheduler and RNG states in place; return ``state.json``.
+
+    ``rank`` picks this process's RNG state from a multi-process checkpoint.
+    """
     path = Path(path)
     from passband.trainer.lora import is_lora, load_adapter_weights
 
@@ -115,8 +126,18 @@ def load_checkpoint(path: str | Path, *, model, optimizer, scheduler) -> dict[st
         _load_weights(model, path / "model")
     optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
     scheduler.load_state_dict(torch.load(path / "scheduler.pt", weights_only=False))
-    set_rng_state(torch.load(path / "rng.pt", weights_only=False))
+    set_rng_state(_rng_of_rank(path, rank))
     return json.loads((path / "state.json").read_text())
+
+
+def _rng_of_rank(path: Path, rank: int) -> dict[str, Any]:
+    """This rank's saved RNG state; a rank the saving run did not have starts from rank 0's."""
+    ranks = path / "rng_ranks.pt"
+    if ranks.exists():
+        states = torch.load(ranks, weights_only=False)
+        if rank < len(states):
+            return states[rank]
+    return torch.load(path / "rng.pt", weights_only=False)
 
 
 def _load_weights(model, model_dir: Path) -> None:

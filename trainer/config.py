@@ -46,13 +46,14 @@ class GRPOConfig:
 
     # --- sampling -------------------------------------------------------------------------
     group_size: int = 8              # G: completions sampled per prompt
-    prompts_per_step: int = 8        # groups (prompts) trained on per step
+    prompts_per_step: int = 8        # groups (prompts) trained on per step, over all ranks
     max_new_tokens: int = 256        # completion length cap; longer ones are "truncated"
     temperature: float = 1.0         # sampling temperature (training log-probs use it too)
     top_p: float = 1.0               # nucleus sampling; 1.0 = off
     top_k: int = 0                   # top-k sampling; 0 = off
     stop: tuple[str, ...] = ()       # extra stop strings besides EOS (kept in the completion)
-    rollout_batch_size: int = 64     # sequences per generate() call
+    rollout_batch_size: int = 64     # sequences per generate() call; also the unit that is
+                                     # seeded and handed to one rank (see trainer/distributed.py)
     # --- objective -----------------------------------------------------------------------
     learning_rate: float = 1e-6      # AdamW peak learning rate
     beta: float = 0.0                # k3 KL weight; 0 = no reference model is loaded

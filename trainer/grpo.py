@@ -12,7 +12,9 @@ Each step:
      clipping, AdamW with warm-up and a constant or cosine schedule;
   6. a metrics line, one line per group, alerts; an atomic checkpoint every ``checkpoint_every``.
 
-Deliberately left out: multi-GPU / FSDP / DeepSpeed, vLLM (it plugs in as a ``RolloutBackend``),
+Under ``torchrun`` / ``accelerate launch`` each rank rolls out its slice of the groups, all ranks see
+every group, DDP sums the gradients: one process's result on N (``passband.trainer.distributed``).
+Deliberately left out: FSDP / DeepSpeed, vLLM (it plugs in as a ``RolloutBackend``),
 sequence packing, value or reward models. LoRA: pass a peft model (``passband.trainer.lora``);
 its base with adapters off is then the KL reference, so no copy is made.
 """
@@ -32,9 +34,11 @@ import numpy as np
 import torch
 
 from passband.trainer.advantages import get_advantage
-from passband.trainer.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from passband.trainer.checkpoint import latest_checkpoint, load_checkpoint, rng_state, save_checkpoint
 from passband.trainer.config import GRPOConfig
 from passband.trainer.data import as_rows, prompt_of
+from passband.trainer.distributed import (group_seed, init_distributed, seeded_rollout,
+                                          warn_if_unbalanced)
 from passband.trainer.lora import adapters_disabled, is_lora
 from passband.trainer.losses import (BatchNorms, clipped_surrogate, get_aggregation, k3_kl,
                                      token_entropy, token_logprobs)
@@ -115,10 +119,11 @@ class GRPOTrainer:
                  *, reference_columns: Mapping[str, str] | None = None,
                  rollout_backend: RolloutBackend | None = None):
         self.config = c = config if config is not None else GRPOConfig()
+        self.dist = init_distributed()  # one process unless launched by torchrun / accelerate
         from_path = not isinstance(model, torch.nn.Module)
         self.model, self.tokenizer = load_model_and_tokenizer(model, tokenizer)
         if from_path and torch.cuda.is_available():
-            self.model.to("cuda")
+            self.model.to(self.dist.device())
         self.rows, columns = as_rows(train_dataset)
         self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers)
         self.scorer.check_columns(columns)
@@ -130,6 +135,8 @@ class GRPOTrainer:
         if c.gradient_checkpointing:
             self.model.gradient_checkpointing_enable(
                 gradient_checkpointing_kwargs={"use_reentrant": False})
+        self.policy = self.dist.wrap(self.model)  # what the loss runs through (DDP if several ranks)
+        warn_if_unbalanced(self.dist, c)
         self.backend = rollout_backend or HFRollout(
             self.model, self.tokenizer, max_new_tokens=c.max_new_tokens, temperature=c.temperature,
             top_p=c.top_p, top_k=c.top_k, stop=c.stop, batch_size=c.rollout_batch_size)
@@ -141,8 +148,8 @@ class GRPOTrainer:
                                     band=c.band, seed=c.seed, group_size=c.group_size)
         self.advantage_fn = get_advantage(c.advantage)
         self.aggregate = get_aggregation(c.loss_aggregation)
-        self.writer = MetricsWriter(c.output_dir, tensorboard=c.tensorboard)
-        self.alerts = _alert_monitor()
+        self.writer = MetricsWriter(c.output_dir, tensorboard=c.tensorboard, enabled=self.dist.is_main)
+        self.alerts = _alert_monitor() if self.dist.is_main else None
         self.step, self.policy_version, self.elapsed_s, self._short_batches = 0, 0, 0.0, 0
         self._bar: ProgressBar | None = None
 
@@ -151,7 +158,8 @@ class GRPOTrainer:
         """Run until ``max_steps``; returns the last metrics line."""
         c = self.config
         self._begin()
-        self._bar = ProgressBar(c.max_steps, self.step, c.progress)
+        self.dist.barrier()  # rank 0 has reset or cut back the run directory
+        self._bar = ProgressBar(c.max_steps, self.step, c.progress and self.dist.is_main)
         last: dict[str, Any] = {}
         try:
             while self.step < c.max_steps:
@@ -201,26 +209,30 @@ class GRPOTrainer:
                 break
             rounds += 1
             used = [g.prompt_id for g in groups]
-            groups += self._rollout_groups(self.sampler.sample(deficit, exclude=used))
+            groups += self._rollout_groups(self.sampler.sample(deficit, exclude=used), rounds)
         return groups, rounds
 
-    def _rollout_groups(self, prompt_ids: Sequence[Any]) -> list[_Group]:
+    def _rollout_groups(self, prompt_ids: Sequence[Any], round_: int = 0) -> list[_Group]:
+        """This rank rolls out and scores its slice; every rank gets all groups and observes them."""
         c, G = self.config, self.config.group_size
-        rows = [self.rows[i] for i in prompt_ids]
+        chunks = self.dist.shard_chunks(len(prompt_ids), max(1, c.rollout_batch_size // G))
+        mine = [k for chunk in chunks for k in chunk]  # positions in the round's prompt list
+        rows = [self.rows[prompt_ids[k]] for k in mine]
+        seeds = [group_seed(c.seed, self.step, round_, chunk.start) for chunk in chunks]
         with self._autocast():
-            out = self.backend.rollout([prompt_of(r) for r in rows], G)
+            out = seeded_rollout(self.backend, [[prompt_of(self.rows[prompt_ids[k]]) for k in chunk]
+                                                for chunk in chunks], G, seeds)
         verdicts = self.scorer(out.texts, [r for r in rows for _ in range(G)],
-                               [len(x) for x in out.completion_ids])
-        groups = []
-        for i, pid in enumerate(prompt_ids):
-            s = slice(i * G, (i + 1) * G)
-            g = _Group(pid, out.prompt_ids[i * G], out.completion_ids[s], out.truncated[s],
-                       verdicts[s], out.policy_version)
+                               [len(x) for x in out.completion_ids]) if rows else []
+        local = [_Group(prompt_ids[k], out.prompt_ids[i * G], out.completion_ids[i * G:(i + 1) * G],
+                        out.truncated[i * G:(i + 1) * G], verdicts[i * G:(i + 1) * G],
+                        out.policy_version) for i, k in enumerate(mine)]
+        groups = self.dist.gather(local)  # in position order: the same list on every rank
+        for g in groups:
             trials = sum(g.valid)
             if trials:
-                self.sampler.observe(pid, sum(v.passed for v in g.verdicts if v.checkable), trials)
+                self.sampler.observe(g.prompt_id, g.passes, trials)  # passed implies checkable
             g.kept = not g.zero_variance if c.filter_zero_variance else trials > 0
-            groups.append(g)
         return groups
 
     # ------------------------------------------------------------------ the update
@@ -236,8 +248,8 @@ class GRPOTrainer:
         adv = self.advantage_fn(rewards, valid).reshape(-1)                       # [B = N*G]
         seqs = [(g.prompt_ids, comp, ok and not (c.mask_truncated and trunc))
                 for g in groups for comp, ok, trunc in zip(g.completions, g.valid, g.truncated)]
-        micro = self._micro_batches(seqs, adv)
-        norms = BatchNorms(tokens=int(sum(mb["mask"].sum().item() for mb in micro)),
+        micro = self._micro_batches(seqs, adv)  # this rank's share of the batch
+        norms = BatchNorms(tokens=sum(len(x) for _, x, use in seqs if use),  # the global batch's
                            sequences=len(seqs), constant=c.max_new_tokens)
         set_grad_weights(groups, adv, [len(x) if use else 0 for _, x, use in seqs])
         with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
@@ -247,14 +259,18 @@ class GRPOTrainer:
         self.model.train()
         for it in range(c.mu):
             self.optimizer.zero_grad(set_to_none=True)
-            loss = sum(self._micro_step(mb, old[k] if old else None, ref[k] if ref else None,
-                                        norms, stats, first=(it == 0))
-                       for k, mb in enumerate(micro))
+            loss = 0.0
+            for k, mb in enumerate(micro):  # DDP all-reduces the summed gradient after the last
+                with self.dist.no_sync(self.policy, skip=k < len(micro) - 1):
+                    loss += self._micro_step(mb, old[k] if old else None, ref[k] if ref else None,
+                                             norms, stats, first=(it == 0))
             norm = torch.nn.utils.clip_grad_norm_(params, c.max_grad_norm or float("inf"))
             self.optimizer.step()
             stats.loss.append(loss)
             stats.grad_norm.append(float(norm))
         self.optimizer.zero_grad(set_to_none=True)
+        stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss = self.dist.sum(
+            [stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss])
         self.policy_version += 1
         self.backend.sync(self.model, self.policy_version)
         return stats.result(c.beta)
@@ -264,7 +280,7 @@ class GRPOTrainer:
                     first: bool) -> float:
         """Forward and backward of one micro-batch; its loss is its share of the batch loss."""
         c = self.config
-        logp, entropy = self._logprobs(self.model, mb, entropy=first)              # [b, C]
+        logp, entropy = self._logprobs(self.policy, mb, entropy=first)             # [b, C]
         if old_logp is None:
             old_logp = logp.detach()                                                # [b, C]
         loss_tok, clip_on = clipped_surrogate(logp, old_logp, mb["adv"],
@@ -275,7 +291,7 @@ class GRPOTrainer:
             loss_tok = loss_tok + c.beta * kl
             stats.kl += float((kl.detach() * mask).sum()) if first else 0.0
         loss = self.aggregate(loss_tok, mask, norms)
-        loss.backward()
+        (loss * self.dist.world_size).backward()  # DDP averages over ranks; the losses add up
         stats.clipped += float((clip_on * mask).sum()) / c.mu
         if first:
             stats.tokens += float(mask.sum())
@@ -283,7 +299,12 @@ class GRPOTrainer:
         return float(loss.detach())
 
     def _micro_batches(self, seqs: list, adv: torch.Tensor) -> list[dict[str, torch.Tensor]]:
-        chunks = np.array_split(np.arange(len(seqs)), min(self.config.grad_accum, len(seqs)))
+        """This rank's slice of the sequences, split for accumulation. A rank left with none runs
+        one fully masked sequence (zero loss), because DDP needs every rank in the all-reduce."""
+        mine = np.array(self.dist.shard(len(seqs)), dtype=np.int64)
+        if not len(mine):
+            seqs, adv, mine = [(seqs[0][0], seqs[0][1], False)], torch.zeros(1), np.arange(1)
+        chunks = np.array_split(mine, min(self.config.grad_accum, len(mine)))
         return [self._collate([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) for idx in chunks]
 
     def _collate(self, seqs: list, adv: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -331,14 +352,14 @@ class GRPOTrainer:
         ckpt = latest_checkpoint(c.output_dir)
         if c.resume and ckpt is not None:
             state = load_checkpoint(ckpt, model=self.model, optimizer=self.optimizer,
-                                    scheduler=self.scheduler)
+                                    scheduler=self.scheduler, rank=self.dist.rank)
             self.step, self.policy_version = state["step"], state["policy_version"]
             self.elapsed_s, self._short_batches = state["elapsed_s"], state["short_batches"]
             self.sampler.load_state_dict(state["sampler"])
             self.backend.sync(self.model, self.policy_version)
             self.writer.truncate_after(self.step)
             self._replay_alerts()
-            print(f"passband: resuming from {ckpt} (step {self.step})")
+            self._write(f"passband: resuming from {ckpt} (step {self.step})")
             return
         if ckpt is not None:
             raise FileExistsError(f"{c.output_dir} already holds checkpoints ({ckpt.name}); pass "
@@ -353,15 +374,19 @@ class GRPOTrainer:
         self.writer.write_config(c.to_dict())
 
     def save(self) -> None:
-        """Atomic checkpoint of everything the next step depends on, plus ``curriculum.json``."""
+        """Atomic checkpoint of what the next step needs; all ranks call, rank 0 writes (all RNGs)."""
         c = self.config
+        rngs = self.dist.gather([rng_state()])
+        if not self.dist.is_main:
+            return self.dist.barrier()
         state = {"step": self.step, "policy_version": self.policy_version,
                  "elapsed_s": self.elapsed_s, "short_batches": self._short_batches,
                  "sampler": self.sampler.state_dict(), "config": c.to_dict()}
         save_checkpoint(c.output_dir, self.step, model=self.model, tokenizer=self.tokenizer,
                         optimizer=self.optimizer, scheduler=self.scheduler, state=state,
-                        keep=c.keep_checkpoints)
+                        keep=c.keep_checkpoints, rank_rngs=rngs if self.dist.enabled else None)
         self.writer.write_curriculum(c.band, self.sampler.estimates())
+        self.dist.barrier()
 
     # ------------------------------------------------------------------ messages
     def _say_if_short(self, kept: int, rounds: int) -> None:
@@ -395,6 +420,8 @@ class GRPOTrainer:
                 self.alerts.update(json.loads(line))
 
     def _write(self, line: str) -> None:
+        if not self.dist.is_main:
+            return
         if self._bar is not None:
             self._bar.write(line)
         else:

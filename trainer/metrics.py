@@ -39,15 +39,21 @@ def _clean(value: Any) -> Any:
 
 
 class MetricsWriter:
-    def __init__(self, output_dir: str | Path, *, tensorboard: bool = False):
+    """Writes the run directory's logs; ``enabled=False`` (ranks other than 0) writes nothing."""
+
+    def __init__(self, output_dir: str | Path, *, tensorboard: bool = False, enabled: bool = True):
         self.dir = Path(output_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.enabled = enabled
+        if enabled:
+            self.dir.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.dir / "metrics.jsonl"
         self.groups_path = self.dir / "groups.jsonl"
-        self._tb = _tensorboard(self.dir) if tensorboard else None
+        self._tb = _tensorboard(self.dir) if tensorboard and enabled else None
 
     def truncate_after(self, step: int) -> None:
         """Drop lines of steps after ``step`` (written after the checkpoint we resume from)."""
+        if not self.enabled:
+            return
         for path in (self.metrics_path, self.groups_path):
             if not path.exists():
                 continue
@@ -55,11 +61,15 @@ class MetricsWriter:
             _atomic_write(path, "".join(line + "\n" for line in keep))
 
     def start_fresh(self) -> None:
+        if not self.enabled:
+            return
         for path in (self.metrics_path, self.groups_path):
             if path.exists():
                 path.unlink()
 
     def log_step(self, metrics: Mapping[str, Any], groups: list[Mapping[str, Any]]) -> None:
+        if not self.enabled:
+            return
         with self.groups_path.open("a") as f:
             for g in groups:
                 f.write(json.dumps({k: _clean(v) for k, v in g.items()}) + "\n")
@@ -73,10 +83,14 @@ class MetricsWriter:
                     self._tb.add_scalar(k, v, metrics["step"])
 
     def write_curriculum(self, band, estimates: Mapping[Any, float]) -> None:
+        if not self.enabled:
+            return
         data = {"band": list(band), "estimates": {str(k): v for k, v in estimates.items()}}
         _atomic_write(self.dir / "curriculum.json", json.dumps(data))
 
     def write_config(self, config: Mapping[str, Any]) -> None:
+        if not self.enabled:
+            return
         _atomic_write(self.dir / "config.json", json.dumps(config, indent=2, default=str))
 
     def close(self) -> None:

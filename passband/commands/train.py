@@ -1,4 +1,10 @@
-"""``passband train CONFIG [section.key=value ...] [--resume]``: GRPO on a TOML config."""
+"""``passband train CONFIG [section.key=value ...] [--resume]``: GRPO on a TOML config.
+
+Several processes (DDP; the result matches one process with the same config and seed):
+``torchrun --nproc_per_node N -m passband.cli train CONFIG`` or
+``accelerate launch --multi_gpu --num_processes N -m passband.cli train CONFIG`` (gloo on CPU,
+NCCL on GPUs; one process per GPU).
+"""
 
 from __future__ import annotations
 
@@ -42,5 +48,9 @@ def run(args: argparse.Namespace) -> int:
         last = trainer.train()
     except FileExistsError as exc:
         raise UsageError(str(exc)) from None
-    print(f"done: {last.get('step', trainer.step)} steps; run directory {cfg.trainer.output_dir}")
+    from passband.trainer.distributed import finish_distributed
+
+    finish_distributed()  # under torchrun / accelerate launch: leave the process group cleanly
+    if trainer.dist.is_main:
+        print(f"done: {last.get('step', trainer.step)} steps; run directory {cfg.trainer.output_dir}")
     return 0

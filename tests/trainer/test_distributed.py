@@ -1,0 +1,170 @@
+"""Multi-process training: two CPU processes (gloo, launched by torchrun) train the same model as one
+process with the same global batch and seed, and a two-process run resumes from its checkpoint."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from passband.trainer import GRPOConfig, GRPOTrainer
+from passband.trainer.distributed import Dist, group_seed, seeded_rollout
+
+_TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s"}
+
+_CONFIG = """
+[model]
+path = "{root}/model"
+
+[data]
+path = "{root}/data.jsonl"
+
+[reward]
+verifier = "regex"
+references = {{ pattern = "pattern" }}
+
+[trainer]
+group_size = 4
+prompts_per_step = 3
+max_new_tokens = 6
+rollout_batch_size = 4
+learning_rate = 0.003
+pretrained = false
+beta = 0.01
+mu = 2
+grad_accum = 2
+max_steps = 4
+checkpoint_every = 2
+seed = 3
+verifier_workers = 1
+progress = false
+"""
+
+
+def _setup(root: Path, tiny) -> Path:
+    tokenizer = tiny.tokenizer()
+    model = tiny.model(tokenizer, seed=1)
+    model.save_pretrained(root / "model")
+    tokenizer.save_pretrained(root / "model")
+    rows = [{"prompt": f"{i}*{i % 7}=", "pattern": f"(?s).*[{i % 10}{(i + 3) % 10}ab].*"}
+            for i in range(12)]
+    (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cfg = root / "run.toml"
+    cfg.write_text(_CONFIG.format(root=root.as_posix()))
+    return cfg
+
+
+def _train(cfg: Path, out: Path, *extra: str, procs: int = 1) -> list[str]:
+    launcher = ([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                 f"--nproc_per_node={procs}", "-m"] if procs > 1 else [sys.executable, "-m"])
+    return [*launcher, "passband.cli", "train", str(cfg),
+            f"trainer.output_dir={json.dumps(str(out))}", *extra]
+
+
+def _run(cmd: list[str]) -> subprocess.Popen:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _finish(proc: subprocess.Popen) -> str:
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-3000:]
+    return out
+
+
+def _close(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        return a is not None and b is not None and abs(a - b) <= 1e-5 * max(1.0, abs(a))
+    return a == b
+
+
+def _weights(out: Path, step: int) -> dict[str, torch.Tensor]:
+    from safetensors.torch import load_file
+
+    return load_file(str(out / "checkpoints" / f"step_{step}" / "model" / "model.safetensors"))
+
+
+@pytest.mark.slow
+def test_two_processes_match_one_process_and_resume_across_ranks(tmp_path, tiny):
+    cfg = _setup(tmp_path, tiny)
+    one, two = tmp_path / "one", tmp_path / "two"
+    # One process runs 4 steps straight; two processes run 2 steps, stop, and resume to 4.
+    single = _run(_train(cfg, one))
+    first = _run(_train(cfg, two, "trainer.max_steps=2", procs=2))
+    _finish(first)
+    assert (two / "checkpoints" / "step_2" / "rng_ranks.pt").exists(), "not a 2-process run"
+    assert len(torch.load(two / "checkpoints" / "step_2" / "rng_ranks.pt", weights_only=False)) == 2
+    resumed = _finish(_run(_train(cfg, two, "--resume", procs=2)))
+    _finish(single)
+    assert resumed.count("resuming from") == 1 and resumed.count("done: 4 steps") == 1  # rank 0 only
+
+    expected = [json.loads(x) for x in (one / "metrics.jsonl").read_text().splitlines()]
+    got = [json.loads(x) for x in (two / "metrics.jsonl").read_text().splitlines()]
+    assert [m["step"] for m in got] == [1, 2, 3, 4]
+    for want, have in zip(expected, got):
+        assert set(want) == set(have)
+        diff = {k: (want[k], have[k]) for k in want if k not in _TIMING and not _close(want[k], have[k])}
+        assert not diff, f"step {want['step']}: {diff}"
+    assert any(m["kl"] for m in got) and all(m["groups/effective"] for m in got)  # not vacuous
+    groups = [[json.loads(x) for x in (d / "groups.jsonl").read_text().splitlines()] for d in (one, two)]
+    assert len(groups[0]) == len(groups[1]) >= 12
+    for a, b in zip(*groups):
+        assert all(_close(a[k], b[k]) for k in a), (a, b)
+    assert json.loads((one / "curriculum.json").read_text()) == json.loads(
+        (two / "curriculum.json").read_text())
+
+    start, w1, w2 = _weights(two, 2), _weights(one, 4), _weights(two, 4)
+    assert any(not torch.equal(start[k], w2[k]) for k in start)  # the resumed run trained on
+    for k in w1:
+        assert torch.allclose(w1[k], w2[k], atol=1e-5, rtol=1e-4), k
+
+
+def test_shards_cover_every_position_once_in_rank_order():
+    for n in range(0, 9):
+        for world in (1, 2, 3, 4):
+            slices = [list(Dist(r, world).shard(n)) for r in range(world)]
+            assert [i for s in slices for i in s] == list(range(n))
+            assert max(map(len, slices)) - min(map(len, slices)) <= 1
+            for per in (1, 2, 3):
+                chunks = [c for r in range(world) for c in Dist(r, world).shard_chunks(n, per)]
+                assert [i for c in chunks for i in c] == list(range(n))
+                assert chunks == Dist().shard_chunks(n, per)  # the same chunks on any world size
+
+
+def test_a_groups_samples_do_not_depend_on_which_groups_share_its_process(tiny, tmp_path):
+    """Rolled out all together (one process) or split (two ranks), each chunk gets the same tokens."""
+    tokenizer = tiny.tokenizer()
+    rows = [{"prompt": f"{i}+{i}=", "kind": "x"} for i in range(4)]
+    config = GRPOConfig(group_size=4, max_new_tokens=6, output_dir=str(tmp_path), progress=False)
+    t = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, lambda c, **r: 0.0, config)
+    chunks = [[r["prompt"]] for r in rows] + [[rows[0]["prompt"], rows[1]["prompt"]]]
+    seeds = [group_seed(0, 5, 0, k) for k in range(5)]
+    torch.manual_seed(0)
+    together = seeded_rollout(t.backend, chunks, 4, seeds).completion_ids
+    torch.manual_seed(1)  # the global RNG must not matter
+    split = (seeded_rollout(t.backend, chunks[:1], 4, seeds[:1]).completion_ids
+             + seeded_rollout(t.backend, chunks[1:], 4, seeds[1:]).completion_ids)
+    assert together == split and len(together) == 24
+    other = seeded_rollout(t.backend, chunks, 4, [group_seed(0, 6, 0, k) for k in range(5)])
+    assert other.completion_ids != together  # the seed does drive the samples
+    assert len({group_seed(0, s, r, k) for s in range(3) for r in range(3) for k in range(5)}) == 45
+
+
+def test_a_rank_without_sequences_trains_on_one_fully_masked_one(tiny, tmp_path):
+    """DDP needs every rank in each all-reduce: a rank with nothing to train on adds zero loss."""
+    tokenizer = tiny.tokenizer()
+    config = GRPOConfig(group_size=4, max_new_tokens=4, output_dir=str(tmp_path), progress=False)
+    t = GRPOTrainer(tiny.model(tokenizer), tokenizer, [{"prompt": "1+1="}], lambda c, **r: 0.0, config)
+    seqs = [([5, 6], [7, 8], True), ([5, 6], [9], True)]
+    adv = torch.tensor([1.0, -1.0])
+    t.dist = Dist(rank=0, world_size=3)  # 2 sequences, 3 ranks: rank 0 gets none
+    (mb,) = t._micro_batches(seqs, adv)
+    assert mb["mask"].sum() == 0 and mb["adv"].abs().sum() == 0 and mb["input_ids"].shape[0] == 1
+    t.dist = Dist(rank=2, world_size=3)
+    (mb,) = t._micro_batches(seqs, adv)
+    assert mb["adv"].tolist() == [-1.0] and mb["mask"].sum() == 1  # rank 2 gets the second one

@@ -1,0 +1,191 @@
+"""Multi-process training (``torchrun`` / ``accelerate launch``): who rolls out what, and what is shared.
+
+The design keeps a run's result independent of the number of processes:
+- every rank holds the same sampler (curriculum) and draws the same prompt list each round;
+  the list is cut into chunks of ``rollout_batch_size // group_size`` prompts (one ``generate``
+  call each, as in one process) and rank r rolls out and scores a contiguous run of whole chunks
+  (``Dist.shard_chunks``), so groups stay whole on one rank;
+- the groups (token ids, verdicts) are all-gathered, so every rank observes every group in the
+  same order, makes the same keep/drop and refill decisions and writes identical curriculum state;
+- each chunk is sampled under its own seed, drawn from (seed, step, round, position in the
+  round), never from a process-wide stream, so which rank samples it does not matter
+  (``seeded_rollout``): N ranks give one process's samples, bit for bit;
+- the update is split by sequence across ranks; the loss normaliser (tokens, sequences) is the
+  global batch's, each rank's loss is its share of the global loss, and DDP's gradient average is
+  undone by scaling that share by the world size: the summed gradient equals one process's;
+- logging sums (loss, KL, tokens...) are all-reduced; rank 0 alone writes files and checkpoints,
+  and each rank's RNG state is kept in the checkpoint.
+
+One process is the same code with ``world_size == 1``: every collective is then a no-op.
+Not here: FSDP / DeepSpeed (sharded parameters). For models whose weights, gradients and Adam
+state do not fit on one GPU, the path is to wrap the policy with FSDP2 (``fully_shard``) where
+``Dist.wrap`` builds DDP, and to gather a full state dict on rank 0 for checkpoints; untested.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+__all__ = ["Dist", "init_distributed", "finish_distributed", "warn_if_unbalanced", "group_seed",
+           "seeded_rollout"]
+
+
+@dataclass(frozen=True)
+class Dist:
+    """This process's place in the job; ``Dist()`` is a single process."""
+
+    rank: int = 0
+    world_size: int = 1
+    local_rank: int = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.world_size > 1
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    def device(self) -> torch.device:
+        """The accelerator this rank owns (CPU when there is none)."""
+        if torch.cuda.is_available():
+            return torch.device("cuda", self.local_rank if self.enabled else torch.cuda.current_device())
+        return torch.device("cpu")
+
+    def shard(self, n: int) -> range:
+        """This rank's contiguous slice of positions ``0..n-1``; slices in rank order cover all."""
+        return range(n * self.rank // self.world_size, n * (self.rank + 1) // self.world_size)
+
+    def shard_chunks(self, n: int, per_chunk: int) -> list[range]:
+        """This rank's share of positions ``0..n-1`` cut into chunks of ``per_chunk``.
+
+        The chunks do not depend on the number of ranks; only who gets them does. With fewer
+        chunks than ranks some ranks roll out nothing that round (see ``warn_if_unbalanced``).
+        """
+        chunks = [range(i, min(i + per_chunk, n)) for i in range(0, n, per_chunk)]
+        return [chunks[i] for i in self.shard(len(chunks))]
+
+    def gather(self, items: list) -> list:
+        """Every rank's ``items`` (picklable), concatenated in rank order, on every rank."""
+        if not self.enabled:
+            return list(items)
+        out: list[Any] = [None] * self.world_size
+        torch.distributed.all_gather_object(out, list(items))
+        return [x for part in out for x in part]
+
+    def sum(self, values: Sequence[float]) -> list[float]:
+        """Element-wise sum over ranks (float64, so token counts stay exact)."""
+        if not self.enabled or not values:
+            return [float(v) for v in values]
+        t = torch.tensor([float(v) for v in values], dtype=torch.float64, device=self._comm_device())
+        torch.distributed.all_reduce(t)
+        return t.tolist()
+
+    def barrier(self) -> None:
+        if self.enabled:
+            torch.distributed.barrier()
+
+    def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
+        """The module the loss is computed with: DDP around ``model`` when there are several ranks."""
+        if not self.enabled:
+            return model
+        from torch.nn.parallel import DistributedDataParallel
+
+        device = next(model.parameters()).device
+        return DistributedDataParallel(model,
+                                       device_ids=[device.index] if device.type == "cuda" else None)
+
+    def no_sync(self, module: torch.nn.Module, skip: bool):
+        """Accumulate locally (no all-reduce) for every micro-batch but the last one."""
+        if skip and hasattr(module, "no_sync"):
+            return module.no_sync()
+        return contextlib.nullcontext()
+
+    def _comm_device(self) -> torch.device:
+        nccl = torch.distributed.get_backend() == "nccl"
+        return torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
+
+
+def init_distributed() -> Dist:
+    """Join the process group that ``torchrun`` / ``accelerate launch`` describe in the environment.
+
+    A group the caller (or accelerate's ``Accelerator``) already initialised is used as it is.
+    Without ``WORLD_SIZE`` > 1 this is a single process and nothing is initialised.
+    """
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        local = int(os.environ.get("LOCAL_RANK", dist.get_rank()))
+        return Dist(dist.get_rank(), dist.get_world_size(), local)
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world <= 1:
+        return Dist()
+    if not dist.is_available():
+        raise RuntimeError("WORLD_SIZE > 1 but this torch build has no torch.distributed")
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    if torch.cuda.is_available():
+        torch.cuda.set_device(local)
+        dist.init_process_group("nccl", device_id=torch.device("cuda", local))
+    else:
+        dist.init_process_group("gloo")
+    return Dist(dist.get_rank(), dist.get_world_size(), local)
+
+
+def finish_distributed() -> None:
+    """Leave the process group (``passband train`` calls this once training is over)."""
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+
+
+def warn_if_unbalanced(dist: Dist, config) -> None:
+    """Warn (rank 0) when a step's prompts make fewer generation chunks than there are ranks."""
+    G, n = config.group_size, config.prompts_per_step
+    chunks = -(-n // max(1, config.rollout_batch_size // G))
+    if not dist.is_main or chunks >= dist.world_size:
+        return
+    fit = G * -(-n // dist.world_size)
+    warnings.warn(f"prompts_per_step = {n} makes {chunks} generation chunk(s) of "
+                  f"rollout_batch_size // group_size prompts for {dist.world_size} ranks, so some "
+                  f"ranks sit idle while others generate; set rollout_batch_size <= {fit} to "
+                  "spread the generation over the ranks")
+
+
+def group_seed(seed: int, step: int, round_: int, position: int) -> int:
+    """The sampling seed of one chunk: a function of where it is, not of who samples it."""
+    return int(np.random.SeedSequence([seed, step, round_, position]).generate_state(1)[0])
+
+
+def seeded_rollout(backend, chunks: list[list], n: int, seeds: Sequence[int]):
+    """``backend.rollout`` of every chunk of prompts, each chunk sampled under its own seed.
+
+    Hugging Face ``generate`` samples from the global torch RNG, so a chunk's samples would
+    depend on which chunks were generated before it in the same process (and hence on the number
+    of ranks). Each chunk is generated inside a forked RNG seeded with its own seed instead: the
+    same tokens on any number of ranks, and the global RNG is left untouched. Other backends
+    (vLLM) seed their own requests and get all prompts in one call.
+    """
+    from passband.trainer.rollout import HFRollout, Rollout
+
+    prompts = [p for chunk in chunks for p in chunk]
+    if not prompts:  # a rank with no chunk this round (fewer chunks than ranks)
+        return Rollout([], [], [], [], backend.policy_version, n)
+    if not isinstance(backend, HFRollout):
+        return backend.rollout(prompts, n)
+    device = next(backend.model.parameters()).device
+    devices = [device.index or 0] if device.type == "cuda" else []
+    parts = []
+    for chunk, seed in zip(chunks, seeds):
+        with torch.random.fork_rng(devices=devices):
+            torch.manual_seed(seed)
+            parts.append(backend.rollout(chunk, n))
+    return Rollout([x for p in parts for x in p.prompt_ids],
+                   [x for p in parts for x in p.completion_ids],
+                   [x for p in parts for x in p.texts], [x for p in parts for x in p.truncated],
+                   backend.policy_version, n)
