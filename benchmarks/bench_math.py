@@ -9,7 +9,9 @@ LaTeX answers (fractions, radicals, intervals, sets, tuples, matrices, text choi
 math-verify gets the gold the way its README suggests (``parse("$" + gold + "$")``, with the
 GSM8K gold already cut after ``####``) and the full completion; passband gets the dataset fields
 as stored (``answer=`` the full GSM8K solution). A verdict agrees with its label when
-``passed == label``.
+``passed == label``. A third set, ``tests/verifiers/data/math_real_style.jsonl``, holds hand-labelled
+completions in the shapes real models write (R1 ``<think>``, few-shot run-on, truncation, units,
+multiple boxes); math-verify gets its gold cut the same way (``extract_gold``).
 
 Run: ``.venv/bin/python benchmarks/bench_math.py [--gsm8k 600] [--repeats 1]``  (< 1 minute)
 """
@@ -24,6 +26,7 @@ import time
 from pathlib import Path
 
 GSM8K_TEST = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "gsm8k" / "test.jsonl"
+REAL_STYLE = Path(__file__).resolve().parents[1] / "tests" / "verifiers" / "data" / "math_real_style.jsonl"
 
 # (gold, [(answer as a model writes it, label)]) - MATH-style answers.
 MATH_ITEMS = [
@@ -137,13 +140,24 @@ def build_cases(n_gsm8k: int, seed: int = 0) -> list[dict]:
             completion = _MATH_TEMPLATES[(j + k) % len(_MATH_TEMPLATES)].format(a=ans)
             cases.append({"kind": "math", "answer": gold, "mv_gold": f"${gold}$",
                           "completion": completion, "label": label})
-    return cases
+    return cases + _real_style_cases()
+
+
+def _real_style_cases() -> list[dict]:
+    """The hand-labelled set of ``tests/verifiers/data/math_real_style.jsonl`` (real model shapes)."""
+    from passband.verifiers.math_extract import extract_gold
+
+    rows = [json.loads(line) for line in REAL_STYLE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [{"kind": "real", "answer": row["answer"], "mv_gold": f"${extract_gold(row['answer'])}$",
+             "completion": row["completion"], "label": row["label"]} for row in rows]
 
 
 # Both sides see these once before timing, so sympy's first-use start-up (lazy imports, caches)
 # is paid outside the timed loop on both; none of them occurs in the data.
 _WARM = [("\\sqrt{5}+1", "1+\\sqrt{5}"), ("(0, 1]", "[0, 1)"), ("\\{3, 4\\}", "\\{4, 3\\}"),
-         ("x^3 - 1", "(x-1)(x^2+x+1)"), ("\\begin{pmatrix} 5 \\\\ 6 \\end{pmatrix}", "(5, 6)"), ("y = 4", "4")]
+         ("x^3 - 1", "(x-1)(x^2+x+1)"), ("\\begin{pmatrix} 5 \\\\ 6 \\end{pmatrix}", "(5, 6)"), ("y = 4", "4"),
+         ("3\\pi", "9.42"), ("(-\\infty,0)\\cup(2,\\infty)", "(0, 2)"), ("y = 3x - 1", "y = 3x + 1"),
+         ("\\frac{1}{y}", "y^{-1}"), ("4", "4 apples and 2 pears"), ("\\sqrt[3]{5}", "5^{1/3}"), ("\\ln 3", "1.0986")]
 
 
 def _run_math_verify(cases: list[dict]) -> tuple[list[bool], float]:
@@ -190,12 +204,13 @@ def main() -> None:
         results[name] = (passed, best)
     n = len(cases)
     print(f"{n} labelled completions ({sum(c['kind'] == 'gsm8k' for c in cases)} GSM8K-style, "
-          f"{sum(c['kind'] == 'math' for c in cases)} MATH-style)\n")
-    print(f"{'verifier':<26}{'items/s':>10}{'agree all':>12}{'agree GSM8K':>14}{'agree MATH':>13}")
+          f"{sum(c['kind'] == 'math' for c in cases)} MATH-style, "
+          f"{sum(c['kind'] == 'real' for c in cases)} hand-labelled real-model-style)\n")
+    print(f"{'verifier':<26}{'items/s':>10}{'agree all':>12}{'agree GSM8K':>14}{'agree MATH':>13}{'agree real':>13}")
     for name, (passed, seconds) in results.items():
         cols = [f"{a}/{t}" for a, t in (_agreement(cases, passed), _agreement(cases, passed, "gsm8k"),
-                                        _agreement(cases, passed, "math"))]
-        print(f"{name:<26}{n / seconds:>10.0f}{cols[0]:>12}{cols[1]:>14}{cols[2]:>13}")
+                                        _agreement(cases, passed, "math"), _agreement(cases, passed, "real"))]
+        print(f"{name:<26}{n / seconds:>10.0f}{cols[0]:>12}{cols[1]:>14}{cols[2]:>13}{cols[3]:>13}")
     (mv, mv_s), (pb, pb_s) = results.values()
     print(f"\nthroughput ratio passband / math-verify: {mv_s / pb_s:.1f}x")
     worse = [c for c, a, b in zip(cases, mv, pb) if a == c["label"] and b != c["label"]]

@@ -42,6 +42,9 @@ _NOT_A_SUM_RE = re.compile(
     r"[=<>,;|!]|\\(?:pm|mp|cup|cap|setminus|le|ge|ne|neq|in|to|leq|geq)\b|(?:[\^*/]|\\cdot|\\times)\s*[+-]"
 )
 _TERM_RE = re.compile(r"[+-]?[^+\-]+")
+_CHOICE_VALUE_RE = re.compile(r"\([A-E]\)\s+([^()\s].{0,40})")
+_SPACE_RE = re.compile(r"(?<!\d) +| +(?!\d)")
+_THOUSANDS_SPACE_RE = re.compile(r"(?<=\d) (?=\d{3}(?!\d))")
 
 
 def normalize(text: str) -> str:
@@ -51,6 +54,7 @@ def normalize(text: str) -> str:
     text = text.replace("€", "").replace("£", "").replace("\\euro", "").replace("\\pounds", "")
     text = text.replace("{,}", ",").replace("\\(", "").replace("\\)", "")
     text = _DIGIT_GROUP_RE.sub(",", text).replace("\\!", "")
+    text = _THOUSANDS_SPACE_RE.sub(",", text)
     text = _SPACING_RE.sub(" ", text)
     text = _FRAC_RE.sub(r"\\frac", text)
     text = _DEGREE_RE.sub("", text)
@@ -68,19 +72,27 @@ def fast_equal(gold: str, pred: str) -> bool | None:
     g, p = normalize(gold), normalize(pred)
     if not g or not p:
         return None
-    if g == p or g.replace(" ", "") == p.replace(" ", ""):
+    if g == p or _squeeze(g) == _squeeze(p):
         return True
     g_var, g = _split_assignment(g)
     p_var, p = _split_assignment(p)
     if g_var and p_var and g_var != p_var:
         return None
-    if g.replace(" ", "") == p.replace(" ", "") or _same_terms(g, p):  # "y = 2x + 3" vs "3+2x"
+    if _squeeze(g) == _squeeze(p) or _same_terms(g, p):  # "y = 2x + 3" vs "3+2x"
         return True
     g_val = exact_value(g)
+    choice = _CHOICE_VALUE_RE.fullmatch(p)
+    if choice and g_val is not None and g_val[0] != "choice":
+        p = choice.group(1)  # "(D) 15" for a gold of 15: the value behind the letter
     p_val = exact_value(p) if g_val is not None else None
     if g_val is None or p_val is None:
         return None
     return values_equal(g_val, p_val)
+
+
+def _squeeze(text: str) -> str:
+    """Without spaces, except between digits: ``2 6 0`` is not ``260`` (``20 500`` was joined already)."""
+    return _SPACE_RE.sub("", text)
 
 
 def _same_terms(gold: str, pred: str) -> bool:

@@ -8,8 +8,11 @@ the two fallbacks are used only when there is no marker (see ``extract_answer``)
 - ``gsm8k``: the line after ``####`` (GSM8K solutions and models trained on them);
 - ``answer_is``: "the (final) answer is ...", cut at the end of the sentence;
 - ``answer_line``: an ``Answer:`` / ``**Final Answer:**`` line (or the line after it);
-- ``last_math``: the last ``\\(..\\)``, ``\\[..\\]`` or ``$..$`` span, if no number follows it;
-- ``last_number``: the last number in the text (a fallback, like lm-eval's "flexible" match).
+- ``last_math`` and ``last_number``: the last math span or number (``math_fallback``).
+
+Only the final part of a completion is searched: after a closing ``</think>`` (a ``<think>`` that
+never closes is reasoning cut off, so no answer), and before an end-of-turn token or a few-shot
+model's next "Question:". A Unicode minus ``−`` reads as ``-``.
 
 Everything here is linear in the input: the text is capped before any regex runs, and brace
 matching is bounded, so hostile strings cannot make extraction slow.
@@ -22,6 +25,8 @@ import re
 from fractions import Fraction
 from numbers import Number
 
+from passband.verifiers.math_fallback import PROSE_RE, chain_rhs, drop_commands, last_math, last_number
+
 __all__ = ["STRATEGIES", "chain_rhs", "extract_answer", "extract_gold"]
 
 STRATEGIES = ("boxed", "gsm8k", "answer_is", "answer_line", "last_math", "last_number")
@@ -29,18 +34,13 @@ MARKERS = frozenset({"boxed", "gsm8k", "answer_is", "answer_line"})  # explicit 
 
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _BRACE_RE = re.compile(r"\\[{}]|[{}]")
-_CALC_RE = re.compile(r"<<[^<>\n]{0,200}>>")  # GSM8K calculator annotations: <<9*2=18>>
 _ANSWER_IS_RE = re.compile(r"answer\s+(?:is|would\s+be|will\s+be)\s*[:：]?", re.IGNORECASE)
 _ANSWER_LINE_RE = re.compile(
     r"^[ \t>#*_]*(?:final\s+)?answer[ \t*_]*[:：][ \t*_]*(.*)$", re.IGNORECASE | re.MULTILINE
 )
 _SENTENCE_END_RE = re.compile(
-    r"\.(?=\s|$)|;|\n|,\s+(?=[A-Za-z]{2,})|\s+(?:because|since|so|which)\s|\s+\((?=[A-Za-z]{2,})"
+    r"\.(?=\s|$|[A-Z][a-z])|;|\n|,\s+(?=[A-Za-z]{2,})|\s+(?:because|since|so|which)\s|\s+\((?=[A-Za-z]{2,})"
 )
-_NUMBER_RE = re.compile(r"(?<![\w.,])(-?\$?)(\d{1,3}(?:,\d{3})+(?![\d])|\d+)(\.\d+)?(?:/(\d+))?(?![\d])")
-_DELIM_RE = re.compile(r"\\[()\[\]]|\$\$")
-_CLOSER = {"\\(": "\\)", "\\[": "\\]", "$$": "$$"}
-_PROSE_RE = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\s+[A-Za-z]{2,}\b")
 _FILLER_RE = re.compile(
     r"(?:(?:(?:the\s+)?(?:final\s+)?answer\s+is|therefore|thus|hence|so|then|simply|just|clearly|exactly"
     r"|equal\s+to|that)\b|=)\s*[,:]?\s*",
@@ -49,7 +49,13 @@ _FILLER_RE = re.compile(
 _WORDY_RE = re.compile(r"([A-Za-z]{2,})\b[^\\^=()]*?(-?\$?\d[\d,]*(?:\.\d+)?\s?%?)[^\\^=()]*")
 _MATH_WORDS = ("sqrt", "pi", "frac", "ln", "log", "sin", "cos", "tan", "exp", "arc", "cot", "sec", "csc", "mod")
 # Text after these is not the answer: end-of-turn tokens, or a few-shot model writing the next question.
-_RUNON_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "</s>", "\n\nQuestion:", "\n\nQ:", "\n\nProblem:")
+_RUNON_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>", "</s>", "<|im_start|>",
+                  "<|start_header_id|>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "\nHuman:", "\nUser:",
+                  "Next question:")
+_NEXT_QUESTION_RE = re.compile(r"\n(?:\n[ \t]{0,4}(?:Problem|Q)|[ \t]{0,4}Question)[ \t]{0,2}\d{0,3}[ \t]{0,2}:")
+_JOINER_RE = re.compile(r"\\[()\[\]]|[$,\s]|\band\b|\bor\b|\b[A-Za-z]\s*=")  # what may separate sibling boxes
+_SENTENCE_START_RE = re.compile(r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)")  # "Toulouse has", "Janet, who"
+_CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
 _MAX_BOX_TRIES = 8
 _MAX_LINE = 300
 
@@ -67,7 +73,7 @@ def extract_answer(text: str, strategies=STRATEGIES, *, selection: str = "latest
     Only the last ``max_chars`` characters are read: final answers sit at the end, and the cap
     keeps every regex below cheap whatever the model wrote.
     """
-    text = _cut_runon(text)[-max_chars:]
+    text = _final_part(text)[-max_chars:]
     if selection == "first":
         return _first(text, strategies, max_answer_chars)
     hits = []
@@ -91,9 +97,18 @@ def _first(text: str, strategies, limit: int) -> tuple[str, str] | None:
     return None
 
 
-def _cut_runon(text: str) -> str:
+def _final_part(text: str) -> str:
+    """Where the answer can be: after the reasoning, before any run-on (literal finds: linear)."""
+    close = text.rfind("</think>")
+    if close >= 0:
+        text = text[close + len("</think>"):]
+    elif "<think>" in text:
+        return ""  # the reasoning never finished: whatever it says on the way is no answer
     cuts = [at for at in (text.find(marker) for marker in _RUNON_MARKERS) if at > 0]
-    return text[:min(cuts)] if cuts else text
+    question = _NEXT_QUESTION_RE.search(text, 1)
+    cuts += [question.start()] if question else []
+    text = text[:min(cuts)] if cuts else text
+    return text.replace("\u2212", "-")
 
 
 def extract_gold(answer, *, max_chars: int = 20_000) -> str:
@@ -145,33 +160,51 @@ def _boxed(text: str, limit: int) -> tuple[int, str] | None:
     """``(where, content)`` of the last balanced ``\\boxed{...}``; earlier ones if it is cut off.
 
     ``(where, "")`` when the last box never closes (truncated); None when there is no box, or
-    only empty ones (``\\boxed{}`` echoed from the prompt).
+    only empty ones (``\\boxed{}`` echoed from the prompt). Boxes side by side ("$\\boxed{-2}$ and
+    $\\boxed{3}$") are one answer with several parts: ``-2, 3``.
     """
-    starts = [m.end() for m in _BOX_RE.finditer(text)][-_MAX_BOX_TRIES:]
+    boxes = [(m.start(), m.end()) for m in _BOX_RE.finditer(text)][-_MAX_BOX_TRIES:]
     unclosed = None
-    for start in reversed(starts):
-        rest = text[start:start + limit + 2]
-        stripped = rest.lstrip()
-        if not stripped.startswith("{"):  # "\boxed 5": a single token
-            token = re.match(r"[^\s$]+", stripped)
-            if token and rest[:1].isspace():
-                return start, token.group(0)
+    for i in range(len(boxes) - 1, -1, -1):
+        body = _box_body(text, boxes[i][1], limit)
+        if body is None:
             continue
-        offset = len(rest) - len(stripped)
-        depth = 0
-        for brace in _BRACE_RE.finditer(stripped):
-            tok = brace.group(0)
-            if len(tok) == 2:  # \{ or \}: a literal brace, not structure
-                continue
-            depth += 1 if tok == "{" else -1
-            if depth == 0:
-                content = rest[offset + 1:offset + brace.start()]
-                if content.strip():
-                    return start, content
+        if body[1] < 0:
+            unclosed = boxes[i][1] if unclosed is None else unclosed
+            continue
+        parts, at = [body[0]], boxes[i][0]
+        for start, end in reversed(boxes[:i]):  # siblings joined by "and", "," or "$ $" only
+            sibling = _box_body(text, end, limit)
+            gap = text[sibling[1]:at] if sibling and sibling[1] >= 0 else "?"
+            if len(gap) > 40 or _JOINER_RE.sub("", gap):
                 break
-        else:
-            unclosed = start if unclosed is None else unclosed
+            if sibling[0].strip() not in (part.strip() for part in parts):  # a repeated box is one answer
+                parts.append(sibling[0])
+            at = start
+        return boxes[i][1], ", ".join(reversed(parts))
     return None if unclosed is None else (unclosed, "")
+
+
+def _box_body(text: str, start: int, limit: int) -> tuple[str, int] | None:
+    """``(content, end)`` of the box opened at ``start``; ``("", -1)`` if it never closes; None if empty."""
+    rest = text[start:start + limit + 2]
+    stripped = rest.lstrip()
+    offset = len(rest) - len(stripped)
+    if not stripped.startswith("{"):  # "\boxed 5": a single token
+        token = re.match(r"[^\s$]+", stripped)
+        if token and rest[:1].isspace():
+            return token.group(0), start + offset + token.end()
+        return None
+    depth = 0
+    for brace in _BRACE_RE.finditer(stripped):
+        tok = brace.group(0)
+        if len(tok) == 2:  # \{ or \}: a literal brace, not structure
+            continue
+        depth += 1 if tok == "{" else -1
+        if depth == 0:
+            content = rest[offset + 1:offset + brace.start()]
+            return (content, start + offset + brace.end()) if content.strip() else None
+    return "", -1
 
 
 def _gsm8k(text: str, limit: int) -> tuple[int, str] | None:
@@ -183,12 +216,17 @@ def _gsm8k(text: str, limit: int) -> tuple[int, str] | None:
 
 
 def _answer_is(text: str, limit: int) -> tuple[int, str] | None:
-    last = None
-    for last in _ANSWER_IS_RE.finditer(text):
-        pass
+    last = previous = None
+    for match in _ANSWER_IS_RE.finditer(text):
+        previous, last = last, match
     if last is None:
         return None
-    return last.end(), _trim_phrase(text[last.end():last.end() + min(limit, _MAX_LINE) + 50]) or ""
+    if previous is not None and not text[last.end():].strip(" \t\n.:*"):
+        last = previous  # "... The answer is 160.The answer is" cut off: the one before counts
+    rest = text[last.end():last.end() + min(limit, _MAX_LINE) + 50]
+    if not rest.split("\n", 1)[0].strip(" \t*_:"):  # "The answer is:\n\n$18"
+        rest = rest.lstrip(" \t\n*_:")
+    return last.end(), _trim_phrase(rest) or ""
 
 
 def _answer_line(text: str, limit: int) -> tuple[int, str] | None:
@@ -203,6 +241,13 @@ def _answer_line(text: str, limit: int) -> tuple[int, str] | None:
         phrase = following[0] if following else ""
     if _BOX_RE.search(phrase):
         return last.start(1), (_boxed(phrase, limit) or (0, ""))[1]
+    if _SENTENCE_START_RE.match(phrase) and not _FILLER_RE.match(phrase):
+        # "Answer: Toulouse has 160 sheep, so together they have 260 sheep." - a sentence: its last number
+        sentence = phrase[:limit + 50]
+        end = _CLAUSE_END_RE.search(sentence)
+        stated = last_number(sentence[:end.start()] if end else sentence, limit)
+        if stated is not None and re.search(r"\d", stated[1]):
+            return last.start(1), stated[1]
     return last.start(1), _trim_phrase(phrase[:limit + 50]) or ""
 
 
@@ -224,7 +269,7 @@ def _trim_phrase(phrase: str) -> str | None:
         return phrase[2:close] if close > 0 else None
     elif phrase.startswith("$"):
         close = _unescaped_dollar(phrase, 1)
-        if close > 0 and not _PROSE_RE.search(_drop_commands(phrase[1:close])):
+        if close > 0 and not PROSE_RE.search(drop_commands(phrase[1:close])):
             return phrase[1:close]  # "$\\frac{1}{2}$" or "$18$"
         currency = re.match(r"\$\s?(-?\d[\d,]*(?:\.\d+)?)", phrase)
         if currency:  # "$18 every day": a dollar amount
@@ -244,81 +289,11 @@ def _unescaped_dollar(text: str, start: int) -> int:
     return match.start() if match else -1
 
 
-def _last_math(text: str, limit: int) -> tuple[int, str] | None:
-    """The last math span, unless a number comes after it (then ``last_number`` decides)."""
-    spans = _delimited_spans(text) + _dollar_spans(text)
-    if not spans:
-        return None
-    start, end, body = max(spans)
-    if _NUMBER_RE.search(text, end) or len(body) > limit:
-        return None
-    return start, chain_rhs(body)
-
-
-def _delimited_spans(text: str) -> list[tuple[int, int, str]]:
-    """``\\(..\\)``, ``\\[..\\]`` and ``$$..$$`` spans, paired in one linear pass."""
-    spans, opened = [], None
-    for tok in _DELIM_RE.finditer(text):
-        mark = tok.group(0)
-        if opened is None:
-            if mark in _CLOSER:
-                opened = tok
-        elif mark == _CLOSER[opened.group(0)]:
-            spans.append((opened.start(), tok.end(), text[opened.end():tok.start()]))
-            opened = None
-    return spans
-
-
-def _dollar_spans(text: str) -> list[tuple[int, int, str]]:
-    """Single-``$`` spans, unless the ``$`` signs are currency (then the pairing is meaningless)."""
-    text = text.replace("\\$", "  ").replace("$$", "  ")
-    marks = [m.start() for m in re.finditer(r"\$", text)]
-    if len(marks) % 2:
-        return []
-    spans = [(a, b + 1, text[a + 1:b]) for a, b in zip(marks[::2], marks[1::2])]
-    if any(_PROSE_RE.search(_drop_commands(body)) for _, _, body in spans):
-        return []
-    return spans
-
-
-def _drop_commands(body: str) -> str:
-    """Math without its LaTeX commands and ``\\text{}`` words, to tell prose from formulas."""
-    return re.sub(r"\\[A-Za-z]+\s*(\{[^{}]*\})?", " ", body)
-
-
-def chain_rhs(body: str) -> str:
-    """``9 \\times 2 = 18`` -> ``18``: the value of a computation is after its last ``=``.
-
-    Also ``x = 3``, ``Total = 18`` and ``5 gallons * 8 pints = 40 pints`` (unit words); an equation
-    with unknowns on the left (``2x + 3 = 7``) is left alone, as its right side is not the answer.
-    """
-    if "=" not in body:
-        return body
-    lhs, rhs = body.rsplit("=", 1)
-    lhs = re.sub(r"\\(?:text|mathrm|textbf)\s*\{[^{}]*\}|\\(?:times|cdot|div|[dt]?frac|left|right)", " ", lhs)
-    words = re.findall(r"[A-Za-z]+", lhs)
-    computation = (
-        not words
-        or (len(words) == 1 and (len(words[0]) == 1 or len(words[0]) >= 3) and lhs.strip() == words[0])
-        or (re.search(r"\d", lhs) and all(len(w) >= 2 for w in words))
-    )
-    return rhs.strip() if computation and rhs.strip() else body
-
-
-def _last_number(text: str, limit: int) -> tuple[int, str] | None:
-    last = None
-    for last in _NUMBER_RE.finditer(_CALC_RE.sub(" ", text)):
-        pass
-    if last is None:
-        return None
-    return last.start(), last.group(0)[:limit + 1]
-
-
 _EXTRACTORS = {
     "boxed": _boxed,
     "gsm8k": _gsm8k,
     "answer_is": _answer_is,
     "answer_line": _answer_line,
-    "last_math": _last_math,
-    "last_number": _last_number,
+    "last_math": last_math,
+    "last_number": last_number,
 }
