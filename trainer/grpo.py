@@ -14,9 +14,11 @@ Each step:
 
 Under ``torchrun`` / ``accelerate launch`` each rank rolls out its slice of the groups, all ranks see
 every group, DDP sums the gradients: one process's result on N (``passband.trainer.distributed``).
-Deliberately left out: FSDP / DeepSpeed, vLLM (it plugs in as a ``RolloutBackend``),
-sequence packing, value or reward models. LoRA: pass a peft model (``passband.trainer.lora``);
+Rollouts come from Hugging Face ``generate`` or a colocated vLLM engine (``rollout_backend``);
+vLLM's token log-probs drive the truncated importance-sampling correction (``tis_cap``) and the
+``rollout/*`` mismatch metrics. LoRA: ``lora_r > 0`` or a peft model (``passband.trainer.lora``);
 its base with adapters off is then the KL reference, so no copy is made.
+Deliberately left out: FSDP / DeepSpeed, sequence packing, value or reward models.
 """
 
 from __future__ import annotations
@@ -39,13 +41,14 @@ from passband.trainer.config import GRPOConfig
 from passband.trainer.data import as_rows, prompt_of
 from passband.trainer.distributed import (group_seed, init_distributed, seeded_rollout,
                                           warn_if_unbalanced)
-from passband.trainer.lora import adapters_disabled, is_lora
+from passband.trainer.lora import adapters_disabled, is_lora, lora_from_config
 from passband.trainer.losses import (BatchNorms, clipped_surrogate, get_aggregation, k3_kl,
                                      token_entropy, token_logprobs)
 from passband.trainer.metrics import (MetricsWriter, ProgressBar, group_lines, group_metrics,
                                       length_metrics, reward_metrics, set_grad_weights)
 from passband.trainer.models import load_model_and_tokenizer
-from passband.trainer.rollout import HFRollout, RolloutBackend, StalePolicyError
+from passband.trainer.rollout import RolloutBackend, StalePolicyError
+from passband.trainer.rollout_vllm import make_rollout_backend, rollout_logprobs_tensor, tis_correct
 from passband.trainer.sampling import make_sampler
 from passband.trainer.scoring import Scorer
 
@@ -64,6 +67,7 @@ class _Group:
     policy_version: int
     kept: bool = False
     grad_weight: float = 0.0  # sum of |advantage| x loss tokens, for groups.jsonl
+    sampler_logp: list[list[float]] | None = None  # the engine's token log-probs (vLLM only)
 
     @property
     def valid(self) -> list[bool]:
@@ -93,12 +97,16 @@ class _Stats:
     entropy: float = 0.0
     loss: list[float] = field(default_factory=list)
     grad_norm: list[float] = field(default_factory=list)
+    mismatch: list[dict[str, float]] = field(default_factory=list)  # rollout/*, per micro-batch
 
     def result(self, beta: float) -> dict[str, float | None]:
         t = max(self.tokens, 1.0)
-        return {"kl": self.kl / t if beta > 0 else None, "clip_fraction": self.clipped / t,
-                "entropy": self.entropy / t, "grad_norm": float(np.mean(self.grad_norm)),
-                "loss": float(np.mean(self.loss))}
+        out = {"kl": self.kl / t if beta > 0 else None, "clip_fraction": self.clipped / t,
+               "entropy": self.entropy / t, "grad_norm": float(np.mean(self.grad_norm)),
+               "loss": float(np.mean(self.loss))}
+        for key in self.mismatch[0] if self.mismatch else ():  # vLLM runs: rollout/logp_diff_mean...
+            out[key] = float(np.mean([m[key] for m in self.mismatch]))
+        return out
 
 
 _NO_UPDATE = {"kl": None, "clip_fraction": None, "entropy": None, "grad_norm": None, "loss": None}
@@ -112,7 +120,7 @@ class GRPOTrainer:
         messages) or ``messages``, plus the reference columns the reward needs.
     reward: a ``Reward``, a registered verifier name, or a callable ``(completion, **row)``.
     reference_columns: verifier keyword -> dataset column (for names and ``Reward`` objects).
-    rollout_backend: a ``RolloutBackend``; default ``HFRollout`` on the same model.
+    rollout_backend: a ``RolloutBackend``; default: the one ``config.rollout_backend`` names.
     """
 
     def __init__(self, model, tokenizer, train_dataset, reward, config: GRPOConfig | None = None,
@@ -130,6 +138,7 @@ class GRPOTrainer:
         self.device = next(self.model.parameters()).device
         # The reference is the policy as given, copied before any update or checkpoint load;
         # a LoRA policy needs no copy: its base, with the adapters switched off, is the reference.
+        self.model = lora_from_config(self.model, c)  # lora_r > 0 and not already a peft model
         self.lora = is_lora(self.model)
         self.reference = _frozen_copy(self.model) if c.beta > 0 and not self.lora else None
         if c.gradient_checkpointing:
@@ -137,9 +146,7 @@ class GRPOTrainer:
                 gradient_checkpointing_kwargs={"use_reentrant": False})
         self.policy = self.dist.wrap(self.model)  # what the loss runs through (DDP if several ranks)
         warn_if_unbalanced(self.dist, c)
-        self.backend = rollout_backend or HFRollout(
-            self.model, self.tokenizer, max_new_tokens=c.max_new_tokens, temperature=c.temperature,
-            top_p=c.top_p, top_k=c.top_k, stop=c.stop, batch_size=c.rollout_batch_size)
+        self.backend = rollout_backend or make_rollout_backend(self.model, self.tokenizer, c)
         self.pad_id = getattr(self.backend, "pad_id", self.tokenizer.pad_token_id) or 0
         params = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(params, lr=c.learning_rate, weight_decay=c.weight_decay)
@@ -179,6 +186,8 @@ class GRPOTrainer:
         groups, rounds = self._collect_groups()
         kept = [g for g in groups if g.kept]
         self._say_if_short(len(kept), rounds)
+        if hasattr(self.backend, "sleep"):
+            self.backend.sleep()  # vLLM sleep mode frees its GPU memory; the sync wakes it
         stats = self._update(kept) if kept else dict(_NO_UPDATE)
         with warnings.catch_warnings():  # also after a skipped update: lr follows the step count
             warnings.filterwarnings("ignore", message="Detected call of `lr_scheduler.step")
@@ -224,9 +233,11 @@ class GRPOTrainer:
                                                 for chunk in chunks], G, seeds)
         verdicts = self.scorer(out.texts, [r for r in rows for _ in range(G)],
                                [len(x) for x in out.completion_ids]) if rows else []
+        logp = getattr(out, "logprobs", None)  # only vLLM reports the sampler's log-probs
         local = [_Group(prompt_ids[k], out.prompt_ids[i * G], out.completion_ids[i * G:(i + 1) * G],
                         out.truncated[i * G:(i + 1) * G], verdicts[i * G:(i + 1) * G],
-                        out.policy_version) for i, k in enumerate(mine)]
+                        out.policy_version, sampler_logp=logp[i * G:(i + 1) * G] if logp else None)
+                 for i, k in enumerate(mine)]
         groups = self.dist.gather(local)  # in position order: the same list on every rank
         for g in groups:
             trials = sum(g.valid)
@@ -248,7 +259,8 @@ class GRPOTrainer:
         adv = self.advantage_fn(rewards, valid).reshape(-1)                       # [B = N*G]
         seqs = [(g.prompt_ids, comp, ok and not (c.mask_truncated and trunc))
                 for g in groups for comp, ok, trunc in zip(g.completions, g.valid, g.truncated)]
-        micro = self._micro_batches(seqs, adv)  # this rank's share of the batch
+        sampled = [lp for g in groups for lp in (g.sampler_logp or [None] * len(g.completions))]
+        micro = self._micro_batches(seqs, adv, sampled)  # this rank's share of the batch
         norms = BatchNorms(tokens=sum(len(x) for _, x, use in seqs if use),  # the global batch's
                            sequences=len(seqs), constant=c.max_new_tokens)
         set_grad_weights(groups, adv, [len(x) if use else 0 for _, x, use in seqs])
@@ -286,6 +298,9 @@ class GRPOTrainer:
         loss_tok, clip_on = clipped_surrogate(logp, old_logp, mb["adv"],
                                               c.clip_low, c.clip_high)             # [b, C]
         mask = mb["mask"]                                                          # [b, C]
+        if "sampler_logp" in mb:  # vLLM sampled these tokens: correct (TIS) and log the mismatch
+            loss_tok, mismatch = tis_correct(loss_tok, old_logp, mb["sampler_logp"], mask, c.tis_cap)
+            stats.mismatch += [mismatch] if first else []
         if ref_logp is not None:
             kl = k3_kl(logp, ref_logp)                                             # [b, C]
             loss_tok = loss_tok + c.beta * kl
@@ -298,14 +313,20 @@ class GRPOTrainer:
             stats.entropy += float((entropy * mask).sum())
         return float(loss.detach())
 
-    def _micro_batches(self, seqs: list, adv: torch.Tensor) -> list[dict[str, torch.Tensor]]:
+    def _micro_batches(self, seqs: list, adv: torch.Tensor,
+                       sampled: list | None = None) -> list[dict[str, torch.Tensor]]:
         """This rank's slice of the sequences, split for accumulation. A rank left with none runs
-        one fully masked sequence (zero loss), because DDP needs every rank in the all-reduce."""
+        one fully masked sequence (zero loss), because DDP needs every rank in the all-reduce.
+        ``sampled``: the sampler's log-probs per sequence (vLLM), attached when all have them."""
         mine = np.array(self.dist.shard(len(seqs)), dtype=np.int64)
         if not len(mine):
             seqs, adv, mine = [(seqs[0][0], seqs[0][1], False)], torch.zeros(1), np.arange(1)
         chunks = np.array_split(mine, min(self.config.grad_accum, len(mine)))
-        return [self._collate([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) for idx in chunks]
+        micro = [self._collate([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) for idx in chunks]
+        for mb, idx in zip(micro, chunks) if sampled and all(x is not None for x in sampled) else ():
+            mb["sampler_logp"] = rollout_logprobs_tensor([sampled[i] for i in idx],
+                                                         mb["mask"].shape[1], self.device)  # [b, C]
+        return micro
 
     def _collate(self, seqs: list, adv: torch.Tensor) -> dict[str, torch.Tensor]:
         """Left-padded prompts, right-padded completions: every completion starts at column P."""

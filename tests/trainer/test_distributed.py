@@ -140,7 +140,8 @@ def test_a_groups_samples_do_not_depend_on_which_groups_share_its_process(tiny, 
     """Rolled out all together (one process) or split (two ranks), each chunk gets the same tokens."""
     tokenizer = tiny.tokenizer()
     rows = [{"prompt": f"{i}+{i}=", "kind": "x"} for i in range(4)]
-    config = GRPOConfig(group_size=4, max_new_tokens=6, output_dir=str(tmp_path), progress=False)
+    config = GRPOConfig(group_size=4, prompts_per_step=4, max_new_tokens=6, beta=0.0,
+                        output_dir=str(tmp_path), progress=False)
     t = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, lambda c, **r: 0.0, config)
     chunks = [[r["prompt"]] for r in rows] + [[rows[0]["prompt"], rows[1]["prompt"]]]
     seeds = [group_seed(0, 5, 0, k) for k in range(5)]
@@ -158,7 +159,8 @@ def test_a_groups_samples_do_not_depend_on_which_groups_share_its_process(tiny, 
 def test_a_rank_without_sequences_trains_on_one_fully_masked_one(tiny, tmp_path):
     """DDP needs every rank in each all-reduce: a rank with nothing to train on adds zero loss."""
     tokenizer = tiny.tokenizer()
-    config = GRPOConfig(group_size=4, max_new_tokens=4, output_dir=str(tmp_path), progress=False)
+    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=4, beta=0.0,
+                        output_dir=str(tmp_path), progress=False)
     t = GRPOTrainer(tiny.model(tokenizer), tokenizer, [{"prompt": "1+1="}], lambda c, **r: 0.0, config)
     seqs = [([5, 6], [7, 8], True), ([5, 6], [9], True)]
     adv = torch.tensor([1.0, -1.0])

@@ -4,6 +4,7 @@ run directory and checkpoints. Rewards here are plain callables keyed by a datas
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import pytest
@@ -42,7 +43,7 @@ def _rows(*kinds):
 
 def _trainer(tiny, tokenizer, tmp_path, rows, **overrides):
     settings = dict(group_size=4, prompts_per_step=2, max_new_tokens=5, learning_rate=1e-2,
-                    pretrained=False, max_steps=2, output_dir=str(tmp_path / "run"),
+                    beta=0.0, pretrained=False, max_steps=2, output_dir=str(tmp_path / "run"),
                     use_curriculum=False, progress=False, verifier_timeout=0.3, seed=0)
     settings.update(overrides)
     return GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, reward, GRPOConfig(**settings))
@@ -186,7 +187,8 @@ def test_full_run_writes_the_run_directory(tiny, tokenizer, tmp_path):
 
     rows = Dataset.from_list(_rows("vary", "const", "vary", "vary"))
     t = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, reward, GRPOConfig(
-        group_size=4, prompts_per_step=2, max_new_tokens=4, learning_rate=1e-3, pretrained=False,
+        group_size=4, prompts_per_step=2, max_new_tokens=4, learning_rate=1e-3, beta=0.0,
+        pretrained=False,
         max_steps=3, checkpoint_every=1, keep_checkpoints=2, output_dir=str(tmp_path / "run"),
         progress=True, verifier_timeout=5.0))
     last = t.train()
@@ -209,6 +211,7 @@ def test_full_run_writes_the_run_directory(tiny, tokenizer, tmp_path):
 
 
 def test_lora_policy_uses_its_base_as_reference_and_resumes_its_adapters(tiny, tokenizer, tmp_path):
+    pytest.importorskip("peft", reason="peft is not installed (extra `.[lora]`)")
     from passband.trainer.lora import LoraSettings, apply_lora
 
     def policy():
@@ -279,3 +282,70 @@ def test_gradient_checkpointing_gives_the_same_update(tiny, tokenizer, tmp_path)
     plain._update(groups)
     ckpt._update(groups)
     assert _same(_params(plain.model), _params(ckpt.model), atol=1e-6)
+
+
+class _OffsetSampler:
+    """Hugging Face generate, reporting each token's log-prob ``shift`` nats below the trainer's.
+
+    Stands in for an engine whose numbers differ from the trainer's (vLLM's do, slightly), so the
+    truncated importance-sampling path runs without vllm; the engine itself is tested with a real
+    vLLM in test_vllm_backend.py.
+    """
+
+    def __init__(self, model, tokenizer, shift, temperature):
+        from passband.trainer import HFRollout
+
+        self.hf = HFRollout(model, tokenizer, max_new_tokens=5, temperature=temperature)
+        self.model, self.shift, self.temperature = model, shift, temperature
+
+    @property
+    def policy_version(self):
+        return self.hf.policy_version
+
+    def rollout(self, prompts, n):
+        from passband.trainer.rollout_vllm import SampledRollout
+
+        out = self.hf.rollout(prompts, n)
+        logprobs = []
+        with torch.no_grad():
+            for p, c in zip(out.prompt_ids, out.completion_ids):
+                logits = self.model(torch.tensor([p + c])).logits[0, len(p) - 1:-1]  # [C, V]
+                lp = (logits / self.temperature).log_softmax(-1)
+                logprobs.append((lp.gather(-1, torch.tensor(c)[:, None])[:, 0] - self.shift).tolist())
+        return SampledRollout(out.prompt_ids, out.completion_ids, out.texts, out.truncated,
+                              out.policy_version, n, logprobs=logprobs)
+
+    def sync(self, model, policy_version):
+        self.hf.sync(model, policy_version)
+
+
+def test_sampler_logprobs_drive_tis_and_the_mismatch_metrics(tiny, tokenizer, tmp_path):
+    """Every sampled token is 0.5 nats less likely to the sampler: the TIS weight is e^0.5 (or the
+    cap), it scales the whole gradient, and the rollout/* metrics show the gap."""
+    rows = _rows("vary", "vary", "vary")
+
+    def step(tis_cap):
+        model = tiny.model(tokenizer)
+        config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=5, temperature=1.0,
+                            learning_rate=1e-2, beta=0.0, pretrained=False, max_steps=1,
+                            use_curriculum=False, filter_zero_variance=False, tis_cap=tis_cap,
+                            output_dir=str(tmp_path / f"cap{tis_cap}"), progress=False)
+        backend = _OffsetSampler(model, tokenizer, 0.5, config.temperature)
+        last = GRPOTrainer(model, tokenizer, rows, reward, config, rollout_backend=backend).train()
+        logged = json.loads((tmp_path / f"cap{tis_cap}" / "metrics.jsonl").read_text())
+        assert logged["rollout/logp_diff_mean"] == last["rollout/logp_diff_mean"]
+        return last
+
+    off, on, capped = step(0.0), step(2.0), step(1.2)
+    for m in (off, on, capped):  # measured with or without the correction
+        assert m["rollout/logp_diff_mean"] == pytest.approx(0.5, abs=1e-4)
+        assert m["rollout/logp_diff_max"] == pytest.approx(0.5, abs=1e-4)
+    assert off["rollout/tis_capped"] == 0.0 and on["rollout/tis_capped"] == 0.0
+    assert capped["rollout/tis_capped"] == 1.0
+    assert on["grad_norm"] / off["grad_norm"] == pytest.approx(math.exp(0.5), rel=1e-3)
+    assert capped["grad_norm"] / off["grad_norm"] == pytest.approx(1.2, rel=1e-3)
+
+
+def test_hf_runs_log_no_sampler_mismatch(tiny, tokenizer, tmp_path):
+    m = _trainer(tiny, tokenizer, tmp_path, _rows("vary", "vary"), max_steps=1).train()
+    assert m["loss"] is not None and not any(k.startswith("rollout/") for k in m)

@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from passband.trainer.rollout_vllm import (VLLMRollout, _hf_weights, logprob_mismatch,
-                                           rollout_logprobs_tensor, tis_weights)
+                                           make_rollout_backend, rollout_logprobs_tensor,
+                                           tis_correct, tis_weights)
 
 
 def test_tis_weights_are_the_capped_ratio_without_gradient():
@@ -98,3 +99,31 @@ def test_engine_settings_are_checked_before_vllm_is_imported(bad, match):
     kwargs = {"max_new_tokens": 8, **bad}
     with pytest.raises(ValueError, match=match):
         VLLMRollout(None, None, **kwargs)
+
+
+def test_tis_correct_measures_always_and_weights_only_with_a_cap():
+    loss = torch.tensor([[1.0, 1.0, 1.0]])  # [1, 3]
+    trainer, sampler = torch.tensor([[-1.0, -1.0, -1.0]]), torch.tensor([[-1.0, -1.5, -4.0]])
+    mask = torch.tensor([[1.0, 1.0, 0.0]])
+    same, off = tis_correct(loss, trainer, sampler, mask, cap=0.0)
+    assert torch.equal(same, loss)
+    assert off["rollout/logp_diff_mean"] == pytest.approx(0.25) and off["rollout/tis_capped"] == 0.0
+    weighted, on = tis_correct(loss, trainer, sampler, mask, cap=1.5)
+    assert torch.allclose(weighted, torch.tensor([[1.0, 1.5, 1.5]]))  # e^0.5 and e^3 hit the cap
+    assert on["rollout/tis_capped"] == 1 / 2  # of the two masked tokens
+
+
+def test_backend_is_built_from_the_config(tiny):
+    import importlib.util
+
+    from passband.trainer import GRPOConfig, HFRollout
+
+    tok = tiny.tokenizer()
+    config = GRPOConfig(max_new_tokens=7, temperature=0.9, top_p=0.95, top_k=5, stop=["##"],
+                        rollout_batch_size=16)
+    hf = make_rollout_backend(tiny.model(tok), tok, config)
+    assert isinstance(hf, HFRollout) and hf.policy_version == 0
+    assert (hf.max_new_tokens, hf.temperature, hf.top_p, hf.top_k) == (7, 0.9, 0.95, 5)
+    if importlib.util.find_spec("vllm") is None:
+        with pytest.raises(ImportError, match="passband\\[vllm\\]"):
+            make_rollout_backend(tiny.model(tok), tok, config.replace(rollout_backend="vllm"))

@@ -194,7 +194,7 @@ def test_grpo_trainer_syncs_the_engine_after_every_step(setup, tmp_path):
     policy = copy.deepcopy(model)
     backend.sync(policy, 0)  # the trainer starts at policy version 0
     config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=MAX_NEW, temperature=0.7,
-                        learning_rate=0.02, pretrained=False, max_steps=2, use_curriculum=False,
+                        learning_rate=0.02, beta=0.0, pretrained=False, max_steps=2, use_curriculum=False,
                         filter_zero_variance=False, output_dir=str(tmp_path), progress=False)
     rows = [{"prompt": p} for p in PROMPTS]
     # Passes when a vowel appears: about half of random 24-char completions, so groups vary.
@@ -210,3 +210,39 @@ def test_grpo_trainer_syncs_the_engine_after_every_step(setup, tmp_path):
     policy.eval()
     assert _greedy_vllm(backend).completion_ids == _greedy_hf(policy, tokenizer).completion_ids
     backend.sync(model, 3)
+
+
+def test_grpo_trainer_builds_the_engine_from_the_config_and_applies_tis(setup, tmp_path):
+    """``rollout_backend = "vllm"`` (what TOML users set): the trainer starts its own engine, keeps
+    it on-policy, weights the loss by TIS and logs the sampler/trainer mismatch every step.
+
+    Runs last in this module: one engine per process, so it shuts the module's engine down first.
+    """
+    import json
+
+    from passband.trainer import GRPOConfig, GRPOTrainer, VLLMRollout
+    from passband.verifiers import regex_format
+
+    model, tokenizer, backend = setup
+    backend.close()
+    policy = copy.deepcopy(model)
+    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=MAX_NEW, temperature=0.7,
+                        learning_rate=0.02, beta=0.0, pretrained=False, max_steps=2,
+                        use_curriculum=False, filter_zero_variance=False, rollout_backend="vllm",
+                        tis_cap=2.0, output_dir=str(tmp_path), progress=False)
+    trainer = GRPOTrainer(policy, tokenizer, [{"prompt": p} for p in PROMPTS],
+                          regex_format(".*[aeiouAEIOU].*"), config)
+    try:
+        assert isinstance(trainer.backend, VLLMRollout)
+        trainer.train()
+        lines = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+        assert [x["policy_version"] for x in lines] == [0, 1] and trainer.backend.policy_version == 2
+        for line in lines:  # fp32 engine and trainer on CPU: the gap is rounding noise
+            assert 0 <= line["rollout/logp_diff_mean"] <= line["rollout/logp_diff_max"] < 1e-2
+            assert line["rollout/tis_capped"] == 0.0 and abs(line["rollout/kl"]) < 1e-4
+        changed = any(not torch.equal(a, b) for a, b in zip(policy.parameters(), model.parameters()))
+        assert changed, "precondition: two GRPO steps must move the weights"
+        policy.eval()
+        assert _greedy_vllm(trainer.backend).completion_ids == _greedy_hf(policy, tokenizer).completion_ids
+    finally:
+        trainer.backend.close()
