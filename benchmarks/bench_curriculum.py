@@ -22,7 +22,8 @@ A second part measures adaptive pre-scoring (``prescore`` with the real ``exact`
 on the same sample stream (isolates the early stop) and on another seed. The noise floor is a
 second fixed-k run with another seed: k=8 samples disagree with themselves too.
 
-    .venv/bin/python benchmarks/bench_curriculum.py [--seeds 3] [--steps 150] [--json]
+    .venv/bin/python benchmarks/bench_curriculum.py [--seeds 2] [--scenarios standard,short]
+        [--options '{"signal_floor": 0.78}'] [--adaptive-prompts 0] [--json]
 """
 
 from __future__ import annotations
@@ -42,15 +43,27 @@ _KEYS = ("signal_share", "generated_per_trained", "recovered_share", "recovered_
          "recovery_delay_median")
 
 
-def bench_sampling(seeds: int, steps: int, n_prompts: int) -> list[dict]:
-    runs = [("uniform", {}), ("dynamic", {}), ("curriculum", {}),
-            ("curriculum+priors", {"prior_noise": 0.7})]
+SCENARIOS = {  # name -> SimConfig overrides; the held-out judge varies exactly these axes
+    "standard": {},
+    "short": {"n_prompts": 600, "steps": 60},
+    "hopeless": {"mix": (0.70, 0.15, 0.15)},
+    "easy": {"mix": (0.15, 0.70, 0.15)},
+    "fast_drift": {"drift_speed": 2.0},
+    "batch16": {"prompts_per_step": 16, "n_prompts": 1000},
+}
+_RUNS = (("uniform", {}), ("dynamic", {}), ("curriculum", {}),
+         ("curriculum+priors", {"prior_noise": 0.7}))
+
+
+def bench_sampling(seeds: int, scenario: dict, options: dict | None = None) -> list[dict]:
+    """Every strategy on one scenario, mean over ``seeds``; ``options`` go to the curriculum."""
     table = []
-    for name, extra in runs:
+    for name, extra in _RUNS:
         strategy = name.split("+")[0]
         t0 = time.perf_counter()
-        results = [run_simulation(strategy, SimConfig(seed=s, steps=steps, n_prompts=n_prompts,
-                                                      **extra)) for s in range(seeds)]
+        cur = {"curriculum_options": dict(options)} if options and strategy == "curriculum" else {}
+        results = [run_simulation(strategy, SimConfig(**{"seed": s, **scenario, **extra, **cur}))
+                   for s in range(seeds)]
         row = {"strategy": name, "seconds": round(time.perf_counter() - t0, 1)}
         for key in _KEYS:
             values = [r[key] for r in results if r[key] is not None]
@@ -109,22 +122,38 @@ def _print_table(table: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=150)
-    parser.add_argument("--prompts", type=int, default=2000)
+    parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS),
+                        help=f"comma-separated subset of {sorted(SCENARIOS)}")
+    parser.add_argument("--options", default="{}",
+                        help="JSON object of CurriculumConfig fields, to compare settings")
     parser.add_argument("--adaptive-prompts", type=int, default=1000)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = parser.parse_args()
     random.seed(0)
-    table = bench_sampling(args.seeds, args.steps, args.prompts)
-    adaptive = bench_adaptive(args.adaptive_prompts, k=8, first=4)
+    names = [n for n in args.scenarios.split(",") if n]
+    unknown = sorted(set(names) - set(SCENARIOS))
+    if unknown:
+        parser.error(f"unknown scenario(s) {unknown}; valid: {sorted(SCENARIOS)}")
+    options = json.loads(args.options)
+    tables = {}
+    for name in names:
+        tables[name] = bench_sampling(args.seeds, SCENARIOS[name], options)
+        if not args.json:
+            cfg = SimConfig(**SCENARIOS[name])
+            print(f"\n[{name}] {cfg.n_prompts} prompts, {cfg.steps} steps x {cfg.prompts_per_step} "
+                  f"groups of {cfg.group_size}, mix {cfg.mix}, drift x{cfg.drift_speed}, mean of "
+                  f"{args.seeds} seeds (worst = lowest seed)")
+            _print_table(tables[name])
+    adaptive = bench_adaptive(args.adaptive_prompts, k=8, first=4) if args.adaptive_prompts else None
     if args.json:
-        print(json.dumps({"sampling": table, "adaptive_prescoring": adaptive}, indent=1))
+        print(json.dumps({"sampling": tables, "adaptive_prescoring": adaptive}, indent=1))
         return
-    print(f"{args.prompts} prompts, {args.steps} steps x 64 groups of 8, mean of {args.seeds} "
-          "seeds (worst = lowest seed)\n")
-    _print_table(table)
-    a = adaptive
+    if adaptive:
+        _print_adaptive(adaptive)
+
+
+def _print_adaptive(a: dict) -> None:
     print(f"\nadaptive pre-scoring, {a['prompts']} prompts, k={a['k']}, stop after {a['first']} "
           f"if unanimous: {a['samples_adaptive']} vs {a['samples_fixed']} samples "
           f"({a['samples_saved']:.1%} saved).\nBand class agreement with a fixed-k run: adaptive "

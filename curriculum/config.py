@@ -47,7 +47,7 @@ class CurriculumConfig:
     min_explore_share: float = 0.02
     """Share of each draw that always goes to fresh prompts while any are left, so the sampler keeps
     learning about the data it has not seen."""
-    surplus_explore_share: float = 0.1
+    surplus_explore_share: float = 0.2
     """Like ``max_hard_retest_share`` for fresh prompts: with signal to spare, up to this share of
     each draw probes prompts never seen, which may have become learnable meanwhile."""
     max_explore_share: float = 1.0
@@ -55,12 +55,20 @@ class CurriculumConfig:
     hard_retest_share: float = 0.05
     """At most this share of each draw re-tests due prompts of the warm-up (too hard) pool."""
     max_hard_retest_share: float = 0.2
-    """While the recent signal share is above ``signal_floor``, the surplus is spent on re-tests:
-    the warm-up share rises linearly from ``hard_retest_share`` (at the floor) to this (0.1
-    above it); never below ``hard_retest_share``. It finds prompts that became learnable sooner."""
+    """Signal beyond ``signal_floor`` is spent on re-tests: the warm-up share rises linearly with
+    the discovery budget (see ``spend_gain``) from ``hard_retest_share`` (budget 0) to this
+    (budget 1); never below ``hard_retest_share``. It finds prompts that became learnable sooner,
+    and once they do, re-tests carry signal themselves, so the budget grows further."""
     signal_floor: float = 0.8
-    """Recent share of groups with signal (window of 256 groups) that the sampler protects before
-    spending on extra re-tests and probes."""
+    """Share of groups with signal that the sampler protects before spending on extra re-tests
+    and probes: the discovery budget holds the long-run signal share near it."""
+    spend_gain: float = 0.005
+    """How fast the discovery budget (0..1) follows the signal share: each observed group adds
+    ``spend_gain * (signal - signal_floor)`` (signal is 0 or 1), so it grows while groups carry
+    more signal than the floor asks and shrinks when they carry less. An integral, not a
+    proportional, controller: it settles where the signal share equals the floor, instead of
+    spending nothing until the share is already above it. At 0.005 a sustained surplus of 0.1
+    fills the budget in about 2000 groups; larger follows faster but noisier."""
     hard_retest_after: float = 512.0
     """Groups observed before a too-hard prompt is first due for a re-test."""
     easy_retest_share: float = 0.02
@@ -71,7 +79,7 @@ class CurriculumConfig:
     retest_backoff: float = 2.0
     """A unanimous re-test (no sign of movement) multiplies the prompt's wait by this factor; a
     mixed one keeps the wait at its first value."""
-    max_retest_after: float = 16384.0
+    max_retest_after: float = 4096.0
     """Longest wait between re-tests of one prompt (it also caps the two first waits above): a
     hopeless prompt is never deleted."""
     easy_policy: str = "drop"
@@ -99,6 +107,7 @@ class CurriculumConfig:
         _check_range("min_explore_share", self.min_explore_share, 0.0, 1.0)
         _check_range("max_explore_share", self.max_explore_share, self.min_explore_share, 1.0)
         _check_range("surplus_explore_share", self.surplus_explore_share, 0.0, 1.0)
+        _check_range("spend_gain", self.spend_gain, 0.0, 1.0)
         for name in ("hard_retest_share", "easy_retest_share", "easy_weight", "signal_floor"):
             _check_range(name, getattr(self, name), 0.0, 1.0)
         _check_range("max_hard_retest_share", self.max_hard_retest_share, 0.0, 1.0)

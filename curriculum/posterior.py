@@ -64,6 +64,19 @@ class PromptBelief:
         s, f = self.evidence(now, half_life)
         return rng.betavariate(prior[0] + s, prior[1] + f)
 
+    def expected_signal(self, now: float, half_life: float, prior: tuple[float, float],
+                        group_size: int) -> float:
+        """Chance that a group drawn now disagrees, averaged over the decayed posterior (closed
+        form: the Beta moments of theta**g and (1-theta)**g). Old evidence widens the posterior,
+        so a prompt not looked at for long, or one with a few successes, scores higher."""
+        s, f = self.evidence(now, half_life)
+        a, b = prior[0] + s, prior[1] + f
+        all_right = all_wrong = 1.0
+        for k in range(group_size):
+            all_right *= (a + k) / (a + b + k)
+            all_wrong *= (b + k) / (a + b + k)
+        return 1.0 - all_right - all_wrong
+
     def to_list(self) -> list:
         return [self.succ, self.fail, self.stamp, self.pool, self.wait, self.due, self.observed]
 

@@ -4,14 +4,19 @@ Each prompt holds a Beta posterior over its pass rate (``posterior.PromptBelief`
 pool: ``fresh`` (never seen), ``active`` (estimate inside the band), ``hard`` (the warm-up pool,
 below the band) or ``easy`` (above it). A draw of ``n`` prompts is, in this order:
 
-1. re-tests of warm-up prompts that are due (at most ``hard_retest_share`` of the draw, up to
-   ``max_hard_retest_share`` while the recent signal share is above ``signal_floor``), most
-   promising first; then due re-tests of easy prompts (``easy_retest_share``);
+1. re-tests of warm-up prompts that are due (``hard_retest_share`` of the draw, up to
+   ``max_hard_retest_share`` as the discovery budget fills), those with the highest posterior
+   chance of a mixed group first (a few successes, or the stalest evidence); then due re-tests of
+   easy prompts (``easy_retest_share``);
 2. fresh prompts, many while the in-band pool is short of ``active_factor * n``, few once it is
-   full (``min_explore_share``, up to ``surplus_explore_share`` with signal to spare);
+   full (``min_explore_share``, up to ``surplus_explore_share`` as the discovery budget fills);
 3. in-band prompts ranked by a Thompson draw of the chance that a group disagrees, which prefers
    pass rates near 0.5 and explores prompts it knows little about;
 4. whatever is left, so a draw is always full; repeats only when fewer distinct prompts exist.
+
+The discovery budget integrates the signal share's excess over ``signal_floor`` group by group:
+surplus signal is spent on finding prompts that became learnable, and when re-tests start to
+succeed (the model is catching up) they cost little signal, so the budget grows on its own.
 
 A unanimous re-test (no sign of movement) multiplies the prompt's wait by ``retest_backoff`` (up
 to ``max_retest_after``), so hopeless prompts cost little, yet none is ever deleted; a mixed one
@@ -144,7 +149,7 @@ class Curriculum:
         out: dict = {"pool/active": pools[ACTIVE], "pool/warmup": pools[HARD],
                      "pool/easy": pools[EASY], "pool/fresh": pools[FRESH],
                      "in_band_share": self._ema["in_band"], "signal_share": self._ema["signal"],
-                     "clock": self._clock}
+                     "discovery_budget": self._surplus(), "clock": self._clock}
         out.update(self._counts)
         return out
 
@@ -209,13 +214,12 @@ class Curriculum:
         self._extend(chosen, taken, picked, "drawn/fresh")
 
     def _surplus(self) -> float:
-        """How far (0..1) the recent signal share is above ``signal_floor``, in tenths."""
-        if self._counts["groups_observed"] < _EMA_WINDOW:
-            return 0.0
-        return min(1.0, max(0.0, (self._ema["signal"] - self.config.signal_floor) / 0.1))
+        """Discovery budget (0..1): the signal share's excess over ``signal_floor``, integrated
+        in ``_count_group`` (see ``CurriculumConfig.spend_gain``)."""
+        return self._ema.get("spend", 0.0)
 
     def _hard_share(self) -> float:
-        """Warm-up re-test share: the base, plus whatever the signal share has to spare."""
+        """Warm-up re-test share: the base, plus the discovery budget's part of the rest."""
         cfg = self.config
         top = max(cfg.max_hard_retest_share, cfg.hard_retest_share)
         return cfg.hard_retest_share + (top - cfg.hard_retest_share) * self._surplus()
@@ -242,10 +246,10 @@ class Curriculum:
         cfg = self.config
         due = [i for i, b in enumerate(self._beliefs)
                if b.pool == pool and b.due <= self._clock and i not in taken]
-        sign = -1.0 if pool == HARD else 1.0
-        scored = sorted((sign * self._beliefs[i].draw(self._rng, self._clock,
-                                                      cfg.evidence_half_life, cfg.base_prior), i)
-                        for i in due)
+        if pool == HARD:  # the likeliest to disagree now: old evidence or a few successes
+            return self._rank_by_expected_signal(due, k)
+        scored = sorted((self._beliefs[i].draw(self._rng, self._clock, cfg.evidence_half_life,
+                                               cfg.base_prior), i) for i in due)
         return [i for _, i in scored[:k]]
 
     def _fallback(self, k: int, taken: set[int]) -> list[int]:
@@ -254,6 +258,18 @@ class Curriculum:
             return []
         rest = [i for i in range(len(self._ids)) if i not in taken]
         return self._rank_by_signal(rest, k)
+
+    def _rank_by_expected_signal(self, candidates: list[int], k: int) -> list[int]:
+        """Top ``k`` by the posterior chance that a group disagrees, without sampling noise: among
+        warm-up prompts (all alike hopeless once) it puts those with a few successes or the
+        stalest evidence first, so re-tests spread evenly instead of by luck of the draw."""
+        if k <= 0 or not candidates:
+            return []
+        cfg, g = self.config, self._group_size
+        scored = sorted((-self._beliefs[i].expected_signal(
+            self._clock, cfg.evidence_half_life, cfg.base_prior, g), self._rng.random(), i)
+            for i in candidates)
+        return [i for _, _, i in scored[:k]]
 
     def _repeats(self, k: int, chosen: list[int]) -> list[int]:
         """Only when fewer distinct prompts exist than asked for: cycle through the draw again
@@ -328,6 +344,10 @@ class Curriculum:
         lo, hi = self.config.band
         rate = max(1.0 / self._counts["groups_observed"], 1.0 / _EMA_WINDOW)
         self._ema["signal"] += (float(signal) - self._ema["signal"]) * rate
+        if self._counts["groups_observed"] > _EMA_WINDOW // 4:  # skip the first probes of an
+            # unknown pool: their signal says nothing about what is left to spend
+            step = self.config.spend_gain * (float(signal) - self.config.signal_floor)
+            self._ema["spend"] = min(1.0, max(0.0, self._ema.get("spend", 0.0) + step))
         in_band = float(lo <= successes / trials <= hi)
         self._ema["in_band"] += (in_band - self._ema["in_band"]) * rate
 

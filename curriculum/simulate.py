@@ -34,6 +34,8 @@ class SimConfig:
     """Share of hopeless prompts that become learnable during the run."""
     learn_step: float = 0.04
     """Logit gained by a prompt each time a group of it is trained on."""
+    drift_speed: float = 1.0
+    """Multiplier on the global improvement: 2 = learnable prompts cross the band twice as soon."""
     max_refill_rounds: int = 50
     band: tuple[float, float] = (0.2, 0.8)
     prior_noise: float = 0.0
@@ -65,7 +67,7 @@ class _World:
                 self.a.append(rng.uniform(0.5, 2.0))
 
     def pass_rate(self, i: int, step: int) -> float:
-        x = self.z[i] + self.a[i] * step / self.cfg.steps + self.learned[i]
+        x = self.z[i] + self.a[i] * self.cfg.drift_speed * step / self.cfg.steps + self.learned[i]
         return 1.0 / (1.0 + math.exp(-x))
 
     def roll(self, i: int, step: int) -> int:

@@ -1,0 +1,100 @@
+"""Warm-up re-tests: ranking by the posterior chance of signal, the discovery budget, and
+re-admission of prompts that become learnable (deterministic simulations, no model)."""
+
+import json
+import random
+
+from passband.curriculum import Curriculum
+from passband.curriculum.posterior import PromptBelief, signal_utility
+
+
+def test_expected_signal_is_the_beta_average_of_the_signal_utility():
+    belief = PromptBelief()
+    # no evidence, Beta(1, 1): E[theta**g] = E[(1-theta)**g] = 1 / (g + 1)
+    assert abs(belief.expected_signal(0, 1e9, (1.0, 1.0), 8) - (1 - 2 / 9)) < 1e-12
+    rng = random.Random(0)
+    belief.add(3, 9, 0, 1e9, 1e9)  # Beta(4, 10)
+    monte_carlo = sum(signal_utility(rng.betavariate(4, 10), 8) for _ in range(40000)) / 40000
+    assert abs(belief.expected_signal(0, 1e9, (1.0, 1.0), 8) - monte_carlo) < 0.01
+    belief.add(3000, 9000, 0, 1e9, 1e9)  # nearly certain at 0.25: the plain utility
+    assert abs(belief.expected_signal(0, 1e9, (1.0, 1.0), 8) - signal_utility(0.25, 8)) < 0.01
+
+
+def test_stale_evidence_makes_a_hopeless_prompt_look_worth_a_retest():
+    belief = PromptBelief()
+    belief.add(0, 16, 0, 100.0, 1e9)
+    fresh, stale = (belief.expected_signal(t, 100.0, (1.0, 1.0), 8) for t in (0, 400))
+    assert fresh < 0.4 < stale and stale > fresh + 0.3
+
+
+def _warmup(cur: Curriculum, ids, successes=0):
+    for pid in ids:
+        cur.observe(pid, successes, 8)
+
+
+def test_due_warmup_prompts_with_a_success_are_retested_first():
+    cur = Curriculum(range(40), hard_retest_after=1, hard_retest_share=0.1,
+                     max_hard_retest_share=0.1, min_explore_share=0.0)
+    _warmup(cur, range(10))  # 0/8 twice: hopeless
+    _warmup(cur, range(10))
+    _warmup(cur, [7, 7], successes=1)  # 1/8 twice: still below the band, but moving
+    assert cur.classify(7) == "too_hard"
+    _warmup(cur, range(10, 40), successes=4)  # an in-band pool
+    assert cur.sample(10)[0] == 7  # the re-test slot goes to the moving prompt, every seed
+    assert cur.metrics()["drawn/retest_warmup"] == 1
+
+
+def _run(cur: Curriculum, rate, steps: int, n: int, rng: random.Random, start: int = 0):
+    """Trainer-like loop; returns {prompt: first step it was observed with a mixed group}."""
+    mixed = {}
+    for step in range(start, start + steps):
+        ids = cur.sample(n)
+        for pid in ids:
+            s = sum(rng.random() < rate(pid, step) for _ in range(8))
+            cur.observe(pid, s, 8)
+            if 0 < s < 8:
+                mixed.setdefault(pid, step)
+    return mixed
+
+
+def test_prompts_that_become_learnable_are_readmitted_within_a_bounded_delay():
+    """100 hopeless prompts; 10 of them jump to a pass rate of 0.5 at step 60. With waits
+    capped at 1024 groups (32 steps of 32), every one of the 10 must give a group with signal
+    within 40 steps and most be back in the band, while the 90 still hopeless stay out."""
+    learnable = set(range(10))
+
+    def rate(pid, step):
+        if pid < 100:
+            return 0.5 if pid in learnable and step >= 60 else 0.0
+        return 0.5 if pid < 160 else 1.0  # 60 in-band prompts, 40 easy ones
+
+    for seed in (0, 1):
+        cur = Curriculum(range(200), seed=seed, max_retest_after=1024)
+        rng = random.Random(seed)
+        _run(cur, rate, 60, 32, rng)
+        assert all(cur.classify(p) == "too_hard" for p in range(100))  # all met, all hopeless
+        back = _run(cur, rate, 40, 32, rng, start=60)
+        delays = sorted(back[p] - 60 for p in learnable if p in back)
+        assert len(delays) == 10 and delays[-1] < 40, delays
+        # one mixed group may not outweigh a long record of failures, but it keeps the wait short
+        back_in = [p for p in learnable if cur.classify(p) == "in_band"]
+        assert len(back_in) >= 8 and cur.metrics()["readmissions"] >= 8
+        state = cur.state_dict()
+        for p in learnable - set(back_in):
+            assert state["beliefs"][p][5] - state["clock"] <= 512  # due again within 512 groups
+        assert not any(p in back for p in range(10, 100))  # the still-hopeless stay out
+
+
+def test_discovery_budget_shrinks_when_signal_drops_and_survives_resume():
+    cur = Curriculum(range(700), hard_retest_after=1, min_explore_share=0.0)
+    _warmup(cur, range(300))
+    for _ in range(4):
+        _warmup(cur, range(300, 600), successes=4)
+    high = cur.metrics()["discovery_budget"]
+    state = json.loads(json.dumps(cur.state_dict()))
+    _warmup(cur, range(600, 700))  # 100 groups without signal
+    low = cur.metrics()["discovery_budget"]
+    assert high == 1.0 and 0.0 <= low < high
+    again = Curriculum(range(700), hard_retest_after=1, min_explore_share=0.0)
+    again.load_state_dict(state)
+    assert again.metrics()["discovery_budget"] == high
