@@ -102,25 +102,14 @@ def _resolve_verifier(spec: str):
 
 
 def _read_rows(path: Path) -> list[dict]:
+    """JSONL, Parquet, CSV or a saved dataset directory, read the way ``passband score`` reads them."""
+    from passband.curriculum import read_rows
     from passband.errors import UsageError
 
-    if path.suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        return pq.read_table(path).to_pylist()
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise UsageError(f"{path}:{number}: each line must be a JSON object, got {type(row).__name__}")
-            rows.append(row)
-    return rows
+    try:
+        return read_rows(path)
+    except (ValueError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _parse_refs(specs: list[str]) -> dict[str, str]:
