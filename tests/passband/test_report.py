@@ -196,7 +196,7 @@ def test_report_of_a_real_short_demo_run(tmp_path, capsys):
 
     cfg = DemoConfig.quick(output_dir=str(tmp_path / "run"), n_train=100, n_heldout=10, grpo_steps=4,
                            prompts_per_step=4, beta=0.01, sft=SFTConfig(steps=0), checkpoint_every=2,
-                           progress=False)
+                           use_curriculum=True, progress=False)  # the curriculum chart needs it
     run_demo(cfg, log=lambda line: None)
     assert main(["report", str(tmp_path / "run")]) == 0
     text = capsys.readouterr().out
