@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 EASY_POLICIES = ("drop", "downweight")
+SELECTIONS = ("signal", "pool")
 
 
 def _check_range(name: str, value: float, low: float, high: float, *, open_low=False) -> None:
@@ -39,9 +40,24 @@ class CurriculumConfig:
     """Cap on the total (decayed) trials behind one estimate, so a prompt seen often still follows
     the policy within a few groups."""
     group_size_hint: int = 8
-    """Group size assumed for the signal utility until ``observe`` reports the real one."""
+    """Group size assumed for the signal utility until ``observe`` reports the real one (the
+    constructor also accepts it as ``group_size=``)."""
+    selection: str = "signal"
+    """How fresh and in-band prompts share a draw. ``signal``: every candidate is scored by its
+    chance of a mixed group, P(signal) = 1 - E[p^G] - E[(1-p)^G] under its posterior; an unseen
+    prompt gets the population's chance (the share of first looks that had signal), and a prompt
+    just drawn is scored down for ``cooldown_factor`` in-band masses. When most of the data is in
+    band, fresh prompts are as good as known ones and the draw covers the data like uniform epochs;
+    when it is not, the known in-band prompts win. ``pool``: the older rule, a small in-band pool
+    of ``active_factor`` draws re-drawn by a Thompson sample (a tiny model memorises it)."""
+    cooldown_factor: float = 1.0
+    """``selection="signal"``: a drawn prompt's score is multiplied by ``(age / cooldown) ** 0.25``
+    (capped at 1), where ``cooldown`` is this factor times the in-band mass (the sum of P(signal)
+    over known and fresh candidates, in groups observed): epoch-like coverage while fresh prompts
+    are nearly as good, quick reuse when they are much worse. 0 turns the cooldown off."""
     active_factor: float = 2.0
-    """The in-band pool should hold this many times the prompts asked for per ``sample`` call.
+    """``selection="pool"`` only. The in-band pool should hold this many times the prompts asked
+    for per ``sample`` call.
     Short of it, a share ``(1 - pool / target) ** 2`` of each draw probes fresh prompts: many when
     the pool is empty, few once it nearly fills a batch (a probe is right only ~1 time in 3)."""
     min_explore_share: float = 0.02
@@ -51,14 +67,17 @@ class CurriculumConfig:
     """Like ``max_hard_retest_share`` for fresh prompts: with signal to spare, up to this share of
     each draw probes prompts never seen, which may have become learnable meanwhile."""
     max_explore_share: float = 1.0
-    """Upper bound on the share of a draw spent on fresh prompts when the pool is short."""
+    """Upper bound on the share of a draw spent on fresh prompts when the pool is short
+    (``selection="pool"`` only)."""
     hard_retest_share: float = 0.05
     """At most this share of each draw re-tests due prompts of the warm-up (too hard) pool."""
     max_hard_retest_share: float = 0.2
     """Signal beyond ``signal_floor`` is spent on re-tests: the warm-up share rises linearly with
     the discovery budget (see ``spend_gain``) from ``hard_retest_share`` (budget 0) to this
     (budget 1); never below ``hard_retest_share``. It finds prompts that became learnable sooner,
-    and once they do, re-tests carry signal themselves, so the budget grows further."""
+    and once they do, re-tests carry signal themselves, so the budget grows further. With
+    ``selection="signal"`` the extra re-tests (beyond ``hard_retest_share``) are made only while
+    their P(signal) is at least a fresh prompt's."""
     signal_floor: float = 0.8
     """Share of groups with signal that the sampler protects before spending on extra re-tests
     and probes: the discovery budget holds the long-run signal share near it."""
@@ -104,6 +123,10 @@ class CurriculumConfig:
         _check_range("max_evidence", self.max_evidence, 1.0, 1e12)
         _check_range("group_size_hint", self.group_size_hint, 2, 1_000_000)
         _check_range("active_factor", self.active_factor, 0.0, 1e6)
+        _check_range("cooldown_factor", self.cooldown_factor, 0.0, 1e3)
+        if self.selection not in SELECTIONS:
+            raise ValueError(f"CurriculumConfig.selection={self.selection!r} must be one of "
+                             f"{SELECTIONS}")
         _check_range("min_explore_share", self.min_explore_share, 0.0, 1.0)
         _check_range("max_explore_share", self.max_explore_share, self.min_explore_share, 1.0)
         _check_range("surplus_explore_share", self.surplus_explore_share, 0.0, 1.0)
@@ -125,6 +148,10 @@ class CurriculumConfig:
     def from_options(cls, band=None, **options) -> "CurriculumConfig":
         """Build from keyword options, naming the valid ones when a key is unknown."""
         valid = {f.name for f in fields(cls)}
+        if "group_size" in options:  # the trainer's name for it
+            if "group_size_hint" in options:
+                raise TypeError("pass group_size or group_size_hint, not both")
+            options["group_size_hint"] = options.pop("group_size")
         unknown = sorted(set(options) - valid)
         if unknown:
             raise TypeError(f"unknown curriculum option(s) {unknown}; valid: {sorted(valid)}")

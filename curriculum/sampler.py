@@ -6,13 +6,20 @@ below the band) or ``easy`` (above it). A draw of ``n`` prompts is, in this orde
 
 1. re-tests of warm-up prompts that are due (``hard_retest_share`` of the draw, up to
    ``max_hard_retest_share`` as the discovery budget fills), those with the highest posterior
-   chance of a mixed group first (a few successes, or the stalest evidence); then due re-tests of
-   easy prompts (``easy_retest_share``);
-2. fresh prompts, many while the in-band pool is short of ``active_factor * n``, few once it is
-   full (``min_explore_share``, up to ``surplus_explore_share`` as the discovery budget fills);
-3. in-band prompts ranked by a Thompson draw of the chance that a group disagrees, which prefers
-   pass rates near 0.5 and explores prompts it knows little about;
-4. whatever is left, so a draw is always full; repeats only when fewer distinct prompts exist.
+   chance of a mixed group first (a few successes, or the stalest evidence; with
+   ``selection="signal"`` those beyond ``hard_retest_share`` only while that chance beats a fresh
+   prompt's); then due re-tests of easy prompts (``easy_retest_share``);
+2. fresh and in-band prompts, competing on one score (``selection="signal"``, the default): the
+   chance that a group disagrees, P(signal) = 1 - E[p^G] - E[(1-p)^G] under the prompt's
+   posterior. A fresh prompt gets the population's chance (the decayed share of first looks that
+   had signal: an empirical-Bayes prior), and a prompt drawn recently is scored down by a reuse
+   cooldown (``cooldown_factor`` times the in-band mass, in groups). So when most of the data is
+   in band the draw walks through all of it like uniform epochs, and a tiny model learns the skill
+   instead of memorising a few dozen prompts; when little is, the known in-band prompts win. At
+   least ``min_explore_share`` (up to ``surplus_explore_share`` as the discovery budget fills)
+   stays fresh. ``selection="pool"`` is the older rule: a pool of ``active_factor * n`` in-band
+   prompts re-drawn by a Thompson sample, fresh ones only while it is short;
+3. whatever is left, so a draw is always full; repeats only when fewer distinct prompts exist.
 
 The discovery budget integrates the signal share's excess over ``signal_floor`` group by group:
 surplus signal is spent on finding prompts that became learnable, and when re-tests start to
@@ -41,6 +48,11 @@ from passband.curriculum.posterior import (
 _STATE_FORMAT = "passband.curriculum/1"
 _POOL_OF_CLASS = {IN_BAND: ACTIVE, TOO_HARD: HARD, TOO_EASY: EASY}
 _CLASS_OF_POOL = {ACTIVE: IN_BAND, HARD: TOO_HARD, EASY: TOO_EASY}
+# A drawn prompt's score is scaled by (age / cooldown) ** _REST_POWER. The root makes the wait
+# depend on how good the alternative is: it is re-drawn once age / cooldown reaches (P(signal) of
+# a fresh prompt / its own) ** (1 / _REST_POWER): about a full cooldown (an epoch of the in-band
+# mass) when fresh prompts are nearly as good, about 1% of it when they are a third as good.
+_REST_POWER = 0.25
 _EMA_WINDOW = 256  # groups; the window of the in-band / signal shares in metrics()
 _COUNTERS = (
     "groups_observed", "groups_with_signal", "probes", "admissions", "readmissions", "retests",
@@ -99,7 +111,9 @@ class Curriculum:
         taken = set(blocked)
         for pool, share, key in ((HARD, self._hard_share(), "drawn/retest_warmup"),
                                  (EASY, self.config.easy_retest_share, "drawn/retest_easy")):
-            self._extend(chosen, taken, self._due_retests(pool, self._round(n * share), taken), key)
+            picked = self._due_retests(pool, self._round(n * share), taken)
+            self._extend(chosen, taken, self._worth_a_retest(picked, n) if pool == HARD else picked,
+                         key)
         self._fill_main(n - len(chosen), chosen, taken)
         self._extend(chosen, taken, self._fallback(n - len(chosen), taken), "drawn/fallback")
         chosen += self._repeats(n - len(chosen), chosen)
@@ -118,6 +132,8 @@ class Curriculum:
         cfg = self.config
         self._clock += 1
         belief = self._beliefs[i]
+        if belief.pool == FRESH:
+            self._count_probe(0 < successes < trials)
         belief.add(successes, trials - successes, self._clock, cfg.evidence_half_life,
                    cfg.max_evidence)
         belief.observed += 1
@@ -149,7 +165,9 @@ class Curriculum:
         out: dict = {"pool/active": pools[ACTIVE], "pool/warmup": pools[HARD],
                      "pool/easy": pools[EASY], "pool/fresh": pools[FRESH],
                      "in_band_share": self._ema["in_band"], "signal_share": self._ema["signal"],
-                     "discovery_budget": self._surplus(), "clock": self._clock}
+                     "discovery_budget": self._surplus(), "clock": self._clock,
+                     "fresh_signal": self._fresh_signal(), "cooldown": self._ema.get("cooldown", 0.0),
+                     "coverage": sum(1 for b in self._beliefs if b.observed) / max(1, len(self._ids))}
         out.update(self._counts)
         return out
 
@@ -197,6 +215,9 @@ class Curriculum:
         """Split the remaining ``k`` slots between fresh prompts and the in-band pool."""
         if k <= 0:
             return
+        if self.config.selection == "signal":
+            self._fill_by_signal(k, chosen, taken)
+            return
         cfg = self.config
         fresh = [i for i, b in enumerate(self._beliefs) if b.pool == FRESH and i not in taken]
         active = [i for i, b in enumerate(self._beliefs) if i not in taken and (
@@ -212,6 +233,64 @@ class Curriculum:
         self._extend(chosen, taken, ranked, "drawn/active")
         picked = self._rng.sample(fresh, k_fresh) if k_fresh else []
         self._extend(chosen, taken, picked, "drawn/fresh")
+
+    def _fill_by_signal(self, k: int, chosen: list[int], taken: set[int]) -> None:
+        """Fresh and in-band prompts on one score, P(signal) times a reuse cooldown: known prompts
+        that beat an unseen one's chance go first (best first), fresh ones fill the rest."""
+        cfg, now = self.config, self._clock
+        fresh = [i for i, b in enumerate(self._beliefs) if b.pool == FRESH and i not in taken]
+        known = [i for i, b in enumerate(self._beliefs) if i not in taken and (
+            b.pool == ACTIVE or (b.pool == EASY and cfg.easy_policy == "downweight"))]
+        p_fresh = self._fresh_signal()
+        chance = {i: self._signal_chance(i) for i in known}
+        cooldown = self._cooldown(sum(chance.values()), p_fresh)
+        ranked = []
+        for i in known:
+            b = self._beliefs[i]
+            rested = 1.0
+            if b.observed and cooldown:
+                rested = min(1.0, (now - b.stamp) / cooldown) ** _REST_POWER
+            ranked.append((-chance[i] * rested, self._rng.random(), i))
+        ranked.sort()
+        floor = cfg.min_explore_share + (cfg.surplus_explore_share - cfg.min_explore_share) * max(
+            0.0, self._surplus())
+        k_floor = min(len(fresh), self._round(k * floor))
+        n_known = sum(1 for score, _, _ in ranked[:k - k_floor] if -score > p_fresh)
+        n_known = min(len(ranked), max(n_known, k - k_floor - len(fresh)))  # fresh ones ran out
+        k_fresh = min(len(fresh), k - n_known)
+        self._extend(chosen, taken, [i for _, _, i in ranked[:n_known]], "drawn/active")
+        self._extend(chosen, taken, self._rng.sample(fresh, k_fresh) if k_fresh else [], "drawn/fresh")
+
+    def _cooldown(self, known_mass: float, p_fresh: float) -> float:
+        """Groups after which a drawn prompt scores in full again: ``cooldown_factor`` times the
+        in-band mass (expected in-band prompts among the known and the fresh ones)."""
+        n_fresh = sum(1 for b in self._beliefs if b.pool == FRESH)
+        cooldown = self.config.cooldown_factor * (known_mass + n_fresh * p_fresh)
+        self._ema["cooldown"] = cooldown
+        return cooldown
+
+    def _signal_chance(self, i: int) -> float:
+        """P(signal) of prompt ``i`` under its posterior; easy prompts (``downweight``) weighted."""
+        cfg, b = self.config, self._beliefs[i]
+        chance = b.expected_signal(self._clock, cfg.evidence_half_life, cfg.base_prior,
+                                   self._group_size)
+        return chance * cfg.easy_weight if b.pool == EASY else chance
+
+    def _fresh_signal(self) -> float:
+        """P(signal) of an unseen prompt: the decayed share of first looks that had signal, from a
+        Beta(1, 1) start (the empirical-Bayes population prior)."""
+        factor = 0.5 ** ((self._clock - self._ema.get("probe_stamp", 0.0))
+                         / self.config.evidence_half_life)
+        return ((self._ema.get("probe_signal", 0.0) * factor + 1.0)
+                / (self._ema.get("probe_n", 0.0) * factor + 2.0))
+
+    def _count_probe(self, signal: bool) -> None:
+        """Fold a first look at a prompt into the population's decayed signal share."""
+        factor = 0.5 ** ((self._clock - self._ema.get("probe_stamp", 0.0))
+                         / self.config.evidence_half_life)
+        self._ema["probe_signal"] = self._ema.get("probe_signal", 0.0) * factor + float(signal)
+        self._ema["probe_n"] = self._ema.get("probe_n", 0.0) * factor + 1.0
+        self._ema["probe_stamp"] = float(self._clock)
 
     def _surplus(self) -> float:
         """Discovery budget (0..1): the signal share's excess over ``signal_floor``, integrated
@@ -251,6 +330,21 @@ class Curriculum:
         scored = sorted((self._beliefs[i].draw(self._rng, self._clock, cfg.evidence_half_life,
                                                cfg.base_prior), i) for i in due)
         return [i for _, i in scored[:k]]
+
+    def _worth_a_retest(self, ranked: list[int], n: int) -> list[int]:
+        """The base ``hard_retest_share`` of re-tests always runs (the schedule); the discovery
+        budget's extra ones (``selection="signal"``) only while a re-test's P(signal) beats an
+        unseen prompt's, so surplus is not spent on long shots when fresh prompts are better."""
+        cfg = self.config
+        if cfg.selection != "signal" or not ranked:
+            return ranked
+        k_base = self._round(n * cfg.hard_retest_share)
+        if len(ranked) <= k_base or not any(
+                b.pool == FRESH for b in self._beliefs):
+            return ranked
+        p_fresh = self._fresh_signal()
+        return ranked[:k_base] + [i for i in ranked[k_base:] if self._beliefs[i].expected_signal(
+            self._clock, cfg.evidence_half_life, cfg.base_prior, self._group_size) >= p_fresh]
 
     def _fallback(self, k: int, taken: set[int]) -> list[int]:
         """Fill a short draw from any prompt not yet taken, best signal chance first."""

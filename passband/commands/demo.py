@@ -2,8 +2,8 @@
 
 Nothing is downloaded: the task is generated, the tokenizer is character-level and the model is a
 tiny Qwen2 built from a config. Warm start (short SFT), held-out greedy accuracy,
-GRPO with zero-variance filtering (uniform prompt sampling unless ``--curriculum``), held-out greedy
-accuracy again, then the plots.
+GRPO with the pass-rate curriculum and zero-variance filtering (``--no-curriculum``: uniform prompt
+sampling), held-out greedy accuracy again, then the plots.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sft-steps", type=int, default=None, help="warm-start steps (default: 400)")
     parser.add_argument("--seed", type=int, default=0, help="seed for data, model and training")
     parser.add_argument("--quick", action="store_true", help="reduced run (about a minute) for smoke tests")
-    parser.add_argument("--curriculum", action="store_true",
-                        help="sample prompts with the pass-rate curriculum instead of uniformly "
-                             "(zero-variance filtering is on either way)")
+    parser.add_argument("--curriculum", action=argparse.BooleanOptionalAction, default=None,
+                        help="sample prompts with the pass-rate curriculum (default) or, with "
+                             "--no-curriculum, uniformly (zero-variance filtering is on either way)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
@@ -35,8 +35,9 @@ def _config(args: argparse.Namespace):
     from passband.demo.sft import SFTConfig
     from passband.errors import UsageError
 
-    changes: dict = {"output_dir": args.output_dir, "seed": args.seed,
-                     "use_curriculum": args.curriculum, "progress": not args.no_progress}
+    changes: dict = {"output_dir": args.output_dir, "seed": args.seed, "progress": not args.no_progress}
+    if args.curriculum is not None:
+        changes["use_curriculum"] = args.curriculum
     if args.steps is not None:
         if args.steps < 1:
             raise UsageError(f"--steps must be >= 1, got {args.steps}")

@@ -134,26 +134,34 @@ def test_priors_are_down_weighted_and_classify_before_any_observation():
 
 
 def test_in_band_prompts_near_half_are_preferred():
-    ids = list(range(60))
-    cur = Curriculum(ids, seed=2, min_explore_share=0.0, hard_retest_share=0.0, easy_retest_share=0.0)
-    rates = {i: 0.5 if i < 10 else 0.22 for i in ids}
-    for i in ids:
-        for _ in range(3):
-            cur.observe(i, round(rates[i] * 8), 8)
-    counts = {i: 0 for i in ids}
-    for _ in range(50):
-        for pid in cur.sample(10):
-            counts[pid] += 1
-            cur.observe(pid, round(rates[pid] * 8), 8)
-    central = sum(counts[i] for i in range(10))
-    assert central > 0.6 * 500
+    def draws(**options):
+        ids = list(range(60))
+        cur = Curriculum(ids, seed=2, min_explore_share=0.0, hard_retest_share=0.0,
+                         easy_retest_share=0.0, **options)
+        rates = {i: 0.5 if i < 10 else 0.22 for i in ids}
+        for i in ids:
+            for _ in range(3):
+                cur.observe(i, round(rates[i] * 8), 8)
+        counts = {i: 0 for i in ids}
+        for _ in range(50):
+            for pid in cur.sample(10):
+                counts[pid] += 1
+                cur.observe(pid, round(rates[pid] * 8), 8)
+        return counts
+
+    for options in ({"cooldown_factor": 0.0}, {"selection": "pool"}):  # no reuse penalty
+        assert sum(draws(**options)[i] for i in range(10)) > 0.6 * 500
+    # with the default cooldown every in-band prompt keeps being drawn, the central ones more often
+    counts = draws()
+    central, edge = sum(counts[i] for i in range(10)) / 10, sum(counts[i] for i in range(10, 60)) / 50
+    assert central > 1.1 * edge and min(counts.values()) >= 3
 
 
 def test_easy_policy_drop_vs_downweight():
     ids = [f"e{i}" for i in range(20)] + ["m0", "m1"]
     for policy, expect_easy in (("drop", False), ("downweight", True)):
         cur = Curriculum(ids, easy_policy=policy, easy_retest_share=0.0, hard_retest_share=0.0,
-                         min_explore_share=0.0, active_factor=0.0)
+                         min_explore_share=0.0, active_factor=0.0, cooldown_factor=0.0)
         for pid in ids:
             cur.observe(pid, 8 if pid.startswith("e") else 4, 8)
         drawn = cur.sample(2)
@@ -229,7 +237,7 @@ def test_numpy_ids_and_counts_are_accepted_as_plain_values():
 
 def test_signal_surplus_also_probes_unseen_prompts():
     def fresh_drawn(**options):
-        cur = Curriculum(range(900), **options)
+        cur = Curriculum(range(900), selection="pool", **options)
         for _ in range(4):
             for i in range(300):
                 cur.observe(i, 4, 8)  # a full in-band pool and a sustained signal surplus
@@ -238,3 +246,72 @@ def test_signal_surplus_also_probes_unseen_prompts():
 
     assert fresh_drawn(signal_floor=1.0) == 2  # min_explore_share only
     assert fresh_drawn() == 20  # surplus_explore_share
+
+
+def test_fresh_prompts_get_the_exploration_floor_when_they_look_worse_than_known_ones():
+    def fresh_drawn(**options):
+        cur = Curriculum(range(3600), hard_retest_share=0.0, max_hard_retest_share=0.0, **options)
+        for i in range(300, 3000):
+            cur.observe(i, 0, 8)  # most first looks are hopeless: an unseen prompt looks poor
+        for _ in range(4):
+            for i in range(300):
+                cur.observe(i, 4, 8)  # known in-band prompts and a sustained signal surplus
+        assert 0.05 < cur.metrics()["fresh_signal"] < 0.25  # 300 of 3000 first looks (decayed)
+        cur.sample(100)
+        return cur.metrics()["drawn/fresh"]
+
+    assert fresh_drawn(signal_floor=1.0) == 2  # min_explore_share only
+    assert fresh_drawn() == 20  # surplus_explore_share
+
+
+def test_an_all_in_band_population_is_covered_before_any_prompt_repeats():
+    rng = random.Random(0)
+    cur = Curriculum(range(400), seed=3)
+    seen, first_repeat = set(), None
+    for step in range(40):
+        ids = cur.sample(16)
+        refill = cur.sample(4, exclude=ids)
+        for pid in ids + refill:
+            if pid in seen and first_repeat is None:
+                first_repeat = len(seen)
+            seen.add(pid)
+            cur.observe(pid, sum(rng.random() < 0.5 for _ in range(8)), 8)
+    assert first_repeat is not None and first_repeat >= 0.9 * 400
+    assert cur.metrics()["coverage"] == 1.0 and cur.metrics()["fresh_signal"] > 0.9
+
+
+def test_a_prompt_just_trained_on_is_not_redrawn_within_the_cooldown():
+    cur = Curriculum(range(100), seed=4, hard_retest_share=0.0, easy_retest_share=0.0)
+    for pid in cur.sample(100):
+        cur.observe(pid, 4, 8)  # every prompt known and in band: no fresh ones left
+    drawn = []
+    for _ in range(10):
+        ids = cur.sample(8)
+        drawn += ids
+        for pid in ids:
+            cur.observe(pid, 4, 8)
+    assert len(set(drawn)) == 80  # 80 draws, no prompt twice while 100 are in band
+    assert cur.metrics()["cooldown"] > 80
+    # without the cooldown the highest-scoring prompts are re-drawn at once
+    hot = Curriculum(range(100), seed=4, hard_retest_share=0.0, easy_retest_share=0.0,
+                     cooldown_factor=0.0)
+    for pid in hot.sample(100):
+        hot.observe(pid, 4, 8)
+    first = hot.sample(8)
+    for pid in first:
+        hot.observe(pid, 4, 8)
+    assert set(hot.sample(8)) == set(first)  # more evidence, higher P(signal): memorisation
+
+
+def test_surplus_retests_wait_while_fresh_prompts_are_better():
+    def retests(n_fresh):
+        cur = Curriculum(range(600 + n_fresh), hard_retest_after=1, min_explore_share=0.0,
+                         priors={i: (0, 8) for i in range(300)})  # a warm-up pool, due at once
+        for _ in range(4):
+            for i in range(300, 600):
+                cur.observe(i, 4, 8)  # every first look had signal: a full discovery budget
+        cur.sample(100)
+        return cur.metrics()["drawn/retest_warmup"]
+
+    assert retests(0) == 20  # nothing unseen left: the surplus goes to re-tests
+    assert retests(600) == 5  # unseen prompts are likelier to disagree: only the scheduled base
