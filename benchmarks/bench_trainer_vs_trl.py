@@ -34,7 +34,7 @@ from pathlib import Path
 CONTENDERS = {
     "trl": "TRL 1.16 GRPOTrainer",
     "passband": "passband, uniform + zero-variance filter",
-    "passband_curriculum": "passband, curriculum + filter (demo pool options)",
+    "passband_curriculum": "passband, curriculum with the older pool rule + filter",
     "passband_nofilter": "passband, uniform, no filter",
     "passband_curriculum_default": "passband, curriculum (default options) + filter",
 }
@@ -109,8 +109,8 @@ def _run_passband(model, tok, train, cfg, out_dir, *, curriculum, filter_zero_va
     cfg = dataclasses.replace(cfg, use_curriculum=curriculum, filter_zero_variance=filter_zero_variance)
     config = grpo_config(cfg, out_dir, max_refill_rounds=0, checkpoint_every=10_000, progress=False)
     trainer = GRPOTrainer(model, tok, train, arith_verifier(), config)
-    if curriculum and demo_pool:
-        _configure_curriculum(trainer, cfg, len(train))
+    if curriculum and demo_pool:  # the selection rule before P(signal) scoring, for comparison
+        _configure_curriculum(trainer, dataclasses.replace(cfg, curriculum={"selection": "pool"}), len(train))
     trainer.train()
     return cfg.grpo_steps * cfg.prompts_per_step * cfg.group_size
 
