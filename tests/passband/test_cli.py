@@ -1,0 +1,37 @@
+"""The console command: --help lists every subcommand, and a bad invocation is a usage error."""
+
+import subprocess
+import sys
+
+import pytest
+
+from passband.cli import main
+
+SUBCOMMANDS = ["demo", "train", "score", "verify", "report", "doctor", "sandbox"]
+
+
+def test_help_lists_every_subcommand():
+    done = subprocess.run([sys.executable, "-m", "passband.cli", "--help"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for name in SUBCOMMANDS:
+        assert f"\n    {name} " in done.stdout, (name, done.stdout)
+
+
+def test_no_subcommand_prints_help_and_exits_2(capsys):
+    assert main([]) == 2
+    assert "COMMAND" in capsys.readouterr().out
+
+
+def test_unknown_subcommand_is_an_argparse_error():
+    with pytest.raises(SystemExit) as info:
+        main(["frobnicate"])
+    assert info.value.code == 2
+
+
+@pytest.mark.parametrize("name", SUBCOMMANDS)
+def test_each_subcommand_has_help(name, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([name, "--help"])
+    assert info.value.code == 0
+    assert "usage: passband " + name in capsys.readouterr().out
