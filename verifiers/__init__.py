@@ -7,8 +7,13 @@ on import below.
 from passband.verifiers.registry import get, names, register
 from passband.verifiers.verdict import Verdict
 from passband.verifiers.batch import verify_batch
-from passband.verifiers.format import exact_match, regex_format, tag_format  # registers "exact", "regex", "format"
-from passband.verifiers.json_schema import extract_json, json_schema_verifier  # registers "json_schema"
+
+# Built-in verifiers register themselves on import.
+from passband.verifiers.format import exact_match, regex_format, tag_format  # "exact", "regex", "format"
+from passband.verifiers.json_schema import extract_json, json_schema_verifier  # "json_schema"
+from passband.verifiers.math_answer import MathConfig, math_verifier  # "math"
+from passband.verifiers.code import code_verifier, extract_code  # "code"
+
 from passband.verifiers.penalties import (
     PenaltyOutcome,
     answer_hedging,
@@ -20,13 +25,16 @@ from passband.verifiers.penalties import (
 )
 from passband.verifiers.reward import Reward
 from passband.verifiers.adapters import as_trl_reward, as_verl_compute_score
-from passband.verifiers.math_answer import MathConfig, math_verifier  # registers "math"
 
-__all__ = ["Verdict", "get", "names", "register"]
-__all__ += ["MathConfig", "math_verifier"]
-__all__ += ["verify_batch", "exact_match", "regex_format", "tag_format"]
-__all__ += ["extract_json", "json_schema_verifier"]
-__all__ += ["PenaltyOutcome", "answer_hedging", "length_cap", "length_normalized", "ngram_repetition"]
-__all__ += ["overlong", "repeated_paragraphs", "Reward", "as_trl_reward", "as_verl_compute_score"]
-from passband.verifiers.code import code_verifier, extract_code  # registers "code"  # noqa: E402
-__all__ += ["code_verifier", "extract_code"]
+__all__ = [
+    # core
+    "Verdict", "get", "names", "register", "verify_batch",
+    # built-in verifiers and their factories
+    "exact_match", "regex_format", "tag_format", "extract_json", "json_schema_verifier",
+    "MathConfig", "math_verifier", "code_verifier", "extract_code",
+    # shaping and composition
+    "PenaltyOutcome", "answer_hedging", "length_cap", "length_normalized", "ngram_repetition",
+    "overlong", "repeated_paragraphs", "Reward",
+    # adapters for other trainers
+    "as_trl_reward", "as_verl_compute_score",
+]
