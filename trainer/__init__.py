@@ -20,7 +20,7 @@ _WHERE = {
     "HFRollout": "rollout", "Rollout": "rollout", "RolloutBackend": "rollout",
     "StalePolicyError": "rollout",
     "load_model_and_tokenizer": "models",
-    "VLLMRollout": "rollout_vllm", "tis_weights": "rollout_vllm",
+    "VLLMRollout": "rollout_vllm", "tis_weights": "tis",
     "LoraSettings": "lora", "apply_lora": "lora",
 }
 

@@ -48,7 +48,8 @@ from passband.trainer.metrics import (MetricsWriter, ProgressBar, group_lines, g
                                       length_metrics, reward_metrics, set_grad_weights)
 from passband.trainer.models import load_model_and_tokenizer
 from passband.trainer.rollout import RolloutBackend, StalePolicyError
-from passband.trainer.rollout_vllm import make_rollout_backend, rollout_logprobs_tensor, tis_correct
+from passband.trainer.rollout_vllm import make_rollout_backend
+from passband.trainer.tis import rollout_logprobs_tensor, tis_correct
 from passband.trainer.sampling import make_sampler
 from passband.trainer.scoring import Scorer
 

@@ -1,4 +1,4 @@
-"""vLLM rollout backend, colocated with the trainer, and the truncated importance-sampling fix.
+"""vLLM rollout backend, colocated with the trainer (the correction it needs is in ``tis.py``).
 
 ``VLLMRollout`` is a ``RolloutBackend`` (same ``generate`` / ``rollout`` / ``sync`` /
 ``policy_version`` as ``HFRollout``) that runs a vLLM engine in the trainer's own process:
@@ -34,6 +34,7 @@ from typing import Any, Iterator, Sequence
 import torch
 
 from passband.trainer.rollout import HFRollout, Prompt, Rollout, _eos_ids
+from passband.trainer.tis import logprob_mismatch, rollout_logprobs_tensor, tis_correct, tis_weights
 
 __all__ = ["VLLMRollout", "SampledRollout", "make_rollout_backend", "tis_weights", "tis_correct",
            "logprob_mismatch", "rollout_logprobs_tensor", "vllm_available"]
@@ -344,65 +345,3 @@ def _sampled_logprobs(sample, tokens: list[int]) -> list[float]:
         entry = position.get(token) if position else None
         out.append(float(entry.logprob) if entry is not None else math.nan)
     return out
-
-
-# -- truncated importance sampling ---------------------------------------------------------------
-def rollout_logprobs_tensor(logprobs: list[list[float]], width: int,
-                            device: torch.device | str = "cpu") -> torch.Tensor:
-    """Right-padded ``[N, width]`` tensor of sampler log-probs (padding 0, masked by the caller)."""
-    out = torch.zeros((len(logprobs), width), dtype=torch.float32)  # [N, T]
-    for i, row in enumerate(logprobs):
-        row = row[:width]
-        out[i, :len(row)] = torch.tensor(row, dtype=torch.float32)
-    return out.to(device)
-
-
-def tis_weights(trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
-                cap: float = 2.0) -> torch.Tensor:
-    """Truncated importance weights ``min(pi_trainer / pi_sampler, cap)`` per token, no gradient.
-
-    The tokens were drawn from the sampler's distribution, but the loss assumes they came from
-    the trainer's ``pi_old``. Multiplying each token's loss by this ratio corrects the bias; the
-    cap bounds the variance a rare, badly mismatched token could add (Yao et al. 2025, as in
-    verl's ``tis_imp_ratio_cap`` and TRL's ``vllm_importance_sampling_cap``). Tokens without a
-    sampler log-prob (NaN) get weight 1.
-    """
-    if cap <= 0:
-        raise ValueError(f"tis cap = {cap!r} is out of range: > 0 (typical 2 - 5)")
-    diff = (trainer_logp.detach() - rollout_logp.detach()).float()  # [N, T]
-    diff = torch.nan_to_num(diff, nan=0.0)
-    return torch.exp(diff).clamp(max=cap)  # [N, T]
-
-
-def tis_correct(loss_tok: torch.Tensor, trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
-                mask: torch.Tensor, cap: float) -> tuple[torch.Tensor, dict[str, float]]:
-    """Per-token loss times ``tis_weights`` (``cap = 0``: unchanged), and ``logprob_mismatch``.
-
-    The mismatch is measured either way, so a run without the correction still shows how far
-    the sampler drifts from the trainer.
-    """
-    stats = logprob_mismatch(trainer_logp, rollout_logp, mask, cap if cap > 0 else math.inf)
-    if cap > 0:
-        loss_tok = loss_tok * tis_weights(trainer_logp, rollout_logp, cap)  # [N, T]
-    return loss_tok, stats
-
-
-def logprob_mismatch(trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
-                     mask: torch.Tensor, cap: float = 2.0) -> dict[str, float]:
-    """How far the sampler's log-probs are from the trainer's, over the masked tokens.
-
-    ``rollout/logp_diff_mean`` and ``_max`` are |log pi_trainer - log pi_sampler|;
-    ``rollout/kl`` is the k3 estimate of KL(sampler || trainer) per token; ``rollout/tis_capped``
-    is the share of tokens whose weight hit the cap. A mean above ~0.05 nats usually means a
-    dtype or kernel mismatch (bf16 sampler vs fp32 trainer) or weights out of sync.
-    """
-    keep = mask.bool() & ~torch.isnan(rollout_logp)  # [N, T]
-    diff = (trainer_logp.detach().float() - rollout_logp.float())[keep]  # [K]
-    if diff.numel() == 0:
-        return {"rollout/logp_diff_mean": 0.0, "rollout/logp_diff_max": 0.0,
-                "rollout/kl": 0.0, "rollout/tis_capped": 0.0}
-    ratio = torch.exp(diff)  # pi_trainer / pi_sampler on tokens drawn from the sampler
-    return {"rollout/logp_diff_mean": diff.abs().mean().item(),
-            "rollout/logp_diff_max": diff.abs().max().item(),
-            "rollout/kl": (ratio - 1 - diff).mean().item(),
-            "rollout/tis_capped": (ratio > cap).float().mean().item()}
