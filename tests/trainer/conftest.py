@@ -55,11 +55,30 @@ def tiny_model(tokenizer):
     return make_model(tokenizer)
 
 
+def write_run_setup(root, config_template: str):
+    """A saved tiny model, a 12-row pattern dataset and ``run.toml`` (``{root}`` filled in) under root."""
+    import json
+    from pathlib import Path
+
+    root = Path(root)
+    tokenizer = make_tokenizer()
+    model = make_model(tokenizer, seed=1)
+    model.save_pretrained(root / "model")
+    tokenizer.save_pretrained(root / "model")
+    rows = [{"prompt": f"{i}*{i % 7}=", "pattern": f"(?s).*[{i % 10}{(i + 3) % 10}ab].*"}
+            for i in range(12)]
+    (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cfg = root / "run.toml"
+    cfg.write_text(config_template.format(root=root.as_posix()))
+    return cfg
+
+
 class _Factories:
     """Tests cannot import conftest under --import-mode=importlib; they get these via a fixture."""
 
     tokenizer = staticmethod(make_tokenizer)
     model = staticmethod(make_model)
+    run_setup = staticmethod(write_run_setup)
 
 
 @pytest.fixture

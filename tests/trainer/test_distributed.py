@@ -46,17 +46,6 @@ progress = false
 """
 
 
-def _setup(root: Path, tiny) -> Path:
-    tokenizer = tiny.tokenizer()
-    model = tiny.model(tokenizer, seed=1)
-    model.save_pretrained(root / "model")
-    tokenizer.save_pretrained(root / "model")
-    rows = [{"prompt": f"{i}*{i % 7}=", "pattern": f"(?s).*[{i % 10}{(i + 3) % 10}ab].*"}
-            for i in range(12)]
-    (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    cfg = root / "run.toml"
-    cfg.write_text(_CONFIG.format(root=root.as_posix()))
-    return cfg
 
 
 def _train(cfg: Path, out: Path, *extra: str, procs: int = 1) -> list[str]:
@@ -91,7 +80,7 @@ def _weights(out: Path, step: int) -> dict[str, torch.Tensor]:
 
 @pytest.mark.slow
 def test_two_processes_match_one_process_and_resume_across_ranks(tmp_path, tiny):
-    cfg = _setup(tmp_path, tiny)
+    cfg = tiny.run_setup(tmp_path, _CONFIG)
     one, two = tmp_path / "one", tmp_path / "two"
     # One process runs 4 steps straight; two processes run 2 steps, stop, and resume to 4.
     single = _run(_train(cfg, one))

@@ -45,17 +45,6 @@ progress = false
 """
 
 
-def _setup(root: Path, tiny) -> Path:
-    tokenizer = tiny.tokenizer()
-    model = tiny.model(tokenizer, seed=1)
-    model.save_pretrained(root / "model")
-    tokenizer.save_pretrained(root / "model")
-    rows = [{"prompt": f"{i}*{i % 7}=", "pattern": f"(?s).*[{i % 10}{(i + 3) % 10}ab].*"}
-            for i in range(12)]
-    (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    cfg = root / "run.toml"
-    cfg.write_text(_CONFIG.format(root=root.as_posix()))
-    return cfg
 
 
 def _cmd(cfg: Path, out: Path, *extra: str) -> list[str]:
@@ -74,7 +63,7 @@ def _metrics(out: Path) -> list[dict]:
 
 @pytest.mark.slow
 def test_sigkill_then_resume_matches_uninterrupted_run(tmp_path, tiny):
-    cfg = _setup(tmp_path, tiny)
+    cfg = tiny.run_setup(tmp_path, _CONFIG)
     straight, broken = tmp_path / "straight", tmp_path / "broken"
     # Both runs start together (start-up dominates the wall time); only one is killed.
     whole = subprocess.Popen(_cmd(cfg, straight), env=_env(), stdout=subprocess.DEVNULL,
