@@ -29,13 +29,14 @@ import math
 import random
 import time
 import warnings
-from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
 
 from passband.trainer.advantages import get_advantage
+from passband.trainer.alerts import AlertMonitor
+from passband.trainer.batch import NO_UPDATE, Group, UpdateStats, collate
 from passband.trainer.checkpoint import latest_checkpoint, load_checkpoint, rng_state, save_checkpoint
 from passband.trainer.config import GRPOConfig
 from passband.trainer.data import as_rows, prompt_of
@@ -54,63 +55,6 @@ from passband.trainer.sampling import make_sampler
 from passband.trainer.scoring import Scorer
 
 __all__ = ["GRPOTrainer"]
-
-
-@dataclass
-class _Group:
-    """G completions of one prompt, their verdicts, and whether the group is trained on."""
-
-    prompt_id: Any
-    prompt_ids: list[int]
-    completions: list[list[int]]
-    truncated: list[bool]
-    verdicts: list[Any]
-    policy_version: int
-    kept: bool = False
-    grad_weight: float = 0.0  # sum of |advantage| x loss tokens, for groups.jsonl
-    sampler_logp: list[list[float]] | None = None  # the engine's token log-probs (vLLM only)
-
-    @property
-    def valid(self) -> list[bool]:
-        return [v.checkable for v in self.verdicts]
-
-    @property
-    def rewards(self) -> list[float]:
-        return [v.score for v in self.verdicts]
-
-    @property
-    def passes(self) -> int:
-        return sum(v.passed for v in self.verdicts)
-
-    @property
-    def zero_variance(self) -> bool:
-        scores = [v.score for v in self.verdicts if v.checkable]
-        return len(scores) < 2 or max(scores) - min(scores) < 1e-9
-
-
-@dataclass
-class _Stats:
-    """Sums over the update, reported as token means in the metrics line."""
-
-    tokens: float = 0.0
-    kl: float = 0.0
-    clipped: float = 0.0
-    entropy: float = 0.0
-    loss: list[float] = field(default_factory=list)
-    grad_norm: list[float] = field(default_factory=list)
-    mismatch: list[dict[str, float]] = field(default_factory=list)  # rollout/*, per micro-batch
-
-    def result(self, beta: float) -> dict[str, float | None]:
-        t = max(self.tokens, 1.0)
-        out = {"kl": self.kl / t if beta > 0 else None, "clip_fraction": self.clipped / t,
-               "entropy": self.entropy / t, "grad_norm": float(np.mean(self.grad_norm)),
-               "loss": float(np.mean(self.loss))}
-        for key in self.mismatch[0] if self.mismatch else ():  # vLLM runs: rollout/logp_diff_mean...
-            out[key] = float(np.mean([m[key] for m in self.mismatch]))
-        return out
-
-
-_NO_UPDATE = {"kl": None, "clip_fraction": None, "entropy": None, "grad_norm": None, "loss": None}
 
 
 class GRPOTrainer:
@@ -157,7 +101,7 @@ class GRPOTrainer:
         self.advantage_fn = get_advantage(c.advantage)
         self.aggregate = get_aggregation(c.loss_aggregation)
         self.writer = MetricsWriter(c.output_dir, tensorboard=c.tensorboard, enabled=self.dist.is_main)
-        self.alerts = _alert_monitor() if self.dist.is_main else None
+        self.alerts = AlertMonitor() if self.dist.is_main else None
         self.step, self.policy_version, self.elapsed_s, self._short_batches = 0, 0, 0.0, 0
         self._bar: ProgressBar | None = None
 
@@ -189,7 +133,7 @@ class GRPOTrainer:
         self._say_if_short(len(kept), rounds)
         if hasattr(self.backend, "sleep"):
             self.backend.sleep()  # vLLM sleep mode frees its GPU memory; the sync wakes it
-        stats = self._update(kept) if kept else dict(_NO_UPDATE)
+        stats = self._update(kept) if kept else dict(NO_UPDATE)
         with warnings.catch_warnings():  # also after a skipped update: lr follows the step count
             warnings.filterwarnings("ignore", message="Detected call of `lr_scheduler.step")
             self.scheduler.step()
@@ -208,7 +152,7 @@ class GRPOTrainer:
         return metrics
 
     # ------------------------------------------------------------------ rollout and scoring
-    def _collect_groups(self) -> tuple[list[_Group], int]:
+    def _collect_groups(self) -> tuple[list[Group], int]:
         """Roll out ``prompts_per_step`` groups, refilling dropped ones for a bounded number of rounds."""
         c = self.config
         groups = self._rollout_groups(self.sampler.sample(c.prompts_per_step))
@@ -222,7 +166,7 @@ class GRPOTrainer:
             groups += self._rollout_groups(self.sampler.sample(deficit, exclude=used), rounds)
         return groups, rounds
 
-    def _rollout_groups(self, prompt_ids: Sequence[Any], round_: int = 0) -> list[_Group]:
+    def _rollout_groups(self, prompt_ids: Sequence[Any], round_: int = 0) -> list[Group]:
         """This rank rolls out and scores its slice; every rank gets all groups and observes them."""
         c, G = self.config, self.config.group_size
         chunks = self.dist.shard_chunks(len(prompt_ids), max(1, c.rollout_batch_size // G))
@@ -235,7 +179,7 @@ class GRPOTrainer:
         verdicts = self.scorer(out.texts, [r for r in rows for _ in range(G)],
                                [len(x) for x in out.completion_ids]) if rows else []
         logp = getattr(out, "logprobs", None)  # only vLLM reports the sampler's log-probs
-        local = [_Group(prompt_ids[k], out.prompt_ids[i * G], out.completion_ids[i * G:(i + 1) * G],
+        local = [Group(prompt_ids[k], out.prompt_ids[i * G], out.completion_ids[i * G:(i + 1) * G],
                         out.truncated[i * G:(i + 1) * G], verdicts[i * G:(i + 1) * G],
                         out.policy_version, sampler_logp=logp[i * G:(i + 1) * G] if logp else None)
                  for i, k in enumerate(mine)]
@@ -248,7 +192,7 @@ class GRPOTrainer:
         return groups
 
     # ------------------------------------------------------------------ the update
-    def _update(self, groups: list[_Group]) -> dict[str, float | None]:
+    def _update(self, groups: list[Group]) -> dict[str, float | None]:
         c = self.config
         stale = sorted({g.policy_version for g in groups} - {self.policy_version})
         if stale:
@@ -268,7 +212,7 @@ class GRPOTrainer:
         with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
             old = [self._logprobs(self.model, mb)[0] for mb in micro] if c.mu > 1 else None
             ref = [self._reference_logprobs(mb) for mb in micro] if c.beta > 0 else None
-        stats, params = _Stats(), [p for p in self.model.parameters() if p.requires_grad]
+        stats, params = UpdateStats(), [p for p in self.model.parameters() if p.requires_grad]
         self.model.train()
         for it in range(c.mu):
             self.optimizer.zero_grad(set_to_none=True)
@@ -289,7 +233,7 @@ class GRPOTrainer:
         return stats.result(c.beta)
 
     def _micro_step(self, mb: dict[str, torch.Tensor], old_logp: torch.Tensor | None,
-                    ref_logp: torch.Tensor | None, norms: BatchNorms, stats: _Stats,
+                    ref_logp: torch.Tensor | None, norms: BatchNorms, stats: UpdateStats,
                     first: bool) -> float:
         """Forward and backward of one micro-batch; its loss is its share of the batch loss."""
         c = self.config
@@ -330,21 +274,7 @@ class GRPOTrainer:
         return micro
 
     def _collate(self, seqs: list, adv: torch.Tensor) -> dict[str, torch.Tensor]:
-        """Left-padded prompts, right-padded completions: every completion starts at column P."""
-        P = max(len(p) for p, _, _ in seqs)
-        C = max(max(len(x) for _, x, _ in seqs), 1)
-        ids = torch.full((len(seqs), P + C), self.pad_id, dtype=torch.long)  # [b, P+C]
-        attn = torch.zeros((len(seqs), P + C), dtype=torch.long)             # [b, P+C]
-        mask = torch.zeros((len(seqs), C), dtype=torch.float32)              # [b, C]
-        for i, (prompt, comp, use) in enumerate(seqs):
-            ids[i, P - len(prompt):P] = torch.tensor(prompt)
-            ids[i, P:P + len(comp)] = torch.tensor(comp, dtype=torch.long)
-            attn[i, P - len(prompt):P + len(comp)] = 1
-            mask[i, :len(comp)] = float(use)
-        pos = (attn.cumsum(-1) - 1).clamp(min=0)                              # [b, P+C]
-        d = self.device
-        return {"input_ids": ids.to(d), "attention_mask": attn.to(d), "position_ids": pos.to(d),
-                "targets": ids[:, P:].to(d), "mask": mask.to(d), "adv": adv.to(d)}
+        return collate(seqs, adv, self.pad_id, self.device)
 
     def _logprobs(self, model, mb: dict[str, torch.Tensor], entropy: bool = False):
         """Log-probs of the completion tokens under ``model`` at the sampling temperature."""
@@ -468,11 +398,3 @@ def _lr_lambda(c: GRPOConfig):
         return 1.0
 
     return factor
-
-
-def _alert_monitor():
-    try:
-        from passband.trainer.alerts import AlertMonitor
-    except ImportError:
-        return None
-    return AlertMonitor()

@@ -155,7 +155,7 @@ class ProgressBar:
 
 
 # ---------------------------------------------------------------------- per-step figures
-# Groups are the loop's ``_Group`` records: verdicts, completions, truncated, kept, grad_weight.
+# Groups are the loop's ``Group`` records (trainer/batch.py): verdicts, completions, truncated, kept, grad_weight.
 def set_grad_weights(groups: list, adv, tokens: list[int]) -> None:
     """Each kept group's sum of |advantage| x loss tokens (``grad_share`` in groups.jsonl)."""
     G = len(groups[0].verdicts)
