@@ -126,6 +126,16 @@ class AlertMonitor:
         self._step = -1
         self.active: frozenset[str] = frozenset()
 
+    def replay(self, metrics_path) -> None:
+        """Feed a run's kept metrics lines (JSONL) so the alert windows match an unbroken run."""
+        import json
+        from pathlib import Path
+
+        path = Path(metrics_path)
+        for line in path.read_text().splitlines() if path.exists() else ():
+            if line.strip():
+                self.update(json.loads(line))
+
     def update(self, metrics: dict) -> list[Alert]:
         """Check one step's metrics; return the alerts that fire now (usually none)."""
         step = metrics.get("step")

@@ -4,7 +4,9 @@
 tokenizer, ``optimizer.pt``, ``scheduler.pt``, ``rng.pt`` (python, numpy, torch, cuda) and
 ``state.json`` (step, policy version, sampler/curriculum state, data position, elapsed time).
 Under several processes rank 0 writes the checkpoint and ``rng_ranks.pt`` holds every rank's RNG
-state; each rank restores its own.
+state; each rank restores its own. A sharded (FSDP) run hands in the gathered, full model and
+optimizer states; its optimizer state is keyed by parameter name, and loading converts between
+that and the index-keyed form, so a checkpoint resumes under FSDP, DDP or one process alike.
 A checkpoint is written into a temporary directory and renamed into place, so a run killed
 mid-save leaves the previous checkpoint intact; only the newest ``keep`` are kept.
 """
@@ -45,10 +47,13 @@ def set_rng_state(state: dict[str, Any]) -> None:
 
 
 def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, optimizer, scheduler,
-                    state: dict[str, Any], keep: int, rank_rngs: list | None = None) -> Path:
+                    state: dict[str, Any], keep: int, rank_rngs: list | None = None,
+                    model_state: dict | None = None, optimizer_state: dict | None = None) -> Path:
     """Write ``checkpoints/step_<step>`` atomically and prune to the newest ``keep``.
 
     rank_rngs: ``rng_state()`` of every rank, in rank order (multi-process runs).
+    model_state, optimizer_state: full states gathered from a sharded model (FSDP); by default
+    the live model's and optimizer's own.
     """
     root = Path(output_dir) / "checkpoints"
     root.mkdir(parents=True, exist_ok=True)
@@ -56,10 +61,15 @@ def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, opti
     tmp = root / f".tmp_step_{step}_{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     with _quiet_hf_progress():
-        model.save_pretrained(tmp / "model")
+        if model_state is None:
+            model.save_pretrained(tmp / "model")
+        else:
+            model.save_pretrained(tmp / "model", state_dict=model_state)
+            _fix_architectures(tmp / "model", model)
     if tokenizer is not None and hasattr(tokenizer, "save_pretrained"):
         tokenizer.save_pretrained(tmp / "model")
-    torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
+    torch.save(optimizer_state if optimizer_state is not None else optimizer.state_dict(),
+               tmp / "optimizer.pt")
     torch.save(scheduler.state_dict(), tmp / "scheduler.pt")
     torch.save(rng_state(), tmp / "rng.pt")
     if rank_rngs is not None:
@@ -72,6 +82,19 @@ def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, opti
     os.rename(tmp, final)
     _prune(root, keep)
     return final
+
+
+def _fix_architectures(model_dir: Path, model) -> None:
+    """FSDP swaps a module's class for ``FSDP<Name>``; the saved config must name the real one."""
+    path = model_dir / "config.json"
+    if not path.exists():
+        return
+    config = json.loads(path.read_text())
+    real = [c.__name__ for c in type(model).__mro__ if c.__name__ != type(model).__name__
+            and not c.__name__.startswith("FSDP") and c.__module__.startswith("transformers.")]
+    if real and config.get("architectures") != real[:1]:
+        config["architectures"] = real[:1]
+        path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
 
 
 @contextlib.contextmanager
@@ -118,13 +141,20 @@ def load_checkpoint(path: str | Path, *, model, optimizer, scheduler,
     ``rank`` picks this process's RNG state from a multi-process checkpoint.
     """
     path = Path(path)
+    from passband.trainer import fsdp
     from passband.trainer.lora import is_lora, load_adapter_weights
 
+    sharded = fsdp.is_fsdp(model)
     if is_lora(model):  # a peft checkpoint holds the adapters only
         load_adapter_weights(model, path / "model")
     else:
         _load_weights(model, path / "model")
-    optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
+    saved = torch.load(path / "optimizer.pt", weights_only=False)
+    names = [n for n, p in model.named_parameters() if p.requires_grad]  # the optimizer's order
+    if sharded:
+        fsdp.load_optimizer_state(model, optimizer, _by_name(saved, names))
+    else:
+        optimizer.load_state_dict(_by_index(saved, names))
     scheduler.load_state_dict(torch.load(path / "scheduler.pt", weights_only=False))
     set_rng_state(_rng_of_rank(path, rank))
     return json.loads((path / "state.json").read_text())
@@ -150,7 +180,15 @@ def _load_weights(model, model_dir: Path) -> None:
     weights: dict[str, torch.Tensor] = {}
     for f in files:
         weights.update(load_file(str(f)))
-    missing, unexpected = model.load_state_dict(weights, strict=False)
+    from passband.trainer import fsdp
+
+    if fsdp.is_fsdp(model):  # every rank read the full weights; each keeps its shard
+        expected = set(model.state_dict())
+        missing = [k for k in expected if k not in weights]
+        unexpected = [k for k in weights if k not in expected]
+        fsdp.load_model_state(model, {k: v for k, v in weights.items() if k in expected})
+    else:
+        missing, unexpected = model.load_state_dict(weights, strict=False)
     tied = _tied_names(model)
     really_missing = [k for k in missing if k not in tied]
     if really_missing or unexpected:
@@ -158,12 +196,36 @@ def _load_weights(model, model_dir: Path) -> None:
                            f"{really_missing[:5]}, unexpected {list(unexpected)[:5]}")
 
 
+def _by_name(state: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """An optimizer state keyed by parameter name (what FSDP loads); index keys are mapped."""
+    if all(isinstance(k, str) for k in state["state"]) and all(
+            isinstance(p, str) for g in state["param_groups"] for p in g["params"]):
+        return state
+    return {"state": {names[i]: v for i, v in state["state"].items()},
+            "param_groups": [{**g, "params": [names[i] for i in g["params"]]}
+                             for g in state["param_groups"]]}
+
+
+def _by_index(state: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """An optimizer state keyed by position (``Optimizer.load_state_dict``); names are mapped."""
+    if all(isinstance(p, int) for g in state["param_groups"] for p in g["params"]):
+        return state
+    index = {n: i for i, n in enumerate(names)}
+    unknown = [n for g in state["param_groups"] for n in g["params"] if n not in index]
+    if unknown:
+        raise RuntimeError(f"the checkpoint's optimizer state names parameters this model does "
+                           f"not train: {unknown[:5]}")
+    return {"state": {index[n]: v for n, v in state["state"].items()},
+            "param_groups": [{**g, "params": [index[n] for n in g["params"]]}
+                             for g in state["param_groups"]]}
+
+
 def _tied_names(model) -> set[str]:
     """Parameter names that share storage with another one (save_pretrained writes them once)."""
     seen: dict[int, str] = {}
     tied: set[str] = set()
     for name, p in model.named_parameters(remove_duplicate=False):
-        ptr = p.data_ptr()
+        ptr = id(p)  # tied weights are one Parameter (data_ptr is not defined on FSDP's DTensors)
         if ptr in seen:
             tied.update({name, seen[ptr]})
         seen.setdefault(ptr, name)

@@ -22,6 +22,7 @@ LOSS_AGGREGATIONS = ("token_mean", "seq_mean_token_mean", "constant_norm")
 ADVANTAGES = ("group", "no_std", "batch_std")
 LR_SCHEDULES = ("constant", "cosine")
 ROLLOUT_BACKENDS = ("hf", "vllm")
+DISTRIBUTED = ("auto", "ddp", "fsdp")
 
 # field -> (low, high, what goes wrong outside). ``None`` = unbounded on that side.
 RECOMMENDED: dict[str, tuple[float | None, float | None, str]] = {
@@ -95,6 +96,9 @@ class GRPOConfig:
     vllm_gpu_memory_utilization: float = 0.3  # GPU share vLLM may take; the rest trains
     vllm_sleep_mode: bool = False    # free vLLM's GPU memory during updates (CUDA builds)
     tis_cap: float = 2.0             # truncated importance-sampling cap for vLLM; 0 = off
+    # --- several processes (torchrun / accelerate launch) ---------------------------------
+    distributed: str = "auto"        # ddp (replicate) | fsdp (shard params, grads, AdamW state)
+                                     # | auto (fsdp under `accelerate launch --use_fsdp`, else ddp)
     # --- LoRA (peft) ---------------------------------------------------------------------
     lora_r: int = 0                  # adapter rank; 0 = full fine-tuning
     lora_alpha: float = 32.0         # adapter scale = lora_alpha / lora_r
@@ -125,6 +129,16 @@ class GRPOConfig:
 
     def replace(self, **changes: Any) -> "GRPOConfig":
         return dataclasses.replace(self, **changes)
+
+    def lr_factor(self, step: int) -> float:
+        """Learning-rate multiplier after ``step`` scheduler steps: linear warm-up, then
+        constant or cosine to 0 at ``max_steps`` (a ``LambdaLR`` function)."""
+        if step < self.warmup_steps:
+            return (step + 1) / self.warmup_steps
+        if self.lr_schedule == "cosine":
+            progress = (step - self.warmup_steps) / max(1, self.max_steps - self.warmup_steps)
+            return 0.5 * (1.0 + math.cos(math.pi * min(progress, 1.0)))
+        return 1.0
 
 
 def _need(ok: bool, name: str, value: Any, allowed: str) -> None:
@@ -183,6 +197,11 @@ def _validate(c: GRPOConfig) -> None:
           "vllm_gpu_memory_utilization", c.vllm_gpu_memory_utilization, "0 < value <= 1")
     _need(_is_num(c.tis_cap) and c.tis_cap >= 0, "tis_cap", c.tis_cap,
           ">= 0 (0 disables the correction; typical 2 - 5)")
+    _need(c.distributed in DISTRIBUTED, "distributed", c.distributed,
+          f"one of {', '.join(DISTRIBUTED)}")
+    _need(not (c.distributed == "fsdp" and c.lora_r > 0), "distributed", c.distributed,
+          "ddp or auto when lora_r > 0 (LoRA with FSDP is not supported: the adapters and "
+          "their optimizer state are small, so DDP holds them easily)")
     _need(_is_int(c.lora_r) and c.lora_r >= 0, "lora_r", c.lora_r,
           "an integer >= 0 (0 = full fine-tuning; typical 8 - 64)")
     _need(_is_num(c.lora_alpha) and c.lora_alpha > 0, "lora_alpha", c.lora_alpha,

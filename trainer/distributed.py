@@ -17,9 +17,8 @@ The design keeps a run's result independent of the number of processes:
   and each rank's RNG state is kept in the checkpoint.
 
 One process is the same code with ``world_size == 1``: every collective is then a no-op.
-Not here: FSDP / DeepSpeed (sharded parameters). For models whose weights, gradients and Adam
-state do not fit on one GPU, the path is to wrap the policy with FSDP2 (``fully_shard``) where
-``Dist.wrap`` builds DDP, and to gather a full state dict on rank 0 for checkpoints; untested.
+``strategy = "fsdp"`` shards parameters, gradients and optimizer state instead of replicating
+them (``passband.trainer.fsdp``); everything above holds for it too. Not here: DeepSpeed.
 """
 
 from __future__ import annotations
@@ -44,6 +43,7 @@ class Dist:
     rank: int = 0
     world_size: int = 1
     local_rank: int = 0
+    strategy: str = "ddp"  # ddp | fsdp (only matters with several ranks)
 
     @property
     def enabled(self) -> bool:
@@ -52,6 +52,11 @@ class Dist:
     @property
     def is_main(self) -> bool:
         return self.rank == 0
+
+    @property
+    def sharded(self) -> bool:
+        """Parameters are sharded across ranks (FSDP): every forward is a collective."""
+        return self.enabled and self.strategy == "fsdp"
 
     def device(self) -> torch.device:
         """The accelerator this rank owns (CPU when there is none)."""
@@ -88,14 +93,31 @@ class Dist:
         torch.distributed.all_reduce(t)
         return t.tolist()
 
+    def broadcast_from_main(self, module: torch.nn.Module) -> None:
+        """Give every rank rank 0's parameters and buffers.
+
+        DDP does this when it wraps; FSDP does not, and under ``accelerate launch --use_fsdp``
+        (``FSDP_CPU_RAM_EFFICIENT_LOADING``) ``from_pretrained`` loads real weights on rank 0 only
+        and zeros elsewhere. Called before the reference copy is taken, so it is right too.
+        """
+        if not self.enabled:
+            return
+        with torch.no_grad():
+            for tensor in [*module.parameters(), *module.buffers()]:
+                torch.distributed.broadcast(tensor.data, src=0)
+
     def barrier(self) -> None:
         if self.enabled:
             torch.distributed.barrier()
 
-    def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
-        """The module the loss is computed with: DDP around ``model`` when there are several ranks."""
+    def wrap(self, model: torch.nn.Module, *, bf16: bool = False) -> torch.nn.Module:
+        """The module the loss is computed with: DDP around ``model`` when there are several ranks;
+        under FSDP ``model`` itself, sharded in place (so build the optimizer afterwards)."""
         if not self.enabled:
             return model
+        if self.sharded:
+            from passband.trainer.fsdp import shard_model
+            return shard_model(model, bf16=bf16)
         from torch.nn.parallel import DistributedDataParallel
 
         device = next(model.parameters()).device
@@ -103,29 +125,51 @@ class Dist:
                                        device_ids=[device.index] if device.type == "cuda" else None)
 
     def no_sync(self, module: torch.nn.Module, skip: bool):
-        """Accumulate locally (no all-reduce) for every micro-batch but the last one."""
+        """DDP: accumulate locally (no all-reduce) for every micro-batch but the last one.
+        FSDP reduce-scatters every micro-batch instead: skipping would keep whole unsharded
+        gradients on each rank, the memory sharding is there to save."""
         if skip and hasattr(module, "no_sync"):
             return module.no_sync()
         return contextlib.nullcontext()
+
+    def generation(self, model: torch.nn.Module, uses_model: bool = True):
+        """Around a rollout phase: a sharded model's full weights are gathered once (all ranks
+        enter together) so each rank decodes without per-token collectives."""
+        if self.sharded and uses_model:
+            from passband.trainer.fsdp import unsharded
+            return unsharded(model)
+        return contextlib.nullcontext()
+
+    def micro_batch_count(self, n_sequences: int, grad_accum: int) -> int | None:
+        """Under FSDP every rank must run the same number of forwards: the count all use.
+        ``None`` (DDP, one process): each rank splits its own share as it likes."""
+        if not self.sharded:
+            return None
+        return max(1, min(grad_accum, -(-n_sequences // self.world_size)))
 
     def _comm_device(self) -> torch.device:
         nccl = torch.distributed.get_backend() == "nccl"
         return torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
 
 
-def init_distributed() -> Dist:
+def init_distributed(strategy: str = "auto") -> Dist:
     """Join the process group that ``torchrun`` / ``accelerate launch`` describe in the environment.
 
     A group the caller (or accelerate's ``Accelerator``) already initialised is used as it is.
     Without ``WORLD_SIZE`` > 1 this is a single process and nothing is initialised.
+    strategy: ``ddp``, ``fsdp`` or ``auto`` (FSDP when ``accelerate launch --use_fsdp`` set
+    ``ACCELERATE_USE_FSDP``).
     """
+    from passband.trainer.fsdp import resolve_strategy
+
+    strategy = resolve_strategy(strategy)
     dist = torch.distributed
     if dist.is_available() and dist.is_initialized():
         local = int(os.environ.get("LOCAL_RANK", dist.get_rank()))
-        return Dist(dist.get_rank(), dist.get_world_size(), local)
+        return Dist(dist.get_rank(), dist.get_world_size(), local, strategy)
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world <= 1:
-        return Dist()
+        return Dist(strategy=strategy)
     if not dist.is_available():
         raise RuntimeError("WORLD_SIZE > 1 but this torch build has no torch.distributed")
     local = int(os.environ.get("LOCAL_RANK", "0"))
@@ -134,7 +178,7 @@ def init_distributed() -> Dist:
         dist.init_process_group("nccl", device_id=torch.device("cuda", local))
     else:
         dist.init_process_group("gloo")
-    return Dist(dist.get_rank(), dist.get_world_size(), local)
+    return Dist(dist.get_rank(), dist.get_world_size(), local, strategy)
 
 
 def finish_distributed() -> None:
@@ -168,8 +212,9 @@ def seeded_rollout(backend, chunks: list[list], n: int, seeds: Sequence[int]):
     Hugging Face ``generate`` samples from the global torch RNG, so a chunk's samples would
     depend on which chunks were generated before it in the same process (and hence on the number
     of ranks). Each chunk is generated inside a forked RNG seeded with its own seed instead: the
-    same tokens on any number of ranks, and the global RNG is left untouched. Other backends
-    (vLLM) seed their own requests and get all prompts in one call.
+    same tokens on any number of ranks, and the global RNG is left untouched. A backend whose
+    ``rollout`` takes ``seeds`` (vLLM: a seed per request) gets all prompts in one call, each
+    prompt seeded from its chunk's seed and its place in the chunk.
     """
     from passband.trainer.rollout import HFRollout, Rollout
 
@@ -177,7 +222,11 @@ def seeded_rollout(backend, chunks: list[list], n: int, seeds: Sequence[int]):
     if not prompts:  # a rank with no chunk this round (fewer chunks than ranks)
         return Rollout([], [], [], [], backend.policy_version, n)
     if not isinstance(backend, HFRollout):
-        return backend.rollout(prompts, n)
+        if not _takes_seeds(backend):
+            return backend.rollout(prompts, n)
+        per_prompt = [group_seed(seed, 0, 0, i) for chunk, seed in zip(chunks, seeds)
+                      for i in range(len(chunk))]
+        return backend.rollout(prompts, n, seeds=per_prompt)
     device = next(backend.model.parameters()).device
     devices = [device.index or 0] if device.type == "cuda" else []
     parts = []
@@ -189,3 +238,11 @@ def seeded_rollout(backend, chunks: list[list], n: int, seeds: Sequence[int]):
                    [x for p in parts for x in p.completion_ids],
                    [x for p in parts for x in p.texts], [x for p in parts for x in p.truncated],
                    backend.policy_version, n)
+
+
+def _takes_seeds(backend) -> bool:
+    import inspect
+    try:
+        return "seeds" in inspect.signature(backend.rollout).parameters
+    except (TypeError, ValueError):
+        return False

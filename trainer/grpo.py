@@ -13,19 +13,18 @@ Each step:
   6. a metrics line, one line per group, alerts; an atomic checkpoint every ``checkpoint_every``.
 
 Under ``torchrun`` / ``accelerate launch`` each rank rolls out its slice of the groups, all ranks see
-every group, DDP sums the gradients: one process's result on N (``passband.trainer.distributed``).
+every group, DDP sums the gradients: one process's result on N (``passband.trainer.distributed``);
+``distributed = "fsdp"`` shards parameters, gradients and optimizer state (``passband.trainer.fsdp``).
 Rollouts come from Hugging Face ``generate`` or a colocated vLLM engine (``rollout_backend``);
 vLLM's token log-probs drive the truncated importance-sampling correction (``tis_cap``) and the
 ``rollout/*`` mismatch metrics. LoRA: ``lora_r > 0`` or a peft model (``passband.trainer.lora``);
 its base with adapters off is then the KL reference, so no copy is made.
-Deliberately left out: FSDP / DeepSpeed, sequence packing, value or reward models.
+Deliberately left out: DeepSpeed, sequence packing, value or reward models.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
-import math
 import random
 import time
 import warnings
@@ -42,12 +41,13 @@ from passband.trainer.config import GRPOConfig
 from passband.trainer.data import as_rows, prompt_of
 from passband.trainer.distributed import (group_seed, init_distributed, seeded_rollout,
                                           warn_if_unbalanced)
+from passband.trainer.fsdp import full_model_state, full_optimizer_state, full_tensor
 from passband.trainer.lora import adapters_disabled, is_lora, lora_from_config
 from passband.trainer.losses import (BatchNorms, clipped_surrogate, get_aggregation, k3_kl,
                                      token_entropy, token_logprobs)
 from passband.trainer.metrics import (MetricsWriter, ProgressBar, group_lines, group_metrics,
                                       length_metrics, reward_metrics, set_grad_weights)
-from passband.trainer.models import load_model_and_tokenizer
+from passband.trainer.models import frozen_copy, load_model_and_tokenizer
 from passband.trainer.rollout import RolloutBackend, StalePolicyError
 from passband.trainer.rollout_vllm import make_rollout_backend
 from passband.trainer.tis import rollout_logprobs_tensor, tis_correct
@@ -72,11 +72,12 @@ class GRPOTrainer:
                  *, reference_columns: Mapping[str, str] | None = None,
                  rollout_backend: RolloutBackend | None = None):
         self.config = c = config if config is not None else GRPOConfig()
-        self.dist = init_distributed()  # one process unless launched by torchrun / accelerate
+        self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         from_path = not isinstance(model, torch.nn.Module)
         self.model, self.tokenizer = load_model_and_tokenizer(model, tokenizer)
         if from_path and torch.cuda.is_available():
             self.model.to(self.dist.device())
+        self.dist.broadcast_from_main(self.model)  # every rank starts from rank 0's weights
         self.rows, columns = as_rows(train_dataset)
         self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers)
         self.scorer.check_columns(columns)
@@ -85,17 +86,23 @@ class GRPOTrainer:
         # a LoRA policy needs no copy: its base, with the adapters switched off, is the reference.
         self.model = lora_from_config(self.model, c)  # lora_r > 0 and not already a peft model
         self.lora = is_lora(self.model)
-        self.reference = _frozen_copy(self.model) if c.beta > 0 and not self.lora else None
+        if self.lora and self.dist.sharded:
+            raise ValueError("LoRA with FSDP is not supported: launch without --use_fsdp (DDP) "
+                             "and set distributed = \"ddp\"")
+        self.reference = frozen_copy(self.model) if c.beta > 0 and not self.lora else None
+        if self.reference is not None and self.dist.sharded:
+            self.reference = self.dist.wrap(self.reference, bf16=c.bf16)  # sharded like the policy
         if c.gradient_checkpointing:
             self.model.gradient_checkpointing_enable(
                 gradient_checkpointing_kwargs={"use_reentrant": False})
-        self.policy = self.dist.wrap(self.model)  # what the loss runs through (DDP if several ranks)
+        self.policy = self.dist.wrap(self.model, bf16=c.bf16)  # DDP / FSDP with several ranks
         warn_if_unbalanced(self.dist, c)
+        self._own_backend = rollout_backend is None  # close() shuts down only what it started
         self.backend = rollout_backend or make_rollout_backend(self.model, self.tokenizer, c)
         self.pad_id = getattr(self.backend, "pad_id", self.tokenizer.pad_token_id) or 0
         params = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(params, lr=c.learning_rate, weight_decay=c.weight_decay)
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, _lr_lambda(c))
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda k: c.lr_factor(k))
         self.sampler = make_sampler(list(range(len(self.rows))), use_curriculum=c.use_curriculum,
                                     band=c.band, seed=c.seed, group_size=c.group_size)
         self.advantage_fn = get_advantage(c.advantage)
@@ -112,6 +119,8 @@ class GRPOTrainer:
         self._begin()
         self.dist.barrier()  # rank 0 has reset or cut back the run directory
         self._bar = ProgressBar(c.max_steps, self.step, c.progress and self.dist.is_main)
+        if self.dist.enabled:
+            self._write(f"passband: {self.dist.world_size} processes, {self.dist.strategy}")
         last: dict[str, Any] = {}
         try:
             while self.step < c.max_steps:
@@ -151,6 +160,18 @@ class GRPOTrainer:
             self._bar.update(metrics)
         return metrics
 
+    def close(self) -> None:
+        """Release what the trainer started (a vLLM engine it built); safe to call twice."""
+        if self._own_backend and hasattr(self.backend, "close"):
+            self.backend.close()
+        self._own_backend = False
+
+    def __enter__(self) -> "GRPOTrainer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     # ------------------------------------------------------------------ rollout and scoring
     def _collect_groups(self) -> tuple[list[Group], int]:
         """Roll out ``prompts_per_step`` groups, refilling dropped ones for a bounded number of rounds."""
@@ -173,7 +194,8 @@ class GRPOTrainer:
         mine = [k for chunk in chunks for k in chunk]  # positions in the round's prompt list
         rows = [self.rows[prompt_ids[k]] for k in mine]
         seeds = [group_seed(c.seed, self.step, round_, chunk.start) for chunk in chunks]
-        with self._autocast():
+        on_policy_model = getattr(self.backend, "model", None) is self.model  # HF generate
+        with self._autocast(), self.dist.generation(self.model, uses_model=on_policy_model):
             out = seeded_rollout(self.backend, [[prompt_of(self.rows[prompt_ids[k]]) for k in chunk]
                                                 for chunk in chunks], G, seeds)
         verdicts = self.scorer(out.texts, [r for r in rows for _ in range(G)],
@@ -224,7 +246,7 @@ class GRPOTrainer:
             norm = torch.nn.utils.clip_grad_norm_(params, c.max_grad_norm or float("inf"))
             self.optimizer.step()
             stats.loss.append(loss)
-            stats.grad_norm.append(float(norm))
+            stats.grad_norm.append(float(full_tensor(norm)))  # FSDP: a DTensor
         self.optimizer.zero_grad(set_to_none=True)
         stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss = self.dist.sum(
             [stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss])
@@ -264,10 +286,11 @@ class GRPOTrainer:
         one fully masked sequence (zero loss), because DDP needs every rank in the all-reduce.
         ``sampled``: the sampler's log-probs per sequence (vLLM), attached when all have them."""
         mine = np.array(self.dist.shard(len(seqs)), dtype=np.int64)
-        if not len(mine):
-            seqs, adv, mine = [(seqs[0][0], seqs[0][1], False)], torch.zeros(1), np.arange(1)
-        chunks = np.array_split(mine, min(self.config.grad_accum, len(mine)))
-        micro = [self._collate([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) for idx in chunks]
+        count = self.dist.micro_batch_count(len(seqs), self.config.grad_accum)  # FSDP: fixed
+        blank = ([(seqs[0][0], seqs[0][1], False)], torch.zeros(1))  # contributes nothing
+        chunks = np.array_split(mine, count or min(self.config.grad_accum, max(1, len(mine))))
+        micro = [self._collate([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) if len(idx)
+                 else self._collate(*blank) for idx in chunks]
         for mb, idx in zip(micro, chunks) if sampled and all(x is not None for x in sampled) else ():
             mb["sampler_logp"] = rollout_logprobs_tensor([sampled[i] for i in idx],
                                                          mb["mask"].shape[1], self.device)  # [b, C]
@@ -310,7 +333,8 @@ class GRPOTrainer:
             self.sampler.load_state_dict(state["sampler"])
             self.backend.sync(self.model, self.policy_version)
             self.writer.truncate_after(self.step)
-            self._replay_alerts()
+            if self.alerts is not None:
+                self.alerts.replay(self.writer.metrics_path)
             self._write(f"passband: resuming from {ckpt} (step {self.step})")
             return
         if ckpt is not None:
@@ -329,6 +353,10 @@ class GRPOTrainer:
         """Atomic checkpoint of what the next step needs; all ranks call, rank 0 writes (all RNGs)."""
         c = self.config
         rngs = self.dist.gather([rng_state()])
+        full = {}  # FSDP: every rank takes part in gathering the full states; rank 0 gets them
+        if self.dist.sharded:
+            full = {"model_state": full_model_state(self.model),
+                    "optimizer_state": full_optimizer_state(self.model, self.optimizer)}
         if not self.dist.is_main:
             return self.dist.barrier()
         state = {"step": self.step, "policy_version": self.policy_version,
@@ -336,7 +364,8 @@ class GRPOTrainer:
                  "sampler": self.sampler.state_dict(), "config": c.to_dict()}
         save_checkpoint(c.output_dir, self.step, model=self.model, tokenizer=self.tokenizer,
                         optimizer=self.optimizer, scheduler=self.scheduler, state=state,
-                        keep=c.keep_checkpoints, rank_rngs=rngs if self.dist.enabled else None)
+                        keep=c.keep_checkpoints, rank_rngs=rngs if self.dist.enabled else None,
+                        **full)
         self.writer.write_curriculum(c.band, self.sampler.estimates())
         self.dist.barrier()
 
@@ -361,16 +390,6 @@ class GRPOTrainer:
             self._write(f"passband alert (step {self.step}): {line}")
         return lines
 
-    def _replay_alerts(self) -> None:
-        """Feed the kept metrics lines to a fresh monitor so alert windows match an unbroken run."""
-        if self.alerts is None or not self.writer.metrics_path.exists():
-            return
-        import json
-
-        for line in self.writer.metrics_path.read_text().splitlines():
-            if line.strip():
-                self.alerts.update(json.loads(line))
-
     def _write(self, line: str) -> None:
         if not self.dist.is_main:
             return
@@ -379,22 +398,3 @@ class GRPOTrainer:
         else:
             print(line)
 
-
-# ---------------------------------------------------------------------- helpers
-def _frozen_copy(model):
-    ref = copy.deepcopy(model).eval()
-    for p in ref.parameters():
-        p.requires_grad_(False)
-    return ref
-
-
-def _lr_lambda(c: GRPOConfig):
-    def factor(step: int) -> float:  # step = scheduler steps taken so far
-        if step < c.warmup_steps:
-            return (step + 1) / c.warmup_steps
-        if c.lr_schedule == "cosine":
-            progress = (step - c.warmup_steps) / max(1, c.max_steps - c.warmup_steps)
-            return 0.5 * (1.0 + math.cos(math.pi * min(progress, 1.0)))
-        return 1.0
-
-    return factor

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["load_model_and_tokenizer"]
+__all__ = ["load_model_and_tokenizer", "frozen_copy"]
 
 
 def load_model_and_tokenizer(model: Any, tokenizer: Any = None, *,
@@ -40,3 +40,13 @@ def _local_dir(path: Any, what: str) -> str:
                                 "models from disk only (download it first, e.g. with "
                                 "`huggingface-cli download`)")
     return path
+
+
+def frozen_copy(model: Any) -> Any:
+    """An independent copy of ``model`` in eval mode with no trainable parameters (the KL reference)."""
+    import copy
+
+    ref = copy.deepcopy(model).eval()
+    for p in ref.parameters():
+        p.requires_grad_(False)
+    return ref

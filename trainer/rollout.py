@@ -142,7 +142,10 @@ class HFRollout:
             attention[i, width - len(r):] = 1
         kwargs: dict[str, Any] = dict(max_new_tokens=self.max_new_tokens, use_cache=True,
                                       pad_token_id=self.pad_id, eos_token_id=sorted(self.eos_ids),
-                                      repetition_penalty=1.0)
+                                      repetition_penalty=1.0,
+                                      # an FSDP policy is unsharded around the rollout: no rank
+                                      # waits for the others token by token
+                                      synced_gpus=False)
         if self.temperature > 0:
             kwargs.update(do_sample=True, temperature=self.temperature, top_p=self.top_p,
                           top_k=self.top_k)

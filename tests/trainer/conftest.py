@@ -81,6 +81,6 @@ class _Factories:
     run_setup = staticmethod(write_run_setup)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def tiny():
     return _Factories

@@ -82,6 +82,8 @@ def test_from_dict_rejects_unknown_names_listing_valid_ones():
     ({"lora_alpha": 0}, ["lora_alpha", "> 0"]),
     ({"lora_target_modules": []}, ["lora_target_modules", "q_proj"]),
     ({"lora_target_modules": ["q_proj", ""]}, ["lora_target_modules", "q_proj"]),
+    ({"distributed": "deepspeed"}, ["distributed", "'deepspeed'", "auto, ddp, fsdp"]),
+    ({"distributed": "fsdp", "lora_r": 8}, ["distributed", "'fsdp'", "LoRA with FSDP"]),
 ])
 def test_engine_and_lora_settings_are_validated(changes, words):
     with pytest.raises(ValueError) as info:

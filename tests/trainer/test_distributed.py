@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -48,9 +49,10 @@ progress = false
 
 
 
-def _train(cfg: Path, out: Path, *extra: str, procs: int = 1) -> list[str]:
-    launcher = ([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                 f"--nproc_per_node={procs}", "-m"] if procs > 1 else [sys.executable, "-m"])
+def _train(cfg: Path, out: Path, *extra: str, procs: int = 1, launcher: list[str] | None = None
+           ) -> list[str]:
+    launcher = launcher or ([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                             f"--nproc_per_node={procs}", "-m"] if procs > 1 else [sys.executable, "-m"])
     return [*launcher, "passband.cli", "train", str(cfg),
             f"trainer.output_dir={json.dumps(str(out))}", *extra]
 
@@ -63,7 +65,7 @@ def _run(cmd: list[str]) -> subprocess.Popen:
 def _finish(proc: subprocess.Popen) -> str:
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err[-3000:]
-    return out
+    return out + err  # messages go to stderr once the progress bar exists
 
 
 def _close(a, b) -> bool:
@@ -78,20 +80,73 @@ def _weights(out: Path, step: int) -> dict[str, torch.Tensor]:
     return load_file(str(out / "checkpoints" / f"step_{step}" / "model" / "model.safetensors"))
 
 
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory, tiny):
+    """(config, root, wait): one process trains 4 steps straight in the background; ``wait()``
+    returns its run directory once it is done. Started once for the module's tests."""
+    root = tmp_path_factory.mktemp("dist")
+    cfg = tiny.run_setup(root, _CONFIG)
+    one, running = root / "one", [_run(_train(cfg, root / "one"))]
+
+    def wait() -> Path:
+        if running:
+            _finish(running.pop())
+        return one
+
+    yield cfg, root, wait
+    for proc in running:
+        proc.kill()
+
+
 @pytest.mark.slow
-def test_two_processes_match_one_process_and_resume_across_ranks(tmp_path, tiny):
-    cfg = tiny.run_setup(tmp_path, _CONFIG)
-    one, two = tmp_path / "one", tmp_path / "two"
-    # One process runs 4 steps straight; two processes run 2 steps, stop, and resume to 4.
-    single = _run(_train(cfg, one))
-    first = _run(_train(cfg, two, "trainer.max_steps=2", procs=2))
-    _finish(first)
+def test_two_processes_match_one_process_and_resume_across_ranks(reference_run):
+    cfg, root, wait = reference_run
+    two = root / "ddp"
+    # Two processes run 2 steps, stop, and resume to 4; they must match one process's 4 steps.
+    out = _finish(_run(_train(cfg, two, "trainer.max_steps=2", procs=2)))
+    assert "2 processes, ddp" in out
     assert (two / "checkpoints" / "step_2" / "rng_ranks.pt").exists(), "not a 2-process run"
     assert len(torch.load(two / "checkpoints" / "step_2" / "rng_ranks.pt", weights_only=False)) == 2
     resumed = _finish(_run(_train(cfg, two, "--resume", procs=2)))
-    _finish(single)
     assert resumed.count("resuming from") == 1 and resumed.count("done: 4 steps") == 1  # rank 0 only
+    _compare_runs(wait(), two)
 
+
+@pytest.mark.slow
+def test_fsdp_matches_one_process_and_its_checkpoint_resumes_anywhere(reference_run):
+    """Two FSDP ranks (sharded parameters, gradients, AdamW state) train what one process trains;
+    their checkpoint is a plain full model that FSDP ranks or a single process resume alike."""
+    cfg, root, wait = reference_run
+    sharded, moved = root / "fsdp", root / "fsdp_then_one"
+    fsdp = 'trainer.distributed="fsdp"'
+    # The first half under `accelerate launch --use_fsdp` (the config says "auto"), the second
+    # under torchrun with distributed = "fsdp".
+    accelerate = [sys.executable, "-m", "accelerate.commands.launch", "--use_fsdp",
+                  "--fsdp_version", "2", "--num_processes", "2", "--num_machines", "1",
+                  "--mixed_precision", "no", "--dynamo_backend", "no", "-m"]
+    out = _finish(_run(_train(cfg, sharded, "trainer.max_steps=2", launcher=accelerate)))
+    assert "2 processes, fsdp" in out
+    step2 = sharded / "checkpoints" / "step_2"
+    optim = torch.load(step2 / "optimizer.pt", weights_only=False)
+    assert all(isinstance(k, str) for k in optim["state"])  # gathered by parameter name
+    assert json.loads((step2 / "model" / "config.json").read_text())["architectures"] == [
+        "Qwen2ForCausalLM"]  # not FSDP's wrapper class
+    from transformers import AutoModelForCausalLM
+
+    loaded = AutoModelForCausalLM.from_pretrained(step2 / "model")
+    assert loaded.lm_head.weight is loaded.model.embed_tokens.weight  # still tied, saved once
+    assert "lm_head.weight" not in _weights(sharded, 2)
+    shutil.copytree(sharded, moved)
+    resumed = _run(_train(cfg, sharded, "--resume", fsdp, procs=2))
+    alone = _finish(_run(_train(cfg, moved, "--resume")))  # one process takes over the run
+    assert _finish(resumed).count("resuming from") == 1 and "resuming from" in alone
+    one = wait()
+    _compare_runs(one, sharded)
+    _compare_runs(one, moved)
+
+
+def _compare_runs(one: Path, two: Path) -> None:
+    """Metrics, per-group lines, curriculum state and final weights of two runs agree."""
     expected = [json.loads(x) for x in (one / "metrics.jsonl").read_text().splitlines()]
     got = [json.loads(x) for x in (two / "metrics.jsonl").read_text().splitlines()]
     assert [m["step"] for m in got] == [1, 2, 3, 4]
@@ -159,3 +214,58 @@ def test_a_rank_without_sequences_trains_on_one_fully_masked_one(tiny, tmp_path)
     t.dist = Dist(rank=2, world_size=3)
     (mb,) = t._micro_batches(seqs, adv)
     assert mb["adv"].tolist() == [-1.0] and mb["mask"].sum() == 1  # rank 2 gets the second one
+
+
+def test_fsdp_ranks_run_the_same_number_of_micro_batches(tiny, tmp_path):
+    """Under FSDP every forward is a collective: a rank with fewer sequences pads with fully
+    masked micro-batches so all ranks run as many forwards; DDP ranks split their own share."""
+    tokenizer = tiny.tokenizer()
+    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=4, beta=0.0, grad_accum=4,
+                        output_dir=str(tmp_path), progress=False)
+    t = GRPOTrainer(tiny.model(tokenizer), tokenizer, [{"prompt": "1+1="}], lambda c, **r: 0.0, config)
+    seqs = [([5, 6], [7 + i], True) for i in range(5)]
+    adv = torch.arange(5, dtype=torch.float32)
+    counts = {}
+    for strategy in ("ddp", "fsdp"):
+        for rank in range(3):  # 5 sequences over 3 ranks: 1, 2 and 2
+            t.dist = Dist(rank=rank, world_size=3, strategy=strategy)
+            micro = t._micro_batches(seqs, adv)
+            counts[strategy, rank] = len(micro)
+            got = sorted(float(a) for mb in micro for a, m in zip(mb["adv"], mb["mask"][:, 0]) if m)
+            assert got == [float(i) for i in t.dist.shard(5)]  # each sequence once, on its rank
+    assert [counts["ddp", r] for r in range(3)] == [1, 2, 2]
+    assert [counts["fsdp", r] for r in range(3)] == [2, 2, 2]
+
+
+def test_strategy_follows_accelerate_fsdp_flag(monkeypatch):
+    from passband.trainer.fsdp import resolve_strategy
+
+    monkeypatch.delenv("ACCELERATE_USE_FSDP", raising=False)
+    assert resolve_strategy("auto") == "ddp" and resolve_strategy("fsdp") == "fsdp"
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")  # what `accelerate launch --use_fsdp` sets
+    assert resolve_strategy("auto") == "fsdp" and resolve_strategy("ddp") == "ddp"
+    with pytest.raises(ValueError, match="deepspeed"):
+        resolve_strategy("deepspeed")
+
+
+def test_optimizer_state_converts_between_index_and_name_keys(tiny):
+    """FSDP saves AdamW state by parameter name, one process by position: either loads the other."""
+    from passband.trainer.checkpoint import _by_index, _by_name
+
+    model = tiny.model(tiny.tokenizer())
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    ids = torch.tensor([[3, 4, 5, 6]])
+    model(input_ids=ids, labels=ids).loss.backward()
+    opt.step()
+    names = [n for n, p in model.named_parameters() if p.requires_grad]
+    by_index = opt.state_dict()
+    by_name = _by_name(by_index, names)
+    assert set(by_name["state"]) == set(names) and by_name["param_groups"][0]["params"] == names
+    assert _by_name(by_name, names) is by_name and _by_index(by_index, names) is by_index
+    back = _by_index(by_name, names)
+    fresh = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    fresh.load_state_dict(back)
+    for i, state in by_index["state"].items():
+        assert torch.equal(fresh.state_dict()["state"][i]["exp_avg"], state["exp_avg"])
+    with pytest.raises(RuntimeError, match="does not train"):
+        _by_index(_by_name(by_index, [f"other.{n}" for n in names]), names)

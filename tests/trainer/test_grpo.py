@@ -247,12 +247,10 @@ def test_resume_cuts_metrics_back_to_the_checkpoint_even_after_a_torn_write(tmp_
 
 
 def test_warmup_then_cosine_schedule():
-    from passband.trainer.grpo import _lr_lambda
-
-    factor = _lr_lambda(GRPOConfig(warmup_steps=2, lr_schedule="cosine", max_steps=6))
+    factor = GRPOConfig(warmup_steps=2, lr_schedule="cosine", max_steps=6).lr_factor
     assert [round(factor(s), 6) for s in range(7)] == [0.5, 1.0, 1.0, round(0.5 * (1 + 2 ** -0.5), 6),
                                                       0.5, round(0.5 * (1 - 2 ** -0.5), 6), 0.0]
-    assert _lr_lambda(GRPOConfig(max_steps=6))(5) == 1.0
+    assert GRPOConfig(max_steps=6).lr_factor(5) == 1.0
 
 
 def test_tensorboard_is_optional(tmp_path):
