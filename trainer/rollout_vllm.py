@@ -29,7 +29,7 @@ import os
 import random
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Iterator, Sequence
 
 import torch
 

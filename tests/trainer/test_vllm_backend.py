@@ -144,6 +144,22 @@ def test_seeded_groups_do_not_depend_on_the_rest_of_the_batch(setup):
         backend.rollout(PROMPTS[:1], 4, seeds=[1, 2])
 
 
+def test_a_chunk_samples_the_same_on_any_rank(setup):
+    """The trainer's seeding (a seed per chunk, as under DDP/FSDP): all chunks in one call (one
+    process) or split over calls (two ranks) give each chunk the same samples."""
+    from passband.trainer.distributed import group_seed, seeded_rollout
+
+    _, _, backend = setup
+    chunks, seeds = [PROMPTS[:2], PROMPTS[2:3]], [group_seed(0, 1, 0, 0), group_seed(0, 1, 0, 2)]
+    together = seeded_rollout(backend, chunks, 4, seeds).completion_ids
+    split = (seeded_rollout(backend, chunks[:1], 4, seeds[:1]).completion_ids
+             + seeded_rollout(backend, chunks[1:], 4, seeds[1:]).completion_ids)
+    assert together == split and len(together) == 12
+    assert len({tuple(c) for c in together}) > 3  # sampled, not one repeated completion
+    later = seeded_rollout(backend, chunks, 4, [group_seed(0, 2, 0, 0), group_seed(0, 2, 0, 2)])
+    assert later.completion_ids != together  # another step draws other samples
+
+
 def test_sleep_mode_is_refused_on_the_cpu_build(setup):
     from vllm.platforms import current_platform
 
@@ -209,6 +225,8 @@ def test_grpo_trainer_syncs_the_engine_after_every_step(setup, tmp_path):
     assert changed, "precondition: two GRPO steps must move the weights"
     policy.eval()
     assert _greedy_vllm(backend).completion_ids == _greedy_hf(policy, tokenizer).completion_ids
+    trainer.close()  # the engine was the caller's: it stays up
+    assert len(backend.rollout(PROMPTS[:1], 2)) == 2
     backend.sync(model, 3)
 
 
@@ -245,4 +263,5 @@ def test_grpo_trainer_builds_the_engine_from_the_config_and_applies_tis(setup, t
         policy.eval()
         assert _greedy_vllm(trainer.backend).completion_ids == _greedy_hf(policy, tokenizer).completion_ids
     finally:
-        trainer.backend.close()
+        trainer.close()  # it started this engine, so it shuts it down
+    assert trainer.backend._llm is None
