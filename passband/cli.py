@@ -51,7 +51,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    # ``train CONFIG --resume a.b=1``: argparse stops collecting the positional overrides at the
+    # first option; a ``section.key=value`` after it is still an override, anything else an error.
+    late = [x for x in extra if "=" in x and not x.startswith("-")]
+    if extra and (len(late) < len(extra) or not isinstance(getattr(args, "overrides", None), list)):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if late:
+        args.overrides.extend(late)
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2

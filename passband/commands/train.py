@@ -1,9 +1,11 @@
 """``passband train CONFIG [section.key=value ...] [--resume]``: GRPO on a TOML config.
 
-Several processes (DDP; the result matches one process with the same config and seed):
+Several processes (the result matches one process with the same config and seed):
 ``torchrun --nproc_per_node N -m passband.cli train CONFIG`` or
 ``accelerate launch --multi_gpu --num_processes N -m passband.cli train CONFIG`` (gloo on CPU,
-NCCL on GPUs; one process per GPU).
+NCCL on GPUs; one process per GPU). That is DDP (every rank holds the whole model); for models
+whose weights, gradients and AdamW state do not fit on one GPU add ``trainer.distributed="fsdp"``
+or launch with ``accelerate launch --use_fsdp ...`` (FSDP2: all of it sharded across ranks).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
         last = trainer.train()
     except FileExistsError as exc:
         raise UsageError(str(exc)) from None
+    finally:
+        trainer.close()  # a vLLM engine it started
     from passband.trainer.distributed import finish_distributed
 
     finish_distributed()  # under torchrun / accelerate launch: leave the process group cleanly

@@ -35,3 +35,22 @@ def test_each_subcommand_has_help(name, capsys):
         main([name, "--help"])
     assert info.value.code == 0
     assert "usage: passband " + name in capsys.readouterr().out
+
+
+def test_overrides_may_follow_options_but_stray_words_may_not(tmp_path, capsys):
+    """``train CFG --resume trainer.max_steps=9``: the override after ``--resume`` is kept."""
+    from passband import cli
+
+    parser_args = cli.build_parser().parse_known_args(
+        ["train", "c.toml", "--resume", "trainer.max_steps=9"])
+    assert parser_args[1] == ["trainer.max_steps=9"]  # what main() must fold back in
+    missing = tmp_path / "missing.toml"
+    assert main(["train", str(missing), "--resume", "trainer.max_steps=9"]) == 2
+    err = capsys.readouterr().err
+    assert "missing.toml" in err and "unrecognized" not in err  # got past argument parsing
+    with pytest.raises(SystemExit) as info:
+        main(["train", str(missing), "--resume", "stray"])
+    assert info.value.code == 2 and "unrecognized arguments: stray" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["report", str(tmp_path), "trainer.max_steps=9"])  # report takes no overrides
+    assert info.value.code == 2
