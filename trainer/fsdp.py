@@ -58,7 +58,9 @@ def shard_model(model: torch.nn.Module, *, bf16: bool = False) -> torch.nn.Modul
                                                    reduce_dtype=torch.float32)
     for layer in _layers(model):
         fully_shard(layer, **kwargs)
-    fully_shard(model, **kwargs)
+    # FSDP2 keeps the root's weights (embeddings, LM head) gathered from forward to backward by
+    # default; the reference model never runs backward, so it would hold them gathered for good.
+    fully_shard(model, reshard_after_forward=True, **kwargs)
     return model
 
 

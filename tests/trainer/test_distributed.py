@@ -269,3 +269,44 @@ def test_optimizer_state_converts_between_index_and_name_keys(tiny):
         assert torch.equal(fresh.state_dict()["state"][i]["exp_avg"], state["exp_avg"])
     with pytest.raises(RuntimeError, match="does not train"):
         _by_index(_by_name(by_index, [f"other.{n}" for n in names]), names)
+
+
+_HOLDINGS = '''
+import json, sys, torch
+sys.path.insert(0, {tests!r})
+from conftest import make_model, make_tokenizer
+from passband.trainer import GRPOConfig, GRPOTrainer
+
+tok = make_tokenizer()
+model = make_model(tok, layers=2, hidden=64)
+full = sum(p.numel() for p in model.parameters())
+config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=6, beta=0.01, max_steps=1,
+                    use_curriculum=False, filter_zero_variance=False, distributed="fsdp",
+                    output_dir={out!r}, progress=False)
+rows = [{{"prompt": f"{{i}}+{{i}}="}} for i in range(4)]
+trainer = GRPOTrainer(model, tok, rows, lambda c, **r: float(len(c) % 2), config)
+trainer.train()
+local = lambda ps: sum((p.to_local() if hasattr(p, "to_local") else p).numel() for p in ps)
+adam = sum(v.to_local().numel() for s in trainer.optimizer.state.values() for k, v in s.items()
+           if k != "step")
+print("HELD", json.dumps(dict(full=full, policy=local(trainer.model.parameters()),
+      reference=local(trainer.reference.parameters()), adam=adam,
+      plain=[n for m in (trainer.model, trainer.reference) for n, p in m.named_parameters()
+             if not hasattr(p, "to_local")])))
+'''
+
+
+@pytest.mark.slow
+def test_each_fsdp_rank_holds_half_of_policy_reference_and_adamw(tmp_path):
+    """After a real step (the reference has run forward) every weight is still a shard."""
+    script = tmp_path / "held.py"
+    script.write_text(_HOLDINGS.format(tests=str(Path(__file__).parent), out=str(tmp_path / "run")))
+    out = _finish(_run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                        "--nproc_per_node=2", str(script)]))
+    held = [json.loads(line.split("HELD", 1)[1]) for line in out.splitlines() if "HELD" in line]
+    assert len(held) == 2
+    for h in held:
+        assert h["plain"] == []  # nothing left gathered (FSDP2 keeps the root gathered by default)
+        for what in ("policy", "reference"):
+            assert abs(h[what] - h["full"] / 2) <= 64, (what, h)  # half, up to shard padding
+        assert abs(h["adam"] - h["full"]) <= 128, h  # two moments of half the weights
