@@ -33,6 +33,7 @@ from typing import Iterator, Sequence
 
 import torch
 
+from passband.trainer.fsdp import full_tensor
 from passband.trainer.rollout import HFRollout, Prompt, Rollout, _eos_ids
 from passband.trainer.tis import logprob_mismatch, rollout_logprobs_tensor, tis_correct, tis_weights
 
@@ -282,6 +283,7 @@ def _dtype_of(model) -> str:
 def _hf_weights(model) -> Iterator[tuple[str, torch.Tensor]]:
     """The model's weights under Hugging Face checkpoint names, which vLLM's loaders expect.
 
+    Under FSDP each weight is gathered from the shards as it is yielded.
     A peft LoRA model is merged *out of place*: each adapted weight is yielded as
     ``W + delta`` in a new tensor, one layer at a time. Merging in place and unmerging after every
     step (``merge_adapter``/``unmerge_adapter``) would round the frozen base weights twice per
@@ -290,7 +292,9 @@ def _hf_weights(model) -> Iterator[tuple[str, torch.Tensor]]:
     model = getattr(model, "module", model)  # DDP / accelerate wrappers
     if not hasattr(model, "get_base_model"):
         for name, tensor in model.state_dict().items():
-            yield name, tensor.detach()
+            # FSDP: a shard; gathering it is a collective that every rank's engine sync makes in
+            # the same order, one tensor at a time, so the full model is never held twice
+            yield name, full_tensor(tensor.detach())
         return
     base = model.get_base_model()
     modules = dict(base.named_modules())

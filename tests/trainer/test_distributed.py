@@ -289,6 +289,13 @@ trainer.train()
 local = lambda ps: sum((p.to_local() if hasattr(p, "to_local") else p).numel() for p in ps)
 adam = sum(v.to_local().numel() for s in trainer.optimizer.state.values() for k, v in s.items()
            if k != "step")
+from passband.trainer.fsdp import full_model_state
+from passband.trainer.rollout_vllm import _hf_weights
+synced = dict(_hf_weights(trainer.model))  # what a vLLM engine on each rank would load
+gathered = full_model_state(trainer.model)  # rank 0 only
+assert all(not hasattr(v, "to_local") for v in synced.values())
+assert all(torch.equal(synced[k], v) for k, v in gathered.items()) and len(synced) >= len(gathered)
+assert synced["lm_head.weight"].shape == synced["model.embed_tokens.weight"].shape
 print("HELD", json.dumps(dict(full=full, policy=local(trainer.model.parameters()),
       reference=local(trainer.reference.parameters()), adam=adam,
       plain=[n for m in (trainer.model, trainer.reference) for n, p in m.named_parameters()
@@ -298,7 +305,8 @@ print("HELD", json.dumps(dict(full=full, policy=local(trainer.model.parameters()
 
 @pytest.mark.slow
 def test_each_fsdp_rank_holds_half_of_policy_reference_and_adamw(tmp_path):
-    """After a real step (the reference has run forward) every weight is still a shard."""
+    """After a real step (the reference has run forward) every weight is still a shard, and the
+    weights a vLLM engine is synced with are the full tensors."""
     script = tmp_path / "held.py"
     script.write_text(_HOLDINGS.format(tests=str(Path(__file__).parent), out=str(tmp_path / "run")))
     out = _finish(_run([sys.executable, "-m", "torch.distributed.run", "--standalone",
