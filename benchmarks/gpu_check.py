@@ -44,8 +44,12 @@ PATTERN = r"[aeiouAEIOU].*"
 
 
 def _ensure_passband() -> str | None:
-    """Import ``passband.*`` from this checkout when the package is not installed (GPU box).
+    """Make ``passband.*`` importable from this checkout when it is not installed (GPU box).
 
+    ``passband/__init__.py`` finds the subpackages (top-level folders) in a source checkout, so the
+    checkout root on ``sys.path`` is enough; pure-Python wheels carried in ``build/gpu_wheels``
+    (``benchmarks/gpu_wheels.sh``) are unpacked into a temporary folder. Both go on ``sys.path``
+    *and* ``PYTHONPATH``: the verifier worker processes import passband afresh.
     Returns None when ``passband.trainer`` imports, else what is missing and how to bring it.
     """
     try:
@@ -55,24 +59,42 @@ def _ensure_passband() -> str | None:
         pass
     for name in [m for m in sys.modules if m == "passband" or m.startswith("passband.")]:
         del sys.modules[name]  # a half-imported package from the attempt above
-    sys.path.insert(0, str(REPO))
+    site = Path(tempfile.mkdtemp(prefix="passband-wheels-"))
+    carried = _unpack_wheels(REPO / "build" / "gpu_wheels", site)
+    sys.path[:0] = [str(REPO), str(site)]
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(REPO), str(site), os.environ.get("PYTHONPATH")]))
+    importlib.invalidate_caches()
     try:
-        import passband  # the core folder is named passband/, so this one resolves directly
-
-        for sub in ("sandbox", "verifiers", "curriculum", "trainer"):
-            spec = importlib.util.spec_from_file_location(
-                f"passband.{sub}", REPO / sub / "__init__.py",
-                submodule_search_locations=[str(REPO / sub)])
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[f"passband.{sub}"] = module
-            setattr(passband, sub, module)
-            spec.loader.exec_module(module)
-        import passband.trainer.grpo  # noqa: F401
+        import passband.trainer.grpo  # noqa: F401,F811
     except ImportError as exc:
-        return (f"cannot import passband ({exc}); on a machine without network run "
-                "benchmarks/gpu_wheels.sh where pip works, carry build/gpu_wheels and install "
-                "it with pip --no-index --no-deps --target, then set PYTHONPATH")
+        return (f"cannot import passband ({exc}; unpacked {carried} carried wheels); on a machine "
+                "without network run benchmarks/gpu_wheels.sh where pip works and carry "
+                "build/gpu_wheels")
     return None
+
+
+def _unpack_wheels(folder: Path, site: Path) -> int:
+    """Unpack the pure-Python wheels in ``folder`` for this Python into ``site``; returns how many.
+
+    A wheel is a zip of the files an install would write, so unpacking it is enough for
+    ``py3-none-any`` wheels; one tagged for another Python (``py312``) is skipped elsewhere.
+    A package that is already importable is left to the environment.
+    """
+    import zipfile
+
+    here = f"py{sys.version_info.major}{sys.version_info.minor}"
+    count = 0
+    for wheel in sorted(folder.glob("*.whl")) if folder.is_dir() else ():
+        name, _version, python_tag = wheel.name.split("-")[:3]
+        if not ({"py3", here} & set(python_tag.split("."))):
+            continue
+        if importlib.util.find_spec(name.replace("-", "_").lower()) is not None:
+            continue
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(site)
+        count += 1
+    return count
 
 
 def build_tokenizer(vocab_size: int):

@@ -54,3 +54,31 @@ def test_overrides_may_follow_options_but_stray_words_may_not(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         main(["report", str(tmp_path), "trainer.max_steps=9"])  # report takes no overrides
     assert info.value.code == 2
+
+
+def test_an_uninstalled_checkout_imports_its_subpackages_in_child_processes(tmp_path):
+    """A GPU box that cannot pip install runs from the checkout: ``passband.sandbox`` (a top-level
+    folder) must import there, also in a forkserver child whose working directory is the checkout.
+    ``-S`` leaves out site-packages, and with them the editable install's import hook."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import multiprocessing as mp, sys\n"
+        "import passband.sandbox\n"
+        "def probe(q):\n"
+        "    import passband.sandbox as s, passband.curriculum\n"
+        "    q.put(s.__file__)\n"
+        "if __name__ == '__main__':\n"
+        "    ctx = mp.get_context('forkserver')\n"
+        "    ctx.set_forkserver_preload(['passband.sandbox'])\n"
+        "    q = ctx.Queue(); p = ctx.Process(target=probe, args=(q,)); p.start(); p.join(60)\n"
+        "    print(passband.sandbox.__file__, q.get(timeout=5), p.exitcode)\n")
+    script = tmp_path / "probe.py"
+    script.write_text(code)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-S", str(script)], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    parent, child, code = done.stdout.split()
+    assert parent == child == str(root / "sandbox" / "__init__.py") and code == "0"
