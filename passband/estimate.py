@@ -136,6 +136,12 @@ class Workload:
     mu: int = 1
     beta: float = 0.0
     gradient_checkpointing: bool = False
+    gpus: int = 1              # processes (one per GPU); the batch is split across them
+    sharded: bool = False      # FSDP: weights, gradients, AdamW state (and reference) split too
+
+    @property
+    def seqs_per_gpu(self) -> int:
+        return math.ceil(self.prompts_per_step * self.group_size / self.gpus)
 
 
 @dataclass
@@ -149,29 +155,36 @@ class Estimate:
 
 def _memory(shape: ModelShape, w: Workload, est: Estimate) -> None:
     n = shape.params
-    est.memory += [("policy weights", 4 * n, f"4 B x {n:.3g} params (fp32 weights; bf16 autocast on GPU)"),
-                   ("gradients", 4 * n, f"4 B x {n:.3g}"),
-                   ("AdamW moments", 8 * n, f"2 x 4 B x {n:.3g} (exp_avg, exp_avg_sq)")]
+    k = w.gpus if w.sharded else 1  # FSDP keeps 1/k of every persistent tensor on each GPU
+    per = f" / {k} GPUs (FSDP)" if k > 1 else ""
+    est.memory += [("policy weights", 4 * n / k,
+                    f"4 B x {n:.3g} params{per} (fp32 weights; bf16 autocast on GPU)"),
+                   ("gradients", 4 * n / k, f"4 B x {n:.3g}{per}"),
+                   ("AdamW moments", 8 * n / k, f"2 x 4 B x {n:.3g}{per} (exp_avg, exp_avg_sq)")]
     if w.beta > 0:
-        est.memory.append(("reference model", 4 * n, f"beta={w.beta:g} > 0: frozen fp32 copy"))
+        est.memory.append(("reference model", 4 * n / k,
+                           f"beta={w.beta:g} > 0: frozen fp32 copy{per}"))
     seq = w.prompt_tokens + w.max_new_tokens
-    micro = math.ceil(w.prompts_per_step * w.group_size / w.grad_accum)
+    micro = math.ceil(w.seqs_per_gpu / w.grad_accum)
     per_token = (2 if w.gradient_checkpointing else 34) * shape.hidden * shape.layers
     logits = 8 * shape.vocab  # fp32 logits + log-softmax
     act = micro * seq * (per_token + logits)
     est.memory.append(("activations (training)", act,
                        f"{micro} seqs x {seq} tokens x ({'2' if w.gradient_checkpointing else '34'} B "
                        f"x {shape.hidden} hidden x {shape.layers} layers + 8 B x {shape.vocab} vocab)"))
-    batch = min(w.rollout_batch_size, w.prompts_per_step * w.group_size)
+    batch = min(w.rollout_batch_size, w.seqs_per_gpu)
     kv = batch * seq * shape.layers * 2 * shape.kv_dim * 4
+    if k > 1:  # the rollout runs on gathered weights (bf16 under mixed precision)
+        kv += 2 * n
     est.memory.append(("KV cache (generation)", kv, f"{batch} seqs x {seq} tokens x {shape.layers} "
-                       f"layers x 2 (K,V) x {shape.kv_dim} x 4 B"))
+                       f"layers x 2 (K,V) x {shape.kv_dim} x 4 B"
+                       + (f" + 2 B x {n:.3g} weights gathered for the rollout" if k > 1 else "")))
     static = sum(b for item, b, _ in est.memory if not item.startswith(("activations", "KV")))
     est.peak_bytes = static + max(act, kv)
 
 
 def _time(shape: ModelShape, w: Workload, hw: Hardware, est: Estimate) -> None:
-    n, seqs = shape.params, w.prompts_per_step * w.group_size
+    n, seqs = shape.params, w.seqs_per_gpu  # each GPU rolls out and trains its share
     batch = min(w.rollout_batch_size, seqs)
     rounds = math.ceil(seqs / batch)
     kv_read = batch * (w.prompt_tokens + w.max_new_tokens / 2) * shape.layers * 2 * shape.kv_dim * 4
@@ -202,7 +215,10 @@ def estimate(shape: ModelShape, workload: Workload, hw: Hardware) -> Estimate:
         "for the hardware (roofline, no framework overhead: HF generate adds per-step latency)",
         "activations: ~34 B per token per hidden unit per layer (Korthikanti et al. 2022, "
         "flash/SDPA attention), ~2 B with gradient checkpointing",
-        "one device, no sharding; verifier time and refill rounds are not included",
+        (f"{workload.gpus} GPUs, {'FSDP' if workload.sharded else 'DDP'}: each rolls out and "
+         "trains 1/N of the batch; communication time is not included"
+         if workload.gpus > 1 else "one device, no sharding")
+        + "; verifier time and refill rounds are not included",
     ]
     return est
 
@@ -216,9 +232,17 @@ def _advice(est: Estimate, hw: Hardware, w: Workload) -> str:
     head = f"DOES NOT FIT: {est.peak_bytes / GB:.1f} GB needed, {hw.memory_gb:.0f} GB available"
     if static > budget:
         ref = ", beta = 0 (no reference copy)" if "reference model" in items else ""
+        total = static * (w.gpus if w.sharded else 1)
+        need = math.ceil(total / (budget * 0.6))  # leave ~40% for activations and the rollout
+        gathered = 2 * total / (20 if "reference model" in items else 16)  # bf16 weights
+        rollout = ("" if gathered < budget * 0.8 else
+                   f"; but the rollout gathers the bf16 weights ({gathered / GB:.0f} GB) on every "
+                   "GPU, more than one holds: this size needs tensor-parallel generation, which "
+                   "passband does not do")
         return (f"{head}; weights, gradients and optimizer states alone need {static / GB:.1f} GB: "
-                f"use LoRA (peft){ref} or a sharded multi-GPU trainer")
-    seqs = w.prompts_per_step * w.group_size
+                f"use LoRA (peft){ref}, or shard them with FSDP (distributed = \"fsdp\") over "
+                f">= {need} GPUs (--gpus {need}){rollout}")
+    seqs = w.seqs_per_gpu
     per_seq = items["activations (training)"] / math.ceil(seqs / w.grad_accum)
     fits = int((budget - static) // per_seq)
     if items["activations (training)"] >= items["KV cache (generation)"] and fits >= 1:

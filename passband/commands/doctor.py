@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="parameter count (7e9, 1.5B) when [model] path has no config.json")
     parser.add_argument("--prompt-tokens", type=int, default=256, metavar="T",
                         help="typical prompt length in tokens (default 256)")
+    parser.add_argument("--gpus", type=int, default=1, metavar="N",
+                        help="processes / GPUs the run will use (default 1); with "
+                             'trainer.distributed = "fsdp" the model state is split over them')
 
 
 def read_trainer_settings(path: str, overrides: list[str]) -> tuple[dict, set[str], str | None]:
@@ -68,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.prompt_tokens < 1:
         raise UsageError(f"--prompt-tokens {args.prompt_tokens}: must be >= 1")
+    if args.gpus < 1:
+        raise UsageError(f"--gpus {args.gpus}: must be >= 1")
     values, explicit, model_path = read_trainer_settings(args.config, args.overrides)
     findings = check_settings(values, explicit)
     flagged = sum(f.severity != "ok" for f in findings)
@@ -82,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     workload = Workload(**{k: values[k] for k in ("prompts_per_step", "group_size", "max_new_tokens",
                                                   "rollout_batch_size", "grad_accum", "mu", "beta",
                                                   "gradient_checkpointing")},
-                        prompt_tokens=args.prompt_tokens)
+                        prompt_tokens=args.prompt_tokens, gpus=args.gpus,
+                        sharded=values["distributed"] == "fsdp" and args.gpus > 1)
     hw = hardware(args.gpu)
     print(format_estimate(estimate(shape, workload, hw), shape, hw, workload))
     return 0

@@ -7,7 +7,7 @@ import pytest
 
 from passband.cli import main
 from passband.doctor import TYPICAL, check_settings
-from passband.estimate import (HARDWARE, Workload, estimate, hardware, parse_count,
+from passband.estimate import (HARDWARE, Workload, estimate, format_estimate, hardware, parse_count,
                                shape_from_config, shape_from_params)
 from passband.trainer.config import RECOMMENDED, GRPOConfig
 
@@ -133,3 +133,30 @@ def test_grad_accum_advice_makes_it_fit():
     accum = int(text.split("grad_accum >= ")[1].split()[0])
     fixed = dataclasses.replace(w, grad_accum=accum)
     assert estimate(shape, fixed, HARDWARE["h200"]).peak_bytes <= 141e9 * 0.9
+
+
+def test_fsdp_over_several_gpus_splits_the_model_state_and_the_advice_says_so(tmp_path, capsys):
+    h200 = HARDWARE["h200"]
+    shape = shape_from_params(parse_count("14B"))
+    one = Workload(prompts_per_step=64, group_size=8, max_new_tokens=512, beta=0.001,
+                   gradient_checkpointing=True)
+    text = format_estimate(estimate(shape, one, h200), shape, h200, one)
+    assert "alone need" in text and 'distributed = "fsdp"' in text and "tensor-parallel" not in text
+    need = int(text.split("--gpus ")[1].split(")")[0])
+    sharded = dataclasses.replace(one, gpus=need, sharded=True)
+    est = estimate(shape, sharded, h200)
+    items = {name: b for name, b, _ in est.memory}
+    assert items["AdamW moments"] == 8 * shape.params / need  # split over the GPUs
+    static = sum(b for n, b in items.items() if not n.startswith(("activations", "KV")))
+    assert static <= 141e9 * 0.9 * 0.6  # the advised count leaves room for the rest
+    assert "alone need" not in format_estimate(est, shape, h200, sharded)
+    ddp = estimate(shape, dataclasses.replace(one, gpus=need), h200)
+    assert {n: b for n, b, _ in ddp.memory}["AdamW moments"] == 8 * shape.params  # replicated
+    assert ddp.step_seconds < estimate(shape, one, h200).step_seconds  # the batch is split
+    huge = shape_from_params(parse_count("70B"))  # bf16 weights alone fill an H200
+    assert "tensor-parallel" in format_estimate(estimate(huge, one, h200), huge, h200, one)
+    cfg = _config(tmp_path, 'distributed = "fsdp"')
+    assert main(["doctor", cfg, "--params", "14B", "--gpus", "16"]) == 0
+    out = capsys.readouterr().out
+    assert "/ 16 GPUs (FSDP)" in out and "16 GPUs, FSDP" in out
+    assert main(["doctor", cfg, "--params", "7B", "--gpus", "0"]) == 2
