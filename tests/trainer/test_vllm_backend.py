@@ -295,9 +295,9 @@ rollout_backend = "vllm"
 
 
 def test_two_ranks_with_their_own_engines_match_one_process(tmp_path):
-    """``rollout_backend = "vllm"`` under torchrun: each rank starts its own engine, samples its
-    chunks under the chunk seeds and syncs after every step; metrics and weights equal one
-    process's run with the same config."""
+    """``rollout_backend = "vllm"`` under torchrun, DDP and FSDP: each rank starts its own engine,
+    samples its chunks under the chunk seeds and syncs after every step (under FSDP from weights
+    gathered one tensor at a time); metrics and weights equal one process's run."""
     import json
     import os
     import subprocess
@@ -315,40 +315,40 @@ def test_two_ranks_with_their_own_engines_match_one_process(tmp_path):
     cfg.write_text(_RUN.format(root=tmp_path.as_posix()))
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
     runs = {}
-    for name, launcher in (("one", [sys.executable, "-m"]),
-                           ("two", [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                                    "--nproc_per_node=2", "-m"])):
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    for name, launcher in (("one", [sys.executable]), ("ddp", torchrun), ("fsdp", torchrun)):
         runs[name] = subprocess.Popen(
-            [*launcher, "passband.cli", "train", str(cfg),
-             f"trainer.output_dir={json.dumps(str(tmp_path / name))}"],
+            [*launcher, "-m", "passband.cli", "train", str(cfg),
+             f"trainer.output_dir={json.dumps(str(tmp_path / name))}",
+             f"trainer.distributed={json.dumps('fsdp' if name == 'fsdp' else 'ddp')}"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     logs = {}
     for name, proc in runs.items():
         out, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, (name, err[-3000:])
         logs[name] = out + err
-    assert "2 processes, ddp" in logs["two"] and "processes" not in logs["one"]
+    assert "2 processes, ddp" in logs["ddp"] and "2 processes, fsdp" in logs["fsdp"]
+    assert "processes" not in logs["one"]
     metrics = {n: [json.loads(x) for x in (tmp_path / n / "metrics.jsonl").read_text().splitlines()]
                for n in runs}
-    assert len(metrics["one"]) == len(metrics["two"]) == 2
-    timing = {"time_s", "time/step_s", "throughput/tokens_per_s"}
-    for a, b in zip(metrics["one"], metrics["two"]):
-        for key in a:
-            if key in timing:
-                continue
-            same = (a[key] == b[key] if not isinstance(a[key], float)
-                    else abs(a[key] - b[key]) <= 1e-4 * max(1.0, abs(a[key])))  # sums of
-            # per-token terms, added in another order when the batch is split over two ranks
-            assert same, (a["step"], key, a[key], b[key])
-    assert all(m["groups/effective"] for m in metrics["two"]) and any(m["kl"] for m in metrics["two"])
-    assert "rollout/logp_diff_mean" in metrics["two"][0]  # vLLM did the sampling
+    weights = {n: load_file(str(tmp_path / n / "checkpoints" / "step_2" / "model" / "model.safetensors"))
+               for n in runs}
     w0 = load_file(str(tmp_path / "model" / "model.safetensors"))
-    w1, w2 = (load_file(str(tmp_path / n / "checkpoints" / "step_2" / "model" / "model.safetensors"))
-              for n in ("one", "two"))
-    moved = max(float((w1[k] - w0[k]).abs().max()) for k in w1)
-    assert moved > 1e-3  # precondition: the two steps changed the weights
-    # Each engine batches other prompts, so its log-probs (hence the TIS weights) differ in the
-    # last bits; a wrong seed or a stale engine would move weights by ~lr = 3e-3, not 1e-4.
-    for key in w1:
-        assert torch.allclose(w1[key], w2[key], atol=1e-4, rtol=1e-4), (
-            key, float((w1[key] - w2[key]).abs().max()))
+    assert max(float((weights["one"][k] - w0[k]).abs().max()) for k in w0) > 1e-3  # it trained
+    assert all(m["groups/effective"] for m in metrics["one"]) and any(m["kl"] for m in metrics["one"])
+    assert "rollout/logp_diff_mean" in metrics["one"][0]  # vLLM did the sampling
+    timing = {"time_s", "time/step_s", "throughput/tokens_per_s"}
+    for name in ("ddp", "fsdp"):
+        assert len(metrics[name]) == len(metrics["one"]) == 2
+        for a, b in zip(metrics["one"], metrics[name]):
+            for key in a:
+                if key in timing:
+                    continue
+                same = (a[key] == b[key] if not isinstance(a[key], float)  # sums of per-token
+                        else abs(a[key] - b[key]) <= 1e-4 * max(1.0, abs(a[key])))  # terms, other order
+                assert same, (name, a["step"], key, a[key], b[key])
+        # Each engine batches other prompts, so its log-probs (hence the TIS weights) differ in
+        # the last bits; a wrong seed or a stale engine would move weights by ~lr = 3e-3.
+        for key, w in weights["one"].items():
+            assert torch.allclose(w, weights[name][key], atol=1e-4, rtol=1e-4), (
+                name, key, float((w - weights[name][key]).abs().max()))
