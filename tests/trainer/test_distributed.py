@@ -120,7 +120,7 @@ def test_fsdp_matches_one_process_and_its_checkpoint_resumes_anywhere(reference_
     sharded, moved = root / "fsdp", root / "fsdp_then_one"
     fsdp = 'trainer.distributed="fsdp"'
     # The first half under `accelerate launch --use_fsdp` (the config says "auto"), the second
-    # under torchrun with distributed = "fsdp".
+    # under torchrun with distributed = "fsdp" and gradient checkpointing.
     accelerate = [sys.executable, "-m", "accelerate.commands.launch", "--use_fsdp",
                   "--fsdp_version", "2", "--num_processes", "2", "--num_machines", "1",
                   "--mixed_precision", "no", "--dynamo_backend", "no", "-m"]
@@ -137,7 +137,9 @@ def test_fsdp_matches_one_process_and_its_checkpoint_resumes_anywhere(reference_
     assert loaded.lm_head.weight is loaded.model.embed_tokens.weight  # still tied, saved once
     assert "lm_head.weight" not in _weights(sharded, 2)
     shutil.copytree(sharded, moved)
-    resumed = _run(_train(cfg, sharded, "--resume", fsdp, procs=2))
+    # (the second half also checkpoints activations: the same math, through FSDP's units)
+    resumed = _run(_train(cfg, sharded, "--resume", fsdp, "trainer.gradient_checkpointing=true",
+                          procs=2))
     alone = _finish(_run(_train(cfg, moved, "--resume")))  # one process takes over the run
     assert _finish(resumed).count("resuming from") == 1 and "resuming from" in alone
     one = wait()
