@@ -75,8 +75,8 @@ class GRPOTrainer:
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         from_path = not isinstance(model, torch.nn.Module)
         self.model, self.tokenizer = load_model_and_tokenizer(model, tokenizer)
-        if from_path and torch.cuda.is_available():
-            self.model.to(self.dist.device())
+        if torch.cuda.is_available() and (from_path or self.dist.enabled):
+            self.model.to(self.dist.device())  # several ranks: each on its own GPU (NCCL)
         self.dist.broadcast_from_main(self.model)  # every rank starts from rank 0's weights
         self.rows, columns = as_rows(train_dataset)
         self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers)
