@@ -119,11 +119,12 @@ def test_fsdp_matches_one_process_and_its_checkpoint_resumes_anywhere(reference_
     cfg, root, wait = reference_run
     sharded, moved = root / "fsdp", root / "fsdp_then_one"
     fsdp = 'trainer.distributed="fsdp"'
-    # The first half under `accelerate launch --use_fsdp` (the config says "auto"), the second
-    # under torchrun with distributed = "fsdp" and gradient checkpointing.
-    accelerate = [sys.executable, "-m", "accelerate.commands.launch", "--use_fsdp",
-                  "--fsdp_version", "2", "--num_processes", "2", "--num_machines", "1",
-                  "--mixed_precision", "no", "--dynamo_backend", "no", "-m"]
+    # The first half under `accelerate launch` with the example FSDP config file (the run config
+    # says distributed = "auto"); the second under torchrun with distributed = "fsdp" and
+    # gradient checkpointing.
+    example = Path(__file__).resolve().parents[2] / "examples" / "accelerate_fsdp.yaml"
+    accelerate = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(example),
+                  "--num_processes", "2", "--dynamo_backend", "no", "-m"]
     out = _finish(_run(_train(cfg, sharded, "trainer.max_steps=2", launcher=accelerate)))
     assert "2 processes, fsdp" in out
     step2 = sharded / "checkpoints" / "step_2"
