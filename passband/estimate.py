@@ -223,7 +223,7 @@ def estimate(shape: ModelShape, workload: Workload, hw: Hardware) -> Estimate:
     return est
 
 
-def _advice(est: Estimate, hw: Hardware, w: Workload) -> str:
+def _advice(est: Estimate, hw: Hardware, w: Workload, params: float) -> str:
     budget = hw.memory_gb * GB * 0.9  # allocator fragmentation and CUDA context
     if est.peak_bytes <= budget:
         return f"fits: {est.peak_bytes / GB:.1f} GB of {hw.memory_gb:.0f} GB ({est.peak_bytes / (hw.memory_gb * GB):.0%})"
@@ -234,7 +234,7 @@ def _advice(est: Estimate, hw: Hardware, w: Workload) -> str:
         ref = ", beta = 0 (no reference copy)" if "reference model" in items else ""
         total = static * (w.gpus if w.sharded else 1)
         need = math.ceil(total / (budget * 0.6))  # leave ~40% for activations and the rollout
-        gathered = 2 * total / (20 if "reference model" in items else 16)  # bf16 weights
+        gathered = 2 * params  # the bf16 weights every GPU holds while it generates
         rollout = ("" if gathered < budget * 0.8 else
                    f"; but the rollout gathers the bf16 weights ({gathered / GB:.0f} GB) on every "
                    "GPU, more than one holds: this size needs tensor-parallel generation, which "
@@ -260,7 +260,7 @@ def format_estimate(est: Estimate, shape: ModelShape, hw: Hardware, workload: Wo
     lines += [f"  {item:<{width}}  {b / GB:8.2f} GB   {how}" for item, b, how in est.memory]
     lines.append(f"  {'peak':<{width}}  {est.peak_bytes / GB:8.2f} GB   static items + the larger of "
                  "activations and KV cache (they are not alive at the same time)")
-    lines += [f"  -> {_advice(est, hw, workload)}", "", "time per step"]
+    lines += [f"  -> {_advice(est, hw, workload, shape.params)}", "", "time per step"]
     lines += [f"  {item:<{width}}  {_seconds(s):>11}   {how}" for item, s, how in est.time]
     lines.append(f"  {'total':<{width}}  {_seconds(est.step_seconds):>11}")
     lines += ["", "assumptions"] + [f"  - {a}" for a in est.assumptions]
