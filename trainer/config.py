@@ -14,12 +14,10 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended", "LOSS_AGGREGATIONS", "ADVANTAGES"]
+from passband.trainer.registry import ADVANTAGE_REGISTRY, AGGREGATION_REGISTRY
 
-# Names of the registered functions in losses.py / advantages.py (kept here so the config can
-# validate without importing torch; tests pin that the two lists agree).
-LOSS_AGGREGATIONS = ("token_mean", "seq_mean_token_mean", "constant_norm")
-ADVANTAGES = ("group", "no_std", "batch_std")
+__all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended"]
+
 LR_SCHEDULES = ("constant", "cosine")
 ROLLOUT_BACKENDS = ("hf", "vllm")
 DISTRIBUTED = ("auto", "ddp", "fsdp")
@@ -173,9 +171,12 @@ def _validate(c: GRPOConfig) -> None:
         v = getattr(c, name)
         _need(_is_num(v) and 0 < v < 10, name, v, "0 < value < 10 (typical 0.2 - 0.28)")
     _need(c.clip_low < 1, "clip_low", c.clip_low, "< 1 (the ratio floor is 1 - clip_low)")
-    _need(c.loss_aggregation in LOSS_AGGREGATIONS, "loss_aggregation", c.loss_aggregation,
-          f"one of {', '.join(LOSS_AGGREGATIONS)}")
-    _need(c.advantage in ADVANTAGES, "advantage", c.advantage, f"one of {', '.join(ADVANTAGES)}")
+    _need(c.loss_aggregation in AGGREGATION_REGISTRY, "loss_aggregation", c.loss_aggregation,
+          f"one of {', '.join(AGGREGATION_REGISTRY.names())} (or a name registered with "
+          "passband.trainer.register_aggregation)")
+    _need(c.advantage in ADVANTAGE_REGISTRY, "advantage", c.advantage,
+          f"one of {', '.join(ADVANTAGE_REGISTRY.names())} (or a name registered with "
+          "passband.trainer.register_advantage)")
     _need(c.lr_schedule in LR_SCHEDULES, "lr_schedule", c.lr_schedule,
           f"one of {', '.join(LR_SCHEDULES)}")
     _need(_is_num(c.weight_decay) and c.weight_decay >= 0, "weight_decay", c.weight_decay, ">= 0")
@@ -230,3 +231,16 @@ def check_recommended(config: Any, *, warn: bool = True) -> list[str]:
         for m in messages:
             warnings.warn(m, UserWarning, stacklevel=3)
     return messages
+
+
+_DEPRECATED = {"LOSS_AGGREGATIONS": AGGREGATION_REGISTRY, "ADVANTAGES": ADVANTAGE_REGISTRY}
+
+
+def __getattr__(name: str) -> Any:
+    """``LOSS_AGGREGATIONS`` / ``ADVANTAGES``: deprecated copies of the registries' names."""
+    if name not in _DEPRECATED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"passband.trainer.config.{name} is deprecated and goes in the next release; "
+                  "use passband.trainer.registry (ADVANTAGE_REGISTRY / AGGREGATION_REGISTRY).names()",
+                  DeprecationWarning, stacklevel=2)
+    return tuple(_DEPRECATED[name].names())

@@ -12,7 +12,7 @@ def test_exported_names():
     assert sorted(trainer.__all__) == sorted([
         "GRPOConfig", "GRPOTrainer", "HFRollout", "Rollout", "RolloutBackend", "StalePolicyError",
         "load_model_and_tokenizer", "RECOMMENDED", "VLLMRollout", "tis_weights", "LoraSettings",
-        "apply_lora"])
+        "apply_lora", "register_advantage", "register_aggregation"])
     for name in trainer.__all__:
         assert getattr(trainer, name) is not None
 

@@ -11,7 +11,7 @@ EXPECTED = {
     "exact_match", "regex_format", "tag_format", "extract_json", "json_schema_verifier",
     # penalties and composition
     "PenaltyOutcome", "answer_hedging", "length_cap", "length_normalized", "ngram_repetition", "overlong",
-    "repeated_paragraphs", "Reward",
+    "repeated_paragraphs", "Reward", "register_penalty", "get_penalty", "penalty_names",
     # adapters
     "as_trl_reward", "as_verl_compute_score",
     # math (helper "math")
