@@ -39,18 +39,27 @@ __all__ = ["ModelSection", "DataSection", "RewardSection", "RunConfig", "load_co
 
 @dataclass(frozen=True)
 class ModelSection:
-    path: str                        # local model directory (save_pretrained format)
-    tokenizer: str | None = None     # tokenizer directory; default: the model path
+    path: str
+    """Local model directory (save_pretrained format)."""
+    tokenizer: str | None = None
+    """Tokenizer directory; default: the model path."""
 
 
 @dataclass(frozen=True)
 class DataSection:
-    path: str                        # file or directory holding the training prompts
-    split: str = "train"             # <split>.jsonl / .parquet inside a directory
-    prompt_column: str = "prompt"    # column with the prompt text (or chat messages)
-    messages_column: str | None = None  # column with chat messages instead of a prompt
-    prompt_template: str | None = None  # e.g. "{question}\nAnswer in \\boxed{}." (row fields)
-    limit: int | None = None         # use only the first N rows
+    path: str
+    """File or directory holding the training prompts."""
+    split: str = "train"
+    """Which ``<split>.jsonl`` / ``.json`` / ``.parquet`` / ``.csv`` to read inside a directory."""
+    prompt_column: str = "prompt"
+    """Column with the prompt text (or chat messages)."""
+    messages_column: str | None = None
+    """Column with chat messages instead of a prompt."""
+    prompt_template: str | None = None
+    """A ``str.format`` template over the row's fields, e.g. ``{question} Answer in \\boxed{}.``;
+    used instead of ``prompt_column``."""
+    limit: int | None = None
+    """Use only the first N rows."""
 
     def __post_init__(self) -> None:
         if self.limit is not None and self.limit < 1:
@@ -59,10 +68,12 @@ class DataSection:
 
 @dataclass(frozen=True)
 class RewardSection:
-    verifier: str = "math"           # registered verifier name (passband verify --list)
-    references: dict[str, str] = field(default_factory=dict)  # verifier keyword -> column
-    # penalty name -> its keyword arguments, e.g. [reward.penalties.overlong] max_length = 512
+    verifier: str = "math"
+    """Registered verifier name (passband verify --list)."""
+    references: dict[str, str] = field(default_factory=dict)
+    """Verifier keyword -> dataset column, e.g. ``{ answer = "answer" }``."""
     penalties: dict[str, dict] = field(default_factory=dict)
+    """Penalty name -> its keyword arguments, e.g. [reward.penalties.overlong] max_length = 512."""
 
     def build(self) -> tuple[Any, dict[str, str] | None]:
         """``(reward, reference_columns)`` for ``GRPOTrainer``: the verifier name as is, or a
@@ -90,8 +101,10 @@ class RunConfig:
     model: ModelSection
     data: DataSection
     reward: RewardSection
-    trainer: Any                     # passband.trainer.GRPOConfig
-    source: str = ""                 # the file it came from
+    trainer: Any
+    """A ``passband.trainer.GRPOConfig``."""
+    source: str = ""
+    """The file it came from."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"model": dataclasses.asdict(self.model), "data": dataclasses.asdict(self.data),

@@ -136,8 +136,10 @@ class Workload:
     mu: int = 1
     beta: float = 0.0
     gradient_checkpointing: bool = False
-    gpus: int = 1              # processes (one per GPU); the batch is split across them
-    sharded: bool = False      # FSDP: weights, gradients, AdamW state (and reference) split too
+    gpus: int = 1
+    """Processes (one per GPU); the batch is split across them."""
+    sharded: bool = False
+    """FSDP: weights, gradients, AdamW state (and reference) split too."""
 
     @property
     def seqs_per_gpu(self) -> int:
