@@ -14,7 +14,7 @@ import torch
 
 from passband.trainer.registry import ADVANTAGE_REGISTRY, register_advantage
 
-__all__ = ["ADVANTAGE_FUNCTIONS", "register_advantage", "get_advantage", "group_mean_std"]
+__all__ = ["ADVANTAGE_FUNCTIONS", "get_advantage", "group_mean_std"]
 
 AdvantageFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 ADVANTAGE_FUNCTIONS: dict[str, AdvantageFn] = ADVANTAGE_REGISTRY.functions

@@ -14,7 +14,7 @@ import torch
 
 from passband.trainer.registry import AGGREGATION_REGISTRY, register_aggregation
 
-__all__ = ["BatchNorms", "AGGREGATIONS", "register_aggregation", "get_aggregation",
+__all__ = ["BatchNorms", "AGGREGATIONS", "get_aggregation",
            "clipped_surrogate", "k3_kl", "token_logprobs", "token_entropy"]
 
 

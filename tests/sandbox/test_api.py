@@ -5,6 +5,8 @@ from __future__ import annotations
 import __future__
 import os
 import shutil
+import subprocess
+import sys
 import types
 
 import pytest
@@ -32,6 +34,23 @@ def test_public_names_are_pinned():
     """``__all__`` is what the package defines or imports without a ``_``, submodules aside."""
     assert sorted(sandbox.__all__) == _public(sandbox) and len(set(sandbox.__all__)) == len(sandbox.__all__)
     assert "Probed on this machine" in sandbox.__doc__ and "not* isolated" in sandbox.__doc__
+
+
+def test_importing_the_sandbox_probes_nothing_until_its_docstring_is_read():
+    """The machine's isolation is probed when ``__doc__`` is first read (``help``), not at import."""
+    code = ("import sys\n"
+            "called = []\n"
+            "def profile(frame, event, arg):\n"
+            "    code = frame.f_code\n"
+            "    if event == 'call' and code.co_filename.endswith('_isolation.py') and code.co_name != '<module>':\n"
+            "        called.append(code.co_name)\n"
+            "sys.setprofile(profile)\n"
+            "import passband.sandbox as sandbox\n"
+            "assert called == [], called\n"
+            "assert 'Probed on this machine' in sandbox.__doc__ and 'landlock: ' in sandbox.__doc__\n"
+            "assert 'cheap_probe' in called, called\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize("field, value", [("timeout_s", 0), ("timeout_s", -1), ("memory_mb", 1), ("max_processes", 0),
