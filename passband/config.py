@@ -99,8 +99,11 @@ class RewardSection:
 @dataclass(frozen=True)
 class RunConfig:
     model: ModelSection
+    """The ``[model]`` section."""
     data: DataSection
+    """The ``[data]`` section."""
     reward: RewardSection
+    """The ``[reward]`` section."""
     trainer: Any
     """A ``passband.trainer.GRPOConfig``."""
     source: str = ""

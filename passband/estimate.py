@@ -128,14 +128,23 @@ class Workload:
     """The parts of a GRPO config that drive cost."""
 
     prompts_per_step: int = 8
+    """Groups per optimizer step, as ``GRPOConfig.prompts_per_step``."""
     group_size: int = 8
+    """Completions per prompt, as ``GRPOConfig.group_size``."""
     max_new_tokens: int = 256
+    """Completion length, as ``GRPOConfig.max_new_tokens`` (every completion assumed this long)."""
     prompt_tokens: int = 256
+    """Prompt length in tokens."""
     rollout_batch_size: int = 64
+    """Sequences per generate call, as ``GRPOConfig.rollout_batch_size``."""
     grad_accum: int = 1
+    """Micro-batches per optimizer step, as ``GRPOConfig.grad_accum``."""
     mu: int = 1
+    """Inner iterations per batch, as ``GRPOConfig.mu``."""
     beta: float = 0.0
+    """KL weight, as ``GRPOConfig.beta``; > 0 adds the reference model."""
     gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass, as ``GRPOConfig.gradient_checkpointing``."""
     gpus: int = 1
     """Processes (one per GPU); the batch is split across them."""
     sharded: bool = False
