@@ -237,7 +237,8 @@ def estimate(shape: ModelShape, workload: Workload, hw: Hardware) -> Estimate:
 def _advice(est: Estimate, hw: Hardware, w: Workload, params: float) -> str:
     budget = hw.memory_gb * GB * 0.9  # allocator fragmentation and CUDA context
     if est.peak_bytes <= budget:
-        return f"fits: {est.peak_bytes / GB:.1f} GB of {hw.memory_gb:.0f} GB ({est.peak_bytes / (hw.memory_gb * GB):.0%})"
+        share = est.peak_bytes / (hw.memory_gb * GB)
+        return f"fits: {est.peak_bytes / GB:.1f} GB of {hw.memory_gb:.0f} GB ({share:.0%})"
     items = {item: b for item, b, _ in est.memory}
     static = sum(b for item, b in items.items() if not item.startswith(("activations", "KV")))
     head = f"DOES NOT FIT: {est.peak_bytes / GB:.1f} GB needed, {hw.memory_gb:.0f} GB available"

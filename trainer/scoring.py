@@ -9,13 +9,13 @@ mask used by the advantages and the loss.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import Any, Callable, Mapping, Sequence
 
 from passband.verifiers import Reward, Verdict, get, verify_batch
 
 __all__ = ["Scorer", "RewardSpec", "PROMPT_COLUMNS"]
 
-RewardSpec = Union[str, Callable[..., Any]]
+RewardSpec = str | Callable[..., Any]
 PROMPT_COLUMNS = ("prompt", "messages")
 
 

@@ -231,7 +231,7 @@ def _answer_is(text: str, limit: int) -> tuple[int, str] | None:
 
 def _answer_line(text: str, limit: int) -> tuple[int, str] | None:
     last = None
-    for last in _ANSWER_LINE_RE.finditer(text):
+    for last in _ANSWER_LINE_RE.finditer(text):  # noqa: B007 - keeps the last match
         pass
     if last is None:
         return None

@@ -54,7 +54,7 @@ def _batch(tokenizer, problems: list[dict]):
     pad = tokenizer.pad_token_id
     ids = torch.tensor([r + [pad] * (width - len(r)) for r in rows])  # [B, T]
     mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])  # [B, T]
-    lab = torch.tensor([l + [-100] * (width - len(l)) for l in labels])  # [B, T]
+    lab = torch.tensor([lb + [-100] * (width - len(lb)) for lb in labels])  # [B, T]
     return ids, mask, lab
 
 

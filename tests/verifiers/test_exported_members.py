@@ -32,6 +32,7 @@ def test_no_torch_import():
     import subprocess
     import sys
 
-    code = "import sys, passband.verifiers, passband.verifiers.testing; print('torch' in sys.modules, 'transformers' in sys.modules)"
+    code = ("import sys, passband.verifiers, passband.verifiers.testing; "
+            "print('torch' in sys.modules, 'transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["False", "False"], out.stderr
