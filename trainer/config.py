@@ -157,7 +157,7 @@ class GRPOConfig:
             object.__setattr__(self, name, (v,) if isinstance(v, str) else tuple(v))
         object.__setattr__(self, "band", check_band(self.band, owner="GRPOConfig"))
         _validate(self)
-        check_recommended(self)
+        check_recommended(self, stacklevel=4)  # past __post_init__ and __init__: the caller's line
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "GRPOConfig":
@@ -260,7 +260,7 @@ def _validate(c: GRPOConfig) -> None:
           'module names such as ["q_proj", "v_proj"], or ["all-linear"]')
 
 
-def check_recommended(config: Any, *, warn: bool = True) -> list[str]:
+def check_recommended(config: Any, *, warn: bool = True, stacklevel: int = 2) -> list[str]:
     """Messages for values outside ``RECOMMENDED``; also emitted as warnings when ``warn``.
 
     Accepts a ``GRPOConfig`` or a plain mapping of field names (``passband doctor`` uses both).
@@ -276,7 +276,7 @@ def check_recommended(config: Any, *, warn: bool = True) -> list[str]:
             messages.append(f"{name} = {value} is outside the recommended range ({rng}): {risk}")
     if warn:
         for m in messages:
-            warnings.warn(m, UserWarning, stacklevel=3)
+            warnings.warn(m, UserWarning, stacklevel=stacklevel)
     return messages
 
 
