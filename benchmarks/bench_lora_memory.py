@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                "--size", args.size, "--batch", str(args.batch), "--seq", str(args.seq)]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         results[mode] = json.loads(out.strip().splitlines()[-1])
-    full, lora = results["full"], results["lora"]
+    full = results["full"]
     used = {m: r["peak_mib"] - r["baseline_mib"] for m, r in results.items()}
     saved = used["full"] - used["lora"]
     # 7B (Qwen2.5-7B: 7.6e9 weights; LoRA r=16 on every linear layer: ~40M adapter weights).

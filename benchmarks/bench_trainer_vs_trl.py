@@ -200,7 +200,7 @@ def main() -> int:
                    "--sft-steps", str(args.sft_steps), "--heldout", str(args.heldout)]
             env = dict(os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false")
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-            found = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
+            found = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
             if proc.returncode or not found:
                 print(f"{name} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
                 continue

@@ -16,6 +16,22 @@ POOLS = (FRESH, ACTIVE, HARD, EASY)
 TOO_EASY, IN_BAND, TOO_HARD = "too_easy", "in_band", "too_hard"
 
 
+def check_band(band: object, *, owner: str, error: type[Exception] = ValueError) -> tuple[float, float]:
+    """``band`` as ``(low, high)`` floats with 0 <= low < high <= 1, or ``error`` naming ``owner``.
+
+    The one check of the band setting, which the curriculum, pre-scoring and the trainer share.
+    """
+    try:
+        lo, hi = (float(b) for b in band)  # type: ignore[union-attr]
+        ok = not isinstance(band, (str, bytes)) and 0.0 <= lo < hi <= 1.0
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise error(f"{owner}.band = {band!r} is out of range: two numbers 0 <= low < high <= 1, "
+                    "e.g. [0.2, 0.8]")
+    return lo, hi
+
+
 def band_class(pass_rate: float, band: tuple[float, float]) -> str:
     """``too_hard`` below the band, ``too_easy`` above it, ``in_band`` on or between the edges."""
     lo, hi = band

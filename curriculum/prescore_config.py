@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from passband.curriculum.posterior import check_band
+
 SOLVE_RATE_SUFFIX = "_solve_rate"
 _OWN_COLUMNS = ("passes", "trials", "pass_rate", "band_class", "unchecked", "score_source")
 
@@ -27,7 +29,9 @@ class PrescoreConfig:
     batch_size: int = 16
     """Prompts per ``generate`` call. Part of the resume key: batches are seeded by position."""
     seed: int = 0
+    """Seeds the batches (by position), so a resumed run draws what the interrupted one would."""
     prompt_column: str = "prompt"
+    """Column holding the prompt text (or chat messages)."""
     prompt_template: str | None = None
     """Build each prompt from row fields with ``str.format`` instead, e.g. ``"{question} Think
     step by step."`` (double literal braces): score with the prompt the trainer will use."""
@@ -42,6 +46,7 @@ class PrescoreConfig:
     timeout: float = 10.0
     """Seconds per verification (hard, the worker is killed)."""
     workers: int | None = None
+    """Verifier processes; None: one per CPU."""
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Recorded in ``score_<key>`` columns, e.g. model, temperature, max_tokens."""
 
@@ -50,10 +55,7 @@ class PrescoreConfig:
             raise PrescoreError(f"k={self.k!r} must be between 1 and 10000")
         if not 1 <= self.first <= self.k:
             raise PrescoreError(f"first={self.first!r} must be between 1 and k={self.k}")
-        lo, hi = self.band
-        if not 0.0 <= lo < hi <= 1.0:
-            raise PrescoreError(f"band={self.band!r} must satisfy 0 <= low < high <= 1")
-        object.__setattr__(self, "band", (float(lo), float(hi)))
+        object.__setattr__(self, "band", check_band(self.band, owner="PrescoreConfig", error=PrescoreError))
         if self.batch_size < 1:
             raise PrescoreError(f"batch_size={self.batch_size!r} must be >= 1")
         if not self.timeout > 0:

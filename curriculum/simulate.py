@@ -24,10 +24,16 @@ STRATEGIES = ("uniform", "dynamic", "curriculum")
 
 @dataclass(frozen=True)
 class SimConfig:
+    """A simulated training run: prompts whose true pass rates drift as the policy learns."""
+
     n_prompts: int = 2000
+    """Prompts in the simulated dataset."""
     steps: int = 150
+    """Simulated optimizer steps."""
     prompts_per_step: int = 64
+    """Groups trained on per step."""
     group_size: int = 8
+    """G: answers drawn per prompt."""
     mix: tuple[float, float, float] = (0.40, 0.30, 0.30)
     """Shares of (hopeless, easy, in-between) prompts at the start."""
     learnable_hard_share: float = 0.2
@@ -37,12 +43,16 @@ class SimConfig:
     drift_speed: float = 1.0
     """Multiplier on the global improvement: 2 = learnable prompts cross the band twice as soon."""
     max_refill_rounds: int = 50
+    """Extra draws to replace groups the zero-variance filter dropped."""
     band: tuple[float, float] = (0.2, 0.8)
+    """The curriculum's target pass-rate band."""
     prior_noise: float = 0.0
     """> 0: the curriculum gets pre-scoring priors (k=8 at step 0) from a model whose logits differ
     by this much noise; 0: cold start, no priors."""
     seed: int = 0
+    """Seeds the world and the curriculum."""
     curriculum_options: dict = field(default_factory=dict)
+    """Extra ``CurriculumConfig`` fields, e.g. ``{"selection": "pool"}``."""
 
 
 class _World:

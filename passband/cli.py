@@ -37,12 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"passband {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
-        try:
-            module = _load(name)
-        except ModuleNotFoundError as exc:  # a command whose module is not written yet
-            if exc.name != f"passband.commands.{_COMMANDS[name]}":
-                raise
-            continue
+        module = _load(name)
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
         p.set_defaults(_run=module.run)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,35 +34,46 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
     import tomli as tomllib
 
 __all__ = ["ModelSection", "DataSection", "RewardSection", "RunConfig", "load_config",
-           "parse_overrides", "load_rows", "PENALTIES"]
+           "parse_overrides", "load_rows"]
 
 
 @dataclass(frozen=True)
 class ModelSection:
-    path: str                        # local model directory (save_pretrained format)
-    tokenizer: str | None = None     # tokenizer directory; default: the model path
+    path: str
+    """Local model directory (save_pretrained format)."""
+    tokenizer: str | None = None
+    """Tokenizer directory; default: the model path."""
 
 
 @dataclass(frozen=True)
 class DataSection:
-    path: str                        # file or directory holding the training prompts
-    split: str = "train"             # <split>.jsonl / .parquet inside a directory
-    prompt_column: str = "prompt"    # column with the prompt text (or chat messages)
-    messages_column: str | None = None  # column with chat messages instead of a prompt
-    prompt_template: str | None = None  # e.g. "{question}\nAnswer in \\boxed{}." (row fields)
-    limit: int | None = None         # use only the first N rows
+    path: str
+    """File or directory holding the training prompts."""
+    split: str = "train"
+    """Which ``<split>.jsonl`` / ``.json`` / ``.parquet`` / ``.csv`` to read inside a directory."""
+    prompt_column: str = "prompt"
+    """Column with the prompt text (or chat messages)."""
+    messages_column: str | None = None
+    """Column with chat messages instead of a prompt."""
+    prompt_template: str | None = None
+    """A ``str.format`` template over the row's fields, e.g. ``{question} Answer in \\boxed{}.``;
+    used instead of ``prompt_column``."""
+    limit: int | None = None
+    """Use only the first N rows."""
 
-
-PENALTIES = ("overlong", "length_cap", "length_normalized", "ngram_repetition",
-             "repeated_paragraphs", "answer_hedging")
+    def __post_init__(self) -> None:
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"limit = {self.limit!r} must be an integer >= 1 (or left out: all rows)")
 
 
 @dataclass(frozen=True)
 class RewardSection:
-    verifier: str = "math"           # registered verifier name (passband verify --list)
-    references: dict[str, str] = field(default_factory=dict)  # verifier keyword -> column
-    # penalty name -> its keyword arguments, e.g. [reward.penalties.overlong] max_length = 512
+    verifier: str = "math"
+    """Registered verifier name (passband verify --list)."""
+    references: dict[str, str] = field(default_factory=dict)
+    """Verifier keyword -> dataset column, e.g. ``{ answer = "answer" }``."""
     penalties: dict[str, dict] = field(default_factory=dict)
+    """Penalty name -> its keyword arguments, e.g. [reward.penalties.overlong] max_length = 512."""
 
     def build(self) -> tuple[Any, dict[str, str] | None]:
         """``(reward, reference_columns)`` for ``GRPOTrainer``: the verifier name as is, or a
@@ -71,11 +84,12 @@ class RewardSection:
 
         made = []
         for name, options in self.penalties.items():
-            if name not in PENALTIES:
-                raise UsageError(f"[reward.penalties] unknown penalty {name!r}; known: "
-                                 f"{', '.join(PENALTIES)}")
             try:
-                made.append(getattr(v, name)(**options))
+                factory = v.get_penalty(name)  # the verifiers' registry: user penalties count
+            except KeyError as exc:
+                raise UsageError(f"[reward.penalties] {exc.args[0]}") from None
+            try:
+                made.append(factory(**options))
             except (TypeError, ValueError) as exc:
                 raise UsageError(f"[reward.penalties.{name}] {exc}") from None
         return v.Reward.from_verifier(self.verifier, dict(self.references) or None,
@@ -85,10 +99,15 @@ class RewardSection:
 @dataclass(frozen=True)
 class RunConfig:
     model: ModelSection
+    """The ``[model]`` section."""
     data: DataSection
+    """The ``[data]`` section."""
     reward: RewardSection
-    trainer: Any                     # passband.trainer.GRPOConfig
-    source: str = ""                 # the file it came from
+    """The ``[reward]`` section."""
+    trainer: Any
+    """A ``passband.trainer.GRPOConfig``."""
+    source: str = ""
+    """The file it came from."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"model": dataclasses.asdict(self.model), "data": dataclasses.asdict(self.data),
@@ -162,6 +181,7 @@ def _section(cls, values: Any, name: str, source: str):
     if not isinstance(values, dict):
         raise UsageError(f"{source}: [{name}] must be a table, got {values!r}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints = typing.get_type_hints(cls)
     unknown = sorted(set(values) - set(fields))
     if unknown:
         raise UsageError(f"{source}: unknown key(s) {unknown} in [{name}]; valid keys: "
@@ -172,24 +192,55 @@ def _section(cls, values: Any, name: str, source: str):
     if missing:
         raise UsageError(f"{source}: [{name}] needs {', '.join(missing)}")
     for key, value in values.items():
-        _check_type(f"[{name}] {key}", value, fields[key].type, source)
-    return cls(**values)
+        _check_type(f"[{name}] {key}", value, hints[key], source)
+    try:
+        return cls(**values)
+    except ValueError as exc:  # a value rule of the section (e.g. limit >= 1)
+        raise UsageError(f"{source}: [{name}] {exc}") from None
 
 
-def _check_type(where: str, value: Any, annotation: str, source: str) -> None:
-    expected = {"str": str, "str | None": str, "int | None": int, "dict[str, str]": dict,
-                "dict[str, dict]": dict}[annotation]
-    ok = isinstance(value, expected) and not isinstance(value, bool)
-    inner = str if annotation == "dict[str, str]" else dict
-    if ok and expected is dict:
-        ok = all(isinstance(k, str) and isinstance(v, inner) for k, v in value.items())
-    if ok and expected is int and value < 1:
-        ok = False
-    if not ok:
-        want = {str: "a string", int: "an integer >= 1", dict: "a table of strings"}[expected]
-        if annotation == "dict[str, dict]":
-            want = "a table of tables, e.g. [reward.penalties.overlong]"
-        raise UsageError(f"{source}: {where} = {value!r} must be {want}")
+def _check_type(where: str, value: Any, hint: Any, source: str) -> None:
+    """``value`` (as TOML gives it) against a field's real type hint, from ``get_type_hints``."""
+    if not _matches(value, hint):
+        raise UsageError(f"{source}: {where} = {value!r} must be {_describe(hint)}")
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any:
+        return True
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, arg) for arg in args)
+    if hint is type(None):
+        return value is None
+    if origin is dict:
+        key, item = args or (Any, Any)
+        return isinstance(value, dict) and all(_matches(k, key) and _matches(v, item)
+                                               for k, v in value.items())
+    if origin in (list, tuple):
+        return isinstance(value, list) and all(_matches(v, args[0] if args else Any) for v in value)
+    if isinstance(value, bool):  # TOML true/false is no number
+        return hint is bool
+    if hint is float:
+        return isinstance(value, (int, float))
+    return isinstance(value, origin or hint)
+
+
+_NAMES = {str: ("a string", "strings"), int: ("an integer", "integers"),
+          float: ("a number", "numbers"), bool: ("true or false", "booleans"),
+          dict: ("a table", "tables"), list: ("a list", "lists")}
+
+
+def _describe(hint: Any, plural: bool = False) -> str:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):  # TOML cannot write None: name the rest
+        return " or ".join(_describe(a, plural) for a in args if a is not type(None))
+    if origin is dict and args and not plural:
+        return f"a table of {_describe(args[1], plural=True)}"
+    if origin in (list, tuple) and args and not plural:
+        return f"a list of {_describe(args[0], plural=True)}"
+    singular, many = _NAMES.get(origin or hint, (str(hint), str(hint)))
+    return many if plural else singular
 
 
 # ---------------------------------------------------------------------- data
@@ -249,3 +300,16 @@ def _read_table(path: Path) -> list[dict[str, Any]]:
 
     reader = Dataset.from_parquet if path.suffix == ".parquet" else Dataset.from_csv
     return reader(str(path)).to_list()
+
+
+def __getattr__(name: str) -> Any:
+    """``PENALTIES``: a deprecated copy of ``passband.verifiers.penalty_names()``."""
+    if name != "PENALTIES":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+
+    import passband.verifiers as v
+
+    warnings.warn("passband.config.PENALTIES is deprecated and goes in the next release; "
+                  "use passband.verifiers.penalty_names()", DeprecationWarning, stacklevel=2)
+    return tuple(v.penalty_names())

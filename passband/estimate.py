@@ -128,16 +128,27 @@ class Workload:
     """The parts of a GRPO config that drive cost."""
 
     prompts_per_step: int = 8
+    """Groups per optimizer step, as ``GRPOConfig.prompts_per_step``."""
     group_size: int = 8
+    """Completions per prompt, as ``GRPOConfig.group_size``."""
     max_new_tokens: int = 256
+    """Completion length, as ``GRPOConfig.max_new_tokens`` (every completion assumed this long)."""
     prompt_tokens: int = 256
+    """Prompt length in tokens."""
     rollout_batch_size: int = 64
+    """Sequences per generate call, as ``GRPOConfig.rollout_batch_size``."""
     grad_accum: int = 1
+    """Micro-batches per optimizer step, as ``GRPOConfig.grad_accum``."""
     mu: int = 1
+    """Inner iterations per batch, as ``GRPOConfig.mu``."""
     beta: float = 0.0
+    """KL weight, as ``GRPOConfig.beta``; > 0 adds the reference model."""
     gradient_checkpointing: bool = False
-    gpus: int = 1              # processes (one per GPU); the batch is split across them
-    sharded: bool = False      # FSDP: weights, gradients, AdamW state (and reference) split too
+    """Recompute activations in the backward pass, as ``GRPOConfig.gradient_checkpointing``."""
+    gpus: int = 1
+    """Processes (one per GPU); the batch is split across them."""
+    sharded: bool = False
+    """FSDP: weights, gradients, AdamW state (and reference) split too."""
 
     @property
     def seqs_per_gpu(self) -> int:
@@ -226,7 +237,8 @@ def estimate(shape: ModelShape, workload: Workload, hw: Hardware) -> Estimate:
 def _advice(est: Estimate, hw: Hardware, w: Workload, params: float) -> str:
     budget = hw.memory_gb * GB * 0.9  # allocator fragmentation and CUDA context
     if est.peak_bytes <= budget:
-        return f"fits: {est.peak_bytes / GB:.1f} GB of {hw.memory_gb:.0f} GB ({est.peak_bytes / (hw.memory_gb * GB):.0%})"
+        share = est.peak_bytes / (hw.memory_gb * GB)
+        return f"fits: {est.peak_bytes / GB:.1f} GB of {hw.memory_gb:.0f} GB ({share:.0%})"
     items = {item: b for item, b, _ in est.memory}
     static = sum(b for item, b in items.items() if not item.startswith(("activations", "KV")))
     head = f"DOES NOT FIT: {est.peak_bytes / GB:.1f} GB needed, {hw.memory_gb:.0f} GB available"

@@ -46,6 +46,9 @@ used: it needs the same kernel features (user namespaces) that the worker alread
 this machine.
 """
 
+import sys as _sys
+import types as _types
+
 from passband.sandbox._isolation import cheap_probe as _cheap_probe
 from passband.sandbox.languages import LANGUAGES, Language, register_language
 from passband.sandbox.limits import ExecResult, Limits
@@ -68,6 +71,18 @@ def capabilities(pool: Pool | None = None) -> dict[str, str]:
         pool._release(worker)
 
 
-__doc__ += "\nProbed on this machine at import (cheap checks; the doctor runs the real ones):\n\n" + "\n".join(
-    f"- {name}: {'available' if ok else 'not available'}" for name, ok in _cheap_probe().items()
-)
+class _Package(_types.ModuleType):
+    """The docstring ends with what this machine offers, probed when it is first read (``help``,
+    ``pydoc``), not at import: importing the sandbox makes no system calls."""
+
+    @property
+    def __doc__(self) -> str:  # type: ignore[override]
+        if "_probed_doc" not in self.__dict__:
+            probe = "\n".join(f"- {name}: {'available' if ok else 'not available'}"
+                              for name, ok in _cheap_probe().items())
+            self.__dict__["_probed_doc"] = (f"{self.__dict__['__doc__']}\nProbed on this machine "
+                                            f"(cheap checks; the doctor runs the real ones):\n\n{probe}")
+        return self.__dict__["_probed_doc"]
+
+
+_sys.modules[__name__].__class__ = _Package

@@ -57,7 +57,9 @@ MNT_DETACH = 2
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None) -> None:
-    enc = (lambda x: x.encode() if x is not None else None)
+    def enc(x: str | None) -> bytes | None:
+        return x.encode() if x is not None else None
+
     _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount({target})")
 
 

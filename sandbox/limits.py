@@ -15,15 +15,23 @@ def _check_range(name: str, value: float, low: float, high: float) -> None:
 class Limits:
     """Resource limits for one run. Every field is checked at construction."""
 
-    timeout_s: float = 10.0  # wall-clock limit for the whole run; the process tree is killed after it
-    cpu_s: float | None = None  # RLIMIT_CPU per process; None -> ceil(timeout_s) + 1
-    memory_mb: int = 512  # address space per process on top of the warm interpreter, and the run's
-    #                       memory cgroup (all processes together) where cgroup v1 memory is usable
-    max_processes: int = 64  # processes/threads alive at once in the run (pids cgroup or RLIMIT_NPROC)
-    max_output_bytes: int = 1 << 20  # per stream (stdout, stderr); past it the run is killed
-    max_file_mb: int = 64  # RLIMIT_FSIZE: the largest file the program may write
-    disk_mb: int = 256  # all files of the run together (private tmpfs, where a mount namespace is usable)
-    max_open_files: int = 64  # RLIMIT_NOFILE
+    timeout_s: float = 10.0
+    """Wall-clock limit for the whole run; the process tree is killed after it."""
+    cpu_s: float | None = None
+    """RLIMIT_CPU per process; None -> ceil(timeout_s) + 1."""
+    memory_mb: int = 512
+    """Address space per process on top of the warm interpreter, and the run's memory cgroup (all
+    processes together) where cgroup v1 memory is usable."""
+    max_processes: int = 64
+    """Processes/threads alive at once in the run (pids cgroup or RLIMIT_NPROC)."""
+    max_output_bytes: int = 1 << 20
+    """Per stream (stdout, stderr); past it the run is killed."""
+    max_file_mb: int = 64
+    """RLIMIT_FSIZE: the largest file the program may write."""
+    disk_mb: int = 256
+    """All files of the run together (private tmpfs, where a mount namespace is usable)."""
+    max_open_files: int = 64
+    """RLIMIT_NOFILE."""
 
     def __post_init__(self) -> None:
         _check_range("timeout_s", self.timeout_s, 0.01, 3600)
@@ -49,14 +57,23 @@ class ExecResult:
     """What a run did. ``exit_code`` is negative (-signal) when the process was killed by a signal."""
 
     exit_code: int
+    """The program's exit status; -N when signal N killed it."""
     stdout: str
+    """What it wrote to stdout (decoded, up to ``Limits.max_output_bytes``)."""
     stderr: str
+    """What it wrote to stderr (decoded, up to ``Limits.max_output_bytes``)."""
     timed_out: bool = False
+    """The wall-clock deadline (``Limits.timeout_s``) passed and the process tree was killed."""
     memory_exceeded: bool = False
+    """It ran out of memory: the memory cgroup killed a process, or it ended on ``MemoryError``."""
     duration_s: float = 0.0
+    """Wall-clock seconds from start to exit."""
     stdout_truncated: bool = False
+    """stdout reached ``Limits.max_output_bytes`` and the run was ended."""
     stderr_truncated: bool = False
-    setup_error: str = ""  # non-empty when the sandbox itself failed before the program started
+    """stderr reached ``Limits.max_output_bytes`` and the run was ended."""
+    setup_error: str = ""
+    """Non-empty when the sandbox itself failed before the program started."""
 
     @property
     def ok(self) -> bool:

@@ -12,7 +12,8 @@ from typing import Any
 
 __all__ = ["GRPOConfig", "GRPOTrainer", "HFRollout", "Rollout", "RolloutBackend",
            "StalePolicyError", "load_model_and_tokenizer", "RECOMMENDED", "VLLMRollout",
-           "tis_weights", "LoraSettings", "apply_lora"]
+           "tis_weights", "LoraSettings", "apply_lora", "register_advantage",
+           "register_aggregation"]
 
 _WHERE = {
     "GRPOConfig": "config", "RECOMMENDED": "config",
@@ -22,6 +23,7 @@ _WHERE = {
     "load_model_and_tokenizer": "models",
     "VLLMRollout": "rollout_vllm", "tis_weights": "tis",
     "LoraSettings": "lora", "apply_lora": "lora",
+    "register_advantage": "registry", "register_aggregation": "registry",
 }
 
 

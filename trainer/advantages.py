@@ -12,28 +12,14 @@ from typing import Callable
 
 import torch
 
-__all__ = ["ADVANTAGE_FUNCTIONS", "register_advantage", "get_advantage", "group_mean_std"]
+from passband.trainer.registry import ADVANTAGE_REGISTRY, register_advantage
+
+__all__ = ["ADVANTAGE_FUNCTIONS", "get_advantage", "group_mean_std"]
 
 AdvantageFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-ADVANTAGE_FUNCTIONS: dict[str, AdvantageFn] = {}
+ADVANTAGE_FUNCTIONS: dict[str, AdvantageFn] = ADVANTAGE_REGISTRY.functions
+get_advantage = ADVANTAGE_REGISTRY.get
 EPS = 1e-6
-
-
-def register_advantage(name: str) -> Callable[[AdvantageFn], AdvantageFn]:
-    def decorator(fn: AdvantageFn) -> AdvantageFn:
-        if name in ADVANTAGE_FUNCTIONS:
-            raise ValueError(f"advantage estimator {name!r} is already registered")
-        ADVANTAGE_FUNCTIONS[name] = fn
-        return fn
-
-    return decorator
-
-
-def get_advantage(name: str) -> AdvantageFn:
-    try:
-        return ADVANTAGE_FUNCTIONS[name]
-    except KeyError:
-        raise KeyError(f"unknown advantage {name!r}; known: {', '.join(ADVANTAGE_FUNCTIONS)}") from None
 
 
 def group_mean_std(rewards: torch.Tensor, valid: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -55,18 +55,30 @@ class Alert:
 class AlertThresholds:
     """When each alert fires. Defaults suit GRPO on reasoning tasks; all are per optimizer step."""
 
-    length_window: int = 20  # steps compared for length inflation (first vs last quarter)
-    length_growth: float = 0.3  # relative growth of length/mean over the window that is suspicious
-    pass_rate_tolerance: float = 0.02  # pass-rate gain (absolute) below which accuracy "did not move"
-    zero_variance_share: float = 0.8  # share of rolled groups with identical rewards ...
-    zero_variance_steps: int = 5  # ... for this many consecutive steps
-    kl_max: float = 0.5  # per-token KL to the reference above which the policy is drifting away
-    kl_steps: int = 1  # consecutive steps above kl_max before firing
-    reward_std_min: float = 1e-3  # reward/std below this means every completion scored the same
-    reward_collapse_steps: int = 3  # consecutive collapsed steps before firing
-    verifier_error_rate: float = 0.05  # share of completions whose verifier failed
-    verifier_timeout_rate: float = 0.05  # share of completions whose verifier timed out
-    cooldown_steps: int = 50  # steps before an alert whose condition persists fires again
+    length_window: int = 20
+    """Steps compared for length inflation (first vs last quarter)."""
+    length_growth: float = 0.3
+    """Relative growth of length/mean over the window that is suspicious."""
+    pass_rate_tolerance: float = 0.02
+    """Pass-rate gain (absolute) below which accuracy "did not move"."""
+    zero_variance_share: float = 0.8
+    """Share of rolled groups with identical rewards ..."""
+    zero_variance_steps: int = 5
+    """... for this many consecutive steps."""
+    kl_max: float = 0.5
+    """Per-token KL to the reference above which the policy is drifting away."""
+    kl_steps: int = 1
+    """Consecutive steps above kl_max before firing."""
+    reward_std_min: float = 1e-3
+    """Reward/std below this means every completion scored the same."""
+    reward_collapse_steps: int = 3
+    """Consecutive collapsed steps before firing."""
+    verifier_error_rate: float = 0.05
+    """Share of completions whose verifier failed."""
+    verifier_timeout_rate: float = 0.05
+    """Share of completions whose verifier timed out."""
+    cooldown_steps: int = 50
+    """Steps before an alert whose condition persists fires again."""
 
     def __post_init__(self) -> None:
         for name in ("length_window", "zero_variance_steps", "kl_steps", "reward_collapse_steps"):

@@ -14,12 +14,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended", "LOSS_AGGREGATIONS", "ADVANTAGES"]
+from passband.curriculum.posterior import check_band
+from passband.trainer.registry import ADVANTAGE_REGISTRY, AGGREGATION_REGISTRY
 
-# Names of the registered functions in losses.py / advantages.py (kept here so the config can
-# validate without importing torch; tests pin that the two lists agree).
-LOSS_AGGREGATIONS = ("token_mean", "seq_mean_token_mean", "constant_norm")
-ADVANTAGES = ("group", "no_std", "batch_std")
+__all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended"]
+
 LR_SCHEDULES = ("constant", "cosine")
 ROLLOUT_BACKENDS = ("hf", "vllm")
 DISTRIBUTED = ("auto", "ddp", "fsdp")
@@ -47,70 +46,118 @@ class GRPOConfig:
     """Settings of one GRPO run. Field names are what users type in TOML ``[trainer]``."""
 
     # --- sampling -------------------------------------------------------------------------
-    group_size: int = 8              # G: completions sampled per prompt
-    prompts_per_step: int = 64       # groups (prompts) trained on per step, over all ranks
-    max_new_tokens: int = 256        # completion length cap; longer ones are "truncated"
-    temperature: float = 1.0         # sampling temperature (training log-probs use it too)
-    top_p: float = 1.0               # nucleus sampling; 1.0 = off
-    top_k: int = 0                   # top-k sampling; 0 = off
-    stop: tuple[str, ...] = ()       # extra stop strings besides EOS (kept in the completion)
-    rollout_batch_size: int = 64     # sequences per generate() call; also the unit that is
-                                     # seeded and handed to one rank (see trainer/distributed.py)
+    group_size: int = 8
+    """G: completions sampled per prompt."""
+    prompts_per_step: int = 64
+    """Groups (prompts) trained on per step, over all ranks."""
+    max_new_tokens: int = 256
+    """Completion length cap; longer ones are "truncated"."""
+    temperature: float = 1.0
+    """Sampling temperature (training log-probs use it too)."""
+    top_p: float = 1.0
+    """Nucleus sampling; 1.0 = off."""
+    top_k: int = 0
+    """Top-k sampling; 0 = off."""
+    stop: tuple[str, ...] = ()
+    """Extra stop strings besides EOS (kept in the completion)."""
+    rollout_batch_size: int = 64
+    """Sequences per ``generate()`` call; also the unit that is seeded and handed to one rank
+    (see trainer/distributed.py)."""
     # --- objective -----------------------------------------------------------------------
-    learning_rate: float = 1e-6      # AdamW peak learning rate
-    beta: float = 0.001              # k3 KL weight (typical 0.001 - 0.01); 0 skips the reference
-                                     # model entirely (no copy, no forward), as DAPO / Dr. GRPO do
-    clip_low: float = 0.2            # eps_low: ratio floor 1 - clip_low
-    clip_high: float = 0.28          # eps_high: ratio ceiling 1 + clip_high (clip-higher)
-    loss_aggregation: str = "token_mean"  # token_mean | seq_mean_token_mean | constant_norm
-    advantage: str = "group"         # group (mean/std) | no_std (Dr. GRPO) | batch_std
-    mu: int = 1                      # inner iterations per batch; >1 recomputes old log-probs
-    mask_truncated: bool = False     # exclude completions that hit max_new_tokens from the loss
-    filter_zero_variance: bool = True  # drop groups whose rewards are all equal
-    max_refill_rounds: int = 2       # extra rollout rounds to replace dropped groups
+    learning_rate: float = 1e-6
+    """AdamW peak learning rate."""
+    beta: float = 0.001
+    """k3 KL weight (typical 0.001 - 0.01); 0 skips the reference model entirely (no copy, no
+    forward), as DAPO / Dr. GRPO do."""
+    clip_low: float = 0.2
+    """eps_low: the ratio floor is 1 - clip_low."""
+    clip_high: float = 0.28
+    """eps_high: the ratio ceiling is 1 + clip_high (clip-higher)."""
+    loss_aggregation: str = "token_mean"
+    """token_mean | seq_mean_token_mean | constant_norm, or a name registered with
+    ``passband.trainer.register_aggregation``."""
+    advantage: str = "group"
+    """group (mean/std) | no_std (Dr. GRPO) | batch_std, or a name registered with
+    ``passband.trainer.register_advantage``."""
+    mu: int = 1
+    """Inner iterations per batch; >1 recomputes old log-probs."""
+    mask_truncated: bool = False
+    """Exclude completions that hit max_new_tokens from the loss."""
+    filter_zero_variance: bool = True
+    """Drop groups whose rewards are all equal."""
+    max_refill_rounds: int = 2
+    """Extra rollout rounds to replace dropped groups."""
     # --- optimisation --------------------------------------------------------------------
-    warmup_steps: int = 0            # linear warm-up steps
-    lr_schedule: str = "constant"    # after warm-up: constant | cosine (to 0 at max_steps)
-    weight_decay: float = 0.0        # AdamW weight decay
-    max_grad_norm: float = 1.0       # gradient clipping; 0 = off
-    grad_accum: int = 1              # micro-batches per optimizer step (memory, not math)
-    bf16: bool = True                # bf16 autocast where supported (CUDA with bf16); off on CPU
-    gradient_checkpointing: bool = False  # trade compute for activation memory
-    pretrained: bool = True          # model is pretrained (enables the learning-rate warning)
+    warmup_steps: int = 0
+    """Linear warm-up steps."""
+    lr_schedule: str = "constant"
+    """After warm-up: constant | cosine (to 0 at max_steps)."""
+    weight_decay: float = 0.0
+    """AdamW weight decay."""
+    max_grad_norm: float = 1.0
+    """Gradient clipping; 0 = off."""
+    grad_accum: int = 1
+    """Micro-batches per optimizer step (memory, not math)."""
+    bf16: bool = True
+    """bf16 autocast where supported (CUDA with bf16); off on CPU."""
+    gradient_checkpointing: bool = False
+    """Trade compute for activation memory."""
+    pretrained: bool = True
+    """The model is pretrained (enables the learning-rate warning)."""
     # --- curriculum and scoring ----------------------------------------------------------
-    use_curriculum: bool = True      # pass-rate curriculum; false = uniform sampling
-    band: tuple[float, float] = (0.2, 0.8)  # target pass-rate band of the curriculum
-    verifier_timeout: float = 10.0   # seconds per completion before a verdict is "timeout"
-    verifier_workers: int | None = None  # verifier processes; None = library default
+    use_curriculum: bool = True
+    """Sample with the pass-rate curriculum; false = uniform sampling."""
+    band: tuple[float, float] = (0.2, 0.8)
+    """Target pass-rate band of the curriculum."""
+    verifier_timeout: float = 10.0
+    """Seconds per completion before a verdict is "timeout"."""
+    verifier_workers: int | None = None
+    """Verifier processes; None = library default."""
     # --- run -----------------------------------------------------------------------------
-    max_steps: int = 100             # optimizer steps (outer GRPO steps)
-    seed: int = 0                    # seeds python, numpy, torch and the sampler
-    output_dir: str = "runs/grpo"    # metrics, checkpoints, config.json
-    checkpoint_every: int = 50       # steps between checkpoints (the last step is always saved)
-    keep_checkpoints: int = 2        # newest checkpoints kept on disk
-    resume: bool = False             # continue from the newest checkpoint in output_dir
-    tensorboard: bool = False        # also log scalars to output_dir/tensorboard
-    progress: bool = True            # show a tqdm progress bar
+    max_steps: int = 100
+    """Optimizer steps (outer GRPO steps)."""
+    seed: int = 0
+    """Seeds Python, numpy, torch and the sampler."""
+    output_dir: str = "runs/grpo"
+    """Where metrics, checkpoints and config.json go."""
+    checkpoint_every: int = 50
+    """Steps between checkpoints (the last step is always saved)."""
+    keep_checkpoints: int = 2
+    """Newest checkpoints kept on disk."""
+    resume: bool = False
+    """Continue from the newest checkpoint in output_dir."""
+    tensorboard: bool = False
+    """Also log scalars to output_dir/tensorboard."""
+    progress: bool = True
+    """Show a tqdm progress bar."""
     # --- rollout engine ------------------------------------------------------------------
-    rollout_backend: str = "hf"      # hf (generate on the policy) | vllm (colocated engine)
-    vllm_gpu_memory_utilization: float = 0.3  # GPU share vLLM may take; the rest trains
-    vllm_sleep_mode: bool = False    # free vLLM's GPU memory during updates (CUDA builds)
-    tis_cap: float = 2.0             # truncated importance-sampling cap for vLLM; 0 = off
+    rollout_backend: str = "hf"
+    """hf (generate on the policy) | vllm (colocated engine)."""
+    vllm_gpu_memory_utilization: float = 0.3
+    """GPU share vLLM may take; the rest trains."""
+    vllm_sleep_mode: bool = False
+    """Free vLLM's GPU memory during updates (CUDA builds)."""
+    tis_cap: float = 2.0
+    """Truncated importance-sampling cap for vLLM; 0 = off."""
     # --- several processes (torchrun / accelerate launch) ---------------------------------
-    distributed: str = "auto"        # ddp (replicate) | fsdp (shard params, grads, AdamW state)
-                                     # | auto (fsdp under `accelerate launch --use_fsdp`, else ddp)
+    distributed: str = "auto"
+    """ddp (replicate) | fsdp (shard params, grads, AdamW state) | auto (fsdp under
+    ``accelerate launch --use_fsdp``, else ddp)."""
     # --- LoRA (peft) ---------------------------------------------------------------------
-    lora_r: int = 0                  # adapter rank; 0 = full fine-tuning
-    lora_alpha: float = 32.0         # adapter scale = lora_alpha / lora_r
-    lora_target_modules: tuple[str, ...] = ("all-linear",)  # peft module names
+    lora_r: int = 0
+    """Adapter rank; 0 = full fine-tuning."""
+    lora_alpha: float = 32.0
+    """Adapter scale = lora_alpha / lora_r."""
+    lora_target_modules: tuple[str, ...] = ("all-linear",)
+    """peft module names the adapters attach to."""
 
     def __post_init__(self) -> None:
         for name in ("stop", "lora_target_modules"):  # a bare string is one item, not letters
             v = getattr(self, name)
             object.__setattr__(self, name, (v,) if isinstance(v, str) else tuple(v))
-        object.__setattr__(self, "band", tuple(float(b) for b in self.band))
+        object.__setattr__(self, "band", check_band(self.band, owner="GRPOConfig"))
         _validate(self)
-        check_recommended(self)
+        check_recommended(self, stacklevel=4)  # past __post_init__ and __init__: the caller's line
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "GRPOConfig":
@@ -173,16 +220,17 @@ def _validate(c: GRPOConfig) -> None:
         v = getattr(c, name)
         _need(_is_num(v) and 0 < v < 10, name, v, "0 < value < 10 (typical 0.2 - 0.28)")
     _need(c.clip_low < 1, "clip_low", c.clip_low, "< 1 (the ratio floor is 1 - clip_low)")
-    _need(c.loss_aggregation in LOSS_AGGREGATIONS, "loss_aggregation", c.loss_aggregation,
-          f"one of {', '.join(LOSS_AGGREGATIONS)}")
-    _need(c.advantage in ADVANTAGES, "advantage", c.advantage, f"one of {', '.join(ADVANTAGES)}")
+    _need(c.loss_aggregation in AGGREGATION_REGISTRY, "loss_aggregation", c.loss_aggregation,
+          f"one of {', '.join(AGGREGATION_REGISTRY.names())} (or a name registered with "
+          "passband.trainer.register_aggregation)")
+    _need(c.advantage in ADVANTAGE_REGISTRY, "advantage", c.advantage,
+          f"one of {', '.join(ADVANTAGE_REGISTRY.names())} (or a name registered with "
+          "passband.trainer.register_advantage)")
     _need(c.lr_schedule in LR_SCHEDULES, "lr_schedule", c.lr_schedule,
           f"one of {', '.join(LR_SCHEDULES)}")
     _need(_is_num(c.weight_decay) and c.weight_decay >= 0, "weight_decay", c.weight_decay, ">= 0")
     _need(_is_num(c.max_grad_norm) and c.max_grad_norm >= 0, "max_grad_norm", c.max_grad_norm,
           ">= 0 (0 disables clipping)")
-    _need(len(c.band) == 2 and 0 <= c.band[0] < c.band[1] <= 1, "band", c.band,
-          "two numbers 0 <= low < high <= 1, e.g. [0.2, 0.8]")
     _need(_is_num(c.verifier_timeout) and c.verifier_timeout > 0, "verifier_timeout",
           c.verifier_timeout, "> 0 seconds")
     _need(c.verifier_workers is None or (_is_int(c.verifier_workers) and c.verifier_workers >= 1),
@@ -212,7 +260,7 @@ def _validate(c: GRPOConfig) -> None:
           'module names such as ["q_proj", "v_proj"], or ["all-linear"]')
 
 
-def check_recommended(config: Any, *, warn: bool = True) -> list[str]:
+def check_recommended(config: Any, *, warn: bool = True, stacklevel: int = 2) -> list[str]:
     """Messages for values outside ``RECOMMENDED``; also emitted as warnings when ``warn``.
 
     Accepts a ``GRPOConfig`` or a plain mapping of field names (``passband doctor`` uses both).
@@ -228,5 +276,18 @@ def check_recommended(config: Any, *, warn: bool = True) -> list[str]:
             messages.append(f"{name} = {value} is outside the recommended range ({rng}): {risk}")
     if warn:
         for m in messages:
-            warnings.warn(m, UserWarning, stacklevel=3)
+            warnings.warn(m, UserWarning, stacklevel=stacklevel)
     return messages
+
+
+_DEPRECATED = {"LOSS_AGGREGATIONS": AGGREGATION_REGISTRY, "ADVANTAGES": ADVANTAGE_REGISTRY}
+
+
+def __getattr__(name: str) -> Any:
+    """``LOSS_AGGREGATIONS`` / ``ADVANTAGES``: deprecated copies of the registries' names."""
+    if name not in _DEPRECATED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"passband.trainer.config.{name} is deprecated and goes in the next release; "
+                  "use passband.trainer.registry (ADVANTAGE_REGISTRY / AGGREGATION_REGISTRY).names()",
+                  DeprecationWarning, stacklevel=2)
+    return tuple(_DEPRECATED[name].names())

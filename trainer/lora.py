@@ -25,11 +25,14 @@ __all__ = ["LoraSettings", "apply_lora", "lora_from_config", "is_lora", "adapter
 class LoraSettings:
     """Adapter shape. Defaults follow common GRPO-with-LoRA recipes (r 16-64, alpha = 2r)."""
 
-    r: int = 16                                # adapter rank
-    alpha: float = 32.0                        # scale = alpha / r
-    dropout: float = 0.0                       # 0: the policy and its log-probs stay deterministic
-    # peft module names; "all-linear" = every Linear layer except lm_head
+    r: int = 16
+    """Adapter rank."""
+    alpha: float = 32.0
+    """Scale = alpha / r."""
+    dropout: float = 0.0
+    """0: the policy and its log-probs stay deterministic."""
     target_modules: tuple[str, ...] = ("all-linear",)
+    """peft module names; "all-linear" = every Linear layer except lm_head."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "target_modules", tuple(self.target_modules))

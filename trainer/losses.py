@@ -12,7 +12,9 @@ from typing import Callable
 
 import torch
 
-__all__ = ["BatchNorms", "AGGREGATIONS", "register_aggregation", "get_aggregation",
+from passband.trainer.registry import AGGREGATION_REGISTRY, register_aggregation
+
+__all__ = ["BatchNorms", "AGGREGATIONS", "get_aggregation",
            "clipped_surrogate", "k3_kl", "token_logprobs", "token_entropy"]
 
 
@@ -26,24 +28,8 @@ class BatchNorms:
 
 
 AggregationFn = Callable[[torch.Tensor, torch.Tensor, BatchNorms], torch.Tensor]
-AGGREGATIONS: dict[str, AggregationFn] = {}
-
-
-def register_aggregation(name: str) -> Callable[[AggregationFn], AggregationFn]:
-    def decorator(fn: AggregationFn) -> AggregationFn:
-        if name in AGGREGATIONS:
-            raise ValueError(f"loss aggregation {name!r} is already registered")
-        AGGREGATIONS[name] = fn
-        return fn
-
-    return decorator
-
-
-def get_aggregation(name: str) -> AggregationFn:
-    try:
-        return AGGREGATIONS[name]
-    except KeyError:
-        raise KeyError(f"unknown loss aggregation {name!r}; known: {', '.join(AGGREGATIONS)}") from None
+AGGREGATIONS: dict[str, AggregationFn] = AGGREGATION_REGISTRY.functions
+get_aggregation = AGGREGATION_REGISTRY.get
 
 
 @register_aggregation("token_mean")

@@ -12,14 +12,14 @@ Stop strings are kept at the end of the completion (text and tokens), so the mod
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence, Union, runtime_checkable
+from typing import Any, Protocol, Sequence, runtime_checkable
 
 import torch
 
 __all__ = ["Rollout", "RolloutBackend", "HFRollout", "StalePolicyError", "Prompt"]
 
 # A prompt is plain text or a list of chat messages ({"role", "content"}).
-Prompt = Union[str, Sequence[dict]]
+Prompt = str | Sequence[dict]
 
 
 class StalePolicyError(RuntimeError):

@@ -35,10 +35,22 @@ import torch
 
 from passband.trainer.fsdp import full_tensor
 from passband.trainer.rollout import HFRollout, Prompt, Rollout, _eos_ids
-from passband.trainer.tis import logprob_mismatch, rollout_logprobs_tensor, tis_correct, tis_weights
 
-__all__ = ["VLLMRollout", "SampledRollout", "make_rollout_backend", "tis_weights", "tis_correct",
-           "logprob_mismatch", "rollout_logprobs_tensor", "vllm_available"]
+__all__ = ["VLLMRollout", "SampledRollout", "make_rollout_backend", "vllm_available"]
+_MOVED_TO_TIS = ("tis_weights", "tis_correct", "logprob_mismatch", "rollout_logprobs_tensor")
+
+
+def __getattr__(name: str):
+    """The correction helpers live in ``passband.trainer.tis``; the old path warns for one release."""
+    if name not in _MOVED_TO_TIS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+
+    from passband.trainer import tis
+
+    warnings.warn(f"passband.trainer.rollout_vllm.{name} is deprecated; import it from "
+                  "passband.trainer.tis", DeprecationWarning, stacklevel=2)
+    return getattr(tis, name)
 
 _CPU_KV_CACHE_BYTES = 1 << 30  # CPU builds: 1 GiB of KV cache unless told otherwise
 

@@ -9,13 +9,13 @@ mask used by the advantages and the loss.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import Any, Callable, Mapping, Sequence
 
-from passband.verifiers import Verdict
+from passband.verifiers import Reward, Verdict, get, verify_batch
 
 __all__ = ["Scorer", "RewardSpec", "PROMPT_COLUMNS"]
 
-RewardSpec = Union[str, Callable[..., Any]]
+RewardSpec = str | Callable[..., Any]
 PROMPT_COLUMNS = ("prompt", "messages")
 
 
@@ -36,13 +36,11 @@ class Scorer:
 
     def __post_init__(self) -> None:
         if isinstance(self.reward, str):
-            from passband.verifiers import get
-
             get(self.reward)  # unknown name: KeyError listing the known ones, before any rollout
         elif not callable(self.reward):
             raise TypeError("reward must be a verifier name, a Reward or a callable "
                             f"(completion, **row) -> float | Verdict; got {type(self.reward).__name__}")
-        self._is_reward = _is_reward(self.reward)
+        self._is_reward = isinstance(self.reward, Reward)
         self._plain = not isinstance(self.reward, str) and not self._is_reward
 
     def check_columns(self, columns: Sequence[str]) -> None:
@@ -65,15 +63,6 @@ class Scorer:
 
     def __call__(self, completions: Sequence[str], rows: Sequence[Mapping[str, Any]],
                  num_tokens: Sequence[int]) -> list[Verdict]:
-        from passband.verifiers import verify_batch
-
         refs = [self.reference(r, n) for r, n in zip(rows, num_tokens)]
         return verify_batch(self.reward, list(completions), refs, timeout=self.timeout,
                             workers=self.workers)
-
-
-def _is_reward(obj: Any) -> bool:
-    import passband.verifiers as v
-
-    reward_cls = getattr(v, "Reward", None)
-    return reward_cls is not None and isinstance(obj, reward_cls)

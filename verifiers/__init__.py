@@ -17,10 +17,13 @@ from passband.verifiers.code import code_verifier, extract_code  # "code"
 from passband.verifiers.penalties import (
     PenaltyOutcome,
     answer_hedging,
+    get_penalty,
     length_cap,
     length_normalized,
     ngram_repetition,
     overlong,
+    penalty_names,
+    register_penalty,
     repeated_paragraphs,
 )
 from passband.verifiers.reward import Reward
@@ -34,7 +37,7 @@ __all__ = [
     "MathConfig", "math_verifier", "code_verifier", "extract_code",
     # shaping and composition
     "PenaltyOutcome", "answer_hedging", "length_cap", "length_normalized", "ngram_repetition",
-    "overlong", "repeated_paragraphs", "Reward",
+    "overlong", "repeated_paragraphs", "Reward", "register_penalty", "get_penalty", "penalty_names",
     # adapters for other trainers
     "as_trl_reward", "as_verl_compute_score",
 ]

@@ -153,7 +153,7 @@ class _Worker:
             _, self.pid = self.conn.recv()
         except (EOFError, OSError):
             self.kill()
-            raise WorkerCrashed(f"a passband worker died while starting (exit code {self.process.exitcode})")
+            raise WorkerCrashed(f"a passband worker died while starting (exit code {self.process.exitcode})") from None
 
     def stream(self, fn, calls: Sequence, payload: bytes, timeout: float) -> Iterator[tuple[str, Any]]:
         """Yield one outcome per call; stops after the first ``timeout``/``crash`` (worker is dead)."""
@@ -229,8 +229,7 @@ class _Pool:
         worker = self.acquire()
         healthy = False
         try:
-            for kind, value in worker.stream(fn, calls, payload, timeout):
-                yield kind, value
+            yield from worker.stream(fn, calls, payload, timeout)
             healthy = worker.alive
         finally:
             (self.release if healthy else self.discard)(worker)

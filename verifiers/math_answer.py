@@ -34,23 +34,21 @@ _SELECTIONS = ("latest", "first")
 
 @dataclass(frozen=True)
 class MathConfig:
-    """How the ``math`` verifier finds and compares answers.
-
-    strategies: answer extractors to use, in priority order. Any of ``STRATEGIES``: the markers
-        boxed, gsm8k (``#### 42``), answer_is, answer_line, then the fallbacks last_math, last_number.
-    selection: ``"latest"``: of the markers found, the one latest in the completion wins (the
-        order breaks ties), and the fallbacks are tried in order only when no marker is found;
-        ``"first"``: the first strategy in the order that finds something wins.
-    timeout: seconds the sympy / math-verify comparison may take (0 < timeout <= 600).
-    max_completion_chars: only the last this many characters are searched (>= 100).
-    max_answer_chars: longer extracted answers are ``invalid`` without parsing (>= 10).
-    """
+    """How the ``math`` verifier finds and compares answers."""
 
     strategies: tuple[str, ...] = STRATEGIES
+    """Answer extractors to use, in priority order. Any of ``STRATEGIES``: the markers boxed,
+    gsm8k (``#### 42``), answer_is, answer_line, then the fallbacks last_math, last_number."""
     selection: str = "latest"
+    """``"latest"``: of the markers found, the one latest in the completion wins (the order breaks
+    ties), and the fallbacks are tried in order only when no marker is found; ``"first"``: the
+    first strategy in the order that finds something wins."""
     timeout: float = 3.0
+    """Seconds the sympy / math-verify comparison may take (0 < timeout <= 600)."""
     max_completion_chars: int = 20_000
+    """Only the last this many characters are searched (>= 100)."""
     max_answer_chars: int = 1_000
+    """Longer extracted answers are ``invalid`` without parsing (>= 10)."""
 
     def __post_init__(self) -> None:
         strategies = (self.strategies,) if isinstance(self.strategies, str) else tuple(self.strategies)

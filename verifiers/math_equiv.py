@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from math_verify import parse, verify
 
-from passband.verifiers.math_extract import chain_rhs
+from passband.verifiers.math_fallback import chain_rhs
 from passband.verifiers.math_forms import exact_value, values_equal
 
 __all__ = ["fast_equal", "normalize", "slow_compare"]

@@ -25,9 +25,9 @@ import re
 from fractions import Fraction
 from numbers import Number
 
-from passband.verifiers.math_fallback import PROSE_RE, chain_rhs, drop_commands, last_math, last_number
+from passband.verifiers.math_fallback import PROSE_RE, drop_commands, last_math, last_number
 
-__all__ = ["STRATEGIES", "chain_rhs", "extract_answer", "extract_gold"]
+__all__ = ["STRATEGIES", "extract_answer", "extract_gold"]
 
 STRATEGIES = ("boxed", "gsm8k", "answer_is", "answer_line", "last_math", "last_number")
 MARKERS = frozenset({"boxed", "gsm8k", "answer_is", "answer_line"})  # explicit answer statements
@@ -231,7 +231,7 @@ def _answer_is(text: str, limit: int) -> tuple[int, str] | None:
 
 def _answer_line(text: str, limit: int) -> tuple[int, str] | None:
     last = None
-    for last in _ANSWER_LINE_RE.finditer(text):
+    for last in _ANSWER_LINE_RE.finditer(text):  # noqa: B007 - keeps the last match
         pass
     if last is None:
         return None

@@ -125,7 +125,7 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
         return None
     text = _CALC_RE.sub(" ", text)
     note = None
-    for note in _NOTE_RE.finditer(text):
+    for note in _NOTE_RE.finditer(text):  # noqa: B007 - keeps the last match
         pass
     if note is not None and NUMBER_RE.search(text, 0, note.start()):
         text = text[:note.start()]  # "... 260 sheep in total.\n\nNote: Charleston alone has 80."
@@ -157,11 +157,11 @@ def _counted_after(text: str, before: re.Match, number: re.Match) -> bool:
 def _no_digits(text: str) -> tuple[int, str] | None:
     """"She has five apples." / "The correct option is **(B)**.": a number word, else a bold phrase."""
     last = None
-    for last in _WORD_NUMBER_RE.finditer(text):
+    for last in _WORD_NUMBER_RE.finditer(text):  # noqa: B007 - keeps the last match
         pass
     if last is not None:
         return last.start(), last.group(0)
-    for last in _BOLD_RE.finditer(text):
+    for last in _BOLD_RE.finditer(text):  # noqa: B007 - keeps the last match
         pass
     if last is not None:
         return last.start(), (last.group(1) or last.group(2)).strip()

@@ -231,7 +231,8 @@ def _surd(text: str) -> tuple | None:
 
 
 def _pi(text: str) -> tuple | None:
-    """``("pi", coefficient)``: ``6\\pi``, ``\\pi \\cdot 6``, ``\\frac{3\\pi}{4}``, ``\\frac{3}{4}\\pi``, ``\\frac{\\pi}{3}``."""
+    """``("pi", coefficient)``: ``6\\pi``, ``\\pi \\cdot 6``, ``\\frac{3\\pi}{4}``,
+    ``\\frac{3}{4}\\pi``, ``\\frac{\\pi}{3}``."""
     match = next((m for m in (r.fullmatch(text) for r in _PI_RES) if m), None)
     if not match:
         return None

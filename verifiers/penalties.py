@@ -14,7 +14,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Callable
 
+from passband.verifiers.registry import did_you_mean
 from passband.verifiers.verdict import Verdict
 
 __all__ = [
@@ -25,6 +27,9 @@ __all__ = [
     "ngram_repetition",
     "overlong",
     "repeated_paragraphs",
+    "get_penalty",
+    "penalty_names",
+    "register_penalty",
 ]
 
 
@@ -37,14 +42,41 @@ class PenaltyOutcome:
     zero_total: bool = False
 
 
-def length_normalized(target: int, *, weight: float = 0.5, tokenizer=None):
-    """For correct answers only: 0 up to ``target`` length, then linearly down to ``-weight`` at
-    twice the target. Wrong answers get 0, so brevity is never rewarded on its own."""
-    _positive_int("target", target)
-    _non_negative("weight", weight)
-    return _LengthNormalized(target, weight, tokenizer)
+# ----------------------------------------------------------------------------- the registry
+# Penalty *factories* by name, so a config file can say ``[reward.penalties.overlong]``.
+_PENALTIES: dict[str, Callable[..., object]] = {}
 
 
+def register_penalty(name: str, *, replace: bool = False) -> Callable[[Callable], Callable]:
+    """Decorator on a factory ``(**options) -> penalty``; a duplicate name raises unless ``replace``."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"penalty name must be a non-empty string, got {name!r}")
+
+    def decorator(factory: Callable) -> Callable:
+        if name in _PENALTIES and not replace and _PENALTIES[name] is not factory:
+            raise ValueError(f"a penalty named {name!r} is already registered; pick another name "
+                             "or pass replace=True")
+        _PENALTIES[name] = factory
+        return factory
+
+    return decorator
+
+
+def get_penalty(name: str) -> Callable[..., object]:
+    """The factory registered as ``name``; an unknown name raises and lists the known ones."""
+    try:
+        return _PENALTIES[name]
+    except KeyError:
+        known = penalty_names()
+        raise KeyError(f"unknown penalty {name!r} (known: {', '.join(known)}).{did_you_mean(name, known)}") from None
+
+
+def penalty_names() -> list[str]:
+    """Registered penalty names, built-ins first, in registration order."""
+    return list(_PENALTIES)
+
+
+@register_penalty("overlong")
 def overlong(max_length: int, cache: int, *, weight: float = 1.0, tokenizer=None):
     """DAPO's soft overlong penalty: 0 up to ``max_length - cache``, then linear down to ``-weight``
     at ``max_length``, and ``-weight`` beyond it."""
@@ -56,12 +88,23 @@ def overlong(max_length: int, cache: int, *, weight: float = 1.0, tokenizer=None
     return _Overlong(max_length, cache, weight, tokenizer)
 
 
+@register_penalty("length_cap")
 def length_cap(max_length: int, *, tokenizer=None):
     """Hard cap: a completion longer than ``max_length`` gets a total reward of 0."""
     _positive_int("max_length", max_length)
     return _LengthCap(max_length, tokenizer)
 
 
+@register_penalty("length_normalized")
+def length_normalized(target: int, *, weight: float = 0.5, tokenizer=None):
+    """For correct answers only: 0 up to ``target`` length, then linearly down to ``-weight`` at
+    twice the target. Wrong answers get 0, so brevity is never rewarded on its own."""
+    _positive_int("target", target)
+    _non_negative("weight", weight)
+    return _LengthNormalized(target, weight, tokenizer)
+
+
+@register_penalty("ngram_repetition")
 def ngram_repetition(n: int = 4, *, threshold: float = 0.2, weight: float = 1.0, tokenizer=None):
     """Penalise the share of repeated n-grams above ``threshold``: ``-weight`` when every n-gram
     repeats, linear in between."""
@@ -72,6 +115,7 @@ def ngram_repetition(n: int = 4, *, threshold: float = 0.2, weight: float = 1.0,
     return _NgramRepetition(n, threshold, weight, tokenizer)
 
 
+@register_penalty("repeated_paragraphs")
 def repeated_paragraphs(*, min_chars: int = 20, weight: float = 1.0):
     """Penalise paragraphs (blank-line separated, at least ``min_chars`` long) that repeat an
     earlier one verbatim (up to whitespace): ``-weight * repeated / paragraphs``."""
@@ -80,6 +124,7 @@ def repeated_paragraphs(*, min_chars: int = 20, weight: float = 1.0):
     return _RepeatedParagraphs(min_chars, weight)
 
 
+@register_penalty("answer_hedging")
 def answer_hedging(max_distinct: int = 1, *, weight: float = 1.0, zero_total: bool = False):
     """Penalise completions stating more than ``max_distinct`` different final answers
     (``\\boxed{}``, "the answer is", ``Answer:`` lines, ``#### x``): ``-weight``, or a total of 0

@@ -48,9 +48,8 @@ def get(name: str) -> Verifier:
         return _REGISTRY[name]
     except KeyError:
         known = names()
-        close = difflib.get_close_matches(str(name), known, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise KeyError(f"unknown verifier {name!r}.{hint} Known verifiers: {', '.join(known)}") from None
+        raise KeyError(f"unknown verifier {name!r}.{did_you_mean(name, known)} Known verifiers: "
+                       f"{', '.join(known)}") from None
 
 
 def names() -> list[str]:
@@ -58,6 +57,12 @@ def names() -> list[str]:
     _load_builtins()
     _load_plugins()
     return sorted(_REGISTRY)
+
+
+def did_you_mean(name: object, known: list[str]) -> str:
+    """`` Did you mean 'x'?`` for the closest known name, or ``""`` (shared by every registry)."""
+    close = difflib.get_close_matches(str(name), known, n=1)
+    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 def _describe(fn: Verifier) -> str:

@@ -27,7 +27,7 @@ from passband.verifiers.verdict import Verdict
 
 __all__ = ["Reward"]
 
-VerifierLike = Union[str, Callable[..., object]]
+VerifierLike = str | Callable[..., object]
 NUM_TOKENS = "num_tokens"
 
 

@@ -27,29 +27,48 @@ class DemoConfig:
     """Everything a demo run depends on. ``quick()`` is the reduced run the slow test uses."""
 
     output_dir: str = "runs/demo"
+    """The run directory: metrics, checkpoints, plots and the summary."""
     seed: int = 0
-    levels: tuple[int, ...] = (0, 1, 2)  # indices into task.LEVELS
-    n_train: int = 4000  # training prompts (SFT and GRPO draw from the same pool)
-    n_heldout: int = 500  # held-out prompts, disjoint from training
-    sft: SFTConfig = field(default_factory=SFTConfig)  # deliberately short (see passband.demo.sft)
+    """Seeds the data split, both models' initialisation and training."""
+    levels: tuple[int, ...] = (0, 1, 2)
+    """Indices into task.LEVELS."""
+    n_train: int = 4000
+    """Training prompts (SFT and GRPO draw from the same pool)."""
+    n_heldout: int = 500
+    """Held-out prompts, disjoint from training."""
+    sft: SFTConfig = field(default_factory=SFTConfig)
+    """The warm start; deliberately short (see passband.demo.sft)."""
     model: ModelSize = field(default_factory=ModelSize)
+    """Shape of the tiny model trained from scratch."""
     grpo_steps: int = 200
+    """GRPO optimizer steps after the warm start."""
     group_size: int = 8
+    """G: completions sampled per prompt."""
     prompts_per_step: int = 16
-    max_new_tokens: int = 6  # answers are at most 4 characters plus eos
+    """Groups trained on per step."""
+    max_new_tokens: int = 6
+    """Answers are at most 4 characters plus eos."""
     temperature: float = 1.0
-    learning_rate: float = 1e-4  # from-scratch model: far above 1e-5 is fine; 5e-4 degrades it
+    """Sampling temperature of the rollouts."""
+    learning_rate: float = 1e-4
+    """GRPO learning rate. From-scratch model: far above 1e-5 is fine; 5e-4 degrades it."""
     beta: float = 0.0
-    # Curriculum-aware GRPO. Its default selection scores fresh prompts by the population's chance
-    # of a mixed group and cools down prompts just drawn, so here (most prompts in band) it walks
-    # through the data like uniform epochs instead of re-drawing a small pool a tiny model would
-    # memorise; 4 seeds: 68.8% held-out vs 69.0% for uniform sampling + filtering (BENCHMARKS.md).
+    """k3 KL weight; 0: no reference model (a from-scratch model has nothing to stay near)."""
     use_curriculum: bool = True
+    """Curriculum-aware GRPO (false: uniform sampling). Its default selection scores fresh prompts
+    by the population's chance of a mixed group and cools down prompts just drawn, so here (most
+    prompts in band) it walks through the data like uniform epochs instead of re-drawing a small
+    pool a tiny model would memorise; 4 seeds: 68.8% held-out vs 69.0% for uniform sampling +
+    filtering (BENCHMARKS.md)."""
     filter_zero_variance: bool = True
+    """Drop groups whose rewards are all equal."""
     checkpoint_every: int = 50
-    # Extra curriculum options (CurriculumConfig fields), e.g. {"selection": "pool"}; none by default.
+    """GRPO steps between checkpoints."""
     curriculum: dict = field(default_factory=dict)
+    """Extra curriculum options (CurriculumConfig fields), e.g. {"selection": "pool"}; none by
+    default."""
     progress: bool = True
+    """Show progress bars."""
 
     def __post_init__(self) -> None:
         if not self.levels or any(not 0 <= lv < len(LEVELS) for lv in self.levels):

@@ -18,11 +18,16 @@ __all__ = ["SFTConfig", "warm_start"]
 class SFTConfig:
     """Warm-start settings; the defaults are the demo's."""
 
-    steps: int = 400  # optimizer steps; the demo keeps this short on purpose (see module docstring)
-    batch_size: int = 64  # problems per step
-    learning_rate: float = 1e-3  # 3e-3 stalls this model on a loss plateau
-    warmup_steps: int = 20  # linear warm-up, then constant
+    steps: int = 400
+    """Optimizer steps; the demo keeps this short on purpose (see module docstring)."""
+    batch_size: int = 64
+    """Problems per step."""
+    learning_rate: float = 1e-3
+    """AdamW learning rate; 3e-3 stalls this model on a loss plateau."""
+    warmup_steps: int = 20
+    """Linear warm-up steps, then constant."""
     seed: int = 0
+    """Seeds the order of the training problems."""
 
     def __post_init__(self) -> None:
         if self.steps < 0:
@@ -49,7 +54,7 @@ def _batch(tokenizer, problems: list[dict]):
     pad = tokenizer.pad_token_id
     ids = torch.tensor([r + [pad] * (width - len(r)) for r in rows])  # [B, T]
     mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])  # [B, T]
-    lab = torch.tensor([l + [-100] * (width - len(l)) for l in labels])  # [B, T]
+    lab = torch.tensor([lb + [-100] * (width - len(lb)) for lb in labels])  # [B, T]
     return ids, mask, lab
 
 

@@ -268,7 +268,7 @@ def test_an_all_in_band_population_is_covered_before_any_prompt_repeats():
     rng = random.Random(0)
     cur = Curriculum(range(400), seed=3)
     seen, first_repeat = set(), None
-    for step in range(40):
+    for _ in range(40):
         ids = cur.sample(16)
         refill = cur.sample(4, exclude=ids)
         for pid in ids + refill:

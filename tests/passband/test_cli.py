@@ -82,3 +82,11 @@ def test_an_uninstalled_checkout_imports_its_subpackages_in_child_processes(tmp_
     assert done.returncode == 0, done.stderr[-2000:]
     parent, child, code = done.stdout.split()
     assert parent == child == str(root / "sandbox" / "__init__.py") and code == "0"
+
+
+def test_a_command_module_that_cannot_be_imported_is_an_error_not_a_missing_command(monkeypatch):
+    import passband.cli as cli
+
+    monkeypatch.setitem(cli._COMMANDS, "ghost", "ghost")
+    with pytest.raises(ModuleNotFoundError, match="passband.commands.ghost"):
+        cli.build_parser()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import __future__
 import os
 import shutil
+import subprocess
+import sys
+import types
 
 import pytest
 
@@ -13,6 +17,13 @@ from passband.sandbox import CandidateError, CandidateGone, ExecResult, Limits, 
 FAST = Limits(timeout_s=3.0, memory_mb=128)
 
 
+def _public(module) -> list[str]:
+    """What a user reaches in ``module``: every name not starting with ``_``, submodules aside."""
+    return sorted(k for k, v in vars(module).items()
+                  if not k.startswith("_") and not isinstance(v, types.ModuleType)
+                  and v is not __future__.annotations)
+
+
 @pytest.fixture(scope="module")
 def pool():
     with Pool(2) as p:
@@ -20,11 +31,26 @@ def pool():
 
 
 def test_public_names_are_pinned():
-    assert sorted(sandbox.__all__) == sorted([
-        "CandidateError", "CandidateGone", "ExecResult", "LANGUAGES", "Language", "Limits", "Pool",
-        "RemoteObject", "SandboxError", "Session", "capabilities", "default_pool", "register_language", "run",
-    ])
+    """``__all__`` is what the package defines or imports without a ``_``, submodules aside."""
+    assert sorted(sandbox.__all__) == _public(sandbox) and len(set(sandbox.__all__)) == len(sandbox.__all__)
     assert "Probed on this machine" in sandbox.__doc__ and "not* isolated" in sandbox.__doc__
+
+
+def test_importing_the_sandbox_probes_nothing_until_its_docstring_is_read():
+    """The machine's isolation is probed when ``__doc__`` is first read (``help``), not at import."""
+    code = ("import sys\n"
+            "called = []\n"
+            "def profile(frame, event, arg):\n"
+            "    code = frame.f_code\n"
+            "    if event == 'call' and code.co_filename.endswith('_isolation.py') and code.co_name != '<module>':\n"
+            "        called.append(code.co_name)\n"
+            "sys.setprofile(profile)\n"
+            "import passband.sandbox as sandbox\n"
+            "assert called == [], called\n"
+            "assert 'Probed on this machine' in sandbox.__doc__ and 'landlock: ' in sandbox.__doc__\n"
+            "assert 'cheap_probe' in called, called\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize("field, value", [("timeout_s", 0), ("timeout_s", -1), ("memory_mb", 1), ("max_processes", 0),

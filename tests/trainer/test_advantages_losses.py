@@ -8,16 +8,16 @@ import pytest
 import torch
 
 from passband.trainer.advantages import ADVANTAGE_FUNCTIONS, get_advantage
-from passband.trainer.config import ADVANTAGES, LOSS_AGGREGATIONS
 from passband.trainer.losses import (AGGREGATIONS, BatchNorms, clipped_surrogate, get_aggregation,
                                      k3_kl, token_logprobs)
+from passband.trainer.registry import ADVANTAGE_REGISTRY, AGGREGATION_REGISTRY
 
 S3 = math.sqrt(1 / 3)  # unbiased std of [1, 0, 0, 1]
 
 
 def test_registries_match_the_names_the_config_accepts():
-    assert tuple(AGGREGATIONS) == LOSS_AGGREGATIONS
-    assert tuple(ADVANTAGE_FUNCTIONS) == ADVANTAGES
+    assert tuple(AGGREGATIONS) == tuple(AGGREGATION_REGISTRY.names())
+    assert tuple(ADVANTAGE_FUNCTIONS) == tuple(ADVANTAGE_REGISTRY.names())
     with pytest.raises(KeyError, match="token_mean"):
         get_aggregation("nope")
 
@@ -73,7 +73,7 @@ def test_aggregations_by_hand():
     assert get_aggregation("constant_norm")(loss, mask, norms).item() == pytest.approx(10 / (2 * 5))
 
 
-@pytest.mark.parametrize("name", LOSS_AGGREGATIONS)
+@pytest.mark.parametrize("name", AGGREGATION_REGISTRY.names())
 def test_micro_batches_sum_to_the_full_batch_loss(name):
     torch.manual_seed(0)
     loss = torch.randn(6, 5)

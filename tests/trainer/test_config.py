@@ -203,3 +203,11 @@ def test_penalties_build_a_reward_with_named_components(tmp_path):
         load_config(_write(tmp_path, BASE + "[reward.penalties.overlong]\nmax_len = 1\n"), []).reward.build()
     with pytest.raises(UsageError, match="table of tables"):
         load_config(_write(tmp_path, BASE), ["reward.penalties.overlong=3"])
+
+
+def test_a_risky_value_warns_at_the_line_that_built_the_config():
+    """Not inside the dataclass machinery: a user sees their own line, and the test filter that
+    turns passband's own warnings into errors does not mistake this one for the library's."""
+    with pytest.warns(UserWarning, match="group_size") as record:
+        GRPOConfig(group_size=2)
+    assert record[0].filename == __file__

@@ -10,9 +10,8 @@ import math
 import pytest
 import torch
 
-from passband.trainer.rollout_vllm import (VLLMRollout, _hf_weights, logprob_mismatch,
-                                           make_rollout_backend, rollout_logprobs_tensor,
-                                           tis_correct, tis_weights)
+from passband.trainer.rollout_vllm import VLLMRollout, _hf_weights, make_rollout_backend
+from passband.trainer.tis import logprob_mismatch, rollout_logprobs_tensor, tis_correct, tis_weights
 
 
 def test_tis_weights_are_the_capped_ratio_without_gradient():
@@ -127,3 +126,11 @@ def test_backend_is_built_from_the_config(tiny):
     if importlib.util.find_spec("vllm") is None:
         with pytest.raises(ImportError, match="passband\\[vllm\\]"):
             make_rollout_backend(tiny.model(tok), tok, config.replace(rollout_backend="vllm"))
+
+
+def test_the_correction_helpers_moved_to_tis_and_the_old_path_warns():
+    import passband.trainer.rollout_vllm as rollout_vllm
+
+    for name in ("tis_weights", "tis_correct", "logprob_mismatch", "rollout_logprobs_tensor"):
+        with pytest.warns(DeprecationWarning, match="passband.trainer.tis"):
+            assert getattr(rollout_vllm, name) is globals()[name]

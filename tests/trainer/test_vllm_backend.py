@@ -102,8 +102,7 @@ def test_greedy_outputs_match_hf_generate(setup):
 
 
 def test_sampled_logprobs_match_trainer_logprobs(setup):
-    from passband.trainer.rollout_vllm import (logprob_mismatch, rollout_logprobs_tensor,
-                                               tis_weights)
+    from passband.trainer.tis import logprob_mismatch, rollout_logprobs_tensor, tis_weights
 
     model, _, backend = setup
     n = 4

@@ -110,3 +110,24 @@ def test_picklable_with_readable_repr():
         clone = pickle.loads(pickle.dumps(p))
         assert repr(clone) == repr(p) and repr(p).startswith(p.name + "(")
     assert repr(overlong(100, 20)) == "overlong(max_length=100, cache=20, weight=1.0)"
+
+
+def test_the_penalty_registry_holds_every_builtin_and_accepts_new_ones():
+    from passband.verifiers import get_penalty, penalty_names, register_penalty
+
+    assert penalty_names()[:6] == ["overlong", "length_cap", "length_normalized", "ngram_repetition",
+                                   "repeated_paragraphs", "answer_hedging"]
+    assert get_penalty("overlong") is overlong
+    with pytest.raises(ValueError, match="already registered"):
+        register_penalty("overlong")(lambda: None)
+    with pytest.raises(KeyError, match="Did you mean 'overlong'"):
+        get_penalty("overlonng")
+
+    @register_penalty("test_always_zero")
+    def always_zero():
+        return length_cap(10**9)
+
+    try:
+        assert "test_always_zero" in penalty_names() and get_penalty("test_always_zero") is always_zero
+    finally:
+        register_penalty("test_always_zero", replace=True)(always_zero)  # idempotent on reruns

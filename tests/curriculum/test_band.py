@@ -1,0 +1,29 @@
+"""The band setting is checked by one function, shared by pre-scoring and the trainer."""
+
+from __future__ import annotations
+
+import pytest
+
+from passband.curriculum import PrescoreConfig, PrescoreError
+from passband.curriculum.posterior import check_band
+from passband.trainer.config import GRPOConfig
+
+
+@pytest.mark.parametrize("band", [(0.8, 0.2), (0.2, 0.2), (-0.1, 0.5), (0.5, 1.5), (0.2,), "ab", None,
+                                  ("low", "high")])
+def test_every_owner_rejects_a_bad_band_with_the_same_message(band):
+    with pytest.raises(ValueError) as direct:
+        check_band(band, owner="X")
+    with pytest.raises(PrescoreError) as prescore:
+        PrescoreConfig(band=band)
+    with pytest.raises(ValueError) as trainer:
+        GRPOConfig(band=band)
+    expected = str(direct.value).removeprefix("X")
+    assert str(prescore.value) == "PrescoreConfig" + expected
+    assert str(trainer.value) == "GRPOConfig" + expected
+    assert "0 <= low < high <= 1" in expected and repr(band) in expected
+
+
+def test_a_good_band_comes_back_as_two_floats():
+    assert check_band([0, 1], owner="X") == (0.0, 1.0)
+    assert PrescoreConfig(band=[0.1, 0.9]).band == GRPOConfig(band=[0.1, 0.9]).band == (0.1, 0.9)

@@ -1,0 +1,107 @@
+"""Rules of the house that check themselves: lint and format, the import floors, field docs.
+
+The floors, from the ground up: sandbox <- verifiers <- curriculum <- trainer <- passband (the
+core). A module may import its own floor and those below it, never one above; the first three
+never import torch, transformers or vllm, not even lazily inside a function.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FLOORS = ["sandbox", "verifiers", "curriculum", "trainer", "passband"]  # folder = floor
+HEAVY = ("torch", "transformers", "vllm")
+CONFIG_CLASSES = ("Config", "Section", "Settings", "Thresholds", "Limits", "Workload")
+
+
+def _modules():
+    for floor in FLOORS:
+        for path in sorted((REPO / floor).rglob("*.py")):
+            yield floor, path
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in the file, at any depth."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # ``from passband import verifiers`` imports the subpackage, not the core
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def _floor_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "passband":
+        return None
+    return parts[1] if len(parts) > 1 and parts[1] in FLOORS[:-1] else "passband"
+
+
+def test_no_floor_imports_a_higher_one():
+    wrong = []
+    for floor, path in _modules():
+        for line, module in _imports(path):
+            target = _floor_of(module)
+            if target is not None and FLOORS.index(target) > FLOORS.index(floor):
+                wrong.append(f"{path.relative_to(REPO)}:{line} ({floor}) imports {module} ({target})")
+    assert not wrong, "imports that point up a floor:\n" + "\n".join(wrong)
+
+
+def test_sandbox_verifiers_and_curriculum_never_import_torch():
+    wrong = []
+    for floor, path in _modules():
+        if floor in ("sandbox", "verifiers", "curriculum"):
+            wrong += [f"{path.relative_to(REPO)}:{line} imports {module}"
+                      for line, module in _imports(path) if module.split(".")[0] in HEAVY]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_import_reader_sees_lazy_and_from_imports(tmp_path):
+    """The two tests above can fail: the reader finds an import hidden inside a function."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    import torch.nn\n    from passband import trainer\n")
+    assert _imports(probe) == [(2, "torch.nn"), (3, "passband.trainer")]
+    assert _floor_of("passband.trainer") == "trainer" and _floor_of("passband.errors") == "passband"
+
+
+def test_every_config_field_is_documented_on_the_line_after_it():
+    """The one convention for config fields: an attribute docstring right below each field."""
+    missing = []
+    for _, path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (isinstance(node, ast.ClassDef) and node.name.endswith(CONFIG_CLASSES)):
+                continue
+            body = node.body
+            for i, item in enumerate(body):
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    after = body[i + 1] if i + 1 < len(body) else None
+                    if not (isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                            and isinstance(after.value.value, str)):
+                        missing.append(f"{path.relative_to(REPO)}:{item.lineno} "
+                                       f"{node.name}.{item.target.id}")
+    assert not missing, "config fields without an attribute docstring:\n" + "\n".join(missing)
+
+
+def _ruff(*args: str) -> subprocess.CompletedProcess:
+    if subprocess.run([sys.executable, "-m", "ruff", "--version"], capture_output=True).returncode:
+        pytest.fail("ruff is not installed: pip install -e '.[dev]' (the dev extra pins it)")
+    return subprocess.run([sys.executable, "-m", "ruff", *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_ruff_lint_passes():
+    done = _ruff("check", "--no-cache", ".")
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr
+
+
+def test_ruff_format_leaves_the_tree_as_it_is():
+    done = _ruff("format", "--check", "--no-cache", ".")
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr
