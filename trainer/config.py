@@ -1,7 +1,7 @@
 """``GRPOConfig``: every knob of the GRPO loop in one frozen, validated object.
 
-Hard errors (a value that cannot work) raise ``ValueError`` at construction and name the field, the
-bad value and the allowed range. Values that work but that practitioners avoid produce a
+Hard errors (a value that cannot work) raise ``ConfigError`` (a ``ValueError``) at construction
+and name the field, the bad value and the allowed range. Values that work but that practitioners avoid produce a
 ``UserWarning`` that says what will go wrong; the same table (``RECOMMENDED``) feeds
 ``passband doctor``. No torch import here: the config is read by the CLI before torch loads.
 """
@@ -12,7 +12,10 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
+
+from passband.errors import ConfigError
+from passband.trainer._fieldtypes import check_types
 
 __all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended", "LOSS_AGGREGATIONS", "ADVANTAGES"]
 
@@ -89,6 +92,10 @@ class GRPOConfig:
     checkpoint_every: int = 50       # steps between checkpoints (the last step is always saved)
     keep_checkpoints: int = 2        # newest checkpoints kept on disk
     resume: bool = False             # continue from the newest checkpoint in output_dir
+    overwrite: bool = False          # replace a previous run in output_dir (else refused)
+    skip_bad_rows: bool = False      # drop unusable dataset rows (counted) instead of refusing
+    prompt_overflow: str = "error"   # prompt longer than the model's positions allow after
+                                     # max_new_tokens: error | truncate (keep its last tokens)
     tensorboard: bool = False        # also log scalars to output_dir/tensorboard
     progress: bool = True            # show a tqdm progress bar
     # --- rollout engine ------------------------------------------------------------------
@@ -105,6 +112,7 @@ class GRPOConfig:
     lora_target_modules: tuple[str, ...] = ("all-linear",)  # peft module names
 
     def __post_init__(self) -> None:
+        check_types(self, "GRPOConfig")  # exact types first: "false" is not a boolean
         for name in ("stop", "lora_target_modules"):  # a bare string is one item, not letters
             v = getattr(self, name)
             object.__setattr__(self, name, (v,) if isinstance(v, str) else tuple(v))
@@ -118,8 +126,18 @@ class GRPOConfig:
         valid = [f.name for f in dataclasses.fields(cls)]
         unknown = sorted(set(values) - set(valid))
         if unknown:
-            raise ValueError(f"unknown trainer setting(s) {unknown}; valid settings: {', '.join(valid)}")
+            raise ConfigError(f"unknown trainer setting(s) {unknown}; valid settings: {', '.join(valid)}")
         return cls(**values)
+
+    @classmethod
+    def coerce(cls, config: "GRPOConfig | Mapping[str, Any] | None") -> "GRPOConfig":
+        """A ``GRPOConfig`` from itself, a mapping of its fields (``{"max_steps": 10}``) or None."""
+        if config is None or isinstance(config, cls):
+            return config if config is not None else cls()
+        if isinstance(config, Mapping):
+            return cls.from_dict(dict(config))
+        raise TypeError(f"config must be a GRPOConfig or a mapping of its fields, e.g. "
+                        f"{{'max_steps': 10}}; got {type(config).__name__}")
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -143,7 +161,7 @@ class GRPOConfig:
 
 def _need(ok: bool, name: str, value: Any, allowed: str) -> None:
     if not ok:
-        raise ValueError(f"GRPOConfig.{name} = {value!r} is out of range: {allowed}")
+        raise ConfigError(f"GRPOConfig.{name} = {value!r} is out of range: {allowed}")
 
 
 def _is_int(v: Any) -> bool:
@@ -191,6 +209,8 @@ def _validate(c: GRPOConfig) -> None:
           "a list of non-empty strings")
     _need(isinstance(c.output_dir, str) and c.output_dir.strip() != "", "output_dir",
           c.output_dir, "a non-empty path")
+    _need(c.prompt_overflow in ("error", "truncate"), "prompt_overflow", c.prompt_overflow,
+          "error or truncate")
     _need(c.rollout_backend in ROLLOUT_BACKENDS, "rollout_backend", c.rollout_backend,
           f"one of {', '.join(ROLLOUT_BACKENDS)}")
     _need(_is_num(c.vllm_gpu_memory_utilization) and 0 < c.vllm_gpu_memory_utilization <= 1,

@@ -128,23 +128,9 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
 
 def _resolve_verifier(spec: str):
     """A registered name stays a name (verify_batch looks it up); module:attr is imported."""
-    import importlib
+    from passband.verifier_spec import resolve_verifier
 
-    from passband.errors import UsageError
-    from passband.verifiers import get, names
-
-    if ":" not in spec:
-        try:
-            get(spec)
-        except KeyError:
-            raise UsageError(f"--verifier {spec!r} is not registered; known: "
-                             f"{', '.join(sorted(names()))} (or give module:attribute)") from None
-        return spec
-    module, _, attr = spec.partition(":")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise UsageError(f"--verifier {spec!r}: cannot import it ({exc})") from None
+    return resolve_verifier(spec)
 
 
 class _SeededGenerate:

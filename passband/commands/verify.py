@@ -77,28 +77,9 @@ def _check_options(args) -> None:
 
 
 def _resolve_verifier(spec: str):
-    import importlib
+    from passband.verifier_spec import resolve_verifier
 
-    from passband.errors import UsageError
-    from passband.verifiers import get
-
-    if ":" not in spec:
-        try:
-            return get(spec)
-        except KeyError as exc:
-            raise UsageError(f"--verifier: {exc.args[0]}") from None
-    module, _, attr = spec.partition(":")
-    if os.getcwd() not in sys.path and "" not in sys.path:  # like `python -m`: find ./my_verifiers.py
-        sys.path.insert(0, os.getcwd())
-    try:
-        obj = importlib.import_module(module)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise UsageError(f"--verifier {spec!r}: cannot import it ({exc})") from None
-    if not callable(obj):
-        raise UsageError(f"--verifier {spec!r} is a {type(obj).__name__}, not a callable verifier")
-    return obj
+    return resolve_verifier(spec)
 
 
 def _read_rows(path: Path) -> list[dict]:
