@@ -114,29 +114,46 @@ def _prompt_budget(model, config) -> int | None:
     return positions - config.max_new_tokens
 
 
-def encode_prompt(tokenizer, prompt, *, max_length: int | None = None) -> list[int]:
-    """Token ids of one prompt; chat messages go through the tokenizer's chat template.
-    ``max_length`` stops at that many ids (a 10 MB prompt never becomes a 10 M-entry list)."""
-    cut = {"truncation": True, "max_length": max_length} if max_length else {}
-    if isinstance(prompt, str):
-        ids = tokenizer(prompt, add_special_tokens=True, **cut)["input_ids"]
-    elif getattr(tokenizer, "chat_template", None):
-        text = tokenizer.apply_chat_template(list(prompt), add_generation_prompt=True,
-                                             tokenize=False)
-        ids = tokenizer(text, add_special_tokens=False, **cut)["input_ids"]
-    else:
-        raise DataError("the dataset gives chat messages but the tokenizer has no chat "
-                        "template; give a 'prompt' text column or a tokenizer with one")
+def encode_prompt(tokenizer, prompt) -> list[int]:
+    """Token ids of one prompt; chat messages go through the tokenizer's chat template."""
+    text, specials = _prompt_text(tokenizer, prompt)
+    ids = tokenizer(text, add_special_tokens=specials)["input_ids"]
     if not ids:
         raise DataError(f"prompt {str(prompt)[:80]!r} encodes to zero tokens")
     return list(ids)
 
 
+def _prompt_text(tokenizer, prompt) -> tuple[str, bool]:
+    """(text to tokenize, whether the tokenizer adds its special tokens)."""
+    if isinstance(prompt, str):
+        return prompt, True
+    if getattr(tokenizer, "chat_template", None):
+        return tokenizer.apply_chat_template(list(prompt), add_generation_prompt=True,
+                                             tokenize=False), False
+    raise DataError("the dataset gives chat messages but the tokenizer has no chat "
+                    "template; give a 'prompt' text column or a tokenizer with one")
+
+
+# No tokenizer in use packs more than this many characters into one token on real text, so a
+# prompt whose first (limit + 1) * _CHARS characters already exceed the limit is too long: a 10 MB
+# prompt is judged from a prefix instead of being tokenized whole (gigabytes of offsets).
+_CHARS = 32
+
+
+def _token_count(tokenizer, prompt, limit: int) -> int:
+    """The prompt's length in tokens, or a number above ``limit`` when it is certainly longer."""
+    text, specials = _prompt_text(tokenizer, prompt)
+    head = text[:(limit + 1) * _CHARS]
+    n = len(tokenizer(head, add_special_tokens=specials)["input_ids"])
+    if len(head) == len(text) or n > limit + 8:  # margin: the cut may split a word into pieces
+        return n
+    return len(tokenizer(text, add_special_tokens=specials)["input_ids"])
+
+
 def _fit_prompt(row: dict, tokenizer, limit: int, overflow: str) -> str | None:
     """None when the prompt fits ``limit`` tokens (truncating a text prompt if asked), else why."""
     prompt = prompt_of(row)
-    n = len(encode_prompt(tokenizer, prompt, max_length=limit + 1))
-    if n <= limit:
+    if _token_count(tokenizer, prompt, limit) <= limit:
         return None
     too_long = (f"the prompt has more than {limit} tokens, the room the model's positions leave "
                 "after max_new_tokens")
@@ -144,10 +161,10 @@ def _fit_prompt(row: dict, tokenizer, limit: int, overflow: str) -> str | None:
         return too_long + '; shorten it or set prompt_overflow = "truncate"'
     if not isinstance(prompt, str):
         return too_long + ' (prompt_overflow = "truncate" works on text prompts, not messages)'
-    ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    tail = tokenizer(prompt[-(limit + 1) * _CHARS:], add_special_tokens=False)["input_ids"]
     for keep in range(limit - 4, 0, -max(1, limit // 8)):  # decode + re-encode may add a token
-        text = tokenizer.decode(ids[-keep:], skip_special_tokens=True)
-        if len(encode_prompt(tokenizer, text, max_length=limit + 1)) <= limit:
+        text = tokenizer.decode(tail[-keep:], skip_special_tokens=True)
+        if _token_count(tokenizer, text, limit) <= limit:
             row["prompt"] = text  # the end of the prompt (where the question is) is kept
             return None
     return too_long + " and could not be truncated to fit"
