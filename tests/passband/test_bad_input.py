@@ -104,14 +104,16 @@ def test_score_refuses_an_unknown_output_format_before_loading_anything(tmp_path
 
 
 def test_the_cli_lets_a_real_bug_keep_its_traceback(tmp_path, monkeypatch):
-    import passband.commands.verify as verify
+    """A KeyError / ValueError from inside training is a bug, not a usage error: it must not be
+    printed as ``error: ...`` with exit 2 (``passband train`` used to do that)."""
+    import passband.trainer.grpo as grpo
 
-    def buggy(args):
+    def buggy(self, *args, **kwargs):
         return {}["not a user mistake"]
 
-    monkeypatch.setattr(verify, "run", buggy)
+    monkeypatch.setattr(grpo.GRPOTrainer, "__init__", buggy)
     with pytest.raises(KeyError, match="not a user mistake"):
-        main(["verify", str(tmp_path / "x.jsonl"), "-v", "exact"])
+        main(["train", str(_config(tmp_path))])
 
 
 def test_every_user_error_is_a_passband_error_with_its_builtin_base():
