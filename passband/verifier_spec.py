@@ -32,7 +32,8 @@ def resolve_verifier(spec: str, *, where: str = "--verifier") -> Any:
         try:
             get(spec)
         except KeyError as exc:
-            raise UsageError(f"{where}: {exc.args[0]} (or give module:attribute)") from None
+            raise UsageError(f"{where} {spec!r} is not registered: {exc.args[0]} (or give "
+                             "module:attribute)") from None
         return spec
     module, _, attr = spec.partition(":")
     if os.getcwd() not in sys.path and "" not in sys.path:  # find ./my_verifiers.py

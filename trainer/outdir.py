@@ -45,38 +45,50 @@ def claim_output_dir(output_dir: str | os.PathLike, *, resume: bool, overwrite: 
                      enabled: bool = True) -> OutputDirLock:
     """Lock ``output_dir`` for this run, refuse to clobber a previous run, sweep leftovers.
 
-    ``enabled=False`` (ranks other than 0) returns a lock that holds nothing.
+    ``enabled=False`` (ranks other than 0) takes no lock and changes nothing. It refuses a
+    directory with checkpoints as rank 0 does, so those ranks stop too instead of waiting for it;
+    it looks at nothing else, because rank 0 may already be writing a fresh run's logs there.
     """
     root = Path(output_dir)
-    if not enabled:
-        return OutputDirLock(None, None)
     if root.exists() and not root.is_dir():
         raise RunDirError(f"output_dir {str(root)!r} is a file, not a directory")
+    if not enabled:
+        if not (resume or overwrite) and any((root / "checkpoints").glob("step_*/state.json")):
+            raise RunDirError(f"output_dir {str(root)!r} holds a previous run (checkpoints); "
+                              "pass --resume or --overwrite, or choose another output_dir")
+        return OutputDirLock(None, None)
     root.mkdir(parents=True, exist_ok=True)
     lock = _lock(root)
     try:
-        previous = [name for name in RUN_FILES if (root / name).exists()]
-        resumable = any((root / "checkpoints").glob("step_*/state.json"))
-        if previous and not (resume and resumable):
-            if not overwrite:
-                if resume:  # a fresh start would replace logs that no checkpoint can continue
-                    raise RunDirError(
-                        f"output_dir {str(root)!r} holds a previous run ({', '.join(previous)}) "
-                        "but no checkpoint to resume from; pass --overwrite (overwrite = true) "
-                        "to replace it, or choose another output_dir")
-                raise RunDirError(
-                    f"output_dir {str(root)!r} holds a previous run ({', '.join(previous)}); "
-                    "pass --resume (resume = true) to continue it, --overwrite (overwrite = true) "
-                    "to replace it, or choose another output_dir")
-            for name in previous:
-                _remove(root / name)
-        elif resume and not previous:
-            warnings.warn(f"resume=True but {root} has no checkpoint; starting fresh", stacklevel=3)
+        for name in _previous_run(root, resume, overwrite):  # only with overwrite = true
+            _remove(root / name)
         sweep_leftovers(root)
     except BaseException:
         lock.release()
         raise
     return lock
+
+
+def _previous_run(root: Path, resume: bool, overwrite: bool) -> list[str]:
+    """The previous run's files to remove; ``RunDirError`` when they may not be touched."""
+    previous = [name for name in RUN_FILES if (root / name).exists()]
+    resumable = any((root / "checkpoints").glob("step_*/state.json"))
+    if not previous:
+        if resume:
+            warnings.warn(f"resume=True but {root} has no checkpoint; starting fresh", stacklevel=4)
+        return []
+    if resume and resumable:
+        return []
+    if overwrite:
+        return previous
+    listed = ", ".join(previous)
+    if resume:  # a fresh start would replace logs that no checkpoint can continue
+        raise RunDirError(f"output_dir {str(root)!r} holds a previous run ({listed}) but no "
+                          "checkpoint to resume from; pass --overwrite (overwrite = true) to "
+                          "replace it, or choose another output_dir")
+    raise RunDirError(f"output_dir {str(root)!r} holds a previous run ({listed}); pass --resume "
+                      "(resume = true) to continue it, --overwrite (overwrite = true) to replace "
+                      "it, or choose another output_dir")
 
 
 def _lock(root: Path) -> OutputDirLock:

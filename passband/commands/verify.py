@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 
 HELP = "Score a JSONL/Parquet file of completions with a verifier (resumable)."

@@ -10,7 +10,7 @@ import pytest
 
 from passband.cli import main
 from passband.config import load_config
-from passband.errors import ConfigError, DataError, UsageError
+from passband.errors import ConfigError, UsageError
 
 _BASE = """
 [model]
