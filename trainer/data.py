@@ -45,16 +45,16 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> list:
         raise DataError(str(exc)) from None
     needed = _reference_columns(scorer)
     limit = _prompt_budget(model, config)
-    good, problems = [], []
-    for i in range(len(rows)):
-        row = dict(rows[i])
-        problem = _row_problem(row, needed)
-        if problem is None and limit is not None:
-            problem = _fit_prompt(row, tokenizer, limit, config.prompt_overflow)
-        if problem is None:
-            good.append(row)
-        else:
-            problems.append(f"row {i}: {problem}")
+    rows = [dict(rows[i]) for i in range(len(rows))]
+    problems = {i: p for i, row in enumerate(rows) if (p := _row_problem(row, needed))}
+    if limit is not None:
+        fine = [i for i in range(len(rows)) if i not in problems]
+        counts = _token_counts(tokenizer, [prompt_of(rows[i]) for i in fine], limit)
+        for i, n in zip(fine, counts):
+            if n > limit and (p := _fit_prompt(rows[i], tokenizer, limit, config.prompt_overflow)):
+                problems[i] = p
+    good = [row for i, row in enumerate(rows) if i not in problems]
+    problems = [f"row {i}: {p}" for i, p in sorted(problems.items())]
     if problems:
         said = "; ".join(problems[:_SHOWN]) + (f"; and {len(problems) - _SHOWN} more"
                                                 if len(problems) > _SHOWN else "")
@@ -140,20 +140,37 @@ def _prompt_text(tokenizer, prompt) -> tuple[str, bool]:
 _CHARS = 32
 
 
-def _token_count(tokenizer, prompt, limit: int) -> int:
-    """The prompt's length in tokens, or a number above ``limit`` when it is certainly longer."""
-    text, specials = _prompt_text(tokenizer, prompt)
-    head = text[:(limit + 1) * _CHARS]
-    n = len(tokenizer(head, add_special_tokens=specials)["input_ids"])
-    if len(head) == len(text) or n > limit + 8:  # margin: the cut may split a word into pieces
-        return n
-    return len(tokenizer(text, add_special_tokens=specials)["input_ids"])
+# Byte-level BPE, SentencePiece (byte fallback plus a word marker) and WordPiece all give at most
+# two tokens per UTF-8 byte, plus a few special tokens: a prompt under that bound fits unseen.
+def _surely_fits(text: str, limit: int) -> bool:
+    return 2 * len(text.encode("utf-8")) + 16 <= limit
+
+
+def _token_counts(tokenizer, prompts: list, limit: int) -> list[int]:
+    """Each prompt's length in tokens (an upper bound when that already fits), or a number above
+    ``limit`` when it is certainly longer. Tokenized in batches: one call per prompt costs more
+    than the tokenizing itself."""
+    texts = [_prompt_text(tokenizer, p) for p in prompts]
+    heads = [text[:(limit + 1) * _CHARS] for text, _ in texts]
+    counts = [2 * len(text.encode("utf-8")) + 16 for text, _ in texts]
+    for specials in (True, False):
+        idx = [i for i, (t, s) in enumerate(texts) if s is specials and not _surely_fits(t, limit)]
+        for start in range(0, len(idx), 512):
+            chunk = idx[start:start + 512]
+            ids = tokenizer([heads[i] for i in chunk], add_special_tokens=specials)["input_ids"]
+            for i, one in zip(chunk, ids):
+                counts[i] = len(one)
+    for i, (text, specials) in enumerate(texts):
+        # margin: the cut may split a word into pieces; a long text below it is counted whole
+        if len(heads[i]) < len(text) and counts[i] <= limit + 8:
+            counts[i] = len(tokenizer(text, add_special_tokens=specials)["input_ids"])
+    return counts
 
 
 def _fit_prompt(row: dict, tokenizer, limit: int, overflow: str) -> str | None:
     """None when the prompt fits ``limit`` tokens (truncating a text prompt if asked), else why."""
     prompt = prompt_of(row)
-    if _token_count(tokenizer, prompt, limit) <= limit:
+    if _token_counts(tokenizer, [prompt], limit)[0] <= limit:
         return None
     too_long = (f"the prompt has more than {limit} tokens, the room the model's positions leave "
                 "after max_new_tokens")
@@ -164,7 +181,7 @@ def _fit_prompt(row: dict, tokenizer, limit: int, overflow: str) -> str | None:
     tail = tokenizer(prompt[-(limit + 1) * _CHARS:], add_special_tokens=False)["input_ids"]
     for keep in range(limit - 4, 0, -max(1, limit // 8)):  # decode + re-encode may add a token
         text = tokenizer.decode(tail[-keep:], skip_special_tokens=True)
-        if _token_count(tokenizer, text, limit) <= limit:
+        if _token_counts(tokenizer, [text], limit)[0] <= limit:
             row["prompt"] = text  # the end of the prompt (where the question is) is kept
             return None
     return too_long + " and could not be truncated to fit"
