@@ -29,8 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import errno
+
     from passband.config import load_config, load_rows
-    from passband.errors import UsageError
+    from passband.errors import DiskFullError, UsageError
 
     if args.resume and args.overwrite:
         raise UsageError("--resume continues the run in output_dir and --overwrite replaces it; "
@@ -55,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
                           reference_columns=reference_columns)
     try:
         last = trainer.train()
+    except OSError as exc:  # a log write on a full disk names no file: name the run directory
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise DiskFullError(f"no space left on {exc.filename or cfg.trainer.output_dir}; free some "
+                            "space and rerun with --resume") from None
     finally:
         trainer.close()  # a vLLM engine it started
     from passband.trainer.distributed import finish_distributed

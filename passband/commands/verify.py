@@ -210,10 +210,24 @@ def _score_rows(verifier, rows: list[dict], refs: dict, journal: Path, done: int
                               components=dict(verdict.components))
                 lines.append(json.dumps(record, ensure_ascii=False, default=str) + "\n")
             # backslashreplace writes a lone surrogate as the JSON escape \udXXX: still valid JSON
-            out.write("".join(lines).encode("utf-8", "backslashreplace"))
-            out.flush()
-            os.fsync(out.fileno())
+            _append(out, "".join(lines).encode("utf-8", "backslashreplace"), journal)
             bar.update(len(chunk))
+
+
+def _append(out, data: bytes, journal: Path) -> None:
+    import errno
+
+    from passband.errors import DiskFullError
+
+    try:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise DiskFullError(f"no space left on {journal}; free some space and rerun the same "
+                            "command: it resumes after the last complete row") from None
 
 
 def _text(value) -> str:

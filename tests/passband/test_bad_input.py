@@ -158,3 +158,23 @@ def test_report_on_malformed_run_files_gives_notes_not_a_traceback(tmp_path, cap
     (run / "curriculum.json").write_text('{"band": 0.5, "estimates": {}}')
     assert main(["report", str(run), "--out", str(tmp_path / "r")]) == 0
     assert "curriculum.json: 'band' is 0.5, not [low, high]" in capsys.readouterr().out
+
+
+def test_a_full_disk_is_a_message_naming_the_file_not_a_traceback(tmp_path, capsys):
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        src = tmp_path / "c.jsonl"
+        src.write_text("".join(json.dumps({"completion": "x" * 200, "answer": "y"}) + "\n"
+                               for _ in range(2000)))
+        out = disk / "v.jsonl"
+        assert main(["verify", str(src), "-v", "exact", "-o", str(out), "--no-progress",
+                     "--workers", "1", "--chunk-size", "500"]) == 2
+        assert f"error: no space left on {out}" in capsys.readouterr().err
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
