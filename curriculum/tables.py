@@ -1,22 +1,43 @@
-"""Read and write datasets as lists of row dicts: JSONL, Parquet, CSV, saved Hugging Face datasets.
+"""The one reader (and writer) of tables: training, ``passband verify`` and ``passband score``.
 
-Pre-scoring needs every row in order and writes a whole new file, so a list of dicts is enough and
-keeps the formats interchangeable. Writes are atomic (a sibling temporary, then a rename): a killed
-run never leaves a half-written output behind. Heavy readers (pyarrow, datasets) load lazily.
+``read_rows(path, split=...)`` returns every row, in order, as a list of dicts. One behaviour per
+format, chosen by the path:
+
+==========================  ============================================================
+``.jsonl`` / ``.ndjson``    JSON Lines: one JSON object per line; blank lines are skipped
+``.json``                   a JSON array of objects; a file that does not start with ``[``
+                            is read as JSON Lines (what ``datasets.load_dataset("json")`` does)
+``.parquet``                Parquet (pyarrow)
+``.csv``                    CSV with a header row; every cell is a string
+a directory                 a dataset saved with ``datasets``' ``save_to_disk`` (``split``
+                            picks one split of a ``DatasetDict``); otherwise the file
+                            ``<split>.jsonl`` / ``.json`` / ``.parquet`` / ``.csv`` inside it
+                            (``split`` defaults to ``train``)
+==========================  ============================================================
+
+Every problem raises ``passband.errors.DataError`` naming ``file:line``: a line that is not JSON,
+a line that is not an object, bytes that are not UTF-8. Writes (``write_rows``) are atomic (a
+sibling temporary, then a rename): a killed run never leaves a half-written output behind. Heavy
+readers (pyarrow, datasets) load lazily.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
 import shutil
 from pathlib import Path
 
-FORMATS = ("jsonl", "parquet", "csv", "hf")
-_SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",
+from passband.errors import DataError
+
+FORMATS = ("jsonl", "json", "parquet", "csv", "hf")
+_SUFFIXES = {".jsonl": "jsonl", ".json": "json", ".ndjson": "jsonl", ".parquet": "parquet",
              ".csv": "csv"}
+_IN_DIRECTORY = (".jsonl", ".json", ".parquet", ".csv")
+_SAVED_DATASET = ("dataset_info.json", "state.json", "dataset_dict.json")
 
 
 def table_format(path: str | os.PathLike, *, must_exist: bool) -> str:
@@ -26,32 +47,50 @@ def table_format(path: str | os.PathLike, *, must_exist: bool) -> str:
         return "hf"
     fmt = _SUFFIXES.get(path.suffix.lower())
     if fmt is None:
-        raise ValueError(f"{str(path)!r}: unknown dataset format {path.suffix!r}; use .jsonl, "
-                         ".parquet, .csv, or a directory saved with datasets' save_to_disk")
+        raise DataError(f"{str(path)!r}: unknown dataset format {path.suffix!r}; use .jsonl, "
+                        ".json, .parquet, .csv, or a directory saved with datasets' save_to_disk")
     if must_exist and not path.exists():
-        raise FileNotFoundError(f"dataset {str(path)!r} does not exist")
+        raise DataError(f"dataset {str(path)!r} does not exist")
     return fmt
 
 
 def read_rows(path: str | os.PathLike, *, split: str | None = None) -> list[dict]:
-    """All rows of a dataset file or saved dataset directory, in order."""
+    """All rows of a table file or directory, in order (the formats: see the module doc)."""
+    path = Path(path)
+    if path.is_dir() and not any((path / name).exists() for name in _SAVED_DATASET):
+        path = _split_file(path, split or "train")
     fmt = table_format(path, must_exist=True)
     if fmt == "jsonl":
-        return _read_jsonl(Path(path))
+        return _read_jsonl(path)
+    if fmt == "json":
+        return _read_json(path)
     if fmt == "csv":
-        with open(path, newline="", encoding="utf-8") as f:
-            return [dict(row) for row in csv.DictReader(f)]
+        text = "".join(line for _, line in _lines(path))
+        return [dict(row) for row in csv.DictReader(io.StringIO(text, newline=""))]
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_table(path).to_pylist()
-    return _read_hf(Path(path), split)
+        try:
+            return pq.read_table(path).to_pylist()
+        except Exception as exc:  # pyarrow's errors share no base class
+            raise DataError(f"{path}: not a readable Parquet file ({exc})") from None
+    return _read_hf(path, split)
+
+
+def _split_file(directory: Path, split: str) -> Path:
+    for ext in _IN_DIRECTORY:
+        if (directory / f"{split}{ext}").is_file():
+            return directory / f"{split}{ext}"
+    raise DataError(f"directory {str(directory)!r} is neither a dataset saved with save_to_disk "
+                    f"nor holds {split}.jsonl/.json/.parquet/.csv (choose the split, or point at "
+                    "a file)")
 
 
 def write_rows(rows: list[dict], path: str | os.PathLike) -> str:
     """Write ``rows`` atomically in the format ``path`` names; returns the format used."""
     path = Path(path)
     fmt = table_format(path, must_exist=False)
+    fmt = "jsonl" if fmt == "json" else fmt  # JSON Lines, which read_rows reads back as .json
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     if fmt == "jsonl":
@@ -73,20 +112,48 @@ def write_rows(rows: list[dict], path: str | os.PathLike) -> str:
     return fmt
 
 
+def _lines(path: Path):
+    """(line number, text) of every line; bytes that are not UTF-8 name their line and column."""
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                yield lineno, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(f"{path}:{lineno}: not UTF-8 (byte 0x{raw[exc.start]:02x} at "
+                                f"column {exc.start + 1}); save the file as UTF-8") from None
+
+
 def _read_jsonl(path: Path) -> list[dict]:
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{lineno}: each line must be a JSON object")
-            rows.append(row)
+    for lineno, line in _lines(path):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") \
+                from None
+        if not isinstance(row, dict):
+            raise DataError(f"{path}:{lineno}: each line must be a JSON object, got "
+                            f"{type(row).__name__}")
+        rows.append(row)
     return rows
+
+
+def _read_json(path: Path) -> list[dict]:
+    text = "".join(line for _, line in _lines(path))
+    if not text.lstrip().startswith("["):
+        return _read_jsonl(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno})") \
+            from None
+    bad = next((i for i, row in enumerate(data) if not isinstance(row, dict)), None)
+    if bad is not None:
+        raise DataError(f"{path}: item {bad} of the array is a {type(data[bad]).__name__}; "
+                        "each row must be a JSON object")
+    return data
 
 
 def _read_hf(path: Path, split: str | None) -> list[dict]:
@@ -97,7 +164,8 @@ def _read_hf(path: Path, split: str | None) -> list[dict]:
         if split is None and len(data) == 1:
             split = next(iter(data))
         if split not in data:
-            raise ValueError(f"{path} holds splits {sorted(data)}; choose one with --split")
+            raise DataError(f"{path} holds splits {sorted(data)}; choose one with --split "
+                            "(data.split in a run config)")
         data = data[split]
     return data.to_list()
 

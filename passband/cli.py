@@ -7,11 +7,12 @@ Command modules import their heavy dependencies inside ``run`` so that ``passban
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 
 from passband import __version__
-from passband.errors import UsageError
+from passband.errors import PassbandError
 
 # name -> module under passband.commands; order is the order shown in --help.
 _COMMANDS = {
@@ -57,13 +58,22 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    from passband.mptemp import use_swept_tempdir
+
+    use_swept_tempdir()  # worker temp dirs of runs killed with -9 are removed, not left in /tmp
     try:
         return int(args._run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except UsageError as exc:
+    except PassbandError as exc:  # the user can fix it: a message, no traceback
         print(f"passband {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise  # anything else is a bug: keep its traceback
+        print(f"passband {args.command}: error: no space left on {exc.filename or 'the disk'}",
+              file=sys.stderr)
         return 2
 
 

@@ -3,30 +3,30 @@
 A file has four sections::
 
     [model]    path (local directory), tokenizer (optional, defaults to the model path)
-    [data]     path (.jsonl / .json / .parquet / .csv file, or a directory with <split>.jsonl),
-               split, prompt_column, messages_column, prompt_template, limit
-    [reward]   verifier (registered name), references (verifier keyword -> dataset column),
+    [data]     path (a table: passband.curriculum.read_rows, the one reader, documents each
+               format), split, prompt_column, messages_column, prompt_template, limit
+    [reward]   verifier (registered name or module:attribute), references (verifier keyword ->
+               dataset column),
                penalties ([reward.penalties.<name>] tables of keyword arguments)
     [trainer]  every ``passband.trainer.GRPOConfig`` field
 
 Relative paths (``[model] path``, ``[data] path``) are resolved against the working directory,
 not the config file: the examples are written to be run from the repository root.
 Every mistake (unknown section or key, wrong type, out-of-range value, missing file) raises
-``UsageError`` naming the key and what to change; the CLI prints it without a traceback.
+``ConfigError`` naming the key and what to change; a bad table or row raises ``DataError`` naming
+``file:line`` or the row; the CLI prints either without a traceback. Types are exact: TOML has
+booleans, so ``use_curriculum = "false"`` is refused rather than read as a true string.
 Only the core reads files: each package keeps its own config object and never imports this module.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from passband.errors import UsageError
+from passband.errors import ConfigError, DataError
 
 try:
     import tomllib
@@ -76,10 +76,14 @@ class RewardSection:
     """Penalty name -> its keyword arguments, e.g. [reward.penalties.overlong] max_length = 512."""
 
     def build(self) -> tuple[Any, dict[str, str] | None]:
-        """``(reward, reference_columns)`` for ``GRPOTrainer``: the verifier name as is, or a
-        ``Reward`` (verifier + penalties) that maps the reference columns itself."""
+        """``(reward, reference_columns)`` for ``GRPOTrainer``: the verifier (a registered name
+        as is, ``module:attr`` imported), or a ``Reward`` (verifier + penalties) that maps the
+        reference columns itself."""
+        from passband.verifier_spec import resolve_verifier
+
+        verifier = resolve_verifier(self.verifier, where="[reward] verifier")
         if not self.penalties:
-            return self.verifier, (dict(self.references) or None)
+            return verifier, (dict(self.references) or None)
         import passband.verifiers as v
 
         made = []
@@ -87,12 +91,12 @@ class RewardSection:
             try:
                 factory = v.get_penalty(name)  # the verifiers' registry: user penalties count
             except KeyError as exc:
-                raise UsageError(f"[reward.penalties] {exc.args[0]}") from None
+                raise ConfigError(f"[reward.penalties] {exc.args[0]}") from None
             try:
                 made.append(factory(**options))
             except (TypeError, ValueError) as exc:
-                raise UsageError(f"[reward.penalties.{name}] {exc}") from None
-        return v.Reward.from_verifier(self.verifier, dict(self.references) or None,
+                raise ConfigError(f"[reward.penalties.{name}] {exc}") from None
+        return v.Reward.from_verifier(verifier, dict(self.references) or None,
                                       penalties=made), None
 
 
@@ -121,11 +125,13 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> RunConf
     """Read ``path`` (TOML), apply ``overrides`` (``trainer.learning_rate=1e-6``), validate."""
     path = Path(path)
     if not path.is_file():
-        raise UsageError(f"config file {str(path)!r} not found")
+        raise ConfigError(f"config file {str(path)!r} not found")
     try:
-        raw = tomllib.loads(path.read_text())
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{path}: not valid TOML: {exc}") from None
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     for key, value in parse_overrides(overrides or []):
         _set_dotted(raw, key, value)
     return _build(raw, str(path))
@@ -138,7 +144,7 @@ def parse_overrides(items: list[str]) -> list[tuple[str, Any]]:
     for item in items:
         key, sep, text = item.partition("=")
         if not sep or "." not in key or not key.strip():
-            raise UsageError(f"override {item!r} must look like section.key=value, "
+            raise ConfigError(f"override {item!r} must look like section.key=value, "
                              "e.g. trainer.learning_rate=1e-6")
         try:
             value = tomllib.loads(f"v = {text}")["v"]
@@ -154,7 +160,7 @@ def _set_dotted(raw: dict, key: str, value: Any) -> None:
     for part in parts[:-1]:
         node = node.setdefault(part, {})
         if not isinstance(node, dict):
-            raise UsageError(f"override {key!r}: {part!r} is a value, not a section")
+            raise ConfigError(f"override {key!r}: {part!r} is a value, not a section")
     node[parts[-1]] = value
 
 
@@ -164,142 +170,86 @@ def _build(raw: dict, source: str) -> RunConfig:
     valid = [*_SECTIONS, "trainer"]
     unknown = sorted(set(raw) - set(valid))
     if unknown:
-        raise UsageError(f"{source}: unknown section(s) {unknown}; valid sections: {', '.join(valid)}")
+        raise ConfigError(f"{source}: unknown section(s) {unknown}; valid sections: {', '.join(valid)}")
     for name in ("model", "data"):
         if name not in raw:
-            raise UsageError(f"{source}: missing [{name}] section with at least `path = ...`")
+            raise ConfigError(f"{source}: missing [{name}] section with at least `path = ...`")
     sections = {name: _section(cls, raw.get(name, {}), name, source) for name, cls in _SECTIONS.items()}
     trainer = dict(raw.get("trainer", {}))
     try:
         grpo = GRPOConfig.from_dict(trainer)
-    except (ValueError, TypeError) as exc:
-        raise UsageError(f"{source}: [trainer] {exc}") from None
+    except ValueError as exc:  # ConfigError included; the message names the field
+        raise ConfigError(f"{source}: [trainer] {exc}") from None
     return RunConfig(trainer=grpo, source=source, **sections)
 
 
 def _section(cls, values: Any, name: str, source: str):
     if not isinstance(values, dict):
-        raise UsageError(f"{source}: [{name}] must be a table, got {values!r}")
+        raise ConfigError(f"{source}: [{name}] must be a table, got {values!r}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    hints = typing.get_type_hints(cls)
     unknown = sorted(set(values) - set(fields))
     if unknown:
-        raise UsageError(f"{source}: unknown key(s) {unknown} in [{name}]; valid keys: "
+        raise ConfigError(f"{source}: unknown key(s) {unknown} in [{name}]; valid keys: "
                          f"{', '.join(fields)}")
     required = [n for n, f in fields.items()
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
     missing = [n for n in required if n not in values]
     if missing:
-        raise UsageError(f"{source}: [{name}] needs {', '.join(missing)}")
+        raise ConfigError(f"{source}: [{name}] needs {', '.join(missing)}")
     for key, value in values.items():
-        _check_type(f"[{name}] {key}", value, hints[key], source)
+        _check_type(f"[{name}] {key}", cls, key, value, source)
     try:
         return cls(**values)
     except ValueError as exc:  # a value rule of the section (e.g. limit >= 1)
-        raise UsageError(f"{source}: [{name}] {exc}") from None
+        raise ConfigError(f"{source}: [{name}] {exc}") from None
 
 
-def _check_type(where: str, value: Any, hint: Any, source: str) -> None:
-    """``value`` (as TOML gives it) against a field's real type hint, from ``get_type_hints``."""
-    if not _matches(value, hint):
-        raise UsageError(f"{source}: {where} = {value!r} must be {_describe(hint)}")
+def _check_type(where: str, cls: type, key: str, value: Any, source: str) -> None:
+    from passband.trainer._fieldtypes import type_problem  # no torch: plain typing
 
-
-def _matches(value: Any, hint: Any) -> bool:
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if hint is Any:
-        return True
-    if origin in (typing.Union, types.UnionType):
-        return any(_matches(value, arg) for arg in args)
-    if hint is type(None):
-        return value is None
-    if origin is dict:
-        key, item = args or (Any, Any)
-        return isinstance(value, dict) and all(_matches(k, key) and _matches(v, item)
-                                               for k, v in value.items())
-    if origin in (list, tuple):
-        return isinstance(value, list) and all(_matches(v, args[0] if args else Any) for v in value)
-    if isinstance(value, bool):  # TOML true/false is no number
-        return hint is bool
-    if hint is float:
-        return isinstance(value, (int, float))
-    return isinstance(value, origin or hint)
-
-
-_NAMES = {str: ("a string", "strings"), int: ("an integer", "integers"),
-          float: ("a number", "numbers"), bool: ("true or false", "booleans"),
-          dict: ("a table", "tables"), list: ("a list", "lists")}
-
-
-def _describe(hint: Any, plural: bool = False) -> str:
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):  # TOML cannot write None: name the rest
-        return " or ".join(_describe(a, plural) for a in args if a is not type(None))
-    if origin is dict and args and not plural:
-        return f"a table of {_describe(args[1], plural=True)}"
-    if origin in (list, tuple) and args and not plural:
-        return f"a list of {_describe(args[0], plural=True)}"
-    singular, many = _NAMES.get(origin or hint, (str(hint), str(hint)))
-    return many if plural else singular
+    problem = type_problem(cls, key, value)
+    if problem is not None:
+        example = ", e.g. [reward.penalties.overlong]" if key == "penalties" else ""
+        raise ConfigError(f"{source}: {where} = {value!r} {problem}{example}")
 
 
 # ---------------------------------------------------------------------- data
 def load_rows(data: DataSection) -> list[dict[str, Any]]:
-    """The training rows as dicts with a ``prompt`` (or ``messages``) key, per ``[data]``."""
-    rows = _read_table(_data_file(Path(data.path), data.split))
+    """The training rows as dicts with a ``prompt`` (or ``messages``) key, per ``[data]``.
+
+    The table is read by ``passband.curriculum.read_rows``, the reader ``verify`` and ``score`` use
+    too; the trainer then checks every row (``passband.trainer.data.check_rows``).
+    """
+    from passband.curriculum.tables import read_rows
+
+    if not Path(data.path).exists():
+        raise DataError(f"[data] path {data.path!r} does not exist")
+    rows = read_rows(data.path, split=data.split)
     if data.limit:
         rows = rows[:data.limit]
     if not rows:
-        raise UsageError(f"[data] {data.path!r} holds no rows")
+        raise DataError(f"[data] {data.path!r} holds no rows")
     columns = list(rows[0])
     for i, row in enumerate(rows):
         if data.prompt_template is not None:
             try:
                 row["prompt"] = data.prompt_template.format(**row)
             except (KeyError, IndexError) as exc:
-                raise UsageError(f"[data] prompt_template uses {exc} which row {i} lacks; "
-                                 f"columns: {', '.join(columns)}") from None
+                raise DataError(f"[data] prompt_template uses {exc} which row {i} lacks; "
+                                f"columns: {', '.join(columns)}") from None
         elif data.messages_column is not None:
-            row["messages"] = _column(row, data.messages_column, columns)
+            row["messages"] = _column(row, i, data.messages_column, columns)
         else:
-            row["prompt"] = _column(row, data.prompt_column, columns)
+            row["prompt"] = _column(row, i, data.prompt_column, columns)
     return rows
 
 
-def _column(row: dict, name: str, columns: list[str]) -> Any:
+def _column(row: dict, i: int, name: str, columns: list[str]) -> Any:
     if name not in row:
-        raise UsageError(f"[data] column {name!r} is not in the dataset; its columns are: "
-                         f"{', '.join(columns)} (set data.prompt_column or data.prompt_template)")
+        where = "the dataset" if i == 0 else f"row {i}"
+        raise DataError(f"[data] column {name!r} is not in {where}; the columns are: "
+                        f"{', '.join(columns)} (set data.prompt_column or data.prompt_template)")
     return row[name]
-
-
-def _data_file(path: Path, split: str) -> Path:
-    if path.is_file():
-        return path
-    if path.is_dir():
-        for ext in (".jsonl", ".json", ".parquet", ".csv"):
-            if (path / f"{split}{ext}").is_file():
-                return path / f"{split}{ext}"
-        raise UsageError(f"[data] directory {str(path)!r} has no {split}.jsonl/.json/.parquet/.csv "
-                         "(set data.split or point data.path at a file)")
-    raise UsageError(f"[data] path {str(path)!r} does not exist")
-
-
-def _read_table(path: Path) -> list[dict[str, Any]]:
-    if path.suffix == ".jsonl":
-        with path.open() as f:
-            return [json.loads(line) for line in f if line.strip()]
-    if path.suffix == ".json":
-        data = json.loads(path.read_text())
-        if isinstance(data, list):
-            return data
-        raise UsageError(f"[data] {path} must hold a JSON list of objects")
-    if path.suffix not in (".parquet", ".csv"):
-        raise UsageError(f"[data] {path}: unsupported file type; use .jsonl, .json, .parquet or .csv")
-    from datasets import Dataset  # parquet / csv only
-
-    reader = Dataset.from_parquet if path.suffix == ".parquet" else Dataset.from_csv
-    return reader(str(path)).to_list()
 
 
 def __getattr__(name: str) -> Any:

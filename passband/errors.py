@@ -1,5 +1,50 @@
-"""Errors a user can cause at the edge (bad path, column, config): shown without a traceback."""
+"""The errors a user can cause, in one small hierarchy; everything else is a bug.
+
+::
+
+    PassbandError                    anything the user can fix; the CLI prints it and exits 2
+    ├── UsageError                   a wrong flag, path or combination of options
+    │   ├── ConfigError (ValueError)     a TOML key, type or value; names the field
+    │   └── DataError (ValueError)       a table or row: names file:line or the row and column
+    ├── RunDirError (FileExistsError)    output_dir is in use by another run, or holds one
+    ├── CheckpointError                  no checkpoint can be loaded; names the file
+    └── DiskFullError (OSError)          "no space left on <path>"
+
+``passband.cli`` turns a ``PassbandError`` into ``passband CMD: error: <message>`` and exit code 2;
+any other exception is a bug and keeps its traceback. The built-in bases (``ValueError``, ...) let
+code written against the standard exceptions keep catching what it caught before.
+
+This module imports nothing, so every floor (sandbox, verifiers, curriculum, trainer) may raise
+these errors without importing the rest of the core: it is the one exception to the floors.
+"""
+
+__all__ = ["PassbandError", "UsageError", "ConfigError", "DataError", "RunDirError",
+           "CheckpointError", "DiskFullError"]
 
 
-class UsageError(Exception):
-    """Raised by commands for mistakes the user can fix; the CLI prints the message and exits 2."""
+class PassbandError(Exception):
+    """Base of every error a user can cause and fix."""
+
+
+class UsageError(PassbandError):
+    """A mistake on the command line or in the arguments of a call: the message says what to change."""
+
+
+class ConfigError(UsageError, ValueError):
+    """A configuration key, type or value is wrong; the message names the field and the value."""
+
+
+class DataError(UsageError, ValueError):
+    """A dataset cannot be used as given: the message names ``file:line`` or the row and column."""
+
+
+class RunDirError(PassbandError, FileExistsError):
+    """The run directory is in use by another run, or holds a run not asked to be resumed."""
+
+
+class CheckpointError(PassbandError):
+    """No usable checkpoint: the message names the checkpoint and the damaged file."""
+
+
+class DiskFullError(PassbandError, OSError):
+    """A write ran out of space; the message says "no space left on <path>"."""

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["Hardware", "HARDWARE", "DEVICES", "hardware", "ModelShape", "Workload", "Estimate", "estimate",
-           "shape_from_config", "shape_from_params", "parse_count", "format_estimate"]
+           "shape_from_config", "shape_from_params", "parse_count", "format_estimate",
+           "positions_from_config", "context_warning"]
 
 GB = 1e9
 
@@ -121,6 +122,37 @@ def shape_from_config(path: str | Path) -> ModelShape:
     return ModelShape(float(params), layers, h, vocab, kv_heads * head_dim,
                       f"{file} ({layers} layers, hidden {h}, vocab {vocab}, kv width "
                       f"{kv_heads * head_dim}{', gated MLP' if gated else ''})")
+
+
+def positions_from_config(path: str | Path) -> int | None:
+    """Positions (prompt + completion tokens) a model attends over, from its ``config.json``; the
+    same fields, in the same order, as the trainer's check (``passband.trainer.data``)."""
+    path = Path(path)
+    file = path / "config.json" if path.is_dir() else path
+    try:
+        cfg = json.loads(file.read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    cfg = cfg.get("text_config", cfg)
+    value = _pick(cfg, "max_position_embeddings", "n_positions", "max_sequence_length",
+                  "seq_length")
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def context_warning(positions: int | None, max_new_tokens: int, prompt_tokens: int) -> str | None:
+    """Why prompt + completion cannot fit the model's positions, or None when they can."""
+    if positions is None:
+        return None
+    if max_new_tokens >= positions:
+        return (f"max_new_tokens = {max_new_tokens} is not below the model's {positions} positions "
+                "(prompt + completion share them): training refuses this; set max_new_tokens to "
+                f"at most {positions - 1 - prompt_tokens} for {prompt_tokens}-token prompts")
+    if prompt_tokens + max_new_tokens > positions:
+        return (f"prompts of {prompt_tokens} tokens + max_new_tokens = {max_new_tokens} exceed the "
+                f"model's {positions} positions: longer prompts are refused (or cut with "
+                'prompt_overflow = "truncate"); prompts may have at most '
+                f"{positions - max_new_tokens} tokens")
+    return None
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,15 @@ def read_jsonl(path: Path) -> tuple[list[dict], int, bool]:
 _BAD = object()
 
 
+def _well_formed(row: dict) -> bool:
+    """A step number, and alerts (when present) as a list of strings, as the trainer writes them."""
+    step = row.get("step")
+    if isinstance(step, bool) or not isinstance(step, int):
+        return False
+    alerts = row.get("alerts", [])
+    return isinstance(alerts, list) and all(isinstance(a, str) for a in alerts)
+
+
 def _loads(line: str):
     try:
         return json.loads(line)
@@ -107,6 +116,9 @@ def _read_rows(run: RunData, name: str, what: str) -> list[dict]:
         return []
     run.last_write = max(run.last_write, path.stat().st_mtime)
     rows, bad, truncated = read_jsonl(path)
+    shaped = [r for r in rows if _well_formed(r)]  # a line the trainer cannot have written
+    bad += len(rows) - len(shaped)
+    rows = shaped
     if truncated:
         run.notes.append(f"{name}: the last line is incomplete (the run is writing it); skipped.")
     if bad:
@@ -128,6 +140,28 @@ def _read_json(run: RunData, name: str) -> dict | None:
         run.notes.append(f"{name} is not a JSON object; ignored.")
         return None
     return value
+
+
+def _curriculum(run: RunData, value: dict | None) -> dict | None:
+    """curriculum.json as the charts expect it, or None and a note saying what was wrong."""
+    if value is None:
+        return None
+    band, estimates = value.get("band"), value.get("estimates")
+    numbers = (int, float)
+    if not (isinstance(band, list) and len(band) == 2
+            and all(isinstance(b, numbers) and not isinstance(b, bool) for b in band)):
+        run.notes.append(f"{CURRICULUM}: 'band' is {band!r}, not [low, high]; ignored.")
+        return None
+    if not isinstance(estimates, dict):
+        run.notes.append(f"{CURRICULUM}: 'estimates' is not an object of prompt id -> pass "
+                         "rate; ignored.")
+        return None
+    good = {k: v for k, v in estimates.items()
+            if isinstance(v, numbers) and not isinstance(v, bool) and math.isfinite(v)}
+    if len(good) < len(estimates):
+        run.notes.append(f"{CURRICULUM}: {len(estimates) - len(good)} estimate(s) that are not "
+                         "numbers skipped.")
+    return {**value, "estimates": good}
 
 
 def _by_step(rows: list[dict]) -> list[dict]:
@@ -156,7 +190,7 @@ def load_run(path: str | Path) -> RunData:
     metrics = _read_rows(run, METRICS, "per-step metrics yet (the run has not finished a step)")
     run.metrics = _by_step(metrics)
     run.groups = _read_rows(run, GROUPS, "per-prompt group rewards")
-    run.curriculum = _read_json(run, CURRICULUM)
+    run.curriculum = _curriculum(run, _read_json(run, CURRICULUM))
     if not (run.path / CURRICULUM).exists():
         run.notes.append(f"{CURRICULUM} not found: no pass-rate estimates (curriculum off, or no "
                          "checkpoint written yet).")

@@ -40,8 +40,8 @@ def _imports(path: Path) -> list[tuple[int, str]]:
 
 def _floor_of(module: str) -> str | None:
     parts = module.split(".")
-    if parts[0] != "passband":
-        return None
+    if parts[0] != "passband" or parts[1:2] == ["errors"]:
+        return None  # passband.errors is the ground every floor stands on (it imports nothing)
     return parts[1] if len(parts) > 1 and parts[1] in FLOORS[:-1] else "passband"
 
 
@@ -53,6 +53,11 @@ def test_no_floor_imports_a_higher_one():
             if target is not None and FLOORS.index(target) > FLOORS.index(floor):
                 wrong.append(f"{path.relative_to(REPO)}:{line} ({floor}) imports {module} ({target})")
     assert not wrong, "imports that point up a floor:\n" + "\n".join(wrong)
+
+
+def test_the_error_hierarchy_imports_nothing_of_the_project():
+    # every floor raises from passband.errors, so it must stand below all of them
+    assert not [m for _, m in _imports(REPO / "passband" / "errors.py") if m.startswith("passband")]
 
 
 def test_sandbox_verifiers_and_curriculum_never_import_torch():
@@ -69,7 +74,8 @@ def test_the_import_reader_sees_lazy_and_from_imports(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("def f():\n    import torch.nn\n    from passband import trainer\n")
     assert _imports(probe) == [(2, "torch.nn"), (3, "passband.trainer")]
-    assert _floor_of("passband.trainer") == "trainer" and _floor_of("passband.errors") == "passband"
+    assert _floor_of("passband.trainer") == "trainer" and _floor_of("passband.report") == "passband"
+    assert _floor_of("passband.errors") is None  # the ground: any floor may raise from it
 
 
 def test_every_config_field_is_documented_on_the_line_after_it():

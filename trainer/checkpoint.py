@@ -8,24 +8,35 @@ state; each rank restores its own. A sharded (FSDP) run hands in the gathered, f
 optimizer states; its optimizer state is keyed by parameter name, and loading converts between
 that and the index-keyed form, so a checkpoint resumes under FSDP, DDP or one process alike.
 A checkpoint is written into a temporary directory and renamed into place, so a run killed
-mid-save leaves the previous checkpoint intact; only the newest ``keep`` are kept.
+mid-save leaves the previous checkpoint intact; only the newest ``keep`` are kept. Its
+``manifest.json`` (``passband.trainer.manifest``) holds every file's size and SHA-256 and is
+checked before anything is loaded; ``load_latest_checkpoint`` names a damaged newest checkpoint
+in a warning and falls back to the one before it. A write that fails removes its temporary
+directory, and a full disk says "no space left on <path>".
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import pickle
 import random
 import re
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-__all__ = ["save_checkpoint", "latest_checkpoint", "load_checkpoint", "rng_state", "set_rng_state"]
+from passband.errors import CheckpointError, DiskFullError
+from passband.trainer.manifest import verify_manifest, write_manifest
+
+__all__ = ["save_checkpoint", "latest_checkpoint", "load_checkpoint", "load_latest_checkpoint",
+           "rng_state", "set_rng_state"]
 
 _NAME = re.compile(r"^step_(\d+)$")
 
@@ -54,12 +65,37 @@ def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, opti
     rank_rngs: ``rng_state()`` of every rank, in rank order (multi-process runs).
     model_state, optimizer_state: full states gathered from a sharded model (FSDP); by default
     the live model's and optimizer's own.
+    A write that fails removes its temporary directory; running out of space raises
+    ``DiskFullError`` ("no space left on <path>") and leaves the previous checkpoints as they were.
     """
     root = Path(output_dir) / "checkpoints"
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"step_{step}"
     tmp = root / f".tmp_step_{step}_{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        _write_files(tmp, model=model, tokenizer=tokenizer, optimizer=optimizer,
+                     scheduler=scheduler, state=state, rank_rngs=rank_rngs,
+                     model_state=model_state, optimizer_state=optimizer_state)
+    except (OSError, RuntimeError) as exc:
+        full = _out_of_space(exc, root)
+        shutil.rmtree(tmp, ignore_errors=True)
+        if full:
+            raise DiskFullError(f"no space left on {root} while writing checkpoint step_{step}; "
+                                "free some space and rerun with --resume (the previous "
+                                "checkpoint is intact)") from exc
+        raise
+    if final.exists():  # re-saving a step after a resume: move the old one aside first
+        old = root / f".old_step_{step}_{os.getpid()}"
+        os.rename(final, old)
+        shutil.rmtree(old, ignore_errors=True)
+    os.rename(tmp, final)
+    _prune(root, keep)
+    return final
+
+
+def _write_files(tmp: Path, *, model, tokenizer, optimizer, scheduler, state, rank_rngs,
+                 model_state, optimizer_state) -> None:
     with _quiet_hf_progress():
         if model_state is None:
             model.save_pretrained(tmp / "model")
@@ -68,20 +104,37 @@ def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, opti
             _fix_architectures(tmp / "model", model)
     if tokenizer is not None and hasattr(tokenizer, "save_pretrained"):
         tokenizer.save_pretrained(tmp / "model")
-    torch.save(optimizer_state if optimizer_state is not None else optimizer.state_dict(),
-               tmp / "optimizer.pt")
-    torch.save(scheduler.state_dict(), tmp / "scheduler.pt")
-    torch.save(rng_state(), tmp / "rng.pt")
+    _save(optimizer_state if optimizer_state is not None else optimizer.state_dict(),
+          tmp / "optimizer.pt")
+    _save(scheduler.state_dict(), tmp / "scheduler.pt")
+    _save(rng_state(), tmp / "rng.pt")
     if rank_rngs is not None:
-        torch.save(rank_rngs, tmp / "rng_ranks.pt")
+        _save(rank_rngs, tmp / "rng_ranks.pt")
     (tmp / "state.json").write_text(json.dumps(state))
-    if final.exists():  # re-saving a step after a resume: move the old one aside first
-        old = root / f".old_step_{step}_{os.getpid()}"
-        os.rename(final, old)
-        shutil.rmtree(old, ignore_errors=True)
-    os.rename(tmp, final)
-    _prune(root, keep)
-    return final
+    write_manifest(tmp)
+
+
+def _save(obj: Any, path: Path) -> None:
+    # Through a Python file object, so a full disk surfaces as OSError(ENOSPC) rather than
+    # torch's own "basic_ios::clear: iostream error".
+    with open(path, "wb") as f:
+        torch.save(obj, f)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _out_of_space(exc: BaseException, root: Path) -> bool:
+    """Did this write fail for lack of space? The errno when there is one; libraries that hide
+    it (safetensors, tokenizers) leave a nearly full file system as the evidence."""
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    try:
+        return shutil.disk_usage(root).free < 1 << 20
+    except OSError:
+        return False
 
 
 def _fix_architectures(model_dir: Path, model) -> None:
@@ -134,13 +187,45 @@ def latest_checkpoint(output_dir: str | Path) -> Path | None:
     return steps[-1][1] if steps else None
 
 
+# What a damaged file raises inside torch / safetensors / json when there is no manifest to check.
+_DAMAGE = (OSError, EOFError, ValueError, RuntimeError, KeyError, CheckpointError,
+           pickle.UnpicklingError)
+
+
+def load_latest_checkpoint(output_dir: str | Path, **kwargs) -> tuple[Path, dict[str, Any]] | None:
+    """Load the newest checkpoint that is whole; a damaged one is named in a warning and skipped.
+
+    Returns ``(path, state)``, or None when there is no checkpoint at all; ``CheckpointError``
+    naming every checkpoint and what is wrong with it when none can be loaded. ``kwargs`` go to
+    ``load_checkpoint``.
+    """
+    candidates = [p for _, p in reversed(_steps(Path(output_dir) / "checkpoints"))]
+    problems = []
+    for i, path in enumerate(candidates):
+        try:
+            return path, load_checkpoint(path, **kwargs)
+        except _DAMAGE as exc:
+            problems.append(f"{path.name}: {exc}")
+            fallback = (f"falling back to {candidates[i + 1].name}" if i + 1 < len(candidates)
+                        else "no older checkpoint left")
+            warnings.warn(f"checkpoint {path} cannot be loaded ({exc}); {fallback}", stacklevel=2)
+    if not candidates:
+        return None
+    raise CheckpointError(f"no checkpoint in {Path(output_dir) / 'checkpoints'} can be loaded: "
+                          + "; ".join(problems))
+
+
 def load_checkpoint(path: str | Path, *, model, optimizer, scheduler,
                     rank: int = 0) -> dict[str, Any]:
     """Restore weights, optimizer, scheduler and RNG states in place; return ``state.json``.
 
-    ``rank`` picks this process's RNG state from a multi-process checkpoint.
+    The files are checked against the checkpoint's manifest first (``CheckpointError`` naming the
+    damaged file, with nothing loaded). ``rank`` picks this process's RNG state from a
+    multi-process checkpoint.
     """
     path = Path(path)
+    verify_manifest(path)
+    state = json.loads((path / "state.json").read_text())
     from passband.trainer import fsdp
     from passband.trainer.lora import is_lora, load_adapter_weights
 
@@ -157,7 +242,7 @@ def load_checkpoint(path: str | Path, *, model, optimizer, scheduler,
         optimizer.load_state_dict(_by_index(saved, names))
     scheduler.load_state_dict(torch.load(path / "scheduler.pt", weights_only=False))
     set_rng_state(_rng_of_rank(path, rank))
-    return json.loads((path / "state.json").read_text())
+    return state
 
 
 def _rng_of_rank(path: Path, rank: int) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """``GRPOConfig``: every knob of the GRPO loop in one frozen, validated object.
 
-Hard errors (a value that cannot work) raise ``ValueError`` at construction and name the field, the
-bad value and the allowed range. Values that work but that practitioners avoid produce a
+Hard errors (a value that cannot work) raise ``ConfigError`` (a ``ValueError``) at construction
+and name the field, the bad value and the allowed range. Values that work but that practitioners avoid produce a
 ``UserWarning`` that says what will go wrong; the same table (``RECOMMENDED``) feeds
 ``passband doctor``. No torch import here: the config is read by the CLI before torch loads.
 """
@@ -12,7 +12,10 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
+
+from passband.errors import ConfigError
+from passband.trainer._fieldtypes import check_types
 
 from passband.curriculum.posterior import check_band
 from passband.trainer.registry import ADVANTAGE_REGISTRY, AGGREGATION_REGISTRY
@@ -126,6 +129,13 @@ class GRPOConfig:
     """Newest checkpoints kept on disk."""
     resume: bool = False
     """Continue from the newest checkpoint in output_dir."""
+    overwrite: bool = False
+    """Replace a previous run in output_dir (else refused)."""
+    skip_bad_rows: bool = False
+    """Drop unusable dataset rows (counted) instead of refusing the dataset."""
+    prompt_overflow: str = "error"
+    """A prompt longer than the model's positions allow after max_new_tokens: error | truncate
+    (keep its last tokens)."""
     tensorboard: bool = False
     """Also log scalars to output_dir/tensorboard."""
     progress: bool = True
@@ -152,6 +162,7 @@ class GRPOConfig:
     """peft module names the adapters attach to."""
 
     def __post_init__(self) -> None:
+        check_types(self, "GRPOConfig")  # exact types first: "false" is not a boolean
         for name in ("stop", "lora_target_modules"):  # a bare string is one item, not letters
             v = getattr(self, name)
             object.__setattr__(self, name, (v,) if isinstance(v, str) else tuple(v))
@@ -165,8 +176,18 @@ class GRPOConfig:
         valid = [f.name for f in dataclasses.fields(cls)]
         unknown = sorted(set(values) - set(valid))
         if unknown:
-            raise ValueError(f"unknown trainer setting(s) {unknown}; valid settings: {', '.join(valid)}")
+            raise ConfigError(f"unknown trainer setting(s) {unknown}; valid settings: {', '.join(valid)}")
         return cls(**values)
+
+    @classmethod
+    def coerce(cls, config: "GRPOConfig | Mapping[str, Any] | None") -> "GRPOConfig":
+        """A ``GRPOConfig`` from itself, a mapping of its fields (``{"max_steps": 10}``) or None."""
+        if config is None or isinstance(config, cls):
+            return config if config is not None else cls()
+        if isinstance(config, Mapping):
+            return cls.from_dict(dict(config))
+        raise TypeError(f"config must be a GRPOConfig or a mapping of its fields, e.g. "
+                        f"{{'max_steps': 10}}; got {type(config).__name__}")
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -190,7 +211,7 @@ class GRPOConfig:
 
 def _need(ok: bool, name: str, value: Any, allowed: str) -> None:
     if not ok:
-        raise ValueError(f"GRPOConfig.{name} = {value!r} is out of range: {allowed}")
+        raise ConfigError(f"GRPOConfig.{name} = {value!r} is out of range: {allowed}")
 
 
 def _is_int(v: Any) -> bool:
@@ -239,6 +260,8 @@ def _validate(c: GRPOConfig) -> None:
           "a list of non-empty strings")
     _need(isinstance(c.output_dir, str) and c.output_dir.strip() != "", "output_dir",
           c.output_dir, "a non-empty path")
+    _need(c.prompt_overflow in ("error", "truncate"), "prompt_overflow", c.prompt_overflow,
+          "error or truncate")
     _need(c.rollout_backend in ROLLOUT_BACKENDS, "rollout_backend", c.rollout_backend,
           f"one of {', '.join(ROLLOUT_BACKENDS)}")
     _need(_is_num(c.vllm_gpu_memory_utilization) and 0 < c.vllm_gpu_memory_utilization <= 1,

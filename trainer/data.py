@@ -1,10 +1,23 @@
-"""Training rows: a ``datasets.Dataset`` or a list of dicts with ``prompt`` or ``messages``."""
+"""Training rows, checked up front: a ``datasets.Dataset`` or a list of dicts with ``prompt``/``messages``.
+
+Every row is checked before the first rollout, not when it is first sampled: a null or empty
+prompt, a prompt that is neither text nor chat messages, a reference column the reward reads that
+the row lacks or holds null, and a prompt that leaves no room for ``max_new_tokens`` in the
+model's positions. Unusable rows raise one ``DataError`` that counts them and names the first few;
+``skip_bad_rows = true`` drops them instead, saying how many. A prompt too long for the model is
+refused by default, or with ``prompt_overflow = "truncate"`` keeps its last tokens (text prompts).
+"""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Mapping
 
-__all__ = ["as_rows", "prompt_of"]
+from passband.errors import ConfigError, DataError
+
+__all__ = ["as_rows", "check_rows", "prompt_of", "encode_prompt", "model_positions"]
+
+_SHOWN = 5  # problems named in a message; the rest are counted
 
 
 def as_rows(dataset) -> tuple[Any, list[str]]:
@@ -13,14 +26,165 @@ def as_rows(dataset) -> tuple[Any, list[str]]:
     else:
         rows = list(dataset)
         if rows and not all(isinstance(r, Mapping) for r in rows):
-            raise TypeError("train_dataset must be a datasets.Dataset or a list of dicts")
+            raise DataError("train_dataset must be a datasets.Dataset or a list of dicts")
         columns = list(rows[0]) if rows else []
     if len(rows) == 0:
-        raise ValueError("train_dataset is empty")
+        raise DataError("train_dataset is empty")
     if "prompt" not in columns and "messages" not in columns:
-        raise ValueError("train_dataset needs a 'prompt' column (text or chat messages) or a "
-                         f"'messages' column; its columns are: {', '.join(columns)}")
+        raise DataError("train_dataset needs a 'prompt' column (text or chat messages) or a "
+                        f"'messages' column; its columns are: {', '.join(columns)}")
     return rows, columns
+
+
+def check_rows(dataset, scorer, tokenizer, model, config) -> list:
+    """The usable training rows (all of them, unless ``config.skip_bad_rows``); see the module doc."""
+    rows, columns = as_rows(dataset)
+    try:
+        scorer.check_columns(columns)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+    needed = _reference_columns(scorer)
+    limit = _prompt_budget(model, config)
+    rows = [dict(rows[i]) for i in range(len(rows))]
+    problems = {i: p for i, row in enumerate(rows) if (p := _row_problem(row, needed))}
+    if limit is not None:
+        fine = [i for i in range(len(rows)) if i not in problems]
+        counts = _token_counts(tokenizer, [prompt_of(rows[i]) for i in fine], limit)
+        for i, n in zip(fine, counts):
+            if n > limit and (p := _fit_prompt(rows[i], tokenizer, limit, config.prompt_overflow)):
+                problems[i] = p
+    good = [row for i, row in enumerate(rows) if i not in problems]
+    problems = [f"row {i}: {p}" for i, p in sorted(problems.items())]
+    if problems:
+        said = "; ".join(problems[:_SHOWN]) + (f"; and {len(problems) - _SHOWN} more"
+                                                if len(problems) > _SHOWN else "")
+        if not config.skip_bad_rows or not good:
+            raise DataError(f"{len(problems)} of {len(rows)} training rows are unusable: {said}. "
+                            "Fix them, or set skip_bad_rows = true to train on the rest")
+        warnings.warn(f"skipping {len(problems)} of {len(rows)} unusable training rows "
+                      f"(skip_bad_rows = true): {said}", stacklevel=2)
+    return good
+
+
+def _reference_columns(scorer) -> list[str]:
+    """Columns the reward reads by name: explicit references, or a ``Reward``'s field map."""
+    if scorer.references is not None:
+        return list(scorer.references.values())
+    fields = getattr(scorer.reward, "fields", None)  # a Reward maps its fields itself
+    return list(fields.values()) if isinstance(fields, Mapping) else []
+
+
+def _row_problem(row: Mapping[str, Any], needed: list[str]) -> str | None:
+    prompt = row.get("prompt") if row.get("prompt") is not None else row.get("messages")
+    if prompt is None:
+        return "the prompt is null (no 'prompt' or 'messages' value)"
+    if isinstance(prompt, str):
+        if not prompt.strip():
+            return "the prompt is empty"
+    elif not (isinstance(prompt, (list, tuple)) and prompt
+              and all(isinstance(m, Mapping) and "role" in m for m in prompt)):
+        return (f"the prompt is a {type(prompt).__name__}; give text or a list of chat messages "
+                "({'role': ..., 'content': ...})")
+    for column in needed:
+        if column not in row:
+            return f"lacks the reference column {column!r}"
+        if row[column] is None:
+            return f"reference column {column!r} is null"
+    return None
+
+
+def model_positions(model) -> int | None:
+    """How many positions (prompt + completion tokens) the model can attend over, if it says."""
+    cfg = getattr(model, "config", None)
+    for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+        value = getattr(cfg, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def _prompt_budget(model, config) -> int | None:
+    positions = model_positions(model)
+    if positions is None:
+        return None
+    if config.max_new_tokens >= positions:
+        raise ConfigError(f"GRPOConfig.max_new_tokens = {config.max_new_tokens} leaves no room for "
+                          f"a prompt: the model has {positions} positions (prompt + completion); "
+                          f"set max_new_tokens below {positions}")
+    return positions - config.max_new_tokens
+
+
+def encode_prompt(tokenizer, prompt) -> list[int]:
+    """Token ids of one prompt; chat messages go through the tokenizer's chat template."""
+    text, specials = _prompt_text(tokenizer, prompt)
+    ids = tokenizer(text, add_special_tokens=specials)["input_ids"]
+    if not ids:
+        raise DataError(f"prompt {str(prompt)[:80]!r} encodes to zero tokens")
+    return list(ids)
+
+
+def _prompt_text(tokenizer, prompt) -> tuple[str, bool]:
+    """(text to tokenize, whether the tokenizer adds its special tokens)."""
+    if isinstance(prompt, str):
+        return prompt, True
+    if getattr(tokenizer, "chat_template", None):
+        return tokenizer.apply_chat_template(list(prompt), add_generation_prompt=True,
+                                             tokenize=False), False
+    raise DataError("the dataset gives chat messages but the tokenizer has no chat "
+                    "template; give a 'prompt' text column or a tokenizer with one")
+
+
+# No tokenizer in use packs more than this many characters into one token on real text, so a
+# prompt whose first (limit + 1) * _CHARS characters already exceed the limit is too long: a 10 MB
+# prompt is judged from a prefix instead of being tokenized whole (gigabytes of offsets).
+_CHARS = 32
+
+
+# Byte-level BPE, SentencePiece (byte fallback plus a word marker) and WordPiece all give at most
+# two tokens per UTF-8 byte, plus a few special tokens: a prompt under that bound fits unseen.
+def _surely_fits(text: str, limit: int) -> bool:
+    return 2 * len(text.encode("utf-8")) + 16 <= limit
+
+
+def _token_counts(tokenizer, prompts: list, limit: int) -> list[int]:
+    """Each prompt's length in tokens (an upper bound when that already fits), or a number above
+    ``limit`` when it is certainly longer. Tokenized in batches: one call per prompt costs more
+    than the tokenizing itself."""
+    texts = [_prompt_text(tokenizer, p) for p in prompts]
+    heads = [text[:(limit + 1) * _CHARS] for text, _ in texts]
+    counts = [2 * len(text.encode("utf-8")) + 16 for text, _ in texts]
+    for specials in (True, False):
+        idx = [i for i, (t, s) in enumerate(texts) if s is specials and not _surely_fits(t, limit)]
+        for start in range(0, len(idx), 512):
+            chunk = idx[start:start + 512]
+            ids = tokenizer([heads[i] for i in chunk], add_special_tokens=specials)["input_ids"]
+            for i, one in zip(chunk, ids):
+                counts[i] = len(one)
+    for i, (text, specials) in enumerate(texts):
+        # margin: the cut may split a word into pieces; a long text below it is counted whole
+        if len(heads[i]) < len(text) and counts[i] <= limit + 8:
+            counts[i] = len(tokenizer(text, add_special_tokens=specials)["input_ids"])
+    return counts
+
+
+def _fit_prompt(row: dict, tokenizer, limit: int, overflow: str) -> str | None:
+    """None when the prompt fits ``limit`` tokens (truncating a text prompt if asked), else why."""
+    prompt = prompt_of(row)
+    if _token_counts(tokenizer, [prompt], limit)[0] <= limit:
+        return None
+    too_long = (f"the prompt has more than {limit} tokens, the room the model's positions leave "
+                "after max_new_tokens")
+    if overflow != "truncate":
+        return too_long + '; shorten it or set prompt_overflow = "truncate"'
+    if not isinstance(prompt, str):
+        return too_long + ' (prompt_overflow = "truncate" works on text prompts, not messages)'
+    tail = tokenizer(prompt[-(limit + 1) * _CHARS:], add_special_tokens=False)["input_ids"]
+    for keep in range(limit - 4, 0, -max(1, limit // 8)):  # decode + re-encode may add a token
+        text = tokenizer.decode(tail[-keep:], skip_special_tokens=True)
+        if _token_counts(tokenizer, [text], limit)[0] <= limit:
+            row["prompt"] = text  # the end of the prompt (where the question is) is kept
+            return None
+    return too_long + " and could not be truncated to fit"
 
 
 def prompt_of(row: Mapping[str, Any]):

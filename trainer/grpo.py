@@ -33,12 +33,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
+from passband.trainer import resume
 from passband.trainer.advantages import get_advantage
 from passband.trainer.alerts import AlertMonitor
 from passband.trainer.batch import NO_UPDATE, Group, UpdateStats, collate
-from passband.trainer.checkpoint import latest_checkpoint, load_checkpoint, rng_state, save_checkpoint
+from passband.trainer.checkpoint import load_latest_checkpoint, rng_state, save_checkpoint
 from passband.trainer.config import GRPOConfig
-from passband.trainer.data import as_rows, prompt_of
+from passband.trainer.data import check_rows, prompt_of
 from passband.trainer.distributed import (group_seed, init_distributed, seeded_rollout,
                                           warn_if_unbalanced)
 from passband.trainer.fsdp import full_model_state, full_optimizer_state, full_tensor
@@ -48,6 +49,7 @@ from passband.trainer.losses import (BatchNorms, clipped_surrogate, get_aggregat
 from passband.trainer.metrics import (MetricsWriter, ProgressBar, group_lines, group_metrics,
                                       length_metrics, reward_metrics, set_grad_weights)
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer
+from passband.trainer.outdir import claim_output_dir
 from passband.trainer.rollout import RolloutBackend, StalePolicyError
 from passband.trainer.rollout_vllm import make_rollout_backend
 from passband.trainer.tis import rollout_logprobs_tensor, tis_correct
@@ -71,16 +73,15 @@ class GRPOTrainer:
     def __init__(self, model, tokenizer, train_dataset, reward, config: GRPOConfig | None = None,
                  *, reference_columns: Mapping[str, str] | None = None,
                  rollout_backend: RolloutBackend | None = None):
-        self.config = c = config if config is not None else GRPOConfig()
+        self.config = c = GRPOConfig.coerce(config)  # None, a GRPOConfig or a mapping
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         from_path = not isinstance(model, torch.nn.Module)
         self.model, self.tokenizer = load_model_and_tokenizer(model, tokenizer)
         if torch.cuda.is_available() and (from_path or self.dist.enabled):
             self.model.to(self.dist.device())  # several ranks: each on its own GPU (NCCL)
         self.dist.broadcast_from_main(self.model)  # every rank starts from rank 0's weights
-        self.rows, columns = as_rows(train_dataset)
         self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers)
-        self.scorer.check_columns(columns)
+        self.rows = check_rows(train_dataset, self.scorer, self.tokenizer, self.model, c)  # every row, now
         self.device = next(self.model.parameters()).device
         # The reference is the policy as given, copied before any update or checkpoint load;
         # a LoRA policy needs no copy: its base, with the adapters switched off, is the reference.
@@ -116,6 +117,8 @@ class GRPOTrainer:
     def train(self) -> dict[str, Any]:
         """Run until ``max_steps``; returns the last metrics line."""
         c = self.config
+        lock = claim_output_dir(c.output_dir, resume=c.resume, overwrite=c.overwrite,
+                                enabled=self.dist.is_main)  # a second run on it is refused
         self._begin()
         self.dist.barrier()  # rank 0 has reset or cut back the run directory
         self._bar = ProgressBar(c.max_steps, self.step, c.progress and self.dist.is_main)
@@ -130,6 +133,7 @@ class GRPOTrainer:
         finally:
             self._bar.close()
             self.writer.close()
+            lock.release()
         return last
 
     def train_step(self) -> dict[str, Any]:
@@ -324,10 +328,11 @@ class GRPOTrainer:
     def _begin(self) -> None:
         """Resume from the newest checkpoint, or start fresh with every RNG seeded."""
         c = self.config
-        ckpt = latest_checkpoint(c.output_dir)
-        if c.resume and ckpt is not None:
-            state = load_checkpoint(ckpt, model=self.model, optimizer=self.optimizer,
-                                    scheduler=self.scheduler, rank=self.dist.rank)
+        if loaded := c.resume and load_latest_checkpoint(
+                c.output_dir, model=self.model, optimizer=self.optimizer,
+                scheduler=self.scheduler, rank=self.dist.rank):
+            ckpt, state = loaded
+            resume.reconcile(state, ckpt, c, self.optimizer, self.scheduler, say=self._write)
             self.step, self.policy_version = state["step"], state["policy_version"]
             self.elapsed_s, self._short_batches = state["elapsed_s"], state["short_batches"]
             self.sampler.load_state_dict(state["sampler"])
@@ -336,18 +341,12 @@ class GRPOTrainer:
             if self.alerts is not None:
                 self.alerts.replay(self.writer.metrics_path)
             self._write(f"passband: resuming from {ckpt} (step {self.step})")
-            return
-        if ckpt is not None:
-            raise FileExistsError(f"{c.output_dir} already holds checkpoints ({ckpt.name}); pass "
-                                  "resume=True (--resume) to continue that run, or choose another "
-                                  "output_dir")
-        if c.resume:
-            warnings.warn(f"resume=True but {c.output_dir} has no checkpoint; starting fresh")
-        random.seed(c.seed)
-        np.random.seed(c.seed)
-        torch.manual_seed(c.seed)
-        self.writer.start_fresh()
-        self.writer.write_config(c.to_dict())
+        else:
+            random.seed(c.seed)
+            np.random.seed(c.seed)
+            torch.manual_seed(c.seed)
+            self.writer.start_fresh()
+        self.writer.write_config(c.to_dict())  # on resume: the settings the run continues with
 
     def save(self) -> None:
         """Atomic checkpoint of what the next step needs; all ranks call, rank 0 writes (all RNGs)."""

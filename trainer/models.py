@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from passband.errors import ConfigError
+
 __all__ = ["load_model_and_tokenizer", "frozen_copy"]
 
 
@@ -25,7 +27,7 @@ def load_model_and_tokenizer(model: Any, tokenizer: Any = None, *,
                                                      local_files_only=True, dtype=dtype)
     if tokenizer is None:
         if model_dir is None:
-            raise ValueError("a tokenizer is required when the model is given as an object")
+            raise ConfigError("a tokenizer is required when the model is given as an object")
         tokenizer = model_dir
     if isinstance(tokenizer, (str, os.PathLike)):
         tokenizer = AutoTokenizer.from_pretrained(_local_dir(tokenizer, "tokenizer"),
@@ -36,7 +38,7 @@ def load_model_and_tokenizer(model: Any, tokenizer: Any = None, *,
 def _local_dir(path: Any, what: str) -> str:
     path = os.fspath(path)
     if not os.path.isdir(path):
-        raise FileNotFoundError(f"{what} path {path!r} is not a local directory; passband loads "
+        raise ConfigError(f"{what} path {path!r} is not a local directory; passband loads "
                                 "models from disk only (download it first, e.g. with "
                                 "`huggingface-cli download`)")
     return path

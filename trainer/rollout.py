@@ -117,18 +117,9 @@ class HFRollout:
 
     def encode_prompt(self, prompt: Prompt) -> list[int]:
         """Token ids of one prompt; chat messages go through the tokenizer's chat template."""
-        if isinstance(prompt, str):
-            ids = self.tokenizer(prompt, add_special_tokens=True)["input_ids"]
-        elif getattr(self.tokenizer, "chat_template", None):
-            text = self.tokenizer.apply_chat_template(list(prompt), add_generation_prompt=True,
-                                                      tokenize=False)
-            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-        else:
-            raise ValueError("the dataset gives chat messages but the tokenizer has no chat "
-                             "template; give a 'prompt' text column or a tokenizer with one")
-        if not ids:
-            raise ValueError(f"prompt {prompt!r} encodes to zero tokens")
-        return list(ids)
+        from passband.trainer.data import encode_prompt  # the one encoding the row checks use
+
+        return encode_prompt(self.tokenizer, prompt)
 
     # -- internals ----------------------------------------------------------------------------
     @torch.no_grad()

@@ -64,6 +64,18 @@ def _shape(args: argparse.Namespace, model_path: str | None):
                   "(or 1.5B, 500M) to estimate memory and time")
 
 
+def _print_context(model_path: str | None, max_new_tokens: int, prompt_tokens: int) -> None:
+    from passband.estimate import context_warning, positions_from_config
+
+    positions = positions_from_config(model_path) if model_path else None
+    problem = context_warning(positions, max_new_tokens, prompt_tokens)
+    if problem:
+        print(f"\nWARN  context: {problem}")
+    elif positions is not None:
+        print(f"\nok    context: {prompt_tokens}-token prompts + max_new_tokens = {max_new_tokens} "
+              f"fit the model's {positions} positions")
+
+
 def run(args: argparse.Namespace) -> int:
     from passband.doctor import check_settings, format_findings
     from passband.errors import UsageError
@@ -79,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"passband doctor: {args.config}\n")
     print(f"settings ({flagged} outside the typical range; WARN = the trainer warns too)")
     print(format_findings(findings))
+    _print_context(model_path, values["max_new_tokens"], args.prompt_tokens)
     shape, why_not = _shape(args, model_path)
     print()
     if shape is None:

@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from passband.curriculum import PrescoreConfig, PrescoreError, prescore, read_rows
     from passband.errors import UsageError
 
+    _check_out(args)  # before the model loads and anything is generated
     verifier, references = _apply_config(args)
     try:
         options = _prescore_options(args, references)
@@ -80,6 +81,18 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     print(result.summary())
     return 0
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    from passband.curriculum.tables import table_format
+    from passband.errors import UsageError
+
+    try:
+        table_format(args.out, must_exist=False)
+    except ValueError as exc:
+        raise UsageError(f"--out: {exc}") from None
+    if Path(args.out).resolve() == Path(args.dataset).resolve():
+        raise UsageError(f"--out {args.out!r} is the input dataset; write the scores elsewhere")
 
 
 def _apply_config(args: argparse.Namespace):
@@ -128,23 +141,9 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
 
 def _resolve_verifier(spec: str):
     """A registered name stays a name (verify_batch looks it up); module:attr is imported."""
-    import importlib
+    from passband.verifier_spec import resolve_verifier
 
-    from passband.errors import UsageError
-    from passband.verifiers import get, names
-
-    if ":" not in spec:
-        try:
-            get(spec)
-        except KeyError:
-            raise UsageError(f"--verifier {spec!r} is not registered; known: "
-                             f"{', '.join(sorted(names()))} (or give module:attribute)") from None
-        return spec
-    module, _, attr = spec.partition(":")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise UsageError(f"--verifier {spec!r}: cannot import it ({exc})") from None
+    return resolve_verifier(spec)
 
 
 class _SeededGenerate:

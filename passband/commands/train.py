@@ -22,16 +22,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="override a config value, e.g. trainer.learning_rate=1e-6")
     parser.add_argument("--resume", action="store_true",
                         help="continue from the newest checkpoint in trainer.output_dir")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the previous run in trainer.output_dir (metrics, "
+                             "checkpoints); without it, or --resume, such a directory is refused")
     parser.add_argument("--output-dir", default=None, help="shortcut for trainer.output_dir=...")
 
 
 def run(args: argparse.Namespace) -> int:
-    from passband.config import load_config, load_rows
-    from passband.errors import UsageError
+    import errno
 
+    from passband.config import load_config, load_rows
+    from passband.errors import DiskFullError, UsageError
+
+    if args.resume and args.overwrite:
+        raise UsageError("--resume continues the run in output_dir and --overwrite replaces it; "
+                         "pass one of them")
     overrides = list(args.overrides)
     if args.resume:
         overrides.append("trainer.resume=true")
+    if args.overwrite:
+        overrides.append("trainer.overwrite=true")
     if args.output_dir:
         overrides.append(f"trainer.output_dir={json.dumps(args.output_dir)}")
     cfg = load_config(args.config, overrides)
@@ -41,15 +51,17 @@ def run(args: argparse.Namespace) -> int:
 
     from passband.trainer import GRPOTrainer
 
-    try:
-        trainer = GRPOTrainer(cfg.model.path, cfg.model.tokenizer, rows, reward, cfg.trainer,
-                              reference_columns=reference_columns)
-    except (FileNotFoundError, KeyError, ValueError) as exc:
-        raise UsageError(str(exc).strip('"')) from None
+    # Mistakes the user can make surface as passband.errors (the CLI prints them); anything else
+    # escaping from here is a bug and keeps its traceback.
+    trainer = GRPOTrainer(cfg.model.path, cfg.model.tokenizer, rows, reward, cfg.trainer,
+                          reference_columns=reference_columns)
     try:
         last = trainer.train()
-    except FileExistsError as exc:
-        raise UsageError(str(exc)) from None
+    except OSError as exc:  # a log write on a full disk names no file: name the run directory
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise DiskFullError(f"no space left on {exc.filename or cfg.trainer.output_dir}; free some "
+                            "space and rerun with --resume") from None
     finally:
         trainer.close()  # a vLLM engine it started
     from passband.trainer.distributed import finish_distributed

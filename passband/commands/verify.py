@@ -1,10 +1,13 @@
 """``passband verify``: score a file of completions with a verifier, resumably.
 
-Rows are read from JSONL or Parquet; each output row is the input row plus ``score``, ``status``,
-``detail`` and ``components``. The output is JSONL written append-only in chunks, each chunk
-flushed and fsynced, so a run that is killed loses at most the chunk in flight: rerunning the same
-command truncates a torn last line, skips the rows already written and continues. A ``.parquet``
-output path is produced from that JSONL file once every row is scored.
+Rows are read by ``passband.curriculum.read_rows`` (JSONL, JSON, Parquet, CSV, a saved dataset);
+each output row is the input row plus ``score``, ``status``, ``detail`` and ``components``. A
+completion given as chat messages is read as its assistant text, as ``as_trl_reward`` reads it.
+The output is JSONL written append-only in chunks, each chunk flushed and fsynced, so a run that
+is killed loses at most the chunk in flight: rerunning the same command truncates a torn last
+line, checks that every row already written still matches the input row it came from (so an
+input edited in between is refused, not silently mixed), and continues. A ``.parquet`` output
+path is produced from that JSONL file once every row is scored. The output may never be the input.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 
 HELP = "Score a JSONL/Parquet file of completions with a verifier (resumable)."
@@ -53,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     journal = final if final.suffix == ".jsonl" else final.with_name(final.name + ".partial.jsonl")
     if final.suffix not in (".jsonl", ".parquet"):
         raise UsageError(f"--output must end in .jsonl or .parquet, got {final}")
-    done = _prepare_journal(journal, args, len(rows))
+    _refuse_own_input(args.input, final, journal)
+    done = _prepare_journal(journal, args, rows)
     _score_rows(verifier, rows, refs, journal, done, args)
     if final.suffix == ".parquet":
         _write_parquet(journal, final)
@@ -76,29 +79,24 @@ def _check_options(args) -> None:
         raise UsageError(f"--chunk-size must be >= 1, got {args.chunk_size}")
 
 
-def _resolve_verifier(spec: str):
-    import importlib
-
+def _refuse_own_input(source: Path, *outputs: Path) -> None:
     from passband.errors import UsageError
-    from passband.verifiers import get
 
-    if ":" not in spec:
-        try:
-            return get(spec)
-        except KeyError as exc:
-            raise UsageError(f"--verifier: {exc.args[0]}") from None
-    module, _, attr = spec.partition(":")
-    if os.getcwd() not in sys.path and "" not in sys.path:  # like `python -m`: find ./my_verifiers.py
-        sys.path.insert(0, os.getcwd())
-    try:
-        obj = importlib.import_module(module)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise UsageError(f"--verifier {spec!r}: cannot import it ({exc})") from None
-    if not callable(obj):
-        raise UsageError(f"--verifier {spec!r} is a {type(obj).__name__}, not a callable verifier")
-    return obj
+    for out in outputs:
+        meta = out.with_name(out.name + ".meta.json")
+        for path in (out, meta):
+            same = path.resolve() == source.resolve() or (path.exists()
+                                                          and os.path.samefile(path, source))
+            if same:
+                raise UsageError(f"--output {str(out)!r} would overwrite the input {str(source)!r}"
+                                 "; choose another output path (verdicts are written beside the "
+                                 "input rows, never over them)")
+
+
+def _resolve_verifier(spec: str):
+    from passband.verifier_spec import resolve_verifier
+
+    return resolve_verifier(spec)
 
 
 def _read_rows(path: Path) -> list[dict]:
@@ -145,8 +143,9 @@ def _references(row: dict, completion_column: str, refs: dict[str, str]) -> dict
     return reference
 
 
-def _prepare_journal(journal: Path, args, total: int) -> int:
-    """Rows already scored (0 for a fresh run); a torn last line from a kill is cut off."""
+def _prepare_journal(journal: Path, args, rows: list[dict]) -> int:
+    """Rows already scored (0 for a fresh run); a torn last line from a kill is cut off, and each
+    row already written must still match its input row."""
     from passband.errors import UsageError
 
     meta_path = journal.with_name(journal.name + ".meta.json")
@@ -164,10 +163,33 @@ def _prepare_journal(journal: Path, args, total: int) -> int:
     if keep != len(data):
         with open(journal, "r+b") as f:
             f.truncate(keep)
-    done = data[:keep].count(b"\n")
-    if done > total:
-        raise UsageError(f"{journal} has {done} rows but the input only {total}; pass --overwrite")
-    return done
+    written = data[:keep].splitlines()
+    if len(written) > len(rows):
+        raise UsageError(f"{journal} has {len(written)} rows but the input only {len(rows)}; pass --overwrite")
+    changed = _first_changed(written, rows)
+    if changed is not None:
+        raise UsageError(f"{args.input}: row {changed} changed since {journal} was written, so its "
+                         "verdict (and any after it) may be stale; pass --overwrite to score the "
+                         "input again")
+    return len(written)
+
+
+def _first_changed(written: list[bytes], rows: list[dict]) -> int | None:
+    """Index of the first written record whose input fields differ from the input row now."""
+    for i, (line, row) in enumerate(zip(written, rows)):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            return i
+        before = {k: v for k, v in record.items() if k not in _VERDICT_KEYS}
+        if _canonical(before) != _canonical(json.loads(_canonical(row))):
+            return i
+    return None
+
+
+def _canonical(obj) -> str:
+    # As a string: NaN equals itself there, and non-JSON values compare as they were written.
+    return json.dumps(obj, ensure_ascii=False, default=str, sort_keys=True)
 
 
 def _score_rows(verifier, rows: list[dict], refs: dict, journal: Path, done: int, args) -> None:
@@ -188,14 +210,31 @@ def _score_rows(verifier, rows: list[dict], refs: dict, journal: Path, done: int
                               components=dict(verdict.components))
                 lines.append(json.dumps(record, ensure_ascii=False, default=str) + "\n")
             # backslashreplace writes a lone surrogate as the JSON escape \udXXX: still valid JSON
-            out.write("".join(lines).encode("utf-8", "backslashreplace"))
-            out.flush()
-            os.fsync(out.fileno())
+            _append(out, "".join(lines).encode("utf-8", "backslashreplace"), journal)
             bar.update(len(chunk))
 
 
+def _append(out, data: bytes, journal: Path) -> None:
+    import errno
+
+    from passband.errors import DiskFullError
+
+    try:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise DiskFullError(f"no space left on {journal}; free some space and rerun the same "
+                            "command: it resumes after the last complete row") from None
+
+
 def _text(value) -> str:
-    return value if isinstance(value, str) else "" if value is None else str(value)
+    """A completion's text; chat messages (or content blocks) are read as ``as_trl_reward`` reads them."""
+    from passband.verifiers.adapters import _completion_text
+
+    return "" if value is None else _completion_text(value)
 
 
 def _write_parquet(journal: Path, final: Path) -> None:

@@ -1,0 +1,75 @@
+"""The one table reader: one behaviour per format, and ``file:line`` for every bad line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from passband.curriculum.tables import read_rows, write_rows
+from passband.errors import DataError
+
+ROWS = [{"prompt": "1+1=", "answer": "2"}, {"prompt": "2+2=", "answer": "4"}]
+
+
+def test_json_is_an_array_or_json_lines(tmp_path):
+    array, lines = tmp_path / "a.json", tmp_path / "l.json"
+    array.write_text(json.dumps(ROWS, indent=2))
+    lines.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    assert read_rows(array) == ROWS == read_rows(lines)
+    write_rows(ROWS, tmp_path / "w.json")  # written as JSON Lines, read back the same
+    assert read_rows(tmp_path / "w.json") == ROWS
+
+
+def test_a_directory_is_a_saved_dataset_or_holds_split_files(tmp_path):
+    pytest.importorskip("datasets")
+    from datasets import Dataset, DatasetDict
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS[:1]))
+    (plain / "train.json").write_text(json.dumps(ROWS))
+    assert read_rows(plain) == ROWS and read_rows(plain, split="test") == ROWS[:1]
+    saved = tmp_path / "saved"
+    DatasetDict({"train": Dataset.from_list(ROWS), "test": Dataset.from_list(ROWS[:1])}) \
+        .save_to_disk(str(saved))
+    assert read_rows(saved, split="train") == ROWS and read_rows(saved, split="test") == ROWS[:1]
+    with pytest.raises(DataError, match="holds splits"):
+        read_rows(saved)
+    with pytest.raises(DataError, match="nor holds validation.jsonl"):
+        read_rows(plain, split="validation")
+
+
+@pytest.mark.parametrize("name", ["d.jsonl", "d.json"])
+def test_a_bad_line_names_file_and_line(tmp_path, name):
+    path = tmp_path / name
+    path.write_text('{"prompt": "a"}\n\n{"prompt": }\n')
+    with pytest.raises(DataError, match=rf"{name}:3: not valid JSON"):
+        read_rows(path)
+    path.write_text('{"prompt": "a"}\n[1, 2]\n')
+    with pytest.raises(DataError, match=rf"{name}:2: each line must be a JSON object"):
+        read_rows(path)
+
+
+def test_a_bad_json_array_names_its_line(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text('[\n  {"prompt": "a"},\n  {"prompt" "b"}\n]\n')
+    with pytest.raises(DataError, match=r"d.json:3: not valid JSON"):
+        read_rows(path)
+
+
+@pytest.mark.parametrize("name", ["d.jsonl", "d.json", "d.csv"])
+def test_bytes_that_are_not_utf8_name_file_line_and_column(tmp_path, name):
+    path = tmp_path / name
+    body = b'prompt\n"ok"\n"caf\xe9"\n' if name.endswith(".csv") else \
+        b'{"prompt": "ok"}\n{"prompt": "ok"}\n{"prompt": "caf\xe9"}\n'
+    path.write_bytes(body)
+    with pytest.raises(DataError, match=rf"{name}:3: not UTF-8 \(byte 0xe9 at column"):
+        read_rows(path)
+
+
+def test_unknown_formats_and_missing_files_are_data_errors(tmp_path):
+    with pytest.raises(DataError, match="unknown dataset format '.txt'"):
+        read_rows(tmp_path / "d.txt")
+    with pytest.raises(DataError, match="does not exist"):
+        read_rows(tmp_path / "d.jsonl")

@@ -1,0 +1,89 @@
+"""Every training row is checked before the first rollout, with a real tiny model and tokenizer:
+bad rows are counted and named (or skipped on request), prompts are measured against the model's
+positions (refused or truncated on request), and a config may be given as a mapping."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from passband.errors import ConfigError, DataError
+from passband.trainer import GRPOConfig, GRPOTrainer
+
+SETTINGS = {"group_size": 4, "prompts_per_step": 2, "max_new_tokens": 6, "pretrained": False,
+            "beta": 0.0, "max_steps": 1, "progress": False, "use_curriculum": False}
+
+
+def _rows(n=12):
+    return [{"prompt": f"{i}*{i}=", "pattern": f"(?s).*{i % 10}.*"} for i in range(n)]
+
+
+def _trainer(tiny, tokenizer, rows, tmp_path, **settings):
+    config = {**SETTINGS, "output_dir": str(tmp_path / "run"), **settings}
+    return GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, "regex", config,
+                       reference_columns={"pattern": "pattern"})
+
+
+def test_unusable_rows_after_the_first_are_found_up_front(tiny, tokenizer, tmp_path):
+    rows = _rows()
+    rows[5]["prompt"] = None
+    del rows[7]["pattern"]
+    rows[9]["pattern"] = None
+    rows[10]["prompt"] = {"text": "not a prompt"}
+    with pytest.raises(DataError) as info:
+        _trainer(tiny, tokenizer, rows, tmp_path)
+    message = str(info.value)
+    assert message.startswith("4 of 12 training rows are unusable")
+    assert "row 5: the prompt is null" in message
+    assert "row 7: lacks the reference column 'pattern'" in message
+    assert "row 9: reference column 'pattern' is null" in message
+    assert "row 10: the prompt is a dict" in message and "skip_bad_rows = true" in message
+
+
+def test_skip_bad_rows_trains_on_the_rest_and_says_how_many(tiny, tokenizer, tmp_path):
+    rows = _rows()
+    rows[3]["prompt"] = "   "
+    with pytest.warns(UserWarning, match="skipping 1 of 12 unusable training rows"):
+        t = _trainer(tiny, tokenizer, rows, tmp_path, skip_bad_rows=True)
+    assert len(t.rows) == 11 and all(r["prompt"].strip() for r in t.rows)
+    assert t.train()["step"] == 1
+
+
+def test_a_prompt_longer_than_the_models_positions_is_refused_or_truncated(tiny, tokenizer, tmp_path):
+    rows = _rows(3)
+    rows[1]["prompt"] = "1+" * 200 + "2="  # 402 tokens; the model has 256 positions
+    with pytest.raises(DataError, match=r"row 1: the prompt has more than 250 tokens"):
+        _trainer(tiny, tokenizer, rows, tmp_path)
+    t = _trainer(tiny, tokenizer, rows, tmp_path, prompt_overflow="truncate")
+    kept = t.rows[1]["prompt"]
+    assert kept.endswith("1+2=") and len(tokenizer(kept)["input_ids"]) <= 250
+    assert t.train()["step"] == 1  # it generates without an IndexError
+
+
+def test_a_huge_prompt_is_refused_without_a_huge_allocation(tiny, tokenizer, tmp_path):
+    import resource
+
+    rows = _rows(2)
+    rows[0]["prompt"] = "7" * 10_000_000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(DataError, match="row 0: the prompt has more than 250 tokens"):
+        _trainer(tiny, tokenizer, rows, tmp_path)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < 2000, f"checking one prompt grew the process by {grown_mb:.0f} MB"
+
+
+def test_max_new_tokens_beyond_the_models_positions_is_a_config_error(tiny, tokenizer, tmp_path):
+    with pytest.raises(ConfigError, match="max_new_tokens = 100000 leaves no room.*256 positions"):
+        _trainer(tiny, tokenizer, _rows(2), tmp_path, max_new_tokens=100000)
+
+
+def test_the_config_may_be_a_mapping(tiny, tokenizer, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = _trainer(tiny, tokenizer, _rows(4), tmp_path, group_size=3)
+    assert isinstance(t.config, GRPOConfig) and t.config.group_size == 3
+    with pytest.raises(ConfigError, match="unknown trainer setting.*'groupsize'"):
+        _trainer(tiny, tokenizer, _rows(4), tmp_path, groupsize=3)
+    with pytest.raises(TypeError, match="a GRPOConfig or a mapping"):
+        GRPOTrainer(tiny.model(tokenizer), tokenizer, _rows(4), "regex", 42)

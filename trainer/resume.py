@@ -1,0 +1,74 @@
+"""Settings changed on resume: applied and named, named as ignored, or refused.
+
+``passband train CONFIG --resume trainer.learning_rate=1e-6`` must not be silently dropped:
+loading the optimizer state brings back the checkpoint's learning rate and weight decay, so they
+are written back into the optimizer and the scheduler here. Every other setting is read from the
+config at each step, so the new value simply holds. ``seed`` cannot take effect (the run continues
+from the checkpoint's RNG states) and is named as ignored; settings that change what the
+checkpoint holds (the sampler kind, the LoRA adapters) are refused before anything is loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from passband.errors import ConfigError
+
+__all__ = ["reconcile", "changed_settings", "check_resumable", "apply_to_optimizer"]
+
+# Changing these would leave nothing to continue: the checkpoint holds a different state.
+_FIXED = ("use_curriculum", "lora_r", "lora_alpha", "lora_target_modules")
+_IGNORED = {"seed": "the run continues from the checkpoint's random states"}
+_UNTRACKED = ("resume", "overwrite", "progress")  # how to run, not what is trained
+
+
+def changed_settings(saved: dict[str, Any], current: dict[str, Any]) -> dict[str, tuple]:
+    """``name -> (checkpoint value, new value)`` for every trainer setting that differs."""
+    return {k: (saved[k], v) for k, v in current.items()
+            if k in saved and k not in _UNTRACKED and _norm(saved[k]) != _norm(v)}
+
+
+def _norm(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def check_resumable(changes: dict[str, tuple], checkpoint) -> None:
+    fixed = {k: v for k, v in changes.items() if k in _FIXED}
+    if fixed:
+        said = ", ".join(f"trainer.{k} (checkpoint {a!r}, now {b!r})" for k, (a, b) in fixed.items())
+        raise ConfigError(f"cannot resume {checkpoint} with changed {said}: the checkpoint holds "
+                          "state for the old value; put them back or start a new run")
+
+
+def apply_to_optimizer(changes: dict[str, tuple], config, optimizer, scheduler) -> list[str]:
+    """Write a changed learning rate / weight decay over the loaded optimizer state; returns
+    one line per change, saying whether it was applied or ignored."""
+    if "learning_rate" in changes:
+        scheduler.base_lrs = [config.learning_rate for _ in optimizer.param_groups]
+        factor = config.lr_factor(scheduler.last_epoch)
+        for group in optimizer.param_groups:
+            group["initial_lr"] = config.learning_rate
+            group["lr"] = config.learning_rate * factor
+        scheduler._last_lr = [g["lr"] for g in optimizer.param_groups]
+    if "weight_decay" in changes:
+        for group in optimizer.param_groups:
+            group["weight_decay"] = config.weight_decay
+    lines = []
+    for name, (old, new) in changes.items():
+        if name in _IGNORED:
+            lines.append(f"ignored trainer.{name} = {new!r} (checkpoint {old!r}): {_IGNORED[name]}")
+        else:
+            lines.append(f"applied trainer.{name} = {new!r} (checkpoint {old!r})")
+    return lines
+
+
+def reconcile(state: dict[str, Any], checkpoint, config, optimizer, scheduler, *,
+              say=print) -> list[str]:
+    """After loading ``checkpoint`` (its ``state.json`` is ``state``): refuse, apply or name as
+    ignored each changed setting; ``say`` gets one line per change (the trainer's console)."""
+    changes = changed_settings(state.get("config", {}), config.to_dict())
+    check_resumable(changes, checkpoint)
+    lines = apply_to_optimizer(changes, config, optimizer, scheduler)
+    for line in lines:
+        say(f"passband: resume: {line}")
+    return lines
