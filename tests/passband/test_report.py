@@ -1,4 +1,6 @@
-"""``passband report``: files, PNG/HTML validity, text summary, partial runs, a real run, Chromium."""
+"""``passband report``: files, PNG/HTML validity, text summary, partial runs, a real run, Chromium.
+The outlier rules, empty states and views at scale: test_report_views.py; real runs in a browser:
+test_report_runs.py."""
 
 import json
 import random
@@ -25,7 +27,7 @@ def make_run(root: Path, steps: int = 40, *, inflate_from: int | None = None, pr
     rng = random.Random(seed)
     root.mkdir(parents=True, exist_ok=True)
     (root / "config.json").write_text(json.dumps({"trainer": {"max_steps": max_steps or steps, "band": [0.2, 0.8],
-                                                               "group_size": 4}}))
+                                                               "group_size": 4, "mu": 2, "beta": 0.01}}))
     metrics, groups = [], []
     for step in range(1, steps + 1):
         inflating = inflate_from is not None and step >= inflate_from
@@ -37,17 +39,20 @@ def make_run(root: Path, steps: int = 40, *, inflate_from: int | None = None, pr
                "verifier/timeout_rate": 0.0, "length/mean": 100 * (1 + (step - inflate_from) / 10)
                if inflating else 100 + rng.uniform(-5, 5), "length/max": 256,
                "length/truncated_share": 0.05, "kl": 0.01 * step ** 0.5, "clip_fraction": 0.1,
-               "entropy": 1.2, "grad_norm": 0.8, "lr": 1e-6, "loss": 0.01, "time/step_s": 2.0,
+               "entropy": 1.2, "grad_norm": 0.8, "lr": 1e-6 * (1 + step / steps), "loss": 0.01, "time/step_s": 2.0,
+               "time/sample_s": 0.01, "time/generate_s": 1.2, "time/score_s": 0.3, "time/update_s": 0.4,
+               "time/sync_s": 0.05, "reward_scale/math": 0.45, "reward_scale/length_penalty": 0.01,
                "alerts": []}
         if curriculum:
             row.update({"curriculum/in_band_share": 0.6, "curriculum/pool/active": 8,
                         "curriculum/pool/easy": step // 10})
         metrics.append(row)
-        for g in range(8):
+        for g in range(8):  # 6 effective groups, as the metrics say; p0 carries 7x the others
             rewards = [float(rng.random() < acc) for _ in range(4)]
-            groups.append({"step": step, "prompt_id": "p0" if g == 0 else f"p{rng.randrange(1, prompts)}", "rewards": rewards,
-                           "passes": int(sum(rewards)), "kept": len(set(rewards)) > 1,
-                           "grad_share": (0.5 if g == 0 else 0.5 / 7)})
+            rewards = rewards[:3] + [1.0 - rewards[0]] if g < 6 else [rewards[0]] * 4
+            groups.append({"step": step, "prompt_id": "p0" if g == 0 else f"p{rng.randrange(1, prompts)}",
+                           "rewards": rewards, "passes": int(sum(rewards)), "kept": g < 6,
+                           "grad_share": (7 / 12 if g == 0 else 1 / 12) if g < 6 else 0.0})
     _write_jsonl(root / "metrics.jsonl", metrics)
     _write_jsonl(root / "groups.jsonl", groups)
     if curriculum:
@@ -84,7 +89,7 @@ def test_report_writes_valid_pngs_and_html(healthy):
     assert page.count('src="data:image/png;base64,') == len(STEMS)
     assert "http://" not in page and "https://" not in page  # nothing fetched from the network
     assert 'http-equiv="refresh"' not in page  # not live
-    assert "<table>" in page and "pass rate (final)" in page
+    assert '<table class="summary">' in page and "pass rate (final)" in page
 
 
 def test_text_summary_content(healthy):
@@ -93,7 +98,10 @@ def test_text_summary_content(healthy):
     final = json.loads((healthy.run_dir / "metrics.jsonl").read_text().splitlines()[-1])["pass_rate"]
     assert f"{final:.3f} at step 40" in text.split("pass rate (final)")[1].splitlines()[0]
     assert "75.0% of 320 rolled groups carried signal" in text  # 6 effective of 8 rolled per step
-    assert re.search(r"prompts dominating the gradient\s+p0 \(\d+%\)$", text, re.M)
+    # p0 carries 7/12 of every step's gradient, 7x the median group: the one outlier
+    assert re.search(r"outlier prompts\s+1 flagged\. p0: gradient, 7\.0x the step's median", text)
+    assert re.search(r"gradient concentration \(mean per step\)\s+top 1% carry 58\.3% \(equal "
+                     r"shares: 16\.7%\)", text)
     assert re.search(r"length trend .*tokens \([+-]\d+%\)", text) and "alerts: none" in text
 
 
@@ -123,7 +131,8 @@ def test_partial_run_truncated_line_and_no_curriculum(tmp_path):
     rows, bad, truncated = read_jsonl(run / "metrics.jsonl")
     assert len(rows) == 10 and bad == 0 and truncated
     report = write_report(run, live=True, refresh_s=7)
-    assert {"curriculum", "pass_rate_histogram", "prompts"} == set(report.skipped)
+    assert {"curriculum", "pass_rate_histogram", "concentration", "outliers", "reward_distributions",
+            "pass_rate_moves"} == set(report.skipped)
     assert "groups.jsonl not found" in report.text and "last line is incomplete" in report.text
     page = report.html.read_text()
     assert '<meta http-equiv="refresh" content="7">' in page and "Not drawn: " in page
