@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from passband.rundir import RunData, load_run, series
-from passband.runstats import Flag, RunView, gradient_threshold, SCALE_FACTOR, describe
+from passband.runstats import SCALE_FACTOR, Flag, RunView, describe, gradient_threshold
 
 __all__ = ["Report", "summarize", "format_summary", "write_report", "run_alerts"]
 

@@ -26,9 +26,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
-__all__ = ["Visit", "Flag", "Concentration", "visits_of", "top_share", "concentration",
-           "gradient_threshold", "gradient_ratios", "scale_ratios", "flag_outliers", "pass_rate_moves", "most_visited", "describe",
-           "RunView"]
+__all__ = ["Visit", "Flag", "Concentration", "RunView", "visits_of", "top_share", "concentration",
+           "gradient_threshold", "gradient_ratios", "scale_ratios", "flag_outliers", "pass_rate_moves",
+           "most_visited", "describe"]
 
 SCALE_FACTOR = 5.0  # reward-scale rule: this many times the 90th percentile
 MIN_KEPT = 4  # a step with fewer effective groups has no meaningful median

@@ -11,11 +11,22 @@ Inside a chart, a panel that is inactive by configuration says so in one line (`
 module that imports matplotlib; the demo's headline picture is ``passband.plots.demo``.
 """
 
-from passband.plots.prompts import (chart_concentration, chart_curriculum, chart_outliers,
-                                    chart_pass_rate_histogram, chart_pass_rate_moves,
-                                    chart_reward_distributions)
-from passband.plots.steps import (chart_accuracy_length, chart_groups, chart_optimization,
-                                  chart_reward, chart_time, inflation_steps)
+from passband.plots.prompts import (
+                                    chart_concentration,
+                                    chart_curriculum,
+                                    chart_outliers,
+                                    chart_pass_rate_histogram,
+                                    chart_pass_rate_moves,
+                                    chart_reward_distributions,
+)
+from passband.plots.steps import (
+                                    chart_accuracy_length,
+                                    chart_groups,
+                                    chart_optimization,
+                                    chart_reward,
+                                    chart_time,
+                                    inflation_steps,
+)
 
 __all__ = ["CHARTS", "inflation_steps", "chart_accuracy_length", "chart_groups", "chart_concentration",
            "chart_outliers", "chart_reward_distributions", "chart_reward", "chart_pass_rate_moves",

@@ -93,7 +93,8 @@ def chart_outliers(view: RunView, path: Path) -> str | None:
             ax.scatter(rewards, [row] * len(rewards), color="tab:red", alpha=0.5, s=18)
         ax.set_yticks(range(len(shown) + 1), [f"{f.prompt[:20]} ({f.rule})" for f in shown] + ["all groups"],
                       fontsize=8)
-        ax.set(xlabel="reward of each answer", title="Flagged prompts' rewards (red) against the run's (range, quartiles, median)")
+        ax.set(xlabel="reward of each answer",
+               title="Flagged prompts' rewards (red) against the run's (range, quartiles, median)")
     save(fig, path)
     return None
 

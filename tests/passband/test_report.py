@@ -3,7 +3,6 @@ The outlier rules, empty states and views at scale: test_report_views.py; real r
 test_report_runs.py."""
 
 import json
-import random
 import re
 import shutil
 import subprocess
@@ -21,46 +20,6 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 STEMS = [stem for stem, *_ in CHARTS]
 
 
-def make_run(root: Path, steps: int = 40, *, inflate_from: int | None = None, prompts: int = 12,
-             curriculum: bool = True, seed: int = 0, max_steps: int | None = None) -> Path:
-    """A synthetic run dir in the trainer's format; length inflates from ``inflate_from`` on."""
-    rng = random.Random(seed)
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "config.json").write_text(json.dumps({"trainer": {"max_steps": max_steps or steps, "band": [0.2, 0.8],
-                                                               "group_size": 4, "mu": 2, "beta": 0.01}}))
-    metrics, groups = [], []
-    for step in range(1, steps + 1):
-        inflating = inflate_from is not None and step >= inflate_from
-        acc = 0.3 if inflating else 0.2 + 0.5 * step / steps
-        row = {"step": step, "time_s": step * 2.0, "pass_rate": acc + rng.uniform(-0.02, 0.02),
-               "reward/mean": acc, "reward/std": 0.4, "reward/math": acc, "reward/length_penalty": -0.05,
-               "groups/rolled": 8, "groups/zero_variance_share": 0.25, "groups/refill_rounds": step % 2,
-               "groups/effective": 6, "groups/dropped": 2, "verifier/error_rate": 0.0,
-               "verifier/timeout_rate": 0.0, "length/mean": 100 * (1 + (step - inflate_from) / 10)
-               if inflating else 100 + rng.uniform(-5, 5), "length/max": 256,
-               "length/truncated_share": 0.05, "kl": 0.01 * step ** 0.5, "clip_fraction": 0.1,
-               "entropy": 1.2, "grad_norm": 0.8, "lr": 1e-6 * (1 + step / steps), "loss": 0.01, "time/step_s": 2.0,
-               "time/sample_s": 0.01, "time/generate_s": 1.2, "time/score_s": 0.3, "time/update_s": 0.4,
-               "time/sync_s": 0.05, "reward_scale/math": 0.45, "reward_scale/length_penalty": 0.01,
-               "alerts": []}
-        if curriculum:
-            row.update({"curriculum/in_band_share": 0.6, "curriculum/pool/active": 8,
-                        "curriculum/pool/easy": step // 10})
-        metrics.append(row)
-        for g in range(8):  # 6 effective groups, as the metrics say; p0 carries 7x the others
-            rewards = [float(rng.random() < acc) for _ in range(4)]
-            rewards = rewards[:3] + [1.0 - rewards[0]] if g < 6 else [rewards[0]] * 4
-            groups.append({"step": step, "prompt_id": "p0" if g == 0 else f"p{rng.randrange(1, prompts)}",
-                           "rewards": rewards, "passes": int(sum(rewards)), "kept": g < 6,
-                           "grad_share": (7 / 12 if g == 0 else 1 / 12) if g < 6 else 0.0})
-    _write_jsonl(root / "metrics.jsonl", metrics)
-    _write_jsonl(root / "groups.jsonl", groups)
-    if curriculum:
-        estimates = {f"p{i}": rng.random() for i in range(prompts)}
-        (root / "curriculum.json").write_text(json.dumps({"band": [0.2, 0.8], "estimates": estimates}))
-    return root
-
-
 def _write_jsonl(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
@@ -75,7 +34,7 @@ def _assert_png(path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def healthy(tmp_path_factory):
+def healthy(tmp_path_factory, make_run):
     """One rendered report of a healthy 40-step run, shared (rendering costs seconds)."""
     return write_report(make_run(tmp_path_factory.mktemp("healthy") / "run", steps=40))
 
@@ -105,7 +64,7 @@ def test_text_summary_content(healthy):
     assert re.search(r"length trend .*tokens \([+-]\d+%\)", text) and "alerts: none" in text
 
 
-def test_length_inflation_is_marked_and_listed(tmp_path):
+def test_length_inflation_is_marked_and_listed(tmp_path, make_run):
     run = make_run(tmp_path / "run", steps=60, inflate_from=30)
     from passband.plots import inflation_steps
 
@@ -123,7 +82,7 @@ def test_length_inflation_is_marked_and_listed(tmp_path):
     assert f"step {marked[0]}: length_inflation: mean completion length grew" in summary
 
 
-def test_partial_run_truncated_line_and_no_curriculum(tmp_path):
+def test_partial_run_truncated_line_and_no_curriculum(tmp_path, make_run):
     run = make_run(tmp_path / "run", steps=10, curriculum=False)
     with open(run / "metrics.jsonl", "a") as f:
         f.write('{"step": 11, "pass_rate": 0.')  # the trainer is mid-write
@@ -164,7 +123,7 @@ def test_run_without_steps_yet(tmp_path, capsys):
     assert "no steps recorded yet" in capsys.readouterr().out
 
 
-def test_watch_stops_when_run_finished(tmp_path, capsys):
+def test_watch_stops_when_run_finished(tmp_path, capsys, make_run):
     make_run(tmp_path / "run", steps=5)
     assert main(["report", str(tmp_path / "run"), "--watch", "0.1"]) == 0
     out = capsys.readouterr().out  # one status line, then the text summary for SSH users
@@ -173,7 +132,7 @@ def test_watch_stops_when_run_finished(tmp_path, capsys):
 
 
 @pytest.mark.slow  # renders the report three or more times in a thread (~10 s on 2 busy cores)
-def test_watch_refreshes_while_live_and_stops_when_finished(tmp_path):
+def test_watch_refreshes_while_live_and_stops_when_finished(tmp_path, make_run):
     import threading
     import time
 

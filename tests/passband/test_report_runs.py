@@ -32,9 +32,9 @@ def _digit_reward():
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory):
     import torch
+    from passband.trainer import GRPOConfig, GRPOTrainer
 
     from passband.demo import ModelSize, build_model, build_tokenizer
-    from passband.trainer import GRPOConfig, GRPOTrainer
 
     torch.manual_seed(0)
     out = tmp_path_factory.mktemp("planted") / "run"
