@@ -69,7 +69,7 @@ def chart_groups(view: RunView, path: Path) -> str | None:
     bottom.set(xlabel="step", ylabel="effective groups", title="Groups trained on, and refills")
     twin = bottom.twinx()
     twin.step(*refills, where="mid", color="tab:red", label="refill rounds")
-    twin.set_ylabel("refill rounds")
+    twin.set(ylabel="refill rounds", ylim=(-0.05, max(1, *refills[1]) + 0.05) if refills[1] else None)
     integer_ticks(bottom.yaxis, twin.yaxis)
     handles = bottom.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
     fig.legend(handles=handles, loc="outside right lower", fontsize=8)

@@ -171,10 +171,23 @@ def test_report_of_a_real_short_demo_run(tmp_path, capsys):
     assert re.search(r"steps\s+4 logged, last step 4 of 4 \(finished\)", text)
     last = json.loads((tmp_path / "run/metrics.jsonl").read_text().splitlines()[-1])
     assert f"{last['pass_rate']:.3f} at step 4" in text and "effective-group share" in text
+    assert re.search(r"outlier prompts\s+none \(", text)  # no false alarm on the demo
     report_dir = tmp_path / "run/report"
-    for stem in STEMS:  # the trainer logs everything every chart needs
-        _assert_png(report_dir / f"{stem}.png")
-    assert (report_dir / "index.html").read_text().count("data:image/png;base64,") == len(STEMS)
+    page = (report_dir / "index.html").read_text()
+    # 4 steps of 4 prompts out of 100: no prompt is seen twice; an untrained model may leave no
+    # group with signal; per-phase times arrive with the trainer that logs them. Each chart is
+    # drawn from what the trainer logs, or says which of these it is waiting for.
+    effective = sum(json.loads(x)["groups/effective"] for x in (tmp_path / "run/metrics.jsonl").open())
+    waiting = {"pass_rate_moves": "no prompt was checked more than once yet",
+               "time": "per-phase times (time/sample_s, time/generate_s, ...) not logged by this run"}
+    if effective == 0:
+        waiting["concentration"] = "no effective group carried a gradient share"
+    for stem in STEMS:
+        if (report_dir / f"{stem}.png").is_file():
+            _assert_png(report_dir / f"{stem}.png")
+        else:
+            assert stem in waiting and f"Not drawn: {waiting[stem]}" in page, stem
+    assert page.count("data:image/png;base64,") == len(list(report_dir.glob("*.png")))
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

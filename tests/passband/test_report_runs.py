@@ -29,19 +29,18 @@ def _digit_reward():
     return reward
 
 
-@pytest.fixture(scope="module")
-def planted(tmp_path_factory):
+def _run(out, planted: str | None):
+    """8 real GRPO steps of a tiny Qwen2 (built from a config) with the curriculum on 16 prompts."""
     import torch
-    from passband.trainer import GRPOConfig, GRPOTrainer
 
     from passband.demo import ModelSize, build_model, build_tokenizer
+    from passband.trainer import GRPOConfig, GRPOTrainer
 
     torch.manual_seed(0)
-    out = tmp_path_factory.mktemp("planted") / "run"
     tokenizer = build_tokenizer()
     model = build_model(tokenizer, ModelSize(hidden_size=32, num_layers=1, num_heads=2,
                                              intermediate_size=64), seed=0)
-    rows = [{"prompt": f"{i}+{i}=", "scale": 10.0 if str(i) == PLANTED else 1.0} for i in range(16)]
+    rows = [{"prompt": f"{i}+{i}=", "scale": 10.0 if str(i) == planted else 1.0} for i in range(16)]
     cfg = GRPOConfig(group_size=8, prompts_per_step=8, max_new_tokens=4, learning_rate=1e-3,
                      beta=0.0, pretrained=False, max_steps=8, output_dir=str(out),
                      use_curriculum=True, progress=False, seed=0, checkpoint_every=8)
@@ -50,16 +49,14 @@ def planted(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """The demo pipeline, shortened: warm start, then real GRPO steps with the curriculum."""
-    from passband.demo.pipeline import DemoConfig, run_demo
-    from passband.demo.sft import SFTConfig
+def planted(tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("planted") / "run", PLANTED)
 
-    out = tmp_path_factory.mktemp("demo") / "run"
-    cfg = DemoConfig.quick(output_dir=str(out), n_train=400, n_heldout=10, grpo_steps=12,
-                           sft=SFTConfig(steps=60), checkpoint_every=12, progress=False)
-    run_demo(cfg, log=lambda line: None)
-    return write_report(out)
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The same demo-like run with every prompt on one scale."""
+    return _run(tmp_path_factory.mktemp("demo") / "run", None)
 
 
 def test_planted_outlier_is_flagged_named_and_shown(planted):
@@ -83,6 +80,7 @@ def test_demo_like_run_raises_no_false_alarm(demo):
     # every chart carries information or says in one line why it cannot
     assert set(demo.charts) | set(demo.skipped) == {stem for stem, *_ in CHARTS}
     assert set(demo.skipped) == {"time"} and "not logged by this run" in demo.skipped["time"]
+    assert "pass_rate_moves" in demo.charts  # 16 prompts over 8 steps: seen more than once
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
