@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -185,12 +186,18 @@ def _draw(view: RunView, out: Path) -> tuple[dict[str, Path], dict[str, str]]:
 
 
 def write_report(run_dir: str | Path, out_dir: str | Path | None = None, *, live: bool = False,
-                 refresh_s: int = 30, top: int = 15, run: RunData | None = None) -> Report:
+                 refresh_s: int = 30, top: int = 15, run: RunData | None = None,
+                 last_visits: int | None = None) -> Report:
     """Render every chart, the HTML page and the text summary of one run directory.
 
-    ``top``: rows of the most-visited-prompts table.
+    ``top``: rows of the most-visited-prompts table. ``last_visits`` sized the per-prompt heat map
+    that views which scale replaced; it is accepted, with a warning, for one release.
     """
     from passband.report_page import render_html
+
+    if last_visits is not None:
+        warnings.warn("write_report(last_visits=...) is deprecated and ignored: the per-prompt heat "
+                      "map it sized is gone (see top=)", DeprecationWarning, stacklevel=2)
 
     run = run or load_run(run_dir)
     view = RunView(run)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from passband.curriculum.plot import POOL_COLORS, figure, save, say
 from passband.rundir import series
 from passband.runstats import FRACTIONS, RunView, pass_rate_moves
@@ -53,9 +55,10 @@ def _ratio_histogram(ax, ratios: list[float], limit: float, what: str) -> None:
         return
     top = max(max(ratios), limit) * 1.15
     edges = [top * i / 40 for i in range(41)]
-    ax.hist([r for r in ratios if r <= limit], bins=edges, color="tab:gray", label="ordinary groups")
-    over = [r for r in ratios if r > limit]
-    if over:
+    values = np.asarray(ratios)  # numpy: matplotlib reshapes a list of a million floats slowly
+    ax.hist(values[values <= limit], bins=edges, color="tab:gray", label="ordinary groups")
+    over = values[values > limit]
+    if len(over):
         ax.hist(over, bins=edges, color="tab:red", label=f"flagged ({len(over)} groups)")
     ax.axvline(limit, color="tab:red", ls="--", lw=1.2, label=f"threshold {limit:g}x")
     ax.set(yscale="log", xlabel=what, ylabel="groups (log)", xlim=(0, top))
@@ -65,15 +68,16 @@ def _ratio_histogram(ax, ratios: list[float], limit: float, what: str) -> None:
 def chart_outliers(view: RunView, path: Path) -> str | None:
     if not view.visits:
         return _NO_GROUPS
-    from passband.runstats import SCALE_FACTOR, gradient_ratios, gradient_threshold, scale_ratios
+    from passband.runstats import SCALE_FACTOR, gradient_threshold
 
     shown = view.flags[:10]
     fig, axes = figure(11, 3.6 if not shown else 3.6 + 0.3 * len(shown), rows=2 if shown else 1,
                        cols=2, **({"height_ratios": [3, 1.2 + 0.3 * len(shown)]} if shown else {}))
     k = gradient_threshold(view.group_size, view.advantage)
-    _ratio_histogram(axes[0][0], list(gradient_ratios(view.visits).values()), k,
+    gradient, scale = view.ratios
+    _ratio_histogram(axes[0][0], list(gradient.values()), k,
                      "group's gradient share / its step's median")
-    _ratio_histogram(axes[0][1], list(scale_ratios(view.visits).values()), SCALE_FACTOR,
+    _ratio_histogram(axes[0][1], list(scale.values()), SCALE_FACTOR,
                      "group's max |reward| / the run's 90th percentile")
     axes[0][0].set_title("Gradient rule" + ("" if any(f.rule == "gradient" for f in shown) else ": none flagged"))
     axes[0][1].set_title("Reward-scale rule" + ("" if any(f.rule != "gradient" for f in shown) else ": none flagged"))
@@ -100,25 +104,25 @@ def chart_outliers(view: RunView, path: Path) -> str | None:
 
 
 def _windows(visits, count: int = 4):
-    """Split the steps into up to ``count`` equal windows -> [(label, visits)]."""
+    """Split the logged steps into up to ``count`` windows of equal length -> [(label, visits)]."""
     steps = sorted({v.step for v in visits})
     count = min(count, len(steps))
-    bounds = [steps[round(i * (len(steps) - 1) / count)] for i in range(count)] + [steps[-1] + 1]
+    window_of = {s: rank * count // len(steps) for rank, s in enumerate(steps)}
+    parts: list[list] = [[] for _ in range(count)]
+    for v in visits:
+        parts[window_of[v.step]].append(v)
     out = []
-    for lo, hi in zip(bounds, bounds[1:]):
-        inside = [v for v in visits if lo <= v.step < hi]
-        out.append((f"steps {lo}-{hi - 1}", inside))
+    for part in parts:
+        lo, hi = min(v.step for v in part), max(v.step for v in part)
+        out.append((f"steps {lo}-{hi}" if hi > lo else f"step {lo}", part))
     return out
 
 
 def chart_reward_distributions(view: RunView, path: Path) -> str | None:
-    import statistics
-
     visits = [v for v in view.visits if v.rewards]
     if not visits:
         return _NO_GROUPS
-    windows = [(label, [statistics.fmean(v.rewards) for v in part],
-                [statistics.pstdev(v.rewards) for v in part]) for label, part in _windows(visits)]
+    windows = [(label, *zip(*(v.mean_std for v in part))) for label, part in _windows(visits)]
     fig, axes = figure(11, 3.8, cols=2)
     for col, what in ((1, "group mean reward"), (2, "group reward std")):
         ax = axes[0][col - 1]
@@ -126,7 +130,7 @@ def chart_reward_distributions(view: RunView, path: Path) -> str | None:
         lo, hi = min(values), max(values)
         edges = [lo + (hi - lo) * i / 30 for i in range(31)] if hi > lo else [lo - 0.5, lo + 0.5]
         for window in windows:
-            ax.hist(window[col], bins=edges, histtype="step", lw=1.5,
+            ax.hist(np.asarray(window[col]), bins=edges, histtype="step", lw=1.5,
                     label=f"{window[0]} ({len(window[col])} groups)")
         ax.set(xlabel=what, ylabel="groups (log)", yscale="log", title=f"{what.capitalize()}, per window of steps")
         ax.legend(fontsize=7)
