@@ -119,9 +119,8 @@ def _outlier_rows(view: RunView) -> list[tuple[str, str]]:
     return [("outlier prompts", f"{len(view.flags)} flagged. {named}{more}")]
 
 
-def _inactive_rows(run: RunData) -> list[tuple[str, str]]:
-    off = [text for text, on in (("clip inactive: mu = 1", run.setting("mu") == 1),
-                                 ("no KL: beta = 0", run.setting("beta") in (0, 0.0))) if on]
+def _inactive_rows(view: RunView) -> list[tuple[str, str]]:
+    off = [text.splitlines()[0] for text in map(view.inactive, ("clip_fraction", "kl")) if text]
     return [("inactive by configuration", "; ".join(off))] if off else []
 
 
@@ -137,7 +136,7 @@ def summarize(run: RunData, *, live: bool = False, view: RunView | None = None) 
     if not steps:
         return rows
     rows += _pass_rate_rows(run) + _length_rows(run) + _group_rows(run)
-    rows += _concentration_rows(view) + _outlier_rows(view) + _inactive_rows(run)
+    rows += _concentration_rows(view) + _outlier_rows(view) + _inactive_rows(view)
     _, kl = series(run.metrics, "kl")
     if kl:
         rows.append(("KL (last, max)", f"{kl[-1]:.4g}, {max(kl):.4g}"))

@@ -268,3 +268,19 @@ class RunView:
     @cached_property
     def flags(self) -> list[Flag]:
         return flag_outliers(self.visits, self.group_size, self.advantage, self.ratios)
+
+    def inactive(self, key: str) -> str | None:
+        """Why the gauge ``key`` is flat by configuration (first line: the short form, e.g.
+        ``no KL: beta = 0``; second: the reason), or None when it is live."""
+        run = self.run
+        if key == "clip_fraction" and run.setting("mu") == 1:
+            return "clip inactive: mu = 1\n(one update per batch: the ratio is 1)"
+        if key == "kl" and run.setting("beta") in (0, 0.0):
+            return "no KL: beta = 0\n(no reference model)"
+        if key == "lr":
+            from passband.rundir import series
+
+            values = series(run.metrics, "lr")[1]
+            if values and min(values) == max(values):
+                return f"lr constant: {values[0]:g}\n(lr_schedule = {run.setting('lr_schedule', '?')})"
+        return None

@@ -125,20 +125,6 @@ def chart_reward(view: RunView, path: Path) -> str | None:
     return None
 
 
-def _inactive(view: RunView, key: str) -> str | None:
-    """Why a gauge is flat by configuration, in one line, or None when it is live."""
-    run = view.run
-    if key == "clip_fraction" and run.setting("mu") == 1:
-        return "clip inactive: mu = 1\n(one update per batch: the ratio is 1)"
-    if key == "kl" and run.setting("beta") in (0, 0.0):
-        return "no KL: beta = 0\n(no reference model)"
-    if key == "lr":
-        values = series(run.metrics, "lr")[1]
-        if values and min(values) == max(values):
-            return f"lr constant: {values[0]:g}\n(lr_schedule = {run.setting('lr_schedule', '?')})"
-    return None
-
-
 def chart_optimization(view: RunView, path: Path) -> str | None:
     m = view.run.metrics
     if not any(series(m, k)[0] for k in _OPT_KEYS):
@@ -146,7 +132,7 @@ def chart_optimization(view: RunView, path: Path) -> str | None:
     fig, axes = figure(10, 5.5, rows=2, cols=3)
     for ax, key in zip([a for row in axes for a in row], _OPT_KEYS):
         xs, ys = series(m, key)
-        reason = _inactive(view, key)
+        reason = view.inactive(key)
         if reason:
             say(ax, reason)
         elif xs:

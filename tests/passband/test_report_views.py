@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from passband.cli import main
-from passband.plots.steps import _component_scales, _inactive, chart_optimization, chart_reward, chart_time
+from passband.plots.steps import _component_scales, chart_optimization, chart_reward, chart_time
 from passband.report import summarize, write_report
 from passband.rundir import load_run
 from passband.runstats import (
@@ -111,10 +111,10 @@ def test_inactive_gauges_say_why_in_one_line(tmp_path, make_run):
             del row[key]
     _write_jsonl(run / "metrics.jsonl", rows)
     view = RunView(load_run(run))
-    assert _inactive(view, "clip_fraction").startswith("clip inactive: mu = 1")
-    assert _inactive(view, "kl").startswith("no KL: beta = 0")
-    assert _inactive(view, "lr").startswith("lr constant: 1e-06")
-    assert _inactive(view, "entropy") is None
+    assert view.inactive("clip_fraction").startswith("clip inactive: mu = 1")
+    assert view.inactive("kl").startswith("no KL: beta = 0")
+    assert view.inactive("lr").startswith("lr constant: 1e-06")
+    assert view.inactive("entropy") is None
     assert dict(summarize(view.run, view=view))["inactive by configuration"] == \
         "clip inactive: mu = 1; no KL: beta = 0"
     assert chart_optimization(view, tmp_path / "opt.png") is None
