@@ -42,7 +42,7 @@ def chart_concentration(view: RunView, path: Path) -> str | None:
         lorenz.scatter([equal], [share], color=color, zorder=3,
                        label=f"top {f:.0%}: {share:.1%} (equal {equal:.1%})")
     lorenz.set(xlabel="heaviest share of all effective groups", ylabel="share of the run's gradient",
-               xlim=(0, 1), ylim=(0, 1.02), title=f"Over the run ({len(view.run.groups)} groups)")
+               xlim=(0, 1), ylim=(0, 1.02), title=f"Over the run ({len(view.run.groups):,} groups)")
     lorenz.legend(loc="lower right", fontsize=7)
     save(fig, path)
     return None
@@ -160,8 +160,8 @@ def chart_pass_rate_moves(view: RunView, path: Path) -> str | None:
     ax.plot([0, 1], [0, 1], color="gray", ls="--", lw=1)
     ax.set(xlim=(-0.05, 1.05), ylim=(-0.05, 1.05), xlabel="pass rate at the first visit",
            ylabel="pass rate at the last visit",
-           title=f"{len(moves)} prompts seen more than once: {up} up, "
-                 f"{len(moves) - up - down} same, {down} down")
+           title=f"{len(moves):,} prompts seen more than once\n{up:,} up, "
+                 f"{len(moves) - up - down:,} same, {down:,} down")
     save(fig, path)
     return None
 
