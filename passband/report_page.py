@@ -73,11 +73,11 @@ def _visited_html(view: RunView, top: int) -> str:
                      f"{rates[0]:.2f} -> {rates[-1]:.2f}" if rates else "-",
                      f"{statistics.fmean(spread):.3g}" if spread else "-",
                      f"{sum(v.share for v in visits) / steps:.3%}", "yes" if prompt in flagged else ""])
-    return (f'<section id="visited"><h2>Most-visited prompts</h2><p class="quiet">The {len(ranked)} '
+    return (f'<figure id="visited"><figcaption><b>Most-visited prompts.</b> The {len(ranked)} '
             f"most-visited of {distinct:,} prompts; gradient share is of the whole run (equal "
-            f"shares: {1 / distinct:.3%} per prompt).</p>"
+            f"shares: {1 / distinct:.3%} per prompt).</figcaption>"
             + _table(["prompt", "visits", "steps", "pass rate first -> last", "mean group std",
-                      "gradient share", "flagged"], rows) + "</section>")
+                      "gradient share", "flagged"], rows) + "</figure>")
 
 
 def _figure_html(stem: str, title: str, caption: str, png: Path | None, reason: str | None) -> str:
@@ -100,6 +100,7 @@ def render_html(report, view: RunView, *, live: bool, refresh_s: int = 30, top: 
     rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in report.summary)
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in report.notes)
     figures = "".join(_figure_html(stem, title, caption, report.charts.get(stem), report.skipped.get(stem))
+                      + (_visited_html(view, top) if stem == "pass_rate_moves" else "")  # per-prompt views
                       for stem, title, caption, _ in CHARTS)
     stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">{refresh}'
@@ -110,4 +111,4 @@ def render_html(report, view: RunView, *, live: bool, refresh_s: int = 30, top: 
             + _flags_html(view.flags)
             + f"<section><h2>Alerts ({len(report.alerts)})</h2>{_alerts_html(report.alerts)}</section>"
             + (f'<section class="notes"><h2>Notes</h2><ul>{notes}</ul></section>' if notes else "")
-            + f"<section><h2>Charts</h2>{figures}</section>" + _visited_html(view, top) + "</body></html>")
+            + f"<section><h2>Charts</h2>{figures}</section></body></html>")
