@@ -32,9 +32,9 @@ def _digit_reward():
 def _run(out, planted: str | None):
     """8 real GRPO steps of a tiny Qwen2 (built from a config) with the curriculum on 16 prompts."""
     import torch
+    from passband.trainer import GRPOConfig, GRPOTrainer
 
     from passband.demo import ModelSize, build_model, build_tokenizer
-    from passband.trainer import GRPOConfig, GRPOTrainer
 
     torch.manual_seed(0)
     tokenizer = build_tokenizer()
