@@ -11,17 +11,16 @@ refreshes mid-render never sees half a page.
 
 from __future__ import annotations
 
-import base64
-import html
 import os
 import textwrap
-import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from passband.rundir import RunData, load_run, series
+from passband.runstats import SCALE_FACTOR, Flag, RunView, describe, gradient_threshold
 
-__all__ = ["Report", "summarize", "format_summary", "render_html", "write_report", "run_alerts"]
+__all__ = ["Report", "summarize", "format_summary", "write_report", "run_alerts"]
 
 
 @dataclass
@@ -35,6 +34,7 @@ class Report:
     summary: list[tuple[str, str]]  # (label, value) rows of the summary table
     alerts: list[tuple[int, str]]  # (step, "name: message")
     notes: list[str] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)  # outlier prompts, worst first
     text: str = ""  # the terminal summary
 
 
@@ -93,19 +93,40 @@ def _group_rows(run: RunData) -> list[tuple[str, str]]:
     return rows or [("groups", "not logged")]
 
 
-def _prompt_rows(run: RunData) -> list[tuple[str, str]]:
-    from passband.plots import prompt_table
-
-    ranked, shares, dominant, _ = prompt_table(run.groups)
-    if not ranked:
+def _concentration_rows(view: RunView) -> list[tuple[str, str]]:
+    c = view.concentration
+    if c is None:
         return []
-    share = dict(zip(ranked, shares))
-    value = ", ".join(f"{pid} ({share[pid]:.0%})" for pid in dominant[:5]) or "none above 2x fair share"
-    return [("prompts dominating the gradient", value)]
+    per_step = []
+    for f in c.top:
+        share, equal = sum(c.top[f]) / len(c.steps), sum(c.equal[f]) / len(c.steps)
+        per_step.append(f"top {f:.0%} carry {share:.1%} (equal shares: {equal:.1%})")
+    run = [f"top {f:.0%} {s:.1%} (equal {e:.1%})" for f, (s, e) in c.run_top.items()]
+    return [("gradient concentration (mean per step)", ", ".join(per_step)),
+            ("gradient concentration (whole run)", ", ".join(run))]
 
 
-def summarize(run: RunData, *, live: bool = False) -> list[tuple[str, str]]:
+def _outlier_rows(view: RunView) -> list[tuple[str, str]]:
+    if not view.visits:
+        return []
+    if not view.flags:
+        k = gradient_threshold(view.group_size, view.advantage)
+        return [("outlier prompts", f"none (no group above {k:g}x its step's median gradient share "
+                 f"or {SCALE_FACTOR:g}x the run's 90th-percentile reward scale)")]
+    named = "; ".join(f"{f.prompt}: {f.rule}, {f.reason}; rewards {describe(f.visits)}"
+                      for f in view.flags[:3])
+    more = f"; ... and {len(view.flags) - 3} more" if len(view.flags) > 3 else ""
+    return [("outlier prompts", f"{len(view.flags)} flagged. {named}{more}")]
+
+
+def _inactive_rows(view: RunView) -> list[tuple[str, str]]:
+    off = [text.splitlines()[0] for text in map(view.inactive, ("clip_fraction", "kl")) if text]
+    return [("inactive by configuration", "; ".join(off))] if off else []
+
+
+def summarize(run: RunData, *, live: bool = False, view: RunView | None = None) -> list[tuple[str, str]]:
     """The rows of the summary table (and of the text summary), as (label, value) strings."""
+    view = view or RunView(run)
     steps = len(run.metrics)
     target = f" of {run.max_steps}" if run.max_steps else ""
     state = "live" if live else ("finished" if run.finished() else "stopped")
@@ -114,7 +135,8 @@ def summarize(run: RunData, *, live: bool = False) -> list[tuple[str, str]]:
              else f"no steps recorded yet ({state})")]
     if not steps:
         return rows
-    rows += _pass_rate_rows(run) + _length_rows(run) + _group_rows(run) + _prompt_rows(run)
+    rows += _pass_rate_rows(run) + _length_rows(run) + _group_rows(run)
+    rows += _concentration_rows(view) + _outlier_rows(view) + _inactive_rows(view)
     _, kl = series(run.metrics, "kl")
     if kl:
         rows.append(("KL (last, max)", f"{kl[-1]:.4g}, {max(kl):.4g}"))
@@ -139,100 +161,53 @@ def format_summary(summary: list[tuple[str, str]], alerts: list[tuple[int, str]]
     return "\n".join(lines)
 
 
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;
-padding:1.2rem;color:#1d2430;background:#fafbfc}
-h1{font-size:1.4rem;margin:0}h2{font-size:1.1rem;border-bottom:1px solid #d8dee4;padding-bottom:.2rem}
-.badge{display:inline-block;padding:.1rem .5rem;border-radius:1rem;font-size:.8rem;margin-left:.5rem}
-.live{background:#dff5e1;color:#145c24}.done{background:#e8eaee;color:#39424e}
-table{border-collapse:collapse;font-size:.9rem}td{padding:.2rem .8rem .2rem 0;vertical-align:top}
-td:first-child{color:#57606a;white-space:nowrap}
-ul.alerts li{margin:.3rem 0;font-size:.88rem}.alerts b{color:#b42318}
-.notes{color:#6e5b00;font-size:.85rem}
-figure{margin:1rem 0;background:#fff;border:1px solid #d8dee4;border-radius:6px;padding:.6rem}
-figure img{max-width:100%;height:auto;display:block}
-figcaption{font-size:.88rem;color:#39424e;margin-bottom:.4rem}
-.missing{color:#8c959f;font-style:italic}
-"""
-
-
-def _alerts_html(alerts: list[tuple[int, str]]) -> str:
-    if not alerts:
-        return "<p>No alerts.</p>"
-    items = []
-    for step, text in alerts:
-        name, _, message = text.partition(": ")
-        items.append(f"<li>step {step}: <b>{html.escape(name)}</b>: {html.escape(message)}</li>")
-    return '<ul class="alerts">' + "".join(items) + "</ul>"
-
-
-def _figure_html(stem: str, title: str, caption: str, png: Path | None, reason: str | None) -> str:
-    head = f"<figcaption><b>{html.escape(title)}.</b> {html.escape(caption)}</figcaption>"
-    if png is None:
-        body = f'<p class="missing">Not drawn: {html.escape(reason or "no data")}.</p>'
-    else:
-        data = base64.b64encode(png.read_bytes()).decode("ascii")
-        body = f'<img alt="{html.escape(title)}" src="data:image/png;base64,{data}">'
-    return f'<figure id="chart-{stem}">{head}{body}</figure>'
-
-
-def render_html(report: Report, *, live: bool, refresh_s: int = 30) -> str:
-    """The self-contained page: inline CSS, charts as data URIs, meta refresh while live."""
-    from passband.plots import CHARTS
-
-    refresh = f'<meta http-equiv="refresh" content="{int(refresh_s)}">' if live else ""
-    badge = (f'<span class="badge live">live, refreshes every {int(refresh_s)} s</span>' if live
-             else '<span class="badge done">not live</span>')
-    rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>"
-                   for k, v in report.summary)
-    notes = "".join(f"<li>{html.escape(n)}</li>" for n in report.notes)
-    figures = "".join(_figure_html(stem, title, caption, report.charts.get(stem),
-                                   report.skipped.get(stem)) for stem, title, caption, _ in CHARTS)
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">{refresh}'
-            f"<title>passband report: {html.escape(report.run_dir.name)}</title>"
-            f"<style>{_CSS}</style></head><body>"
-            f"<header><h1>passband report{badge}</h1><p>rendered {stamp}</p></header>"
-            f"<section><h2>Summary</h2><table>{rows}</table></section>"
-            f"<section><h2>Alerts ({len(report.alerts)})</h2>{_alerts_html(report.alerts)}</section>"
-            + (f'<section class="notes"><h2>Notes</h2><ul>{notes}</ul></section>' if notes else "")
-            + f"<section><h2>Charts</h2>{figures}</section></body></html>")
-
-
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
 
 
-def _draw(run: RunData, out: Path, *, last_visits: int) -> tuple[dict[str, Path], dict[str, str]]:
-    from passband.plots import CHARTS, chart_prompts
+def _draw(view: RunView, out: Path) -> tuple[dict[str, Path], dict[str, str]]:
+    from passband.plots import CHARTS
 
     charts, skipped = {}, {}
     for stem, _, _, draw in CHARTS:
         path, tmp = out / f"{stem}.png", out / f".{stem}.tmp.png"
-        kwargs = {"last": last_visits} if draw is chart_prompts else {}
-        reason = draw(run, tmp, **kwargs)
+        reason = draw(view, tmp)
         if reason is None and tmp.is_file():
             os.replace(tmp, path)
             charts[stem] = path
         else:
             tmp.unlink(missing_ok=True)
+            path.unlink(missing_ok=True)  # a chart drawn by an earlier render is stale now
             skipped[stem] = reason or "the chart function wrote no file"
     return charts, skipped
 
 
 def write_report(run_dir: str | Path, out_dir: str | Path | None = None, *, live: bool = False,
-                 refresh_s: int = 30, last_visits: int = 8, run: RunData | None = None) -> Report:
-    """Render every chart, the HTML page and the text summary of one run directory."""
+                 refresh_s: int = 30, top: int = 15, run: RunData | None = None,
+                 last_visits: int | None = None) -> Report:
+    """Render every chart, the HTML page and the text summary of one run directory.
+
+    ``top``: rows of the most-visited-prompts table. ``last_visits`` sized the per-prompt heat map
+    that views which scale replaced; it is accepted, with a warning, for one release.
+    """
+    from passband.report_page import render_html
+
+    if last_visits is not None:
+        warnings.warn("write_report(last_visits=...) is deprecated and ignored: the per-prompt heat "
+                      "map it sized is gone (see top=)", DeprecationWarning, stacklevel=2)
+
     run = run or load_run(run_dir)
+    view = RunView(run)
     out = Path(out_dir) if out_dir is not None else run.path / "report"
     out.mkdir(parents=True, exist_ok=True)
-    charts, skipped = _draw(run, out, last_visits=last_visits)
+    charts, skipped = _draw(view, out)
     alerts = run_alerts(run)
-    summary = summarize(run, live=live)
-    report = Report(html=out / "index.html", run_dir=run.path, charts=charts, skipped=skipped, summary=summary,
-                    alerts=alerts, notes=list(run.notes))
+    summary = summarize(run, live=live, view=view)
+    report = Report(html=out / "index.html", run_dir=run.path, charts=charts, skipped=skipped,
+                    summary=summary, alerts=alerts, notes=list(run.notes), flags=view.flags)
     report.text = format_summary(summary, alerts, report.notes)
-    _atomic_write(report.html, render_html(report, live=live, refresh_s=refresh_s).encode("utf-8"))
+    page = render_html(report, view, live=live, refresh_s=refresh_s, top=top)
+    _atomic_write(report.html, page.encode("utf-8"))
     return report

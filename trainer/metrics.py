@@ -18,10 +18,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["MetricsWriter", "ProgressBar", "STEP_KEYS", "reward_metrics", "group_metrics",
+__all__ = ["MetricsWriter", "ProgressBar", "STEP_KEYS", "reward_metrics", "component_metrics", "group_metrics",
            "length_metrics", "group_lines", "set_grad_weights"]
 
-# Keys every metrics line has (plus reward/<component> and curriculum/<key>).
+# Keys every metrics line has (plus reward/<component>, reward_scale/<component> and curriculum/<key>).
 STEP_KEYS = (
     "step", "time_s", "policy_version", "reward/mean", "reward/std", "pass_rate",
     "groups/rolled", "groups/zero_variance_share", "groups/refill_rounds", "groups/effective",
@@ -172,14 +172,24 @@ def reward_metrics(groups: list) -> dict[str, Any]:
         "reward/mean": float(scores.mean()) if ok else None,
         "reward/std": float(scores.std()) if ok else None,
     }
-    for name in sorted({k for v in ok for k in v.components}):
-        vals = [v.components[name] for v in ok if name in v.components]
-        out[f"reward/{name}"] = float(np.mean(vals))
+    out.update(component_metrics(ok))
     n = max(len(verdicts), 1)
     out.update({"pass_rate": sum(v.passed for v in ok) / len(ok) if ok else None,
                 "completions/masked": len(verdicts) - len(ok),
                 "verifier/error_rate": sum(v.status == "error" for v in verdicts) / n,
                 "verifier/timeout_rate": sum(v.status == "timeout" for v in verdicts) / n})
+    return out
+
+
+def component_metrics(verdicts: list) -> dict[str, float]:
+    """Each named term of a composed reward: its mean (``reward/<name>``) and its scale, the std
+    across completions (``reward_scale/<name>``). The scale is what the advantage sees: a term
+    whose spread dwarfs the others decides the ranking inside every group."""
+    out: dict[str, float] = {}
+    for name in sorted({k for v in verdicts for k in v.components}):
+        vals = np.array([v.components[name] for v in verdicts if name in v.components], dtype=np.float64)
+        out[f"reward/{name}"] = float(vals.mean())
+        out[f"reward_scale/{name}"] = float(vals.std())
     return out
 
 

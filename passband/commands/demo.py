@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from passband.demo.pipeline import run_demo
-    from passband.demo.plot import plot_demo
+    from passband.plots.demo import plot_demo
 
     cfg = _config(args)
     _prepare_dir(Path(cfg.output_dir))

@@ -18,15 +18,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "refreshes itself in the browser")
     parser.add_argument("--stale-after", type=float, default=900.0, metavar="SECONDS",
                         help="with --watch: stop once no file changed for this long (default 900)")
-    parser.add_argument("--last", type=int, default=8, metavar="N",
-                        help="visits per prompt shown in the per-prompt chart (default 8)")
+    parser.add_argument("--top", type=int, default=15, metavar="N",
+                        help="rows of the most-visited-prompts table (default 15)")
+    parser.add_argument("--last", type=int, default=None, help=argparse.SUPPRESS)  # deprecated
 
 
 def _positive(args: argparse.Namespace) -> None:
     from passband.errors import UsageError
 
-    if args.last < 1:
-        raise UsageError(f"--last {args.last}: must be >= 1 (visits per prompt to show)")
+    if args.top < 1:
+        raise UsageError(f"--top {args.top}: must be >= 1 (rows of the most-visited table)")
+    if args.last is not None:  # the heat map it sized is gone; accepted for one release
+        print("note: --last is deprecated and ignored: the per-prompt heat map it sized was "
+              "replaced by views that scale (see --top)", file=sys.stderr)
     if args.watch is not None and args.watch <= 0:
         raise UsageError(f"--watch {args.watch}: must be > 0 seconds")
 
@@ -39,7 +43,7 @@ def _render_once(args: argparse.Namespace, *, live: bool):
     if live and (run.finished() or run.idle_seconds() > args.stale_after):
         live = False
     refresh = int(args.watch or 30)
-    report = write_report(run.path, args.out, live=live, refresh_s=refresh, last_visits=args.last, run=run)
+    report = write_report(run.path, args.out, live=live, refresh_s=refresh, top=args.top, run=run)
     return report, live
 
 

@@ -1,25 +1,16 @@
 """The demo's own picture: held-out accuracy before/after per level, and training curves.
 
-``passband report`` draws the full set of run charts; this one PNG is the demo's headline and
-needs nothing but matplotlib (Agg, imported here so the CLI stays fast).
+``passband report`` draws the full set of run charts; this one PNG is the demo's headline.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from passband.curriculum.plot import figure, save
+from passband.rundir import read_jsonl, series
+
 __all__ = ["plot_demo"]
-
-
-def _series(metrics_path: Path, key: str) -> tuple[list[int], list[float]]:
-    steps, values = [], []
-    for line in metrics_path.read_text().splitlines():
-        row = json.loads(line)
-        if row.get(key) is not None:
-            steps.append(row["step"])
-            values.append(row[key])
-    return steps, values
 
 
 def _smooth(values: list[float], window: int = 10) -> list[float]:
@@ -33,11 +24,9 @@ def _smooth(values: list[float], window: int = 10) -> list[float]:
 
 def plot_demo(run_dir: str | Path, before: dict[str, float], after: dict[str, float]) -> Path:
     """Write ``run_dir/demo.png``: before/after bars (left), pass rate and length by step (right)."""
-    from matplotlib.figure import Figure
-
     run_dir = Path(run_dir)
-    fig = Figure(figsize=(11, 4), dpi=100, layout="constrained")
-    left, right = fig.subplots(1, 2)
+    fig, axes = figure(11, 4, cols=2)
+    left, right = axes[0]
     keys = ["accuracy"] + sorted(k for k in before if k.startswith("level/"))
     xs = range(len(keys))
     left.bar([x - 0.2 for x in xs], [before[k] for k in keys], width=0.4, label="after warm start")
@@ -47,16 +36,15 @@ def plot_demo(run_dir: str | Path, before: dict[str, float], after: dict[str, fl
     left.legend(loc="upper left")
     metrics = run_dir / "metrics.jsonl"
     if metrics.exists():
-        steps, rates = _series(metrics, "pass_rate")
+        rows = read_jsonl(metrics)[0]
+        steps, rates = series(rows, "pass_rate")
         right.plot(steps, rates, color="tab:blue", alpha=0.25)
         right.plot(steps, _smooth(rates), color="tab:blue", label="pass rate")
         right.set(xlabel="GRPO step", ylabel="pass rate (sampled, T=1)", ylim=(0, 1), title="Training")
         twin = right.twinx()
-        steps, lengths = _series(metrics, "length/mean")
+        steps, lengths = series(rows, "length/mean")
         twin.plot(steps, _smooth(lengths), color="tab:orange", label="mean length")
         twin.set(ylabel="completion tokens (10-step mean)", ylim=(0, 1.5 * max(lengths, default=1)))
         right.legend(loc="upper left")
         twin.legend(loc="lower right")
-    path = run_dir / "demo.png"
-    fig.savefig(path, format="png")
-    return path
+    return Path(save(fig, run_dir / "demo.png"))
