@@ -23,6 +23,7 @@ import pickle
 import signal
 import sys
 import threading
+import time
 import traceback
 from multiprocessing.reduction import ForkingPickler as _ForkingPickler
 from typing import Any, Callable, Iterator, Sequence
@@ -32,7 +33,10 @@ from passband.verifiers._spawning import WorkerProcess, context
 __all__ = ["DeadlineExceeded", "NotPortable", "WorkerCrashed", "call_with_deadline", "in_worker", "warm_up"]
 
 _STARTUP_TIMEOUT_S = 120.0  # a cold worker imports sympy & co.; not counted against the deadline
-_MAX_WORKERS = max(4, 2 * (os.cpu_count() or 1))
+# Direct calls from many threads (a reward function inside another trainer) each need a worker to
+# answer within their own timeout; idle workers are forked from the preloaded server and cost memory
+# only (shared copy-on-write), so the pool allows more than the cores.
+_MAX_WORKERS = max(16, 4 * (os.cpu_count() or 1))
 _IN_WORKER = False
 
 
@@ -54,18 +58,23 @@ def in_worker() -> bool:
     return _IN_WORKER
 
 
-def call_with_deadline(fn: Callable[..., Any], *args: Any, timeout: float, **kwargs: Any) -> Any:
+def call_with_deadline(fn: Callable[..., Any], *args: Any, timeout: float, queue_counts: bool = False,
+                       **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` in a worker process; raises ``DeadlineExceeded`` after ``timeout`` s.
 
     ``fn`` and its arguments must be picklable (a top-level function, not a lambda). Exceptions
-    raised by ``fn`` are re-raised here; a worker that dies raises ``WorkerCrashed``. Waiting for a
-    free worker or for a cold one to start does not count against ``timeout``.
+    raised by ``fn`` are re-raised here; a worker that dies raises ``WorkerCrashed``. Starting a
+    cold worker never counts against ``timeout``. Waiting for a busy pool counts only with
+    ``queue_counts=True``: a verifier called directly (from any number of threads) promises to
+    answer within its timeout, so the queue eats into the same budget and a caller that finds no
+    free worker in time gets ``DeadlineExceeded`` too.
     """
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     if _IN_WORKER:
         return fn(*args, **kwargs)
-    (kind, value), = list(_pool().run(fn, [(args, kwargs)], float(timeout)))
+    pool = _pool()
+    (kind, value), = list(pool.run(fn, [(args, kwargs)], float(timeout), queue_counts=queue_counts))
     if kind == "ok":
         return value
     if kind == "timeout":
@@ -155,11 +164,13 @@ class _Worker:
             self.kill()
             raise WorkerCrashed(f"a passband worker died while starting (exit code {self.process.exitcode})")
 
-    def stream(self, fn, calls: Sequence, payload: bytes, timeout: float) -> Iterator[tuple[str, Any]]:
-        """Yield one outcome per call; stops after the first ``timeout``/``crash`` (worker is dead)."""
+    def stream(self, fn, calls: Sequence, payload: bytes, first: float, timeout: float) -> Iterator[tuple[str, Any]]:
+        """Yield one outcome per call; stops after the first ``timeout``/``crash`` (worker is dead).
+
+        ``first`` is the first call's deadline, ``timeout`` each later one's."""
         self.conn.send_bytes(payload)
-        for _ in calls:
-            if not self.conn.poll(timeout):
+        for n, _ in enumerate(calls):
+            if not self.conn.poll(first if n == 0 else timeout):
                 self.kill()
                 yield "timeout", None
                 return
@@ -211,11 +222,12 @@ class _Pool:
         self._closed = False
         self._replacers: list[threading.Thread] = []
 
-    def run(self, fn, calls: Sequence, timeout: float) -> Iterator[tuple[str, Any]]:
+    def run(self, fn, calls: Sequence, timeout: float, *, queue_counts: bool = False) -> Iterator[tuple[str, Any]]:
         """Outcomes of ``fn(*args, **kwargs)`` for each call, in order, on one worker.
 
         The deadline applies to each call separately. After a timeout or crash the stream stops
-        early: the caller re-submits the calls that got no outcome.
+        early: the caller re-submits the calls that got no outcome. With ``queue_counts`` the
+        wait for a free worker comes out of the first call's deadline (see ``call_with_deadline``).
         """
         calls = list(calls)
         try:
@@ -226,16 +238,23 @@ class _Pool:
                 f"cannot send {_name(fn)} or its arguments to a worker process ({exc}); "
                 "use a top-level function of an importable module or a picklable callable object"
             ) from exc
-        worker = self.acquire()
+        queued_at = time.monotonic()
+        worker = self.acquire(timeout if queue_counts else None)
+        if worker is None:  # the pool stayed busy for the whole budget
+            yield "timeout", None
+            return
+        first = timeout - (time.monotonic() - queued_at) if queue_counts else timeout
         healthy = False
         try:
-            for kind, value in worker.stream(fn, calls, payload, timeout):
+            for kind, value in worker.stream(fn, calls, payload, max(first, 0.01), timeout):
                 yield kind, value
             healthy = worker.alive
         finally:
             (self.release if healthy else self.discard)(worker)
 
-    def acquire(self) -> _Worker:
+    def acquire(self, wait: float | None = None) -> _Worker | None:
+        """An idle worker, or a newly started one; None if none came free within ``wait`` s."""
+        give_up = None if wait is None else time.monotonic() + wait
         with self._cond:
             while True:
                 if self._closed:
@@ -247,7 +266,10 @@ class _Pool:
                     self._forget(worker)
                 if self._reserve_start():
                     break
-                self._cond.wait()
+                left = None if give_up is None else give_up - time.monotonic()
+                if left is not None and left <= 0:
+                    return None
+                self._cond.wait(left)
         return self._start_reserved()
 
     def _reserve_start(self) -> bool:

@@ -130,7 +130,7 @@ def _bounded(fn, *args, timeout: float):
     """Run in a killable worker unless we already are in one (whose deadline then applies)."""
     if _deadline.in_worker():
         return fn(*args)
-    return _deadline.call_with_deadline(fn, *args, timeout=timeout)
+    return _deadline.call_with_deadline(fn, *args, timeout=timeout, queue_counts=True)
 
 
 def _match(pattern: str, flags: str, fullmatch: bool, text: str):

@@ -50,7 +50,7 @@ class _JsonSchema:
         if _deadline.in_worker():
             return _judge(completion, schema)
         try:
-            return _deadline.call_with_deadline(_judge, completion, schema, timeout=self.timeout)
+            return _deadline.call_with_deadline(_judge, completion, schema, timeout=self.timeout, queue_counts=True)
         except _deadline.DeadlineExceeded:
             return Verdict.timeout(f"schema validation ran past {self.timeout:g} s (catastrophic pattern?)")
         except _deadline.WorkerCrashed as exc:

@@ -147,7 +147,7 @@ class _MathVerifier:
             if in_worker():  # the enclosing worker's deadline already bounds us
                 status, detail = slow_compare(gold, pred)
             else:
-                status, detail = call_with_deadline(slow_compare, gold, pred, timeout=timeout)
+                status, detail = call_with_deadline(slow_compare, gold, pred, timeout=timeout, queue_counts=True)
         except DeadlineExceeded:
             return Verdict.timeout(f"comparing {_short(pred)} with the gold took over {timeout:g} s")
         except WorkerCrashed as exc:  # e.g. sympy exhausting memory on a tower of powers
