@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from passband.verifiers._deadline import DeadlineExceeded, WorkerCrashed, call_with_deadline, in_worker
 from passband.verifiers.math_equiv import fast_equal, slow_compare
 from passband.verifiers.math_extract import STRATEGIES, extract_answer, extract_gold
+from passband.verifiers.math_rules import align
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
@@ -132,7 +133,8 @@ class _MathVerifier:
         how, pred = found
         if len(pred) > cfg.max_answer_chars:
             return Verdict.invalid(f"{how} answer is {len(pred)} characters; the limit is {cfg.max_answer_chars}")
-        same = fast_equal(gold, pred)
+        gold, pred, same = align(gold, pred)
+        same = fast_equal(gold, pred) if same is None else same
         if same is not None:
             detail = f"{how}: {_short(pred)} {'=' if same else '!='} {_short(gold)}"
             return Verdict.ok(detail) if same else Verdict.wrong(detail)
