@@ -22,7 +22,7 @@ import re
 __all__ = ["NUMBER_RE", "PROSE_RE", "chain_rhs", "drop_commands", "last_math", "last_number"]
 
 NUMBER_RE = re.compile(
-    r"(?<![\w.,])(-?\$?)(?:(\d{1,3}(?:,\d{3})+(?![\d])|\d+)(\.\d+)?(?: \d+/\d+(?![\d/])|/\d+)?|\.\d+)(?![\d])"
+    r"(?<![\w.,])(-?\$?)(?:(\d{1,3}(?:,\d{3})+(?![\d])|\d{1,3}(?: \d{3})+(?![\d/\w-])|\d+)(\.\d+)?(?: \d+/\d+(?![\d/])|/\d+)?|\.\d+)(?![\d])"
     r"(?: (?:thousand|million|billion)\b)?"
 )
 PROSE_RE = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\s+[A-Za-z]{2,}\b")
