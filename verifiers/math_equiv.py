@@ -166,13 +166,11 @@ def slow_compare(gold: str, pred: str) -> tuple[str, str]:
 
 def _agree(gold: str, pred: str, gold_parsed: list, pred_parsed: list) -> bool:
     """math-verify's verdict on some pair of parses, unless ``math_exact`` shows the values differ."""
-    percent = "%" in gold or "%" in pred  # math-verify's own percent rule (25% = 25) stands
-    for g in gold_parsed:
-        for p in pred_parsed:
-            if verify([g], [p], timeout_seconds=None, raise_on_error=False) and (percent or not contradicts(g, p)):
-                return True
+    g, p = _first_math(gold_parsed), _first_math(pred_parsed)
+    if verify(gold_parsed, pred_parsed, timeout_seconds=None, raise_on_error=False):
+        percent = "%" in gold or "%" in pred  # math-verify's own percent rule (25% = 25) stands
+        return percent or g is None or p is None or not contradicts(g, p)
     if _IMAGINARY_RE.search(gold) or _IMAGINARY_RE.search(pred):
-        g, p = _first_math(gold_parsed), _first_math(pred_parsed)
         return g is not None and p is not None and complex_equal(g, p)
     return False
 

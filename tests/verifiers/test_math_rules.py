@@ -115,7 +115,7 @@ def test_rule(gold, completion, expected):
 
 def test_a_long_answer_after_the_answer_is_is_read_whole():
     """Issue 14: "the answer is ..." stopped reading at 350 characters."""
-    terms = " + ".join(f"{k}x^{{{k}}}" for k in range(1, 60))
+    terms = ", ".join(str(k * k) for k in range(1, 120))  # the perfect squares below 120^2
     assert len(terms) > 400
-    _check(terms, f"Expanding everything, the answer is {terms}", "ok")
-    _check(terms, f"Expanding everything, the answer is {terms} + 1", "wrong")
+    _check(terms, f"Listing them all, the answer is {terms}", "ok")
+    _check(terms, f"Listing them all, the answer is {terms}, 14400", "wrong")

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from passband.verifiers import get
+from passband.verifiers._deadline import warm_up
 
 THREADS = 16
 _ADD = "```python\ndef add(a, b):\n    return a + b\n```"
@@ -57,7 +58,10 @@ def test_infinite_loops_from_16_threads_all_time_out_and_none_hangs():
 
 
 def test_math_from_16_threads_each_call_within_its_limit():
+    """Fails without the warmed forkserver (sympy's first simplify in each fresh worker took a
+    second of the first call's deadline) and without the queue counted against the timeout."""
     math = get("math")
+    warm_up(1)  # the one-time start of the worker server is not what this measures
     # symbolic answers go to the sympy workers; the last one is hostile (a huge exact power)
     cases = [(r"\boxed{\frac{\sqrt{2}}{2}}", r"\frac{1}{\sqrt{2}}"), (r"\boxed{x^2 + 2x + 1}", r"(x+1)^2"),
              (r"\boxed{2^{2^{2^{2^{2}}}} - 1}", "7")] * 16
@@ -65,8 +69,8 @@ def test_math_from_16_threads_each_call_within_its_limit():
     slowest = max(seconds for _, seconds in results)
     assert slowest < 3.0 + 1.5, slowest  # the default 3 s limit plus a small margin
     for (verdict, _), (completion, _) in zip(results, cases):
-        assert verdict.status in (("ok", "timeout") if "sqrt" in completion or "x^2" in completion
-                                  else ("wrong", "invalid", "timeout")), (completion, verdict)
+        expected = ("ok",) if "sqrt" in completion or "x^2" in completion else ("wrong", "invalid", "timeout")
+        assert verdict.status in expected, (completion, verdict)  # easy answers do not time out
 
 
 @pytest.mark.parametrize("threads", [1, THREADS])
