@@ -55,7 +55,9 @@ _RUNON_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>"
                   "<|start_header_id|>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "\nHuman:", "\nUser:",
                   "Next question:")
 _NEXT_QUESTION_RE = re.compile(r"\n(?:\n[ \t]{0,4}(?:Problem|Q)|[ \t]{0,4}Question)[ \t]{0,2}\d{0,3}[ \t]{0,2}:")
-_JOINER_RE = re.compile(r"\\[()\[\]]|[$,\s]|\band\b|\bor\b|\b[A-Za-z]\s*=")  # what may separate sibling boxes
+_JOINER_RE = re.compile(  # what may separate sibling boxes
+    r"\\[()\[\]]|[$,\s]|\band\b|\bor\b|\b[A-Za-z]\s*=|\\(?:text|mbox)\s*\{\s*(?:and|or|,)?\s*\}|\\q?quad\b"
+)
 _SENTENCE_START_RE = re.compile(r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)")  # "Toulouse has", "Janet, who"
 _CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
 _MAX_BOX_TRIES = 8

@@ -119,3 +119,19 @@ def test_a_long_answer_after_the_answer_is_is_read_whole():
     assert len(terms) > 400
     _check(terms, f"Listing them all, the answer is {terms}", "ok")
     _check(terms, f"Listing them all, the answer is {terms}, 14400", "wrong")
+
+
+def test_hard_labelled_set_no_false_positive_and_high_agreement():
+    """The labelled set of BENCHMARKS.md's precision/recall report (the classes above, in five
+    model endings, plus prose answers): no wrong answer passes, and at least 98% agree."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "math_hard_labelled.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) >= 150 and 0.3 < sum(r["label"] for r in rows) / len(rows) < 0.7
+    passed = [math(r["completion"], answer=r["answer"]).passed for r in rows]
+    false_positives = [r for r, p in zip(rows, passed) if p and not r["label"]]
+    assert false_positives == []
+    agree = sum(p == r["label"] for r, p in zip(rows, passed))
+    assert agree >= 0.98 * len(rows), [r for r, p in zip(rows, passed) if p != r["label"]]
