@@ -150,7 +150,8 @@ class _Worker:
                 if not (precise or done == len(calls) - 1):
                     yield "unsure", None  # which of the unreported calls killed it is not known
                     return
-                yield "crash", WorkerCrashed(f"worker died while running {_name(fn)} (exit code {self.process.exitcode})")
+                code = self.process.exitcode
+                yield "crash", WorkerCrashed(f"worker died while running {_name(fn)} (exit code {code})")
                 return
             except Exception as exc:  # a result this process cannot unpickle: the batch is lost
                 yield "raise", RuntimeError(f"cannot load the result of {_name(fn)}: {exc}")

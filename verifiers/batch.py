@@ -1,14 +1,15 @@
 """Score many completions in worker processes, each item under a hard timeout.
 
 Items go to the persistent worker pool of ``passband.verifiers._deadline`` in chunks (two per
-worker, at most ``_MAX_CHUNK`` items); the worker sends outcomes back in batches (one message per few milliseconds of
-work, not per item), each saying when the next item started. Each item's clock starts when the
-previous one in its chunk finishes; an item past ``timeout`` has its worker killed and becomes
-``Verdict.timeout``, a worker that dies becomes ``Verdict.error`` for that item only, and the rest
-of the chunk is sent to another worker (one message per item from then on, so that a later timeout
-is pinned on the item that overran). A batch stops early under ``batch_timeout``, or when its
-first items all time out (see ``verify_batch``). Callables that cannot be sent to a worker run inline with a warning: their timeout
-is then soft (a hung call keeps a background thread busy; it cannot be killed).
+worker, at most ``_MAX_CHUNK`` items); the worker sends outcomes back in batches (one message per
+few milliseconds of work, not per item), each saying when the next item started. Each item's clock
+starts when the previous one in its chunk finishes; an item past ``timeout`` has its worker killed
+and becomes ``Verdict.timeout``, a worker that dies becomes ``Verdict.error`` for that item only,
+and the rest of the chunk is sent to another worker (one message per item from then on, so that a
+later timeout is pinned on the item that overran). A batch stops early under ``batch_timeout``, or
+when its first items all time out (see ``verify_batch``). Callables that cannot be sent to a worker
+run inline with a warning: their timeout is then soft (a hung call keeps a background thread busy;
+it cannot be killed).
 """
 
 from __future__ import annotations

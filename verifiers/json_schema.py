@@ -11,8 +11,9 @@ A chosen block that does not parse is ``invalid``. Parsing is strict JSON: NaN/I
 commas, comments and single quotes are rejected and nothing is repaired; with duplicate keys the
 last one wins (as in ``json.loads``). The draft comes from ``$schema`` (default 2020-12), formats
 are checked, and the first failing path goes into ``detail``. Nesting up to ``_MAX_DEPTH`` levels
-is parsed and validated (in the worker, on a thread with a large stack); deeper is ``invalid``. Schema ``pattern`` regexes run in
-Python's ``re``, which can backtrack for hours, so the check runs under a hard time limit.
+is parsed and validated (in the worker, on a thread with a large stack); deeper is ``invalid``.
+Schema ``pattern`` regexes run in Python's ``re``, which can backtrack for hours, so the check runs
+under a hard time limit (waiting for a free worker counts against it, from any number of threads).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from passband.verifiers.verdict import Verdict
 __all__ = ["extract_json", "json_schema_verifier"]
 
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.DOTALL | re.MULTILINE)
-_MAX_SCAN_STARTS = 20_000  # bare-text scan: at most this many openings (each a cheap parse; the deadline bounds the rest)
+_MAX_SCAN_STARTS = 20_000  # bare-text scan: openings tried (each a cheap parse; the deadline bounds the rest)
 # An opening bracket that can start JSON: not LaTeX's \frac{1}, ^{2} or [0, 1] ... but [1, 2] is JSON.
 _JSON_START = re.compile(r'\{\s*["}]|\[\s*(?:[\[{"\]\-\d]|true\b|false\b|null\b)')
 _MAX_DEPTH = 20_000
@@ -60,7 +61,8 @@ class _JsonSchema:
         if _deadline.in_worker():
             return _judge_deep(completion, schema)
         try:
-            return _deadline.call_with_deadline(_judge_deep, completion, schema, timeout=self.timeout, queue_counts=True)
+            return _deadline.call_with_deadline(_judge_deep, completion, schema, timeout=self.timeout,
+                                                queue_counts=True)
         except _deadline.DeadlineExceeded:
             return Verdict.timeout(f"schema validation ran past {self.timeout:g} s (catastrophic pattern?)")
         except _deadline.WorkerCrashed as exc:
