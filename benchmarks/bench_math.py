@@ -11,7 +11,12 @@ GSM8K gold already cut after ``####``) and the full completion; passband gets th
 as stored (``answer=`` the full GSM8K solution). A verdict agrees with its label when
 ``passed == label``. A third set, ``tests/verifiers/data/math_real_style.jsonl``, holds hand-labelled
 completions in the shapes real models write (R1 ``<think>``, few-shot run-on, truncation, units,
-multiple boxes); math-verify gets its gold cut the same way (``extract_gold``).
+multiple boxes); math-verify gets its gold cut the same way (``extract_gold``). A fourth,
+``tests/verifiers/data/math_hard_labelled.jsonl`` ("hard"), holds the classes of issue 13: exact
+values of extreme size, sign flips on e and pi, malformed roots, sequences with ellipses, several
+boxes, labelled parts, "or" lists of roots, relations against intervals, equivalent equations,
+complex forms and plain spellings, each with near-misses labelled wrong. Precision and recall
+treat "passed" as the positive class; every false positive is listed by name.
 
 Run: ``.venv/bin/python benchmarks/bench_math.py [--gsm8k 600] [--repeats 1]``  (< 1 minute)
 """
@@ -27,6 +32,7 @@ from pathlib import Path
 
 GSM8K_TEST = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "gsm8k" / "test.jsonl"
 REAL_STYLE = Path(__file__).resolve().parents[1] / "tests" / "verifiers" / "data" / "math_real_style.jsonl"
+HARD = Path(__file__).resolve().parents[1] / "tests" / "verifiers" / "data" / "math_hard_labelled.jsonl"
 
 # (gold, [(answer as a model writes it, label)]) - MATH-style answers.
 MATH_ITEMS = [
@@ -140,7 +146,7 @@ def build_cases(n_gsm8k: int, seed: int = 0) -> list[dict]:
             completion = _MATH_TEMPLATES[(j + k) % len(_MATH_TEMPLATES)].format(a=ans)
             cases.append({"kind": "math", "answer": gold, "mv_gold": f"${gold}$",
                           "completion": completion, "label": label})
-    return cases + _real_style_cases()
+    return cases + _real_style_cases() + _hard_cases()
 
 
 def _real_style_cases() -> list[dict]:
@@ -150,6 +156,36 @@ def _real_style_cases() -> list[dict]:
     rows = [json.loads(line) for line in REAL_STYLE.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [{"kind": "real", "answer": row["answer"], "mv_gold": f"${extract_gold(row['answer'])}$",
              "completion": row["completion"], "label": row["label"]} for row in rows]
+
+
+def _hard_cases() -> list[dict]:
+    rows = [json.loads(line) for line in HARD.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [{"kind": "hard", "answer": row["answer"], "mv_gold": f"${row['answer']}$", "completion": row["completion"],
+             "label": row["label"], "class": row["class"]} for row in rows]
+
+
+def _precision_recall(cases, passed, kind=None) -> str:
+    pairs = [(p, c["label"]) for p, c in zip(passed, cases) if kind in (None, c["kind"])]
+    tp = sum(p and lab for p, lab in pairs)
+    fp = sum(p and not lab for p, lab in pairs)
+    fn = sum(lab and not p for p, lab in pairs)
+    negatives = sum(not lab for _, lab in pairs)
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    return f"P {precision:.3f}  R {recall:.3f}  FP {fp}/{negatives} ({fp / max(negatives, 1):.1%})"
+
+
+def _report_errors(cases, results) -> None:
+    for name, (passed, _) in results.items():
+        print(f"\n{name}: per set")
+        for kind in ("gsm8k", "math", "real", "hard"):
+            print(f"  {kind:<6} {_precision_recall(cases, passed, kind)}")
+        print(f"  {'all':<6} {_precision_recall(cases, passed)}")
+        fps = [c for c, p in zip(cases, passed) if p and not c["label"]]
+        print(f"  false positives ({len(fps)}):")
+        for c in fps:
+            print(f"    [{c['kind']}{'/' + c['class'] if 'class' in c else ''}] gold {c['answer'][-40:]!r} | "
+                  f"{c['completion'][-70:]!r}")
 
 
 # Both sides see these once before timing, so sympy's first-use start-up (lazy imports, caches)
@@ -205,14 +241,19 @@ def main() -> None:
     n = len(cases)
     print(f"{n} labelled completions ({sum(c['kind'] == 'gsm8k' for c in cases)} GSM8K-style, "
           f"{sum(c['kind'] == 'math' for c in cases)} MATH-style, "
-          f"{sum(c['kind'] == 'real' for c in cases)} hand-labelled real-model-style)\n")
-    print(f"{'verifier':<26}{'items/s':>10}{'agree all':>12}{'agree GSM8K':>14}{'agree MATH':>13}{'agree real':>13}")
+          f"{sum(c['kind'] == 'real' for c in cases)} hand-labelled real-model-style, "
+          f"{sum(c['kind'] == 'hard' for c in cases)} hard)\n")
+    print(f"{'verifier':<26}{'items/s':>10}{'agree all':>12}{'GSM8K':>10}{'MATH':>8}{'real':>9}{'hard':>9}")
     for name, (passed, seconds) in results.items():
-        cols = [f"{a}/{t}" for a, t in (_agreement(cases, passed), _agreement(cases, passed, "gsm8k"),
-                                        _agreement(cases, passed, "math"), _agreement(cases, passed, "real"))]
-        print(f"{name:<26}{n / seconds:>10.0f}{cols[0]:>12}{cols[1]:>14}{cols[2]:>13}{cols[3]:>13}")
+        cols = [f"{a}/{t}" for a, t in [_agreement(cases, passed)] + [
+            _agreement(cases, passed, kind) for kind in ("gsm8k", "math", "real", "hard")]]
+        print(f"{name:<26}{n / seconds:>10.0f}{cols[0]:>12}{cols[1]:>10}{cols[2]:>8}{cols[3]:>9}{cols[4]:>9}")
     (mv, mv_s), (pb, pb_s) = results.values()
-    print(f"\nthroughput ratio passband / math-verify: {mv_s / pb_s:.1f}x")
+    _report_errors(cases, results)
+    gsm = [i for i, c in enumerate(cases) if c["kind"] == "gsm8k"]
+    print(f"\nthroughput ratio passband / math-verify: {mv_s / pb_s:.1f}x (all sets)")
+    mv_g, pb_g = (_run_math_verify([cases[i] for i in gsm])[1], _run_passband([cases[i] for i in gsm])[1])
+    print(f"throughput ratio on the GSM8K-style completions alone: {mv_g / pb_g:.1f}x")
     worse = [c for c, a, b in zip(cases, mv, pb) if a == c["label"] and b != c["label"]]
     print(f"items math-verify gets right and passband gets wrong: {len(worse)}")
     for c in worse[:5]:

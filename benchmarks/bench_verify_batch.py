@@ -2,7 +2,9 @@
 
 The anchor is what a user would write by hand: a process pool mapping the verifier over the items
 (no per-item timeout, a hang stalls it forever, a crash breaks the whole pool). verify_batch adds
-per-item hard timeouts and crash isolation; this measures what that costs in throughput.
+per-item hard timeouts and crash isolation; this measures what that costs in throughput. Rows:
+``exact`` (declared ``inline_safe``: runs in the caller while it measures fast), ``json_schema``
+and ``math`` on GSM8K-style completions (both chunked through the worker pool).
 
     .venv/bin/python benchmarks/bench_verify_batch.py [--items 2000] [--workers 2]
 """
@@ -23,7 +25,9 @@ def _items(n: int):
     exact = [(f"{i % 97}", {"answer": str(i % 89)}) for i in range(n)]
     schema = [(f'Result:\n```json\n{{"name": "n{i}", "age": {i if i % 3 else json.dumps(str(i))}}}\n```', {"schema": SCHEMA})
               for i in range(n)]
-    return {"exact": exact, "json_schema": schema}
+    math = [(f"So she has {i % 7} + {i % 90} = {i % 97} apples.\nThe answer is {i % 97}.", {"answer": f"#### {i % 89}"})
+            for i in range(n)]
+    return {"exact": exact, "json_schema": schema, "math": math}
 
 
 def _call(args):

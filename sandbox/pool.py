@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import queue
 import socket
 import subprocess
 import sys
@@ -102,9 +101,10 @@ class Pool:
         if self.size < 1:
             raise ValueError(f"Pool workers must be >= 1, got {workers!r}")
         self.python = python or sys.executable
-        self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()
+        self._idle: list[_Worker] = []  # LIFO: the warmest worker first
         self._count = 0
         self._lock = threading.Lock()
+        self._freed = threading.Condition(self._lock)  # a worker came back, or room to start one
         self._all: set[_Worker] = set()
         self._closed = False
         self._pid = os.getpid()
@@ -136,23 +136,28 @@ class Pool:
 
     # ---- worker bookkeeping ------------------------------------------------------------------
     def _acquire(self) -> _Worker:
-        if self._closed:
-            raise SandboxError("the sandbox pool is closed")
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
-        with self._lock:
-            grow = self._count < self.size
-            if grow:
-                self._count += 1
-        if not grow:
-            return self._idle.get()
+        """An idle worker, or a new one while below ``size``; else wait until either is possible.
+
+        Waiting is on a condition that both ``_release`` and ``_discard`` signal: a caller waiting
+        while another's worker is killed (a timed-out program) starts the replacement itself,
+        instead of waiting for an idle worker that will never come.
+        """
+        with self._freed:
+            while True:
+                if self._closed:
+                    raise SandboxError("the sandbox pool is closed")
+                if self._idle:
+                    return self._idle.pop()
+                if self._count < self.size:
+                    self._count += 1
+                    break
+                self._freed.wait()
         try:
             worker = _Worker(self.python)
         except BaseException:
-            with self._lock:
+            with self._freed:
                 self._count -= 1
+                self._freed.notify()
             raise
         with self._lock:
             self._all.add(worker)
@@ -162,24 +167,29 @@ class Pool:
     def _release(self, worker: _Worker) -> None:
         if self._closed or not worker.alive():
             self._discard(worker)
-        else:
-            self._idle.put(worker)
+            return
+        with self._freed:
+            self._idle.append(worker)
+            self._freed.notify()
 
     def _discard(self, worker: _Worker) -> None:
         worker.kill()
-        with self._lock:
+        with self._freed:
             self._count -= 1
             self._all.discard(worker)
+            self._freed.notify()
 
     def close(self) -> None:
         """Stop every worker (their running programs die with them)."""
         if os.getpid() != self._pid:  # a forked copy of this object: the workers are not ours
             return
-        self._closed = True
-        with self._lock:
+        with self._freed:
+            self._closed = True
             workers = list(self._all)
             self._all.clear()
+            self._idle.clear()
             self._count = 0
+            self._freed.notify_all()
         for worker in workers:  # ask all to stop first, so their clean-ups overlap
             worker.sock.close()
         for worker in workers:

@@ -7,7 +7,8 @@ persistent, pre-started worker process; past the deadline the worker gets SIGKIL
 
 Workers come from a ``forkserver`` context (``spawn`` where forkserver is missing), never a plain
 fork: forking a process that has torch or other threads loaded can deadlock. The forkserver
-preloads ``passband.verifiers``, so a replacement worker is ready in milliseconds.
+preloads ``passband.verifiers._preload`` (the verifiers, sympy warmed up), so a replacement worker is
+ready in milliseconds and fast from its first call.
 
 Nested calls (a verifier calling ``call_with_deadline`` while itself running inside a worker of
 this module or of ``verify_batch``) run inline: the outer deadline already covers them.
@@ -20,19 +21,22 @@ import multiprocessing
 import multiprocessing.util
 import os
 import pickle
-import signal
 import sys
 import threading
-import traceback
+import time
 from multiprocessing.reduction import ForkingPickler as _ForkingPickler
 from typing import Any, Callable, Iterator, Sequence
 
 from passband.verifiers._spawning import WorkerProcess, context
+from passband.verifiers._worker import worker_main
 
 __all__ = ["DeadlineExceeded", "NotPortable", "WorkerCrashed", "call_with_deadline", "in_worker", "warm_up"]
 
 _STARTUP_TIMEOUT_S = 120.0  # a cold worker imports sympy & co.; not counted against the deadline
-_MAX_WORKERS = max(4, 2 * (os.cpu_count() or 1))
+# Direct calls from many threads (a reward function inside another trainer) each need a worker to
+# answer within their own timeout; idle workers are forked from the preloaded server and cost memory
+# only (shared copy-on-write), so the pool allows more than the cores.
+_MAX_WORKERS = max(16, 4 * (os.cpu_count() or 1))
 _IN_WORKER = False
 
 
@@ -54,18 +58,23 @@ def in_worker() -> bool:
     return _IN_WORKER
 
 
-def call_with_deadline(fn: Callable[..., Any], *args: Any, timeout: float, **kwargs: Any) -> Any:
+def call_with_deadline(fn: Callable[..., Any], *args: Any, timeout: float, queue_counts: bool = False,
+                       **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` in a worker process; raises ``DeadlineExceeded`` after ``timeout`` s.
 
     ``fn`` and its arguments must be picklable (a top-level function, not a lambda). Exceptions
-    raised by ``fn`` are re-raised here; a worker that dies raises ``WorkerCrashed``. Waiting for a
-    free worker or for a cold one to start does not count against ``timeout``.
+    raised by ``fn`` are re-raised here; a worker that dies raises ``WorkerCrashed``. Starting a
+    cold worker never counts against ``timeout``. Waiting for a busy pool counts only with
+    ``queue_counts=True``: a verifier called directly (from any number of threads) promises to
+    answer within its timeout, so the queue eats into the same budget and a caller that finds no
+    free worker in time gets ``DeadlineExceeded`` too.
     """
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     if _IN_WORKER:
         return fn(*args, **kwargs)
-    (kind, value), = list(_pool().run(fn, [(args, kwargs)], float(timeout)))
+    pool = _pool()
+    (kind, value), = list(pool.run(fn, [(args, kwargs)], float(timeout), queue_counts=queue_counts))
     if kind == "ok":
         return value
     if kind == "timeout":
@@ -76,7 +85,7 @@ def call_with_deadline(fn: Callable[..., Any], *args: Any, timeout: float, **kwa
 def warm_up(n: int = 1) -> None:
     """Start ``n`` idle workers now, so the first timed call does not pay the start-up."""
     pool = _pool()
-    workers = [pool.acquire() for _ in range(max(1, n))]
+    workers = [pool.acquire()[0] for _ in range(max(1, n))]
     for worker in workers:
         pool.release(worker)
 
@@ -85,51 +94,12 @@ def warm_up(n: int = 1) -> None:
 
 
 def _worker_main(conn) -> None:
-    """Loop: receive ``(fn, calls)``, send back one ``(kind, value)`` per call, in order."""
+    worker_main(conn, _mark_in_worker)
+
+
+def _mark_in_worker() -> None:
     global _IN_WORKER
     _IN_WORKER = True
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's business
-    try:
-        import passband.verifiers  # noqa: F401  (registers built-ins; usually preloaded)
-    except Exception:  # reported when a call needs it
-        pass
-    conn.send(("ready", os.getpid()))
-    while True:
-        try:
-            path, message = conn.recv()
-        except (EOFError, OSError):
-            return  # parent gone
-        try:
-            if path != sys.path:  # the parent added a folder since we started: see its modules too
-                sys.path[:] = path
-            fn, calls = pickle.loads(message)
-        except Exception as exc:  # unpickling failed, e.g. fn's module is not importable here
-            conn.send(("fail", _portable(exc)))
-            continue
-        for args, kwargs in calls:
-            try:
-                out = ("ok", fn(*args, **kwargs))
-            except BaseException as exc:  # noqa: BLE001 - reported to the caller, worker lives on
-                out = ("raise", _portable(exc))
-            try:
-                conn.send(out)
-            except Exception as exc:  # the result itself does not pickle
-                conn.send(("raise", _portable(exc)))
-
-
-def _portable(exc: BaseException) -> BaseException:
-    """The exception itself if it pickles, else a RuntimeError carrying its text and traceback."""
-    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    try:
-        pickle.loads(pickle.dumps(exc))
-    except Exception:
-        exc = RuntimeError(f"{type(exc).__name__}: {exc}")
-    exc.__traceback__ = None
-    try:
-        exc.add_note(f"[in passband worker {os.getpid()}]\n{tb}")
-    except (AttributeError, TypeError):
-        pass
-    return exc
 
 
 # ----------------------------------------------------------------------------- parent side
@@ -155,35 +125,52 @@ class _Worker:
             self.kill()
             raise WorkerCrashed(f"a passband worker died while starting (exit code {self.process.exitcode})") from None
 
-    def stream(self, fn, calls: Sequence, payload: bytes, timeout: float) -> Iterator[tuple[str, Any]]:
-        """Yield one outcome per call; stops after the first ``timeout``/``crash`` (worker is dead)."""
+    def stream(self, fn, calls: Sequence, payload: bytes, first: float, timeout: float,
+               precise: bool) -> Iterator[tuple[str, Any]]:
+        """Yield one outcome per call; stops after the first ``timeout``/``unsure``/``crash``.
+
+        ``first`` is the first call's deadline, ``timeout`` each later one's, counted from the
+        start time the worker reports with each batch. Past a deadline the worker is killed. The
+        outcome is ``timeout`` for the first call without an outcome when it is known to be the
+        one running (``precise`` mode, or it is the last call), else ``unsure``: a fast call may
+        have finished unreported before a slow one, so the caller re-runs the rest precisely.
+        The same holds for a worker that dies.
+        """
         self.conn.send_bytes(payload)
-        for _ in calls:
-            if not self.conn.poll(timeout):
+        started, budget, done = time.monotonic(), first, 0
+        while done < len(calls):
+            if not self.conn.poll(max(started + budget - time.monotonic(), 0.0)):
                 self.kill()
-                yield "timeout", None
+                yield ("timeout" if precise or done == len(calls) - 1 else "unsure"), None
                 return
             try:
-                data = self.conn.recv_bytes()
+                message = pickle.loads(self.conn.recv_bytes())
             except (EOFError, OSError):
                 self.kill()
-                yield "crash", WorkerCrashed(
-                    f"worker died while running {_name(fn)} (exit code {self.process.exitcode})"
-                )
+                if not (precise or done == len(calls) - 1):
+                    yield "unsure", None  # which of the unreported calls killed it is not known
+                    return
+                code = self.process.exitcode
+                yield "crash", WorkerCrashed(f"worker died while running {_name(fn)} (exit code {code})")
                 return
-            try:
-                kind, value = pickle.loads(data)
-            except Exception as exc:  # a result this process cannot unpickle; the stream stays aligned
-                kind, value = "raise", RuntimeError(f"cannot load the result of {_name(fn)}: {exc}")
-            if kind == "fail":  # the whole message could not be unpickled in the worker
+            except Exception as exc:  # a result this process cannot unpickle: the batch is lost
+                yield "raise", RuntimeError(f"cannot load the result of {_name(fn)}: {exc}")
+                self.kill()
+                return
+            if message[0] == "fail":  # the whole message could not be unpickled in the worker
                 error = NotPortable(
-                    f"the worker could not load {_name(fn)} ({type(value).__name__}: {value}); "
+                    f"the worker could not load {_name(fn)} ({type(message[1]).__name__}: {message[1]}); "
                     "define it in an importable module, not in __main__ or a test file"
                 )
                 for _ in calls:
                     yield "raise", error
                 return
-            yield kind, value
+            _, outcomes, next_start = message
+            for outcome in outcomes:
+                done += 1
+                yield outcome
+            if next_start is not None:
+                started, budget = next_start, timeout
 
     def kill(self) -> None:
         try:
@@ -210,31 +197,44 @@ class _Pool:
         self._starting = 0
         self._closed = False
         self._replacers: list[threading.Thread] = []
+        self._started_any = False
 
-    def run(self, fn, calls: Sequence, timeout: float) -> Iterator[tuple[str, Any]]:
+    def run(self, fn, calls: Sequence, timeout: float, *, queue_counts: bool = False,
+            precise: bool = False) -> Iterator[tuple[str, Any]]:
         """Outcomes of ``fn(*args, **kwargs)`` for each call, in order, on one worker.
 
         The deadline applies to each call separately. After a timeout or crash the stream stops
-        early: the caller re-submits the calls that got no outcome.
+        early: the caller re-submits the calls that got no outcome (``precise=True`` after an
+        ``unsure``). With ``queue_counts`` the
+        wait for a free worker comes out of the first call's deadline (see ``call_with_deadline``).
         """
         calls = list(calls)
         try:
-            message = bytes(_ForkingPickler.dumps((fn, calls)))
+            message = bytes(_ForkingPickler.dumps((fn, calls, precise)))
             payload = bytes(_ForkingPickler.dumps((list(sys.path), message)))
         except Exception as exc:  # lambda, local function, open file, ...
             raise NotPortable(
                 f"cannot send {_name(fn)} or its arguments to a worker process ({exc}); "
                 "use a top-level function of an importable module or a picklable callable object"
             ) from exc
-        worker = self.acquire()
+        worker, waited = self.acquire(timeout if queue_counts else None)
+        if worker is None:  # the pool stayed busy for the whole budget
+            yield "timeout", None
+            return
+        first = timeout - waited if queue_counts else timeout
         healthy = False
         try:
-            yield from worker.stream(fn, calls, payload, timeout)
+            yield from worker.stream(fn, calls, payload, max(first, 0.01), timeout, precise)
             healthy = worker.alive
         finally:
             (self.release if healthy else self.discard)(worker)
 
-    def acquire(self) -> _Worker:
+    def acquire(self, wait: float | None = None) -> tuple[_Worker | None, float]:
+        """``(worker, seconds waited)``: an idle worker, or a newly started one; ``(None, wait)`` if
+        the pool stayed full for ``wait`` s. Starting a worker counts as waiting, except the first
+        start of the pool (it boots the forkserver and imports sympy: seconds no call should pay)."""
+        queued_at = time.monotonic()
+        give_up = None if wait is None else queued_at + wait
         with self._cond:
             while True:
                 if self._closed:
@@ -242,12 +242,19 @@ class _Pool:
                 while self._idle:
                     worker = self._idle.pop()
                     if worker.alive:
-                        return worker
+                        return worker, time.monotonic() - queued_at
                     self._forget(worker)
                 if self._reserve_start():
                     break
-                self._cond.wait()
-        return self._start_reserved()
+                left = None if give_up is None else give_up - time.monotonic()
+                if left is not None and left <= 0:
+                    return None, float(wait)
+                self._cond.wait(left)
+        start = time.monotonic()
+        cold = not self._started_any  # the first start boots the server and imports sympy: never counted
+        worker = self._start_reserved()
+        self._started_any = True
+        return worker, (time.monotonic() if not cold else start) - queued_at
 
     def _reserve_start(self) -> bool:
         """Under the lock: claim room for one more worker, if the pool is below its maximum."""

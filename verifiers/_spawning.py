@@ -3,8 +3,8 @@
 Split from ``_deadline`` because it leans on multiprocessing internals and deserves its own
 explanation. Two choices:
 - ``forkserver``, not ``fork``: forking a process that has torch or other threads loaded can
-  deadlock. The server preloads ``passband.verifiers``, so a replacement worker is ready in
-  milliseconds instead of re-importing sympy.
+  deadlock. The server preloads ``passband.verifiers._preload`` (the verifiers, with sympy's lazy
+  start-up already paid), so a replacement worker is ready in milliseconds and fast from its first call.
 - No ``__main__`` re-import in workers (see ``_NoMainSpawn``), so unguarded scripts and notebooks
   can call verifiers.
 """
@@ -17,6 +17,7 @@ import types
 
 __all__ = ["METHOD", "WorkerProcess", "context"]
 
+_PRELOAD = "passband.verifiers._preload"  # the verifiers, with sympy warmed up (see there)
 METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
@@ -29,8 +30,8 @@ def context():
     from multiprocessing import forkserver
 
     preload = [m for m in getattr(forkserver._forkserver, "_preload_modules", []) if m != "__main__"]
-    if "passband.verifiers" not in preload:
-        ctx.set_forkserver_preload(preload + ["passband.verifiers"])
+    if _PRELOAD not in preload:
+        ctx.set_forkserver_preload(preload + [_PRELOAD])
     return ctx
 
 

@@ -1,20 +1,26 @@
 """Score many completions in worker processes, each item under a hard timeout.
 
-Items go to the persistent worker pool of ``passband.verifiers._deadline`` in small chunks (one
-pickling round trip per chunk, not per item). Each item's clock starts when the previous one in its
-chunk finishes; an item past ``timeout`` has its worker killed and becomes ``Verdict.timeout``, a
-worker that dies becomes ``Verdict.error`` for that item only, and the rest of the chunk is sent to
-another worker. Callables that cannot be sent to a worker run inline with a warning: their timeout
-is then soft (a hung call keeps a background thread busy; it cannot be killed).
+Items go to the persistent worker pool of ``passband.verifiers._deadline`` in chunks (two per
+worker, at most ``_MAX_CHUNK`` items); the worker sends outcomes back in batches (one message per
+few milliseconds of work, not per item), each saying when the next item started. Each item's clock
+starts when the previous one in its chunk finishes; an item past ``timeout`` has its worker killed
+and becomes ``Verdict.timeout``, a worker that dies becomes ``Verdict.error`` for that item only,
+and the rest of the chunk is sent to another worker (one message per item from then on, so that a
+later timeout is pinned on the item that overran). A batch stops early under ``batch_timeout``, or
+when its first items all time out (see ``verify_batch``). Callables that cannot be sent to a worker
+run inline with a warning: their timeout is then soft (a hung call keeps a background thread busy;
+it cannot be killed).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Mapping, Sequence, Union
+from collections.abc import Mapping
+from typing import Callable, Sequence, Union
 
 from passband.verifiers import _deadline
 from passband.verifiers._coerce import call_safely, describe
@@ -23,7 +29,11 @@ from passband.verifiers.verdict import Verdict
 
 __all__ = ["verify_batch"]
 
-_MAX_CHUNK = 64
+_MAX_CHUNK = 512
+# inline_safe verifiers stay inline while under 2 ms an item on average: generous, so that a load
+# hiccup in the first items does not move a cheap batch onto a cold worker pool
+_PROBE, _INLINE_MAX_S = 16, 0.002
+_HOPELESS = 4  # items that all timed out, and nothing else finished: the batch stops
 
 
 def verify_batch(
@@ -33,6 +43,7 @@ def verify_batch(
     *,
     timeout: float = 10.0,
     workers: int | None = None,
+    batch_timeout: float | None = None,
 ) -> list[Verdict]:
     """One Verdict per completion, in input order.
 
@@ -41,6 +52,17 @@ def verify_batch(
     references: one dict per completion, or one dict shared by all (``None`` = no fields).
     timeout: seconds per item, enforced by killing the worker process.
     workers: parallel worker processes (default: the number of CPUs).
+    batch_timeout: seconds for the whole call (default None: no limit of its own). Items not
+        finished by then are ``timeout`` verdicts that say so. Independently of it, when the
+        first ``max(4, workers)`` items to finish have *all* timed out, the rest are not run
+        (``timeout``, "not run: ..."): a reward that always hangs costs one round of timeouts.
+
+    A verifier declaring ``inline_safe = True`` (its time is linear in its input; the built-in
+    ``exact`` without a pattern) runs in this process while it measures under 2 ms an item:
+    there the process round trip would cost more than the check.
+
+    >>> [v.status for v in verify_batch("exact", ["4", "5"], {"answer": "4"}, workers=1)]
+    ['ok', 'wrong']
     """
     verifier = get(name_or_reward) if isinstance(name_or_reward, str) else name_or_reward
     if not callable(verifier):
@@ -49,14 +71,20 @@ def verify_batch(
     refs = _references(references, len(completions))
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if batch_timeout is not None and (not isinstance(batch_timeout, (int, float)) or not batch_timeout > 0):
+        raise ValueError(f"batch_timeout must be None or a positive number of seconds, got {batch_timeout!r}")
     workers = _workers(workers)
     items = list(zip(completions, refs))
     if not items:
         return []
     if _deadline.in_worker():  # already inside a worker: the outer deadline covers us
         return [call_safely(verifier, c, r, describe(verifier)) for c, r in items]
+    inline = _inline(verifier, items) if getattr(verifier, "inline_safe", False) is True else []
+    if len(inline) == len(items):
+        return inline
+    items = items[len(inline):]
     try:
-        return _run_in_workers(verifier, items, float(timeout), workers)
+        return inline + _run_in_workers(verifier, items, float(timeout), workers, batch_timeout)
     except _deadline.NotPortable as exc:
         warnings.warn(
             f"passband.verify_batch: {exc}. Running inline in this process instead; the timeout is "
@@ -64,7 +92,23 @@ def verify_batch(
             RuntimeWarning,
             stacklevel=2,
         )
-        return [_inline_soft(verifier, c, r, float(timeout)) for c, r in items]
+        return inline + [_inline_soft(verifier, c, r, float(timeout)) for c, r in items]
+
+
+def _inline(verifier, items: list) -> list[Verdict]:
+    """Verdicts for the leading items, run here, while each costs under ``_INLINE_MAX_S``.
+
+    Only for verifiers that declare ``inline_safe = True``: their time is linear in the input, so
+    nothing here can hang; a pipe round trip would cost more than the check. The measurement
+    decides how far: once the items measured cost more than ``_INLINE_MAX_S`` on average, the rest
+    go to the workers, where the parallelism pays for the round trips."""
+    name, out = describe(verifier), []
+    start = time.perf_counter()
+    for completion, reference in items:
+        out.append(call_safely(verifier, completion, reference, name))
+        if len(out) >= _PROBE and time.perf_counter() - start > _INLINE_MAX_S * len(out):
+            break
+    return out
 
 
 def _references(references, n: int) -> list[dict]:
@@ -89,30 +133,44 @@ def _workers(workers: int | None) -> int:
     return workers
 
 
-def _run_in_workers(verifier, items: list, timeout: float, workers: int) -> list[Verdict]:
-    size = max(1, min(_MAX_CHUNK, len(items) // (workers * 4)))
+def _run_in_workers(verifier, items: list, timeout: float, workers: int, batch_timeout: float | None) -> list[Verdict]:
+    # Two chunks per worker balance the load; fewer, larger chunks cost fewer round trips (a
+    # timeout in a large chunk costs no more: the rest of it is resubmitted).
+    size = max(1, min(_MAX_CHUNK, -(-len(items) // (workers * 2))))
     chunks = [list(range(i, min(i + size, len(items)))) for i in range(0, len(items), size)]
     results: list[Verdict | None] = [None] * len(items)
+    cutoff = _Cutoff(batch_timeout, workers)
     if len(chunks) == 1 or workers == 1:
         for chunk in chunks:
-            _run_chunk(verifier, items, chunk, timeout, results)
+            _run_chunk(verifier, items, chunk, timeout, results, cutoff)
     else:
         with ThreadPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
-            for future in [pool.submit(_run_chunk, verifier, items, c, timeout, results) for c in chunks]:
+            for future in [pool.submit(_run_chunk, verifier, items, c, timeout, results, cutoff) for c in chunks]:
                 future.result()  # re-raises NotPortable
     return results  # type: ignore[return-value]
 
 
-def _run_chunk(verifier, items: list, indices: list[int], timeout: float, results: list) -> None:
-    """Score ``indices`` on one worker; after a kill, the rest goes to a fresh worker."""
+def _run_chunk(verifier, items: list, indices: list[int], timeout: float, results: list, cutoff: "_Cutoff") -> None:
+    """Score ``indices`` on one worker; after a kill, the rest goes to a fresh worker.
+
+    After an ``unsure`` kill (several calls were in flight unreported) the rest runs in precise
+    mode, one message per call, so the timeout lands on the item that overran and no other."""
     name = describe(verifier)
-    pending = list(indices)
+    pending, precise = list(indices), False
     while pending:
+        if cutoff.reached():
+            for i in pending:
+                results[i] = Verdict.timeout(cutoff.reason)
+            return
         calls = [((verifier, items[i][0], items[i][1], name), {}) for i in pending]
         done = 0
-        for kind, value in _deadline._pool().run(call_safely, calls, timeout):
+        for kind, value in _deadline._pool().run(call_safely, calls, min(timeout, cutoff.left()), precise=precise):
+            if kind == "unsure":
+                precise = True
+                break
             i = pending[done]
             done += 1
+            cutoff.saw(kind)
             if kind == "ok":
                 results[i] = value
             elif kind == "timeout":
@@ -122,6 +180,37 @@ def _run_chunk(verifier, items: list, indices: list[int], timeout: float, result
             else:  # crash, or an exception outside the verifier (e.g. its result did not pickle)
                 results[i] = Verdict.error(f"{name}: {type(value).__name__}: {value}")
         pending = pending[done:]
+
+
+class _Cutoff:
+    """When to stop a batch early: past ``batch_timeout``, or when every item finished so far
+    (at least ``_HOPELESS`` of them) timed out - a reward that always hangs costs one round of
+    timeouts, not ``len(items) / workers`` of them."""
+
+    def __init__(self, batch_timeout: float | None, workers: int) -> None:
+        self._end = None if batch_timeout is None else time.monotonic() + batch_timeout
+        self._hopeless = max(_HOPELESS, workers)
+        self._timeouts = self._others = 0
+        self._lock = threading.Lock()
+        self.reason = ""
+
+    def saw(self, kind: str) -> None:
+        with self._lock:
+            if kind == "timeout":
+                self._timeouts += 1
+            else:
+                self._others += 1
+
+    def left(self) -> float:
+        return float("inf") if self._end is None else max(self._end - time.monotonic(), 0.01)
+
+    def reached(self) -> bool:
+        with self._lock:
+            if self._end is not None and time.monotonic() >= self._end:
+                self.reason = "not run: the batch reached its batch_timeout"
+            elif self._others == 0 and self._timeouts >= self._hopeless:
+                self.reason = f"not run: the first {self._timeouts} items of the batch all timed out"
+            return bool(self.reason)
 
 
 def _inline_soft(verifier, completion: str, reference: dict, timeout: float) -> Verdict:

@@ -84,6 +84,12 @@ class _ExactMatch:
     def __repr__(self) -> str:
         return f"exact_match(case_sensitive={self.case_sensitive}, pattern={self.pattern!r})"
 
+    @property
+    def inline_safe(self) -> bool:
+        """Without a pattern, a normalise-and-compare linear in the input: it cannot hang, so
+        ``verify_batch`` may run it in the caller's process (see there)."""
+        return self.pattern is None
+
     def __call__(self, completion: str, *, answer: object = None, **_ignored) -> Verdict:
         if answer is None:
             return Verdict.error("reference field 'answer' is missing")
@@ -130,7 +136,7 @@ def _bounded(fn, *args, timeout: float):
     """Run in a killable worker unless we already are in one (whose deadline then applies)."""
     if _deadline.in_worker():
         return fn(*args)
-    return _deadline.call_with_deadline(fn, *args, timeout=timeout)
+    return _deadline.call_with_deadline(fn, *args, timeout=timeout, queue_counts=True)
 
 
 def _match(pattern: str, flags: str, fullmatch: bool, text: str):

@@ -3,12 +3,17 @@
 Which JSON is judged, in this order, with no falling back once a block is chosen:
 1. the last fenced block tagged ``json``;
 2. failing that, the last bare fenced block (no language tag);
-3. failing that, the first balanced ``{...}`` or ``[...]`` in the text that parses.
+3. failing that, the first balanced ``{...}`` or ``[...]`` in the text that parses. Only brackets
+   that can open JSON are tried (``{"``, ``{}``, ``[1``, ``["``...), so the ``\frac{1}{2}`` of a
+   long LaTeX preamble does not use up the scan; a value that opens and is never closed (an array
+   cut off midway) is ``invalid``: what is inside it is not the answer.
 A chosen block that does not parse is ``invalid``. Parsing is strict JSON: NaN/Infinity, trailing
 commas, comments and single quotes are rejected and nothing is repaired; with duplicate keys the
 last one wins (as in ``json.loads``). The draft comes from ``$schema`` (default 2020-12), formats
-are checked, and the first failing path goes into ``detail``. Schema ``pattern`` regexes run in
-Python's ``re``, which can backtrack for hours, so the check runs under a hard time limit.
+are checked, and the first failing path goes into ``detail``. Nesting up to ``_MAX_DEPTH`` levels
+is parsed and validated (in the worker, on a thread with a large stack); deeper is ``invalid``.
+Schema ``pattern`` regexes run in Python's ``re``, which can backtrack for hours, so the check runs
+under a hard time limit (waiting for a free worker counts against it, from any number of threads).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
+import threading
 
 from passband.verifiers import _deadline
 from passband.verifiers._coerce import clip
@@ -25,7 +32,11 @@ from passband.verifiers.verdict import Verdict
 __all__ = ["extract_json", "json_schema_verifier"]
 
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.DOTALL | re.MULTILINE)
-_MAX_SCAN_STARTS = 200  # bare-text scan: try at most this many opening brackets
+_MAX_SCAN_STARTS = 20_000  # bare-text scan: openings tried (each a cheap parse; the deadline bounds the rest)
+# An opening bracket that can start JSON: not LaTeX's \frac{1}, ^{2} or [0, 1] ... but [1, 2] is JSON.
+_JSON_START = re.compile(r'\{\s*["}]|\[\s*(?:[\[{"\]\-\d]|true\b|false\b|null\b)')
+_MAX_DEPTH = 20_000
+_DEEP_STACK = 512 << 20  # bytes of C stack for the parse and validation of deeply nested values
 
 
 def json_schema_verifier(*, timeout: float = 5.0):
@@ -48,13 +59,34 @@ class _JsonSchema:
         if not isinstance(completion, str):
             return Verdict.invalid(f"completion is {type(completion).__name__}, not text")
         if _deadline.in_worker():
-            return _judge(completion, schema)
+            return _judge_deep(completion, schema)
         try:
-            return _deadline.call_with_deadline(_judge, completion, schema, timeout=self.timeout)
+            return _deadline.call_with_deadline(_judge_deep, completion, schema, timeout=self.timeout,
+                                                queue_counts=True)
         except _deadline.DeadlineExceeded:
             return Verdict.timeout(f"schema validation ran past {self.timeout:g} s (catastrophic pattern?)")
         except _deadline.WorkerCrashed as exc:
             return Verdict.error(f"json_schema worker crashed: {exc}")
+
+
+def _judge_deep(completion: str, schema: object) -> Verdict:
+    """``_judge`` on a thread with a large stack and recursion limit, so 10k-deep JSON is judged.
+
+    Only ever runs in a killable worker: a C stack overflow there crashes the worker (an
+    ``error``), never the caller. The recursion limit is the process's, so it is restored after.
+    """
+    box: list[Verdict] = []
+    old_stack, old_limit = threading.stack_size(), sys.getrecursionlimit()
+    try:
+        threading.stack_size(_DEEP_STACK)
+        sys.setrecursionlimit(max(old_limit, 10 * _MAX_DEPTH))
+        thread = threading.Thread(target=lambda: box.append(_judge(completion, schema)), daemon=True)
+        thread.start()
+    finally:
+        threading.stack_size(old_stack)
+    thread.join()
+    sys.setrecursionlimit(old_limit)
+    return box[0] if box else Verdict.error("json_schema: the check failed without a verdict")
 
 
 def _judge(completion: str, schema: object) -> Verdict:
@@ -69,7 +101,7 @@ def _judge(completion: str, schema: object) -> Verdict:
         validator = _compiled(json.dumps(schema, sort_keys=True))
     except ValueError as exc:  # JSON text that is valid but not a valid schema
         return Verdict.error(str(exc))
-    found, instance, where = extract_json(completion)
+    found, instance, where = extract_json(completion, schema.get("type") if isinstance(schema, dict) else None)
     if not found:
         return Verdict.invalid(where)
     try:
@@ -104,8 +136,16 @@ def _compiled(schema_json: str):
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
-def extract_json(text: str) -> tuple[bool, object, str]:
-    """``(found, value, where)``: the JSON value the verifier judges, or why there is none."""
+def extract_json(text: str, want: object = None) -> tuple[bool, object, str]:
+    """``(found, value, where)``: the JSON value the verifier judges, or why there is none.
+
+    ``want``: the schema's top-level ``type`` (a name or a list). In bare text, a value of another
+    type (the ``[0, 1]`` of an interval before the object) is passed over for a later one that has
+    it; if none has, the first value found is judged.
+    """
+    depth = _depth(text)
+    if depth > _MAX_DEPTH:
+        return False, None, f"no JSON within the nesting limit: brackets nest {depth} levels deep (limit {_MAX_DEPTH})"
     blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(text)]
     for wanted, label in (("json", "last ```json block"), ("", "last bare ``` block")):
         chosen = [body for lang, body in blocks if lang == wanted]
@@ -114,13 +154,57 @@ def extract_json(text: str) -> tuple[bool, object, str]:
                 return True, _strict_loads(chosen[-1]), label
             except ValueError as exc:
                 return False, None, f"the {label} is not valid JSON: {clip(str(exc), 200)}"
-    decoder = _strict_decoder()
+    decoder, first = _strict_decoder(), None
+    wanted = {want} if isinstance(want, str) else set(want) if isinstance(want, list) else None
+    passed_over = 0  # the end of a value of the wrong type: its own parts are not answers either
     for start in _bracket_starts(text):
-        try:  # raw_decode parses exactly one balanced value starting here, or fails
-            return True, decoder.raw_decode(text, start)[0], "first JSON value in the text"
-        except (ValueError, RecursionError):
+        if start < passed_over:
             continue
+        try:  # raw_decode parses exactly one balanced value starting here, or fails
+            value, passed_over = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            if first is None and _never_closes(text, start):
+                return False, None, f"the JSON value at character {start} is cut off (it never closes)"
+            continue
+        if wanted is None or _json_type(value) & wanted:
+            return True, value, "first JSON value in the text"
+        first = first or (value,)
+    if first is not None:
+        return True, first[0], "first JSON value in the text"
     return False, None, "no JSON object or array found in the completion"
+
+
+def _json_type(value: object) -> set[str]:
+    return {"object"} if isinstance(value, dict) else {"array"} if isinstance(value, list) else set()
+
+
+def _depth(text: str) -> int:
+    """How deep brackets nest (outside strings); cheap when there are few brackets."""
+    if text.count("[") + text.count("{") <= _MAX_DEPTH:
+        return 0
+    depth = deepest = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        ch = token.group(0)
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def _never_closes(text: str, start: int) -> bool:
+    """The bracket at ``start`` is still open at the end of the text (strings skipped): truncated."""
+    depth = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', text[start:]):
+        ch = token.group(0)
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return False
+    return depth > 0
 
 
 def _reject_constant(name: str):
@@ -145,7 +229,7 @@ def _strict_loads(text: str | bytes) -> object:
 
 def _bracket_starts(text: str):
     count = 0
-    for m in re.finditer(r"[\[{]", text):
+    for m in _JSON_START.finditer(text):
         yield m.start()
         count += 1
         if count >= _MAX_SCAN_STARTS:

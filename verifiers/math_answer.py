@@ -1,4 +1,4 @@
-"""The ``math`` verifier: extract the final answer, compare it with the gold answer.
+r"""The ``math`` verifier: extract the final answer, compare it with the gold answer.
 
 ``get("math")(completion, answer=gold)`` works for GSM8K (``answer`` is the full solution ending in
 ``#### 42``), MATH (a LaTeX answer or a solution with ``\\boxed{}``) and plain numbers.
@@ -7,11 +7,36 @@ Statuses: ``ok``/``wrong`` once an answer was found and compared; ``invalid`` wh
 has no answer, or one too long or too malformed to parse; ``error`` when the gold answer is missing
 or unparsable (the detail names the field); ``timeout`` when sympy ran past ``timeout`` seconds.
 
+Exactness policy (a false positive trains the policy to be wrong; a false negative wastes a sample):
+
+- Two exact inputs (integers, fractions, powers, factorials, binomials, radicals, pi, e) are
+  compared exactly: Python fractions on the fast path; on the sympy path math-verify's verdict
+  stands only if ``math_exact.contradicts`` cannot show the values differ, with sympy's exact
+  rational arithmetic, 60-digit evaluation, or random rational points for unknowns. There is no
+  tolerance between exact values: ``\frac{1}{5^{60}}`` is not ``\frac{1}{5^{61}}``.
+- A tolerance applies only when an input is itself a decimal, which approximates: it must agree
+  to one part in 10^5 and to half its own last written place (``0.333333`` is 1/3; ``0.0000014``
+  is not ``0.000001``). Percent answers keep math-verify's rule (``25\%`` may be 25 or 0.25).
+- A parse that stops midway (math-verify reads ``2 + \frac{1}{\mathrm{e}}`` as 2) is no parse;
+  ``7\sqrt(3)`` is a root, never 7.
+- Sequences with an ellipsis are compared term by term, ellipsis at the same places; never
+  accepted on the ellipsis alone.
+
+Multi-part answers, one rule (``math_rules``): several boxes side by side, labelled parts and "or"
+lists are split into parts. Parts all labelled with one unknown (``x = -4 or x = 1``) form a *set*
+(order free); distinct labels (``m = 3, n = 8``; ``PQ = 6, RS = 2``) form a *tuple*, matched label
+by label when the gold has labels too, else in the order written. Unlabelled parts follow the gold:
+a bracketed gold ``(1, 2)`` is an ordered tuple, a bare list ``1, 2`` a set. Other forms: a
+one-variable relation equals the interval it describes (``x \neq 2`` is ``(-\infty, 2) \cup (2,
+\infty)``); equations are equal when math-verify finds the same solution set or a constant
+multiple; ``i`` is the imaginary unit when the plain comparison fails (``\sqrt{-1}``, ``i^2``).
+
 Speed: plain numbers and identical strings are decided in-process without sympy
 (``math_equiv.fast_equal``). Everything else goes to math-verify in a killable worker through
 ``call_with_deadline`` - or inline when already inside a worker (``verify_batch``), whose own
 deadline covers it. So a direct call from any thread returns within ``timeout`` (plus the IPC),
-whatever the model wrote.
+whatever the model wrote: waiting for a free worker counts against the same timeout (the very
+first call of a process also starts the worker server, seconds that are not counted).
 """
 
 from __future__ import annotations
@@ -23,6 +48,7 @@ from dataclasses import dataclass
 from passband.verifiers._deadline import DeadlineExceeded, WorkerCrashed, call_with_deadline, in_worker
 from passband.verifiers.math_equiv import fast_equal, slow_compare
 from passband.verifiers.math_extract import STRATEGIES, extract_answer, extract_gold
+from passband.verifiers.math_rules import align
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
@@ -130,7 +156,8 @@ class _MathVerifier:
         how, pred = found
         if len(pred) > cfg.max_answer_chars:
             return Verdict.invalid(f"{how} answer is {len(pred)} characters; the limit is {cfg.max_answer_chars}")
-        same = fast_equal(gold, pred)
+        gold, pred, same = align(gold, pred)
+        same = fast_equal(gold, pred) if same is None else same
         if same is not None:
             detail = f"{how}: {_short(pred)} {'=' if same else '!='} {_short(gold)}"
             return Verdict.ok(detail) if same else Verdict.wrong(detail)
@@ -145,7 +172,7 @@ class _MathVerifier:
             if in_worker():  # the enclosing worker's deadline already bounds us
                 status, detail = slow_compare(gold, pred)
             else:
-                status, detail = call_with_deadline(slow_compare, gold, pred, timeout=timeout)
+                status, detail = call_with_deadline(slow_compare, gold, pred, timeout=timeout, queue_counts=True)
         except DeadlineExceeded:
             return Verdict.timeout(f"comparing {_short(pred)} with the gold took over {timeout:g} s")
         except WorkerCrashed as exc:  # e.g. sympy exhausting memory on a tower of powers

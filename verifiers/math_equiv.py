@@ -21,10 +21,11 @@ from functools import lru_cache
 
 from math_verify import parse, verify
 
+from passband.verifiers.math_exact import complex_equal, contradicts
 from passband.verifiers.math_fallback import chain_rhs
 from passband.verifiers.math_forms import exact_value, values_equal
 
-__all__ = ["fast_equal", "normalize", "slow_compare"]
+__all__ = ["fast_equal", "normalize", "repair", "slow_compare"]
 
 _DIGIT_GROUP_RE = re.compile(r"(?<=\d)(?:,?\\[,!]\s*|\\[,!]?,\s*)(?=\d{3}(?!\d))")
 _SPACING_RE = re.compile(r"(?<!\\)\\[,;:> ]|\\q?quad\b|~|\\displaystyle|\\left\b\.?|\\right\b\.?")
@@ -45,6 +46,10 @@ _TERM_RE = re.compile(r"[+-]?[^+\-]+")
 _CHOICE_VALUE_RE = re.compile(r"\([A-E]\)\s+([^()\s].{0,40})")
 _SPACE_RE = re.compile(r"(?<!\d) +| +(?!\d)")
 _THOUSANDS_SPACE_RE = re.compile(r"(?<=\d) (?=\d{3}(?!\d))")
+_IMAGINARY_RE = re.compile(r"(?<![A-Za-z\\])i(?![A-Za-z])|\\sqrt\s*\{\s*-")
+_PAREN_SQRT_RE = re.compile(r"\\sqrt\s*\(([^()]{1,40})\)")  # 7\sqrt(3): a root, never "7"
+_UPRIGHT_CONST_RE = re.compile(r"\\(?:mathrm|mathit|text|rm|operatorname)\s*\{\s*([ei])\s*\}")  # \mathrm{e}
+_IN_SET_RE = re.compile(r"^[A-Za-z]\s*\\in(?![A-Za-z])\s*(?=[\[(\\{]|\\(?:mathbb|emptyset|varnothing))")
 
 
 def normalize(text: str) -> str:
@@ -52,7 +57,7 @@ def normalize(text: str) -> str:
     text = text.strip()
     text = text.replace("\\$", "").replace("$", "").replace("\\%", "%").replace("−", "-")
     text = text.replace("€", "").replace("£", "").replace("\\euro", "").replace("\\pounds", "")
-    text = text.replace("{,}", ",").replace("\\(", "").replace("\\)", "")
+    text = repair(text.replace("{,}", ",").replace("\\(", "").replace("\\)", ""))
     text = _DIGIT_GROUP_RE.sub(",", text).replace("\\!", "")
     text = _THOUSANDS_SPACE_RE.sub(",", text)
     text = _SPACING_RE.sub(" ", text)
@@ -65,6 +70,16 @@ def normalize(text: str) -> str:
     text = text.replace("**", "")
     text = " ".join(text.split())
     return text.rstrip(" .").strip()
+
+
+def repair(text: str) -> str:
+    """Spellings both paths must read alike: ``7\\sqrt(3)`` is a root (math-verify reads 7),
+    ``\\mathrm{e}`` is ``e`` (math-verify stops reading at it),
+    ``\\varnothing`` is ``\\emptyset``, and in ``x \\in [-3, 5]`` the set is the answer."""
+    text = _PAREN_SQRT_RE.sub(r"\\sqrt{\1}", text)
+    text = _UPRIGHT_CONST_RE.sub(r"\1", text)
+    text = text.replace("\\varnothing", "\\emptyset").replace("\\{\\}", "\\emptyset")
+    return _IN_SET_RE.sub("", text.strip())
 
 
 def fast_equal(gold: str, pred: str) -> bool | None:
@@ -141,12 +156,27 @@ def slow_compare(gold: str, pred: str) -> tuple[str, str]:
     if not _has_math(pred_parsed):
         return "invalid", f"cannot parse the answer {_short(pred)}"
     try:
-        same = verify(gold_parsed, pred_parsed, timeout_seconds=None, raise_on_error=False)
+        same = _agree(gold, pred, gold_parsed, pred_parsed)
     except Exception as exc:  # math-verify swallows most errors itself; be sure
         return "invalid", f"cannot compare {_short(pred)} with the gold: {type(exc).__name__}"
     if same:
         return "ok", f"{_short(pred)} equals {_short(gold)}"
     return "wrong", f"{_short(pred)} is not {_short(gold)}"
+
+
+def _agree(gold: str, pred: str, gold_parsed: list, pred_parsed: list) -> bool:
+    """math-verify's verdict on some pair of parses, unless ``math_exact`` shows the values differ."""
+    g, p = _first_math(gold_parsed), _first_math(pred_parsed)
+    if verify(gold_parsed, pred_parsed, timeout_seconds=None, raise_on_error=False):
+        percent = "%" in gold or "%" in pred  # math-verify's own percent rule (25% = 25) stands
+        return percent or g is None or p is None or not contradicts(g, p)
+    if _IMAGINARY_RE.search(gold) or _IMAGINARY_RE.search(pred):
+        return g is not None and p is not None and complex_equal(g, p)
+    return False
+
+
+def _first_math(parsed: list):
+    return next((item for item in parsed if not isinstance(item, str)), None)
 
 
 def _has_math(parsed: list) -> bool:
@@ -161,13 +191,18 @@ def _parse_gold(gold: str) -> list:
 
 
 def _parse_latex(text: str) -> list:
-    body = text.replace("$", "").strip()
+    body = repair(text.replace("$", ""))
     if not body:
         return []
     try:
-        return parse(f"${body}$", parsing_timeout=None, raise_on_error=False)
+        parsed = parse(f"${body}$", parsing_timeout=None, raise_on_error=False)
     except Exception:  # noqa: BLE001 - any parser failure means "not parsable"
         return []
+    # math-verify reports the text it parsed; with braces left open it stopped midway and the
+    # value is a fragment ("2 + \frac{1}{\mathrm{e}}" read as 2): no parse at all is safer.
+    if any(isinstance(item, str) and item.count("{") != item.count("}") for item in parsed):
+        return []
+    return parsed
 
 
 def _quiet_math_verify() -> None:

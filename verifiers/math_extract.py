@@ -34,12 +34,14 @@ MARKERS = frozenset({"boxed", "gsm8k", "answer_is", "answer_line"})  # explicit 
 
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _BRACE_RE = re.compile(r"\\[{}]|[{}]")
-_ANSWER_IS_RE = re.compile(r"answer\s+(?:is|would\s+be|will\s+be)\s*[:：]?", re.IGNORECASE)
+_ANSWER_IS_RE = re.compile(
+    r"(?:answer|(?:correct|right|best)\s+(?:option|choice))\s+(?:is|would\s+be|will\s+be)\s*[:：]?", re.IGNORECASE
+)
 _ANSWER_LINE_RE = re.compile(
     r"^[ \t>#*_]*(?:final\s+)?answer[ \t*_]*[:：][ \t*_]*(.*)$", re.IGNORECASE | re.MULTILINE
 )
 _SENTENCE_END_RE = re.compile(
-    r"\.(?=\s|$|[A-Z][a-z])|;|\n|,\s+(?=[A-Za-z]{2,})|\s+(?:because|since|so|which)\s|\s+\((?=[A-Za-z]{2,})"
+    r"\.(?=\s|$|[A-Z][a-z])|;|\n|,\s+(?=[A-Za-z]{2,}(?!\w*\s*=))|\s+(?:because|since|so|which)\s|\s+\((?=[A-Za-z]{2,})"
 )
 _FILLER_RE = re.compile(
     r"(?:(?:(?:the\s+)?(?:final\s+)?answer\s+is|therefore|thus|hence|so|then|simply|just|clearly|exactly"
@@ -53,7 +55,9 @@ _RUNON_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>"
                   "<|start_header_id|>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "\nHuman:", "\nUser:",
                   "Next question:")
 _NEXT_QUESTION_RE = re.compile(r"\n(?:\n[ \t]{0,4}(?:Problem|Q)|[ \t]{0,4}Question)[ \t]{0,2}\d{0,3}[ \t]{0,2}:")
-_JOINER_RE = re.compile(r"\\[()\[\]]|[$,\s]|\band\b|\bor\b|\b[A-Za-z]\s*=")  # what may separate sibling boxes
+_JOINER_RE = re.compile(  # what may separate sibling boxes
+    r"\\[()\[\]]|[$,\s]|\band\b|\bor\b|\b[A-Za-z]\s*=|\\(?:text|mbox)\s*\{\s*(?:and|or|,)?\s*\}|\\q?quad\b"
+)
 _SENTENCE_START_RE = re.compile(r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)")  # "Toulouse has", "Janet, who"
 _CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
 _MAX_BOX_TRIES = 8
@@ -223,7 +227,7 @@ def _answer_is(text: str, limit: int) -> tuple[int, str] | None:
         return None
     if previous is not None and not text[last.end():].strip(" \t\n.:*"):
         last = previous  # "... The answer is 160.The answer is" cut off: the one before counts
-    rest = text[last.end():last.end() + min(limit, _MAX_LINE) + 50]
+    rest = text[last.end():last.end() + limit + 50]  # a long answer is read whole, up to the answer limit
     if not rest.split("\n", 1)[0].strip(" \t*_:"):  # "The answer is:\n\n$18"
         rest = rest.lstrip(" \t\n*_:")
     return last.end(), _trim_phrase(rest) or ""

@@ -22,7 +22,7 @@ import re
 __all__ = ["NUMBER_RE", "PROSE_RE", "chain_rhs", "drop_commands", "last_math", "last_number"]
 
 NUMBER_RE = re.compile(
-    r"(?<![\w.,])(-?\$?)(?:(\d{1,3}(?:,\d{3})+(?![\d])|\d+)(\.\d+)?(?: \d+/\d+(?![\d/])|/\d+)?|\.\d+)(?![\d])"
+    r"(?<![\w.,])(-?\$?)(?:(\d{1,3}(?:,\d{3})+(?![\d])|\d{1,3}(?: \d{3})+(?![\d/\w-])|\d+)(\.\d+)?(?: \d+/\d+(?![\d/])|/\d+)?|\.\d+)(?![\d])"
     r"(?: (?:thousand|million|billion)\b)?"
 )
 PROSE_RE = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\s+[A-Za-z]{2,}\b")
@@ -48,6 +48,8 @@ _PREP_RE = re.compile(
 )
 _NOTE_RE = re.compile(r"(?:^|\n|\()[ \t*_]*(?:Note|Explanation)\b", re.IGNORECASE)
 _ASIDE_RE = re.compile(r"\((?=[^()]*[A-Za-z\u00d7*+])(?![^()]*=)[^()]{1,300}\)[\s.!]*$")  # a closing aside
+_ROOT = r"-?\d+(?:\.\d+)?(?:/\d+)?"
+_ROOTS_RE = re.compile(rf"(?<![A-Za-z])([a-z])\s*=\s*{_ROOT}(?:\s*(?:,\s*)?(?:or|and|,)\s*\1\s*=\s*{_ROOT})+")
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*|\\textbf\{([^{}\n]{1,80})\}")
 
 
@@ -132,6 +134,9 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
     aside = _ASIDE_RE.search(text, max(0, len(text) - 400))
     if aside is not None and NUMBER_RE.search(text, 0, aside.start()):
         text = text[:aside.start()]  # "She makes $18 per day (9 eggs x $2)."
+    roots = _roots(text)
+    if roots is not None:
+        return roots
     numbers = list(NUMBER_RE.finditer(text))
     if not numbers:
         return _no_digits(text)
@@ -147,6 +152,16 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
     while len(same) > 1 and _counted_after(text, same[-2], same[-1]):
         same.pop()  # "He runs 540 meters in 3 sprints": the 3 qualifies the 540
     return same[-1].start(), same[-1].group(0)[:limit + 1]
+
+
+def _roots(text: str) -> tuple[int, str] | None:
+    """"The roots are x = -4 or x = 1.": every root in the closing sentence, not just the last."""
+    last = None
+    for last in _ROOTS_RE.finditer(text, max(0, len(text) - 400)):
+        pass
+    if last is None or _SENTENCE_RE.search(text.rstrip(" .!\n*$"), last.end()):
+        return None
+    return last.start(), last.group(0)
 
 
 def _counted_after(text: str, before: re.Match, number: re.Match) -> bool:

@@ -102,3 +102,57 @@ def test_module_on_a_folder_added_after_workers_started(tmp_path, monkeypatch):
         warnings.simplefilter("error")  # an inline fallback would warn
         verdicts = verify_batch(late_verifiers.where, ["a", "b"], timeout=10)
     assert all(v.passed and v.detail != str(os.getpid()) for v in verdicts)
+
+
+# ---- cut-offs, chunked outcomes, the inline path --------------------------------------------------
+
+
+def test_a_reward_that_always_hangs_costs_one_round_of_timeouts_not_the_whole_batch():
+    """Issue 14: every item timing out made each step wait len(items) / workers timeouts."""
+    start = time.monotonic()
+    verdicts = verify_batch(eval, [HANG] * 40, timeout=0.5, workers=2)
+    elapsed = time.monotonic() - start
+    assert [v.status for v in verdicts] == ["timeout"] * 40
+    assert sum("not run" in v.detail for v in verdicts) >= 30, [v.detail for v in verdicts]
+    assert elapsed < 6, elapsed  # 40 * 0.5 / 2 = 10 s without the cut-off
+
+
+def test_batch_timeout_bounds_the_whole_call():
+    slow = "__import__('time').sleep(0.3) or 1"
+    start = time.monotonic()
+    verdicts = verify_batch(eval, [slow] * 24, timeout=5, workers=2, batch_timeout=1.0)
+    elapsed = time.monotonic() - start
+    assert elapsed < 3.0, elapsed  # 24 * 0.3 / 2 = 3.6 s without it
+    done = [v for v in verdicts if v.status == "ok"]
+    cut = [v for v in verdicts if v.status == "timeout"]
+    assert done and cut and len(done) + len(cut) == 24
+    assert any("batch_timeout" in v.detail for v in cut)
+
+
+@pytest.mark.parametrize("bad", [0, -1, "1"])
+def test_batch_timeout_is_validated(bad):
+    with pytest.raises(ValueError, match="batch_timeout"):
+        verify_batch(eval, ["1"], batch_timeout=bad)
+
+
+def test_a_fast_item_reported_late_is_never_blamed_for_the_hang_after_it():
+    """Outcomes come back in batches; a timeout must land on the hanging item, not the one before."""
+    completions = ["1", "2", HANG, "3", "4", EXIT, "5"]
+    verdicts = verify_batch(eval, completions, timeout=1.0, workers=1)
+    assert [v.status for v in verdicts] == ["ok", "ok", "timeout", "ok", "ok", "error", "ok"]
+    assert [verdicts[i].score for i in (0, 1, 3, 4, 6)] == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_exact_runs_inline_and_agrees_with_the_worker_path(monkeypatch):
+    from passband.verifiers import _deadline, exact_match
+
+    completions = [f"{i % 7}" for i in range(300)]
+    refs = [{"answer": str(i % 5)} for i in range(300)]
+    in_workers = verify_batch(exact_match(pattern=r"(\S+)"), completions, refs, workers=2)  # not inline_safe
+
+    def no_workers():
+        raise AssertionError("an inline_safe verifier measured fast must not need a worker")
+
+    monkeypatch.setattr(_deadline, "_pool", no_workers)
+    inline = verify_batch("exact", completions, refs, workers=2)
+    assert [(v.status, v.score) for v in inline] == [(v.status, v.score) for v in in_workers]

@@ -101,3 +101,41 @@ def test_catastrophic_pattern_is_bounded_by_own_time_limit():
 def test_factory_validates_timeout():
     with pytest.raises(ValueError, match="timeout"):
         json_schema_verifier(timeout=0)
+
+
+# ---- hostile shapes: long LaTeX before the JSON, cut-off values, deep nesting, broken schemas -----
+_LATEX = r"We have $\frac{1}{2} + x^{2}$ on $[0, 1]$ and \{a, b\} with \begin{cases} 1 \end{cases}. " * 12_000
+
+
+def test_json_after_a_megabyte_of_latex_is_found():
+    completion = _LATEX + '\nSo the record is {"name": "Ada", "age": 36}.'
+    assert len(completion) > 1_000_000
+    verdict = get("json_schema")(completion, schema=PERSON)
+    assert verdict.status == "ok", verdict
+
+
+@pytest.mark.parametrize("completion", [
+    '[{"name": "Ada", "age": 36}, {"name": "Bob", "age": 4',  # cut inside the second item
+    'Here: [{"name": "Ada", "age": 36}, ',
+    '{"people": [{"name": "Ada", "age": 36}',
+])
+def test_a_value_cut_off_midway_is_invalid_not_judged_by_its_inner_parts(completion):
+    verdict = get("json_schema")(completion, schema=PERSON)
+    assert verdict.status == "invalid", verdict
+    assert "cut off" in verdict.detail
+
+
+@pytest.mark.parametrize("schema,status", [({"type": "array"}, "ok"), ({"type": "object"}, "wrong")])
+def test_ten_thousand_deep_nesting_is_judged(schema, status):
+    completion = "[" * 10_000 + "]" * 10_000
+    verdict = get("json_schema")(completion, schema=schema)
+    assert verdict.status == status, verdict
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "objekt"}, {"properties": 5}, {"pattern": "("}, {"$ref": "#/nowhere"}, "{not json", [1, 2],
+    {"minimum": "three"},
+])
+def test_malformed_schemas_are_errors_never_passes(schema):
+    verdict = get("json_schema")('{"name": "Ada", "age": 36}', schema=schema)
+    assert verdict.status == "error", verdict

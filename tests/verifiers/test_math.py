@@ -333,7 +333,7 @@ def test_fast_path_leaves_mathematics_to_sympy(gold, pred):
     ("It takes 1 1/2 hours.", ("last_number", "1 1/2")),
     ("It costs $.50.", ("last_number", "$.50")),
     ("She has five apples.", ("last_number", "five")),
-    ("The correct option is **(B)**.", ("last_number", "(B)")),
+    ("The correct option is **(B)**.", ("answer_is", "(B)")),  # "correct option is" is a marker now
     ("So the total is 204 + 160 + 330 =", None),  # cut off mid-computation
     ("We have \\(a+b=12\\) and", None),
     ("So the final temperature is **\u22125\u00b0C**.", ("last_number", "-5")),

@@ -1,0 +1,192 @@
+"""Rewrites that need both answers at once, applied before ``math_equiv`` compares them.
+
+Each rule turns a pair of answer texts into a pair that the exact comparison (or math-verify)
+decides correctly, or decides the pair itself:
+
+- **Sequences with an ellipsis** (``1, 2, \\ldots, n``; ``2:8:18:\\ldots``) are compared term by
+  term, here and only here: the same number of terms, the ellipsis at the same places, and every
+  other term equal exactly. Nothing is accepted on the ellipsis alone (math-verify drops it and
+  compares what is left as a set).
+- **Multi-part answers** (several boxes, labelled parts, "or" lists): one rule. Parts are split at
+  top-level commas, semicolons, "and" and "or". When every part of an answer is ``label = value``:
+  - all labels the same (``x = -4 or x = 1``): the roots of one unknown, compared as a **set**;
+  - distinct labels (``PQ = 6, RS = 2``; ``m = 3, n = 8``): an **ordered tuple**, in the order of
+    the gold's labels when the gold has them too, else in the order written (the question's order).
+  A gold without labels and more than one part is compared the same way (set or tuple by the
+  labels of the prediction).
+- **Relations against intervals**: a one-variable relation (``-3 \\le x \\le 5``, ``t \\geq
+  \\sqrt{3}``, ``x \\neq 2``) is rewritten as the interval or union it describes when the other
+  side is written as one (it has ``\\infty``, ``\\cup`` or a square bracket).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["align"]
+
+_ELLIPSIS_RE = re.compile(r"\\[lc]?dots\b|\\dotsc\b|\.\.\.|…")
+_SEPARATORS = ",:;"
+_LABEL_RE = re.compile(r"\s*([A-Za-z]{1,3}(?:_\{?\w{1,3}\}?)?'?)\s*=\s*([^=]+?)\s*")
+_JOIN_RE = re.compile(r"\s+(?:and|or)\s+|\\text\s*\{\s*(?:and|or)\s*\}|\\(?:quad|qquad)\b")
+_LE = r"(?:<=|\\leq?|\\leqslant|≤|<|\\lt)"
+_GE = r"(?:>=|\\geq?|\\geqslant|≥|>|\\gt)"
+_NE = r"(?:\\neq?|≠|!=)"
+_VAR = r"(?P<var>[A-Za-z])"
+_BOUND = r"(?P<{}>[^<>=≤≥\\]*?(?:\\(?:sqrt|frac|pi|infty|dfrac|tfrac)[^<>=≤≥]*?)?)"
+_RANGE_RE = re.compile(rf"\s*{_BOUND.format('a')}\s*(?P<op1>{_LE})\s*{_VAR}\s*(?P<op2>{_LE})\s*{_BOUND.format('b')}\s*")
+_UPPER_RE = re.compile(rf"\s*{_VAR}\s*(?P<op>{_LE}|{_GE}|{_NE})\s*{_BOUND.format('b')}\s*")
+_INTERVAL_HINT_RE = re.compile(r"\\infty|∞|\\cup|^\s*\[|\]\s*$")
+
+
+def align(gold: str, pred: str) -> tuple[str, str, bool | None]:
+    """``(gold, pred, decided)``: possibly rewritten texts, and True/False when a rule decides."""
+    if _ELLIPSIS_RE.search(gold) or _ELLIPSIS_RE.search(pred):
+        return gold, pred, _same_sequence(gold, pred)
+    interval = _as_interval(pred) if _INTERVAL_HINT_RE.search(gold) else None
+    if interval:
+        return gold, interval, None
+    interval = _as_interval(gold) if _INTERVAL_HINT_RE.search(pred) else None
+    if interval:
+        return interval, pred, None
+    parts = _multipart(gold, pred)
+    return (parts[0], parts[1], None) if parts else (gold, pred, None)
+
+
+# ----------------------------------------------------------------------------- sequences
+
+
+def _same_sequence(gold: str, pred: str) -> bool:
+    from passband.verifiers.math_equiv import fast_equal, normalize
+
+    g_terms, p_terms = _terms(normalize(gold)), _terms(normalize(pred))
+    if g_terms is None or p_terms is None or len(g_terms) != len(p_terms):
+        return False
+    for g, p in zip(g_terms, p_terms):
+        g_dots, p_dots = bool(_ELLIPSIS_RE.fullmatch(g)), bool(_ELLIPSIS_RE.fullmatch(p))
+        if g_dots or p_dots:
+            if g_dots != p_dots:
+                return False
+            continue
+        if not (g.replace(" ", "") == p.replace(" ", "") or fast_equal(g, p) is True):
+            return False
+    return True
+
+
+def _terms(text: str) -> list[str] | None:
+    """Top-level terms split at ``,``/``:``/``;`` (one kind per sequence), brackets kept whole."""
+    text = text.strip()
+    if text[:1] in "([{" and _closes_at_end(text):
+        text = text[1:-1]
+    seps = {ch for ch in _split_points(text)}
+    if len(seps) != 1:
+        return None if len(seps) > 1 else [text]
+    sep = seps.pop()
+    return [t.strip() for t in _split(text, sep)]
+
+
+def _split_points(text: str) -> list[str]:
+    depth, found = 0, []
+    for ch in text:
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth == 0 and ch in _SEPARATORS:
+            found.append(ch)
+    return found
+
+
+def _split(text: str, seps: str) -> list[str]:
+    depth, parts, current = 0, [], []
+    for ch in text:
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth == 0 and ch in seps:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    return parts
+
+
+def _closes_at_end(text: str) -> bool:
+    """The bracket that opens ``text`` is the one that closes it (``(1, 2)`` yes, ``(1), (2)`` no)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth == 0:
+            return i == len(text) - 1
+    return False
+
+
+# ----------------------------------------------------------------------------- relations
+
+
+def _as_interval(text: str) -> str | None:
+    """``-3 \\le x \\le 5`` -> ``[-3, 5]``; ``x > 2`` -> ``(2, \\infty)``; ``x \\neq 2`` -> a union."""
+    text = text.strip().strip("$").strip()
+    match = _RANGE_RE.fullmatch(text)
+    if match and match.group("a").strip() and match.group("b").strip():
+        low = "(" if _strict(match.group("op1")) else "["
+        high = ")" if _strict(match.group("op2")) else "]"
+        return f"{low}{match.group('a').strip()}, {match.group('b').strip()}{high}"
+    match = _UPPER_RE.fullmatch(text)
+    if not match or not match.group("b").strip() or _mentions(match.group("b"), match.group("var")):
+        return None
+    op, bound = match.group("op"), match.group("b").strip()
+    if re.fullmatch(_NE, op):
+        return f"(-\\infty, {bound}) \\cup ({bound}, \\infty)"
+    if re.fullmatch(_LE, op):
+        return f"(-\\infty, {bound}{')' if _strict(op) else ']'}"
+    return f"{'(' if _strict(op) else '['}{bound}, \\infty)"
+
+
+def _mentions(text: str, var: str) -> bool:
+    """``var`` appears as a letter of its own (not the ``t`` of ``\\sqrt``)."""
+    return re.search(rf"(?<![A-Za-z\\]){var}(?![A-Za-z])", text) is not None
+
+
+def _strict(op: str) -> bool:
+    return op in ("<", ">", "\\lt", "\\gt")
+
+
+# ----------------------------------------------------------------------------- multi-part
+
+
+def _multipart(gold: str, pred: str) -> tuple[str, str] | None:
+    """Labelled parts and "or" lists as one set or tuple on both sides (see the module docstring)."""
+    g_parts, p_parts = _parts(gold), _parts(pred)
+    if len(p_parts) < 2 or len(g_parts) != len(p_parts):
+        return None
+    g_labels, p_labels = _labels(g_parts), _labels(p_parts)
+    if p_labels is None and g_labels is None:
+        if any(_JOIN_RE.search(t) for t in (gold, pred)):  # "3 or 5": a bare list, as a set
+            return ", ".join(g_parts), ", ".join(p_parts)
+        return None
+    labels = p_labels or g_labels
+    if len(set(lbl for lbl, _ in labels)) == 1:  # x = -4 or x = 1: the roots, a set
+        return ", ".join(_values(g_parts, g_labels)), ", ".join(_values(p_parts, p_labels))
+    if g_labels and p_labels:  # both labelled: the prediction's parts in the gold's order
+        by_label = dict(p_labels)
+        if set(by_label) != {lbl for lbl, _ in g_labels} or len(by_label) != len(p_labels):
+            return None
+        return _tuple(v for _, v in g_labels), _tuple(by_label[lbl] for lbl, _ in g_labels)
+    return _tuple(_values(g_parts, g_labels)), _tuple(_values(p_parts, p_labels))
+
+
+def _parts(text: str) -> list[str]:
+    text = _JOIN_RE.sub(",", text.strip().strip("$").strip())
+    return [p.strip() for p in _split(text, ",;") if p.strip()]
+
+
+def _labels(parts: list[str]) -> list[tuple[str, str]] | None:
+    matches = [_LABEL_RE.fullmatch(p) for p in parts]
+    if not all(matches):
+        return None
+    return [(m.group(1), m.group(2)) for m in matches]
+
+
+def _values(parts: list[str], labels) -> list[str]:
+    return [v for _, v in labels] if labels else parts
+
+
+def _tuple(values) -> str:
+    return "(" + ", ".join(values) + ")"
