@@ -1,7 +1,7 @@
 r"""The ``math`` verifier: extract the final answer, compare it with the gold answer.
 
 ``get("math")(completion, answer=gold)`` works for GSM8K (``answer`` is the full solution ending in
-``#### 42``), MATH (a LaTeX answer or a solution with ``\\boxed{}``) and plain numbers.
+``#### 42``), MATH (a LaTeX answer or a solution with ``\boxed{}``) and plain numbers.
 
 Statuses: ``ok``/``wrong`` once an answer was found and compared; ``invalid`` when the completion
 has no answer, or one too long or too malformed to parse; ``error`` when the gold answer is missing
