@@ -14,9 +14,11 @@ import pytest
 import torch
 
 from passband.trainer import GRPOConfig, GRPOTrainer
-from passband.trainer.distributed import Dist, group_seed, seeded_rollout
+from passband.trainer.distributed import Dist, group_seed
 
-_TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s"}
+from passband.trainer.metrics import PHASES
+
+_TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s", *(f"time/{p}_s" for p in PHASES)}
 
 _CONFIG = """
 [model]
@@ -184,21 +186,22 @@ def test_shards_cover_every_position_once_in_rank_order():
 
 
 def test_a_groups_samples_do_not_depend_on_which_groups_share_its_process(tiny, tmp_path):
-    """Rolled out all together (one process) or split (two ranks), each chunk gets the same tokens."""
+    """Rolled out all together (one process) or split (two ranks), each prompt gets the same tokens."""
     tokenizer = tiny.tokenizer()
     rows = [{"prompt": f"{i}+{i}=", "kind": "x"} for i in range(4)]
     config = GRPOConfig(group_size=4, prompts_per_step=4, max_new_tokens=6, beta=0.0,
                         output_dir=str(tmp_path), progress=False)
     t = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, lambda c, **r: 0.0, config)
-    chunks = [[r["prompt"]] for r in rows] + [[rows[0]["prompt"], rows[1]["prompt"]]]
+    prompts = [r["prompt"] for r in rows] + [rows[0]["prompt"]]
     seeds = [group_seed(0, 5, 0, k) for k in range(5)]
     torch.manual_seed(0)
-    together = seeded_rollout(t.backend, chunks, 4, seeds).completion_ids
+    together = t.backend.rollout(prompts, 4, seeds).completion_ids
     torch.manual_seed(1)  # the global RNG must not matter
-    split = (seeded_rollout(t.backend, chunks[:1], 4, seeds[:1]).completion_ids
-             + seeded_rollout(t.backend, chunks[1:], 4, seeds[1:]).completion_ids)
-    assert together == split and len(together) == 24
-    other = seeded_rollout(t.backend, chunks, 4, [group_seed(0, 6, 0, k) for k in range(5)])
+    split = (t.backend.rollout(prompts[:1], 4, seeds[:1]).completion_ids
+             + t.backend.rollout(prompts[1:], 4, seeds[1:]).completion_ids)
+    assert together == split and len(together) == 20
+    assert together[:4] != together[16:], "the same prompt under another seed samples anew"
+    other = t.backend.rollout(prompts, 4, [group_seed(0, 6, 0, k) for k in range(5)])
     assert other.completion_ids != together  # the seed does drive the samples
     assert len({group_seed(0, s, r, k) for s in range(3) for r in range(3) for k in range(5)}) == 45
 

@@ -92,7 +92,7 @@ def test_greedy_outputs_match_hf_generate(setup):
     assert vl.completion_ids == hf.completion_ids
     assert vl.texts == hf.texts
     assert vl.truncated == hf.truncated
-    assert vl.prompt_ids == hf.prompt_ids
+    assert vl.prompt_tokens == hf.prompt_tokens
     backend.temperature = 0.0
     try:  # greedy with n > 1: vLLM refuses n > 1 greedy requests, the backend copies instead
         twice = backend.generate(PROMPTS[:2], 2)
@@ -118,7 +118,7 @@ def test_sampled_logprobs_match_trainer_logprobs(setup):
     trainer_lp = torch.zeros((len(out), width))  # [N, T]
     mask = torch.zeros((len(out), width))        # [N, T]
     with torch.no_grad():
-        for i, (p, c) in enumerate(zip(out.prompt_ids, out.completion_ids)):
+        for i, (p, c) in enumerate(zip(out.prompt_tokens, out.completion_ids)):
             logits = model(torch.tensor([p + c])).logits[0, len(p) - 1:-1] / 0.7  # [C, V]
             picked = logits.log_softmax(-1).gather(-1, torch.tensor(c)[:, None])[:, 0]  # [C]
             trainer_lp[i, :len(c)] = picked

@@ -1,0 +1,49 @@
+"""How many prompts to roll out so that one ``generate`` round usually fills the step.
+
+Zero-variance groups carry no gradient and are dropped. Refilling them in serial rounds costs one
+more ``generate`` call each (small batches, badly used). Instead the first round draws extra
+prompts, as DAPO's generation batch does, but sized from what the sampler predicts: the
+curriculum's P(signal) of each drawn prompt (``Curriculum.signal_chance``, from its posteriors).
+The number drawn is the smallest whose count of groups with signal reaches the target at about
+the 84th percentile (one standard deviation), so most steps need one round and a top-up round
+runs only on a real shortfall. Surplus groups with signal are observed (the curriculum learns
+from them) but not trained on: the batch keeps ``prompts_per_step`` groups.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+__all__ = ["draws_for", "predicted_signal", "MAX_OVERSAMPLE"]
+
+MAX_OVERSAMPLE = 4.0   # never roll out more than this many times the groups still needed
+_Z = 1.0               # margin in standard deviations of the count of groups with signal
+_FLOOR = 0.05          # a prediction below this is not trusted to size a draw
+
+
+def predicted_signal(sampler: Any, prompt_ids: Sequence[Any]) -> float | None:
+    """Mean P(signal) of ``prompt_ids`` as the sampler predicts it; ``None`` when it cannot.
+
+    ``signal_chance(ids) -> list[float]`` is an optional sampler method (the curriculum and the
+    uniform sampler have it); a custom sampler without it gets serial top-ups only.
+    """
+    chance = getattr(sampler, "signal_chance", None)
+    if chance is None or not prompt_ids:
+        return None
+    values = [float(p) for p in chance(list(prompt_ids))]
+    return sum(values) / len(values) if values else None
+
+
+def draws_for(needed: int, chance: float | None, available: int) -> int:
+    """Prompts to draw so that about ``needed`` of them have signal, given each has ``chance``."""
+    if needed <= 0:
+        return 0
+    if chance is None or chance >= 0.999:
+        return min(needed, available)
+    p = max(chance, _FLOOR)
+    cap = min(available, math.ceil(needed * MAX_OVERSAMPLE))
+    k = needed
+    while k < cap and k * p - _Z * math.sqrt(k * p * (1 - p)) < needed:
+        k += 1
+    return max(min(k, cap), min(needed, available))
