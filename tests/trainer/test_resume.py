@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-# Wall-clock figures differ between any two runs; everything else must match exactly.
 from passband.trainer.metrics import PHASES
 
+# Wall-clock figures differ between any two runs; everything else must match exactly.
 _TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s", *(f"time/{p}_s" for p in PHASES)}
 
 _CONFIG = """
