@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["Group", "NO_UPDATE", "UpdateStats", "collate", "pack"]
+__all__ = ["Group", "NO_UPDATE", "UpdateStats", "collate", "pack", "sequences", "micro_batches"]
 
 
 @dataclass
@@ -75,6 +75,32 @@ class UpdateStats:
 
 
 NO_UPDATE = {"kl": None, "clip_fraction": None, "entropy": None, "grad_norm": None, "loss": None}
+
+
+def sequences(groups: list[Group], mask_truncated: bool) -> list[tuple[list[int], list[int], bool]]:
+    """(prompt tokens, completion tokens, in the loss) of every completion, group by group."""
+    return [(g.prompt_tokens, comp, ok and not (mask_truncated and cut))
+            for g in groups for comp, ok, cut in zip(g.completions, g.valid, g.truncated)]
+
+
+def micro_batches(seqs: list, adv: torch.Tensor, sampled: list, dist, grad_accum: int,
+                  collate_fn) -> list[dict[str, torch.Tensor]]:
+    """This rank's slice of the sequences, split for accumulation and collated by ``collate_fn``.
+    A rank left with none runs one fully masked sequence (zero loss), because DDP needs every
+    rank in the all-reduce. ``sampled``: the sampler's log-probs per sequence (vLLM), attached
+    when all have them."""
+    from passband.trainer.tis import rollout_logprobs_tensor
+
+    mine = np.array(dist.shard(len(seqs)), dtype=np.int64)
+    count = dist.micro_batch_count(len(seqs), grad_accum)  # FSDP: the same on every rank
+    blank = ([(seqs[0][0], seqs[0][1], False)], torch.zeros(1))  # contributes nothing
+    chunks = np.array_split(mine, count or min(grad_accum, max(1, len(mine))))
+    micro = [collate_fn([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) if len(idx)
+             else collate_fn(*blank) for idx in chunks]
+    for mb, idx in zip(micro, chunks) if sampled and all(x is not None for x in sampled) else ():
+        mb["sampler_logp"] = rollout_logprobs_tensor([sampled[i] for i in idx], mb["mask"].shape[1],
+                                                     mb["mask"].device)  # [b, C]
+    return micro
 
 
 def collate(seqs: list, adv: torch.Tensor, pad_id: int, device) -> dict[str, torch.Tensor]:

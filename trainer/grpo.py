@@ -5,18 +5,16 @@ Each step:
   2. score them with ``verify_batch`` under hard timeouts; ``error`` / ``timeout`` verdicts are
      masked out of the group statistics and the loss, never trained on as zeros;
   3. tell the curriculum each group's binary pass count (``verdict.passed``);
-  4. drop groups with zero reward variance; the first round already drew extra prompts, as many
-     as the curriculum's P(signal) says are needed (``refill.py``), so a top-up round runs only
-     on a real shortfall, at most ``max_refill_rounds``; past the bound, train on the smaller
-     batch and say so;
+  4. drop groups with zero reward variance; the first round drew as many extra prompts as the
+     curriculum's P(signal) says are needed (``refill.py``), so a top-up runs only on a real
+     shortfall, at most ``max_refill_rounds``; past that, train on the smaller batch and say so;
   5. advantages per group, clipped surrogate with clip-higher, k3 KL against a frozen reference
      (only when beta > 0), mu inner iterations, micro-batched gradient accumulation, gradient
      clipping, AdamW with warm-up and a constant or cosine schedule;
-  6. a metrics line (with the seconds of each phase: ``time/sample_s`` ... ``time/sync_s``), one
-     line per group, alerts; an atomic checkpoint every ``checkpoint_every``.
-The update packs each micro-batch's sequences without padding and computes log-probs a chunk of
-the vocabulary at a time (``logprobs.py``); with mu = 1 there is no separate old-policy pass.
-Verifier workers start in the background while the model loads.
+  6. a metrics line (with each phase's seconds, ``time/sample_s`` ... ``time/sync_s``), one line
+     per group, alerts; an atomic checkpoint every ``checkpoint_every``.
+The update packs micro-batches without padding and takes log-probs a vocabulary chunk at a time
+(``logprobs.py``); mu = 1 has no old-policy pass. Verifier workers start while the model loads.
 
 Under ``torchrun`` / ``accelerate launch`` each rank rolls out its slice of the groups, all ranks see
 every group, DDP sums the gradients: one process's result on N (``passband.trainer.distributed``);
@@ -32,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import threading
 import time
 import warnings
 from typing import Any, Mapping, Sequence
@@ -42,7 +39,8 @@ import torch
 
 from passband.trainer.advantages import get_advantage
 from passband.trainer.alerts import AlertMonitor
-from passband.trainer.batch import NO_UPDATE, Group, UpdateStats, collate, pack
+from passband.trainer.batch import (NO_UPDATE, Group, UpdateStats, collate, micro_batches, pack,
+                                    sequences)
 from passband.trainer.checkpoint import latest_checkpoint, load_checkpoint, rng_state, save_checkpoint
 from passband.trainer.config import GRPOConfig
 from passband.trainer.data import as_rows, prompt_of
@@ -55,10 +53,11 @@ from passband.trainer.metrics import (MetricsWriter, PhaseTimer, ProgressBar, gr
                                       group_lines, group_metrics, length_metrics, reward_metrics)
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer
 from passband.trainer.rollout import RolloutBackend, StalePolicyError
-from passband.trainer.refill import draws_for, predicted_signal
+from passband.trainer.refill import draws_for, predicted_signal, short_batch_note
 from passband.trainer.rollout_vllm import make_rollout_backend
 from passband.trainer.sampling import make_sampler
-from passband.trainer.tis import rollout_logprobs_tensor, tis_correct
+from passband.trainer.startup import start_verifier_workers
+from passband.trainer.tis import tis_correct
 from passband.trainer.scoring import Scorer
 
 __all__ = ["GRPOTrainer"]
@@ -80,15 +79,14 @@ class GRPOTrainer:
                  rollout_backend: RolloutBackend | None = None):
         self.config = c = config if config is not None else GRPOConfig()
         if rollout_backend is not None and not isinstance(rollout_backend, RolloutBackend):
-            raise TypeError("rollout_backend must subclass passband.trainer.RolloutBackend (it "
-                            "declares what the loop calls); got "
-                            f"{type(rollout_backend).__name__}")
+            raise TypeError("rollout_backend must subclass passband.trainer.RolloutBackend (what "
+                            f"the loop calls); got {type(rollout_backend).__name__}")
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         self.rows, columns = as_rows(train_dataset)
         self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers)
         self.scorer.check_columns(columns)
-        self._warm = threading.Thread(target=self._warm_scorer, daemon=True)
-        self._warm.start()  # verifier workers start while the model loads and the first rollout runs
+        # the verifier workers start while the model loads and the first rollout generates
+        self._warm = start_verifier_workers(self.scorer, self.rows, c.verifier_workers)
         from_path = not isinstance(model, torch.nn.Module)
         self.model, self.tokenizer = load_model_and_tokenizer(model, tokenizer)
         if torch.cuda.is_available() and (from_path or self.dist.enabled):
@@ -159,7 +157,8 @@ class GRPOTrainer:
         self.backend.sleep()  # vLLM sleep mode frees its GPU memory; the sync wakes it
         with self._time("update"):
             stats = self._update(kept) if kept else dict(NO_UPDATE)
-        weights = grad_weights(kept, self._advantages(kept), self._loss_tokens(kept)) if kept else []
+        tokens = [len(x) if use else 0 for _, x, use in sequences(kept, self.config.mask_truncated)]
+        weights = grad_weights(kept, self._advantages(kept), tokens) if kept else []
         with warnings.catch_warnings():  # also after a skipped update: lr follows the step count
             warnings.filterwarnings("ignore", message="Detected call of `lr_scheduler.step")
             self.scheduler.step()
@@ -213,8 +212,7 @@ class GRPOTrainer:
         return groups, max(rounds, 0)
 
     def _trained(self, groups: list[Group]) -> list[Group]:
-        """The groups the update uses: those with reward variance (or, unfiltered, any checkable
-        answer), the first ``prompts_per_step`` of them in rollout order."""
+        """The first ``prompts_per_step`` groups with reward variance (unfiltered: checkable)."""
         c = self.config
         ok = [g for g in groups if (not g.zero_variance if c.filter_zero_variance else any(g.valid))]
         return ok[:c.prompts_per_step]
@@ -247,21 +245,6 @@ class GRPOTrainer:
                 self.sampler.observe(g.prompt_id, g.passes, trials)  # passed implies checkable
         return groups
 
-    def _warm_scorer(self) -> None:
-        """Start the verifier workers (score one empty answer per worker): the first step then
-        finds them running. A failure here is the first real call's to report."""
-        import os
-        import pickle
-
-        try:
-            pickle.dumps(self.scorer.reward)
-        except Exception:  # scored inline in this process: no workers to start
-            return
-        with contextlib.suppress(Exception):
-            workers = self.config.verifier_workers or os.cpu_count() or 1
-            row = self.rows[0] if self.rows else {}
-            self.scorer([""] * workers, [row] * workers, [0] * workers)
-
     # ------------------------------------------------------------------ the update
     def _update(self, groups: list[Group]) -> dict[str, float | None]:
         c = self.config
@@ -271,9 +254,9 @@ class GRPOTrainer:
                                    f"version {self.policy_version}: the ratio would be computed "
                                    "against other weights. Roll out again after each update.")
         adv = self._advantages(groups)                                            # [B = N*G]
-        seqs = self._sequences(groups)
+        seqs = sequences(groups, c.mask_truncated)
         sampled = [lp for g in groups for lp in (g.sampler_logp or [None] * len(g.completions))]
-        micro = self._micro_batches(seqs, adv, sampled)  # this rank's share of the batch
+        micro = micro_batches(seqs, adv, sampled, self.dist, c.grad_accum, self._collate)
         norms = BatchNorms(tokens=sum(len(x) for _, x, use in seqs if use),  # the global batch's
                            sequences=len(seqs), constant=c.max_new_tokens)
         with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
@@ -305,15 +288,6 @@ class GRPOTrainer:
         valid = torch.tensor([g.valid for g in groups], dtype=torch.bool)         # [N, G]
         return self.advantage_fn(rewards, valid).reshape(-1)                      # [B = N*G]
 
-    def _sequences(self, groups: list[Group]) -> list[tuple[list[int], list[int], bool]]:
-        """(prompt tokens, completion tokens, in the loss) of every completion, group by group."""
-        drop_cut = self.config.mask_truncated
-        return [(g.prompt_tokens, comp, ok and not (drop_cut and cut))
-                for g in groups for comp, ok, cut in zip(g.completions, g.valid, g.truncated)]
-
-    def _loss_tokens(self, groups: list[Group]) -> list[int]:
-        return [len(x) if use else 0 for _, x, use in self._sequences(groups)]
-
     def _micro_step(self, mb: dict[str, torch.Tensor], old_logp: torch.Tensor | None,
                     ref_logp: torch.Tensor | None, norms: BatchNorms, stats: UpdateStats,
                     first: bool) -> float:
@@ -340,26 +314,9 @@ class GRPOTrainer:
             stats.entropy += float((entropy * mask).sum())
         return float(loss.detach())
 
-    def _micro_batches(self, seqs: list, adv: torch.Tensor,
-                       sampled: list | None = None) -> list[dict[str, torch.Tensor]]:
-        """This rank's slice of the sequences, split for accumulation. A rank left with none runs
-        one fully masked sequence (zero loss), because DDP needs every rank in the all-reduce.
-        ``sampled``: the sampler's log-probs per sequence (vLLM), attached when all have them."""
-        mine = np.array(self.dist.shard(len(seqs)), dtype=np.int64)
-        count = self.dist.micro_batch_count(len(seqs), self.config.grad_accum)  # FSDP: fixed
-        blank = ([(seqs[0][0], seqs[0][1], False)], torch.zeros(1))  # contributes nothing
-        chunks = np.array_split(mine, count or min(self.config.grad_accum, max(1, len(mine))))
-        micro = [self._collate([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) if len(idx)
-                 else self._collate(*blank) for idx in chunks]
-        for mb, idx in zip(micro, chunks) if sampled and all(x is not None for x in sampled) else ():
-            mb["sampler_logp"] = rollout_logprobs_tensor([sampled[i] for i in idx],
-                                                         mb["mask"].shape[1], self.device)  # [b, C]
-        return micro
-
     def _collate(self, seqs: list, adv: torch.Tensor) -> dict[str, torch.Tensor]:
-        if self._pack:
-            return pack(seqs, adv, self.device)
-        return collate(seqs, adv, self.pad_id, self.device)
+        return (pack(seqs, adv, self.device) if self._pack  # no padding computed
+                else collate(seqs, adv, self.pad_id, self.device))
 
     def _logprobs(self, model, mb: dict[str, torch.Tensor], entropy: bool = False):
         """Log-probs of the completion tokens under ``model`` at the sampling temperature."""
@@ -367,10 +324,8 @@ class GRPOTrainer:
             return completion_logprobs(model, mb, self.config.temperature, entropy=entropy)
 
     def _reference_logprobs(self, mb: dict[str, torch.Tensor]) -> torch.Tensor:
-        if self.lora:
-            with adapters_disabled(self.model):
-                return self._logprobs(self.model, mb)[0]
-        return self._logprobs(self.reference, mb)[0]
+        with adapters_disabled(self.model) if self.lora else contextlib.nullcontext():
+            return self._logprobs(self.model if self.lora else self.reference, mb)[0]
 
     def _autocast(self):
         if self.config.bf16 and self.device.type == "cuda" and torch.cuda.is_bf16_supported():
@@ -433,25 +388,16 @@ class GRPOTrainer:
             return
         self._short_batches += 1
         if self._short_batches <= 3 or self._short_batches % 50 == 0:
-            what = "skipping the update" if kept == 0 else "training on the smaller batch"
-            self._write(f"step {self.step + 1}: {kept}/{c.prompts_per_step} groups have reward "
-                        f"variance after {rounds} refill round(s); {what} "
-                        f"(happened {self._short_batches}x; raise max_refill_rounds or see "
-                        "groups/zero_variance_share)")
+            self._write(short_batch_note(self.step + 1, kept, c.prompts_per_step, rounds,
+                                         self._short_batches))
 
     def _check_alerts(self, metrics: dict[str, Any]) -> list[str]:
-        if self.alerts is None:
-            return []
-        lines = [f"{a.name}: {a.message}" for a in self.alerts.update(metrics)]
+        lines = [f"{a.name}: {a.message}" for a in self.alerts.update(metrics)] if self.alerts else []
         for line in lines:
             self._write(f"passband alert (step {self.step}): {line}")
         return lines
 
     def _write(self, line: str) -> None:
-        if not self.dist.is_main:
-            return
-        if self._bar is not None:
-            self._bar.write(line)
-        else:
-            print(line)
+        if self.dist.is_main:
+            self._bar.write(line) if self._bar is not None else print(line)
 

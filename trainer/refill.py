@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-__all__ = ["draws_for", "predicted_signal", "MAX_OVERSAMPLE"]
+__all__ = ["draws_for", "predicted_signal", "short_batch_note", "MAX_OVERSAMPLE"]
 
 MAX_OVERSAMPLE = 4.0   # never roll out more than this many times the groups still needed
 _Z = 1.0               # margin in standard deviations of the count of groups with signal
@@ -47,3 +47,11 @@ def draws_for(needed: int, chance: float | None, available: int) -> int:
     while k < cap and k * p - _Z * math.sqrt(k * p * (1 - p)) < needed:
         k += 1
     return max(min(k, cap), min(needed, available))
+
+
+def short_batch_note(step: int, kept: int, wanted: int, rounds: int, times: int) -> str:
+    """The line the trainer prints when a step trains on fewer groups than ``prompts_per_step``."""
+    what = "skipping the update" if kept == 0 else "training on the smaller batch"
+    return (f"step {step}: {kept}/{wanted} groups have reward variance after {rounds} refill "
+            f"round(s); {what} (happened {times}x; raise max_refill_rounds or see "
+            "groups/zero_variance_share)")

@@ -10,7 +10,8 @@ import passband.trainer as trainer
 
 def test_exported_names():
     assert sorted(trainer.__all__) == sorted([
-        "GRPOConfig", "GRPOTrainer", "HFRollout", "Rollout", "RolloutBackend", "StalePolicyError",
+        "GRPOConfig", "GRPOTrainer", "HFRollout", "FakeRollout", "Rollout", "RolloutBackend",
+        "StalePolicyError",
         "load_model_and_tokenizer", "RECOMMENDED", "VLLMRollout", "tis_weights", "LoraSettings",
         "apply_lora"])
     for name in trainer.__all__:
