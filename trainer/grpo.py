@@ -53,7 +53,7 @@ from passband.trainer.metrics import (MetricsWriter, PhaseTimer, ProgressBar, gr
                                       group_lines, group_metrics, length_metrics, reward_metrics)
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer
 from passband.trainer.rollout import RolloutBackend, StalePolicyError
-from passband.trainer.refill import draws_for, predicted_signal, short_batch_note
+from passband.trainer.refill import draws_for, predicted_signal, real_shortfall, short_batch_note
 from passband.trainer.rollout_vllm import make_rollout_backend
 from passband.trainer.sampling import make_sampler
 from passband.trainer.startup import start_verifier_workers
@@ -199,7 +199,7 @@ class GRPOTrainer:
         rounds = -1
         while rounds < (c.max_refill_rounds if c.filter_zero_variance else 0):
             needed = c.prompts_per_step - len(self._trained(groups))
-            if needed <= 0:
+            if not real_shortfall(needed, c.prompts_per_step, first_round=rounds < 0):
                 break
             rounds += 1
             used = [g.prompt_id for g in groups]

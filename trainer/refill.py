@@ -5,9 +5,12 @@ more ``generate`` call each (small batches, badly used). Instead the first round
 prompts, as DAPO's generation batch does, but sized from what the sampler predicts: the
 curriculum's P(signal) of each drawn prompt (``Curriculum.signal_chance``, from its posteriors).
 The number drawn is the smallest whose count of groups with signal reaches the target at about
-the 84th percentile (one standard deviation), so most steps need one round and a top-up round
-runs only on a real shortfall. Surplus groups with signal are observed (the curriculum learns
-from them) but not trained on: the batch keeps ``prompts_per_step`` groups.
+the 70th percentile (half a standard deviation), at most twice what is needed: generation is
+most of a step, and a prediction is only a prediction. A top-up round runs only on a real
+shortfall: more than ``SHORTFALL_SHARE`` of ``prompts_per_step`` missing (any group missing
+below 8 prompts per step); a step a group or two short trains on what it has (the loss is a
+token mean, so a smaller batch is not mis-scaled). Surplus groups with signal are observed (the
+curriculum learns from them) but not trained on: the batch keeps ``prompts_per_step`` groups.
 """
 
 from __future__ import annotations
@@ -15,11 +18,19 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-__all__ = ["draws_for", "predicted_signal", "short_batch_note", "MAX_OVERSAMPLE"]
+__all__ = ["draws_for", "predicted_signal", "short_batch_note", "real_shortfall",
+           "MAX_OVERSAMPLE", "SHORTFALL_SHARE"]
 
-MAX_OVERSAMPLE = 4.0   # never roll out more than this many times the groups still needed
-_Z = 1.0               # margin in standard deviations of the count of groups with signal
+MAX_OVERSAMPLE = 2.0   # never roll out more than this many times the groups still needed
+SHORTFALL_SHARE = 1 / 8  # missing groups a step tolerates before a top-up round, as a share
+_Z = 0.5               # margin in standard deviations of the count of groups with signal
 _FLOOR = 0.05          # a prediction below this is not trusted to size a draw
+
+
+def real_shortfall(missing: int, prompts_per_step: int, first_round: bool) -> bool:
+    """Whether to roll out (again): always for the first round, else when more than the
+    tolerated share of the step's groups is missing."""
+    return missing > 0 and (first_round or missing > int(prompts_per_step * SHORTFALL_SHARE))
 
 
 def predicted_signal(sampler: Any, prompt_ids: Sequence[Any]) -> float | None:

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from passband.trainer import GRPOConfig, GRPOTrainer
+from passband.trainer.batch import micro_batches
 from passband.trainer.distributed import Dist, group_seed
 
 from passband.trainer.metrics import PHASES
@@ -215,10 +216,10 @@ def test_a_rank_without_sequences_trains_on_one_fully_masked_one(tiny, tmp_path)
     seqs = [([5, 6], [7, 8], True), ([5, 6], [9], True)]
     adv = torch.tensor([1.0, -1.0])
     t.dist = Dist(rank=0, world_size=3)  # 2 sequences, 3 ranks: rank 0 gets none
-    (mb,) = t._micro_batches(seqs, adv)
+    (mb,) = micro_batches(seqs, adv, [], t.dist, 1, t._collate)
     assert mb["mask"].sum() == 0 and mb["adv"].abs().sum() == 0 and mb["input_ids"].shape[0] == 1
     t.dist = Dist(rank=2, world_size=3)
-    (mb,) = t._micro_batches(seqs, adv)
+    (mb,) = micro_batches(seqs, adv, [], t.dist, 1, t._collate)
     assert mb["adv"].tolist() == [-1.0] and mb["mask"].sum() == 1  # rank 2 gets the second one
 
 
@@ -235,7 +236,7 @@ def test_fsdp_ranks_run_the_same_number_of_micro_batches(tiny, tmp_path):
     for strategy in ("ddp", "fsdp"):
         for rank in range(3):  # 5 sequences over 3 ranks: 1, 2 and 2
             t.dist = Dist(rank=rank, world_size=3, strategy=strategy)
-            micro = t._micro_batches(seqs, adv)
+            micro = micro_batches(seqs, adv, [], t.dist, 4, t._collate)
             counts[strategy, rank] = len(micro)
             got = sorted(float(a) for mb in micro for a, m in zip(mb["adv"], mb["mask"][:, 0]) if m)
             assert got == [float(i) for i in t.dist.shard(5)]  # each sequence once, on its rank

@@ -91,8 +91,8 @@ def test_without_refills_a_step_rolls_out_exactly_its_prompts(tiny, tokenizer, t
 
 def test_draw_sizes_follow_the_predicted_chance():
     assert draws_for(8, None, 100) == 8 and draws_for(8, 1.0, 100) == 8
-    assert draws_for(8, 0.5, 100) > 16 > draws_for(8, 0.9, 100) > 8
-    assert draws_for(8, 0.0, 100) == 32 and draws_for(8, 0.5, 10) == 10
+    assert 16 >= draws_for(8, 0.5, 100) > draws_for(8, 0.9, 100) > 8
+    assert draws_for(8, 0.0, 100) == 16 and draws_for(8, 0.5, 10) == 10
     assert draws_for(0, 0.5, 10) == 0
 
 
