@@ -104,18 +104,21 @@ def _padded_logprobs(model, mb, temperature: float, entropy: bool):
 
 @torch.no_grad()
 def packing_works(model, device) -> bool:
-    """Whether ``model`` keeps packed sequences apart (transformers' packed format: restarting
-    position ids, no attention mask) and exposes its output head: two sequences packed in one
-    row must give the logits they give alone."""
+    """Whether ``model`` serves the packed path: its attention keeps packed sequences apart
+    (restarting position ids, no attention mask) and its output head is a module the forward
+    calls, so log-probs of two short sequences packed in one row equal the padded layout's."""
+    from passband.trainer.batch import collate, pack
+
+    seqs = [([3, 4, 5, 6], [7, 8], True), ([8], [9], True), ([5], [6, 7], True)]  # rows: 6, 2+3
+    adv = torch.zeros(3)
+    was_training = model.training
+    model.eval()
     try:
-        head = _output_head(model)
-        if head is None or not hasattr(head, "weight"):
-            return False
-        a, b = torch.tensor([[3, 4, 5, 6]], device=device), torch.tensor([[7, 8, 9]], device=device)
-        packed = model(input_ids=torch.cat([a, b], 1), position_ids=torch.tensor(
-            [[0, 1, 2, 3, 0, 1, 2]], device=device), use_cache=False).logits
-        alone = torch.cat([model(input_ids=a, use_cache=False).logits,
-                           model(input_ids=b, use_cache=False).logits], 1)
-        return bool(torch.allclose(packed.float(), alone.float(), atol=1e-3, rtol=1e-3))
+        packed, _ = completion_logprobs(model, pack(seqs, adv, device), 1.0)
+        padded, _ = completion_logprobs(model, collate(seqs, adv, 0, device), 1.0)
+        mask = collate(seqs, adv, 0, device)["mask"].bool()
+        return bool(torch.allclose(packed[mask].float(), padded[mask].float(), atol=1e-3, rtol=1e-3))
     except Exception:  # any model that cannot take this input is served by the padded layout
         return False
+    finally:
+        model.train(was_training)

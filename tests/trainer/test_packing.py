@@ -91,3 +91,18 @@ def test_an_update_is_the_same_packed_or_padded(tiny, tokenizer, tmp_path, mu, b
         assert torch.allclose(a, b, atol=1e-6)
     assert stats[0]["loss"] == pytest.approx(stats[1]["loss"], abs=1e-6)
     assert stats[0]["entropy"] == pytest.approx(stats[1]["entropy"], abs=1e-5)
+
+
+def test_a_model_whose_attention_ignores_packing_falls_back_to_the_padded_layout(tiny, tokenizer):
+    """Eager attention with a full (non-causal-per-sequence) mask leaks across packed sequences:
+    the start-up check must see it and keep the padded layout."""
+    model = tiny.model(tokenizer)
+    forward = model.forward
+
+    def leaky(*args, position_ids=None, attention_mask=None, **kw):  # drops the packing signal
+        return forward(*args, attention_mask=attention_mask, **kw)
+
+    model.forward = leaky
+    assert not packing_works(model, "cpu")
+    model.forward = forward
+    assert packing_works(model, "cpu")

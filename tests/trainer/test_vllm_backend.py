@@ -144,20 +144,23 @@ def test_seeded_groups_do_not_depend_on_the_rest_of_the_batch(setup):
         backend.rollout(PROMPTS[:1], 4, seeds=[1, 2])
 
 
-def test_a_chunk_samples_the_same_on_any_rank(setup):
-    """The trainer's seeding (a seed per chunk, as under DDP/FSDP): all chunks in one call (one
-    process) or split over calls (two ranks) give each chunk the same samples."""
-    from passband.trainer.distributed import group_seed, seeded_rollout
+def test_a_prompt_samples_the_same_on_any_rank(setup):
+    """The trainer's seeding (a seed per prompt, from its place in the step, as under DDP/FSDP):
+    all prompts in one call (one process) or split over calls (two ranks) sample the same, and a
+    per-prompt n is honoured."""
+    from passband.trainer.distributed import group_seed
 
     _, _, backend = setup
-    chunks, seeds = [PROMPTS[:2], PROMPTS[2:3]], [group_seed(0, 1, 0, 0), group_seed(0, 1, 0, 2)]
-    together = seeded_rollout(backend, chunks, 4, seeds).completion_ids
-    split = (seeded_rollout(backend, chunks[:1], 4, seeds[:1]).completion_ids
-             + seeded_rollout(backend, chunks[1:], 4, seeds[1:]).completion_ids)
+    seeds = [group_seed(0, 1, 0, k) for k in range(3)]
+    together = backend.rollout(PROMPTS[:3], 4, seeds).completion_ids
+    split = (backend.rollout(PROMPTS[:2], 4, seeds[:2]).completion_ids
+             + backend.rollout(PROMPTS[2:3], 4, seeds[2:]).completion_ids)
     assert together == split and len(together) == 12
     assert len({tuple(c) for c in together}) > 3  # sampled, not one repeated completion
-    later = seeded_rollout(backend, chunks, 4, [group_seed(0, 2, 0, 0), group_seed(0, 2, 0, 2)])
+    later = backend.rollout(PROMPTS[:3], 4, [group_seed(0, 2, 0, k) for k in range(3)])
     assert later.completion_ids != together  # another step draws other samples
+    uneven = backend.rollout(PROMPTS[:3], [1, 4, 2], seeds)
+    assert uneven.group_sizes() == [1, 4, 2] and uneven.completion_ids[1:5] == together[4:8]
 
 
 def test_sleep_mode_is_refused_on_the_cpu_build(setup):
