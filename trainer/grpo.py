@@ -149,8 +149,7 @@ class GRPOTrainer:
         """One optimizer step: collect groups (one round, rarely a top-up), update, log."""
         start = time.perf_counter()
         self._time, self._calls = PhaseTimer(), 0
-        lr = self.optimizer.param_groups[0]["lr"]
-        version = self.policy_version
+        lr, version = self.optimizer.param_groups[0]["lr"], self.policy_version
         groups, rounds = self._collect_groups()
         kept = self._trained(groups)
         self._say_if_short(len(kept), rounds)
@@ -162,8 +161,7 @@ class GRPOTrainer:
         with warnings.catch_warnings():  # also after a skipped update: lr follows the step count
             warnings.filterwarnings("ignore", message="Detected call of `lr_scheduler.step")
             self.scheduler.step()
-        self.step += 1
-        step_s = time.perf_counter() - start
+        self.step, step_s = self.step + 1, time.perf_counter() - start
         self.elapsed_s += step_s
         metrics = {"step": self.step, "time_s": self.elapsed_s, "policy_version": version,
                    **reward_metrics(groups), **group_metrics(groups, kept, rounds),
@@ -181,7 +179,7 @@ class GRPOTrainer:
         """Release what the trainer started (a vLLM engine it built); safe to call twice."""
         if self._own_backend:
             self.backend.close()
-        self._own_backend = False
+            self._own_backend = False
 
     def __enter__(self) -> "GRPOTrainer":
         return self
@@ -195,8 +193,7 @@ class GRPOTrainer:
         the sampler predicts (``refill.py``); top up only on a shortfall, for a bounded number
         of rounds. Without refills (``max_refill_rounds = 0``) exactly ``prompts_per_step``."""
         c = self.config
-        groups: list[Group] = []
-        rounds = -1
+        groups, rounds = [], -1  # groups rolled out so far, refill rounds (-1: none yet)
         while rounds < (c.max_refill_rounds if c.filter_zero_variance else 0):
             needed = c.prompts_per_step - len(self._trained(groups))
             if not real_shortfall(needed, c.prompts_per_step, first_round=rounds < 0):
