@@ -1,21 +1,23 @@
-"""passband's GRPOTrainer against TRL's GRPOTrainer on the demo task, side by side, as ratios.
+"""passband's GRPOTrainer against TRL's GRPOTrainer, at passband's defaults, as ratios in one run.
 
-Same tiny Qwen2 model and the same warm start (one SFT run, saved and loaded by every contender),
-same training prompts, same binary reward (the ``demo_arith`` verifier), same settings: G,
-prompts per step, max new tokens, temperature, learning rate, beta = 0, clip 0.2 / 0.28, DAPO
-token-mean loss, constant schedule, one inner iteration. Every contender generates exactly the
-same number of completions (``steps x prompts_per_step x G``): passband runs with
-``max_refill_rounds = 0`` here, so a dropped zero-variance group is not replaced and the generation
-budget per step is identical to TRL's.
+Two tasks, each from its own SFT warm start (made once, saved, loaded by every contender):
+- ``demo``: the demo's arithmetic (answers of at most 5 tokens), its ``demo_arith`` verifier;
+- ``long``: the same problems, the answer written again and again up to >= 64 characters (one
+  token each: completions of 64-70 tokens), scored by the built-in ``exact`` verifier.
 
-Each contender runs in its own fresh Python process (one after the other, one CPU thread each), so
-memory is comparable: ``peak RSS`` is the process's ``ru_maxrss`` (resource.getrusage: everything
-the process ever held, imports included); ``train RSS`` is the growth of RSS (psutil, sampled every
-5 ms) from just before training to its peak. Held-out accuracy is greedy, on problems disjoint from
-the training set.
+Both trainers get the same G, prompts per step, learning rate and completion length; otherwise
+passband runs at its defaults (curriculum, zero-variance filter with refills, ``beta = 0.001``:
+a reference forward TRL does not make) and TRL with the settings that match passband's objective
+(clip 0.2 / 0.28, DAPO token-mean loss, constant lr, ``beta = 0``, one inner iteration).
+What is timed is the call a user makes: ``GRPOTrainer(...)`` and ``.train()``, start-up included
+(the imports are done before the clock starts, for both). Each contender runs in a fresh process,
+one after the other, the contenders interleaved over ``--repeats``; the table gives every ratio
+to TRL's time of the same repeat, as a range. Held-out accuracy is greedy, on problems disjoint
+from the training set. ``--before DIR`` adds passband from another checkout (e.g. the previous
+``main``), run the same way.
 
-    .venv/bin/python benchmarks/bench_trainer_vs_trl.py            # ~4-5 min on 2 cores
-    .venv/bin/python benchmarks/bench_trainer_vs_trl.py --steps 30 # smoke run
+    .venv/bin/python benchmarks/bench_trainer_vs_trl.py                      # both tasks
+    .venv/bin/python benchmarks/bench_trainer_vs_trl.py --task long --steps 8 --repeats 1
 """
 
 from __future__ import annotations
@@ -23,196 +25,245 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
+import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-CONTENDERS = {
-    "trl": "TRL 1.16 GRPOTrainer",
-    "passband": "passband, uniform + zero-variance filter",
-    "passband_curriculum": "passband, curriculum with the older pool rule + filter",
-    "passband_nofilter": "passband, uniform, no filter",
-    "passband_curriculum_default": "passband, curriculum (default options) + filter",
-}
+TASKS = {"demo": 6, "long": 72}  # max_new_tokens
+PHASES = ("sample", "generate", "score", "update", "sync")
 
 
-class _PeakRSS:
-    """Highest RSS seen by a 5 ms polling thread between ``start`` and ``stop``."""
-
-    def __init__(self):
-        import psutil
-
-        self._proc, self.peak, self._stop = psutil.Process(), 0, threading.Event()
-        self.base = self._proc.memory_info().rss
-
-    def _poll(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self._proc.memory_info().rss)
-            time.sleep(0.005)
-
-    def __enter__(self):
-        self._thread = threading.Thread(target=self._poll, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
+def _long_answer(answer: str, width: int = 64) -> str:
+    """``answer`` repeated, space-separated, until the text is at least ``width`` characters."""
+    reps = -(-(width + 1) // (len(answer) + 1))
+    return " ".join([answer] * reps)
 
 
-def _demo_config(args):
-    from passband.demo.pipeline import DemoConfig
-    from passband.demo.sft import SFTConfig
+def _splits(task: str, args):
+    from passband.demo.task import make_splits
 
-    return DemoConfig(grpo_steps=args.steps, sft=SFTConfig(steps=args.sft_steps), progress=False,
-                      n_heldout=args.heldout)
+    train, heldout = make_splits(4000, args.heldout, seed=0, levels=(0, 1, 2))
+    if task == "long":
+        train = [{**p, "answer": _long_answer(str(p["answer"]))} for p in train]
+        heldout = [{**p, "answer": _long_answer(str(p["answer"]))} for p in heldout]
+    return train, heldout
 
 
-def _run_trl(model, tok, train, cfg, out_dir):
+def _passes(task: str):
+    """Binary reward of one completion (what both trainers are scored with)."""
+    if task == "demo":
+        from passband.demo.task import arith_verifier
+        return arith_verifier()
+    from passband.verifiers import get
+    return get("exact")
+
+
+def _accuracy(model, tok, task: str, heldout: list[dict]) -> float:
+    from passband.demo.evaluate import greedy_answers
+
+    answers = greedy_answers(model, tok, [p["prompt"] for p in heldout],
+                             max_new_tokens=TASKS[task])
+    verify = _passes(task)
+    return sum(verify(a, answer=p["answer"]).passed for a, p in zip(answers, heldout)) / len(heldout)
+
+
+def _run_trl(model, tok, train, task: str, args, out_dir: Path) -> list[float]:
     from datasets import Dataset
+    from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
 
-    from passband.demo.task import arith_verifier
-
-    verify = arith_verifier()
+    verify = _passes(task)
+    stamps: list[float] = []
 
     def reward(completions, answer, **_):
         return [float(verify(c, answer=a).passed) for c, a in zip(completions, answer)]
 
+    class Stamp(TrainerCallback):
+        def on_step_end(self, *a, **k):
+            stamps.append(time.perf_counter())
+
     data = Dataset.from_list([{"prompt": p["prompt"], "answer": p["answer"]} for p in train])
     targs = GRPOConfig(
-        output_dir=str(out_dir), per_device_train_batch_size=cfg.prompts_per_step * cfg.group_size,
-        num_generations=cfg.group_size, max_completion_length=cfg.max_new_tokens,
-        temperature=cfg.temperature, top_k=0, top_p=1.0, learning_rate=cfg.learning_rate,
-        beta=cfg.beta, epsilon=0.2, epsilon_high=0.28, loss_type="dapo", num_iterations=1,
-        lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0, max_grad_norm=1.0,
-        max_steps=cfg.grpo_steps, logging_steps=10, save_strategy="no", report_to="none",
-        use_cpu=True, bf16=False, seed=cfg.seed, disable_tqdm=True, dataloader_num_workers=0,
-    )
-    trainer = GRPOTrainer(model=model, reward_funcs=reward, args=targs, train_dataset=data,
-                          processing_class=tok)
+        output_dir=str(out_dir), per_device_train_batch_size=args.prompts * args.group,
+        num_generations=args.group, max_completion_length=TASKS[task], learning_rate=args.lr,
+        beta=0.0, epsilon=0.2, epsilon_high=0.28, loss_type="dapo", num_iterations=1,
+        lr_scheduler_type="constant", max_steps=args.steps, logging_steps=10, save_strategy="no",
+        report_to="none", use_cpu=True, bf16=False, seed=0, disable_tqdm=True,
+        dataloader_num_workers=0)
+    start = time.perf_counter()
+    GRPOTrainer(model=model, reward_funcs=reward, args=targs, train_dataset=data,
+                processing_class=tok, callbacks=[Stamp()]).train()
+    return [start] + stamps
+
+
+def _run_passband(model, tok, train, task: str, args, out_dir: Path) -> list[float]:
+    from passband.trainer import GRPOConfig, GRPOTrainer
+
+    config = GRPOConfig(group_size=args.group, prompts_per_step=args.prompts,
+                        max_new_tokens=TASKS[task], learning_rate=args.lr, pretrained=False,
+                        max_steps=args.steps, output_dir=str(out_dir), progress=False)
+    reward = "demo_arith" if task == "demo" else "exact"
+    start = time.perf_counter()
+    trainer = GRPOTrainer(model, tok, train, reward, config, reference_columns={"answer": "answer"})
+    built = time.perf_counter()
     trainer.train()
-    return cfg.grpo_steps * cfg.prompts_per_step * cfg.group_size
+    end = time.perf_counter()  # the last step's share includes the final checkpoint write
+    lines = [json.loads(x) for x in (out_dir / "metrics.jsonl").read_text().splitlines()]
+    return [start] + [built + m["time_s"] for m in lines[:-1]] + [end]
 
 
-def _run_passband(model, tok, train, cfg, out_dir, *, curriculum, filter_zero_variance, demo_pool):
-    import dataclasses
-
-    from passband.demo.pipeline import _configure_curriculum, grpo_config
-    from passband.demo.task import arith_verifier
-    from passband.trainer import GRPOTrainer
-
-    cfg = dataclasses.replace(cfg, use_curriculum=curriculum, filter_zero_variance=filter_zero_variance)
-    config = grpo_config(cfg, out_dir, max_refill_rounds=0, checkpoint_every=10_000, progress=False)
-    trainer = GRPOTrainer(model, tok, train, arith_verifier(), config)
-    if curriculum and demo_pool:  # the selection rule before P(signal) scoring, for comparison
-        _configure_curriculum(trainer, dataclasses.replace(cfg, curriculum={"selection": "pool"}), len(train))
-    trainer.train()
-    return cfg.grpo_steps * cfg.prompts_per_step * cfg.group_size
+def _phases(out_dir: Path) -> dict:
+    lines = [json.loads(x) for x in (out_dir / "metrics.jsonl").read_text().splitlines()]
+    out = {p: sum(m.get(f"time/{p}_s") or 0.0 for m in lines[1:]) / max(len(lines) - 1, 1)
+           for p in PHASES if f"time/{p}_s" in lines[0]}
+    if "generate/calls" in lines[0]:  # not logged before this change
+        out["generate_calls"] = statistics.mean(m["generate/calls"] for m in lines)
+        out["per_trained"] = statistics.mean(m["generate/completions_per_trained"] for m in lines)
+    out["length"] = statistics.mean(m["length/mean"] for m in lines if m["length/mean"] is not None)
+    return out
 
 
-def worker(name: str, args) -> dict:
-    """One contender in this (fresh) process; returns its row of the table."""
+def worker(name: str, task: str, args) -> dict:
+    """One contender on one task in this (fresh) process; returns its row."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from passband.demo.evaluate import greedy_accuracy
-    from passband.demo.task import make_splits
+    import passband.demo.task  # noqa: F401  registers demo_arith
+    import passband.trainer.grpo  # noqa: F401  imports outside the clock, for both trainers
+    import trl  # noqa: F401
 
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    cfg = _demo_config(args)
-    train, heldout = make_splits(cfg.n_train, cfg.n_heldout, seed=cfg.seed, levels=cfg.levels)
-    tok = AutoTokenizer.from_pretrained(args.warm)
-    model = AutoModelForCausalLM.from_pretrained(args.warm)
-    out_dir = Path(args.scratch) / name
-    with _PeakRSS() as mem:
-        start = time.perf_counter()
-        if name == "trl":
-            completions = _run_trl(model, tok, train, cfg, out_dir)
-        else:
-            completions = _run_passband(
-                model, tok, train, cfg, out_dir,
-                curriculum="curriculum" in name, filter_zero_variance="nofilter" not in name,
-                demo_pool=not name.endswith("_default"))
-        train_s = time.perf_counter() - start
-    acc = greedy_accuracy(model, tok, heldout, max_new_tokens=cfg.max_new_tokens)["accuracy"]
-    return {"name": name, "steps": cfg.grpo_steps, "completions": completions,
-            "train_s": train_s, "step_s": train_s / cfg.grpo_steps, "accuracy": acc,
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "train_rss_mb": max(0, mem.peak - mem.base) / 2**20}
+    train, heldout = _splits(task, args)
+    warm = Path(args.scratch) / f"warm_{task}"
+    tok, model = AutoTokenizer.from_pretrained(warm), AutoModelForCausalLM.from_pretrained(warm)
+    out_dir = Path(args.scratch) / f"{name}_{task}_{args.repeat}"
+    run = _run_trl if name == "trl" else _run_passband
+    stamps = run(model, tok, train, task, args, out_dir)
+    steps = [b - a for a, b in zip(stamps, stamps[1:])]
+    row = {"name": name, "task": task, "repeat": args.repeat, "train_s": stamps[-1] - stamps[0],
+           "first_step_s": steps[0], "steady_step_s": statistics.median(steps[1:] or steps),
+           "accuracy": _accuracy(model, tok, task, heldout)}
+    if name != "trl":
+        row.update(_phases(out_dir))
+    return row
 
 
-def _warm_start(args, scratch: Path) -> float:
+def _warm_start(task: str, args, scratch: Path) -> float:
     import torch
 
-    from passband.demo.evaluate import greedy_accuracy
-    from passband.demo.pipeline import prepare
+    from passband.demo.model import build_model
+    from passband.demo.sft import SFTConfig, warm_start
+    from passband.demo.tokenizer import build_tokenizer
 
     torch.set_num_threads(1)
-    cfg = _demo_config(args)
-    tok, _, heldout, model = prepare(cfg, log=lambda s: print(s, flush=True))
-    model.save_pretrained(scratch / "warm")
-    tok.save_pretrained(scratch / "warm")
-    return greedy_accuracy(model, tok, heldout, max_new_tokens=cfg.max_new_tokens)["accuracy"]
+    train, heldout = _splits(task, args)
+    tok = build_tokenizer()
+    model = build_model(tok, seed=0)
+    warm_start(model, tok, train, SFTConfig(steps=args.sft_steps), progress=False)
+    model.save_pretrained(scratch / f"warm_{task}")
+    tok.save_pretrained(scratch / f"warm_{task}")
+    return _accuracy(model, tok, task, heldout)
 
 
-def _table(rows: list[dict], warm_acc: float) -> str:
-    ref = next(r for r in rows if r["name"] == "trl")
-    lines = ["| contender | completions | s/step | x TRL time | peak RSS MB | x TRL | train RSS MB "
-             "| held-out acc |",
-             "|---|---|---|---|---|---|---|---|",
-             f"| warm start (before RL) | 0 | - | - | - | - | - | {warm_acc:.1%} |"]
+def _spread(values: list[float], fmt: str = ".2f") -> str:
+    lo, hi = min(values), max(values)
+    return format(lo, fmt) if abs(hi - lo) < 1e-9 else f"{lo:{fmt}}–{hi:{fmt}}"
+
+
+def _table(rows: list[dict], warm: dict[str, float]) -> str:
+    lines = ["| task | contender | runs | wall s (start-up incl.) | × TRL wall | s/step steady | "
+             "× TRL s/step | first step / steady | held-out acc | gen calls/step | "
+             "completions per trained |", "|" + "---|" * 11]
+    for task in TASKS:
+        trl = {r["repeat"]: r for r in rows if r["task"] == task and r["name"] == "trl"}
+        names = sorted({r["name"] for r in rows if r["task"] == task}, key=lambda n: n != "trl")
+        if not trl:
+            continue
+        lines.append(f"| {task} | warm start (before RL) | - | - | - | - | - | - | {warm[task]:.1%} | - | - |")
+        for name in names:
+            mine = [r for r in rows if r["task"] == task and r["name"] == name and r["repeat"] in trl]
+            if not mine:
+                continue
+            wall = [r["train_s"] / trl[r["repeat"]]["train_s"] for r in mine]
+            step = [r["steady_step_s"] / trl[r["repeat"]]["steady_step_s"] for r in mine]
+            first = [r["first_step_s"] / r["steady_step_s"] for r in mine]
+            calls = _spread([r["generate_calls"] for r in mine], ".2f") if "generate_calls" in mine[0] else "1"
+            per = _spread([r["per_trained"] for r in mine], ".2f") if "per_trained" in mine[0] else "1"
+            lines.append(
+                f"| {task} | {name} | {len(mine)} | {_spread([r['train_s'] for r in mine], '.1f')} | "
+                f"{_spread(wall)} | {_spread([r['steady_step_s'] for r in mine], '.3f')} | "
+                f"{_spread(step)} | {_spread(first, '.1f')} | "
+                f"{_spread([r['accuracy'] for r in mine], '.1%')} | {calls} | {per} |")
+    return "\n".join(lines)
+
+
+def _phase_table(rows: list[dict]) -> str:
+    lines = ["| task | contender | " + " | ".join(f"{p} s" for p in PHASES) + " | mean length |",
+             "|" + "---|" * (len(PHASES) + 3)]
     for r in rows:
-        lines.append(
-            f"| {CONTENDERS[r['name']]} | {r['completions']} | {r['step_s']:.3f} | "
-            f"{r['step_s'] / ref['step_s']:.2f} | {r['peak_rss_mb']:.0f} | "
-            f"{r['peak_rss_mb'] / ref['peak_rss_mb']:.2f} | {r['train_rss_mb']:.0f} | {r['accuracy']:.1%} |")
+        if "generate" in r:
+            lines.append(f"| {r['task']} | {r['name']} (repeat {r['repeat']}) | "
+                         + " | ".join(f"{r.get(p, 0.0):.3f}" for p in PHASES)
+                         + f" | {r['length']:.1f} |")
     return "\n".join(lines)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=60, help="optimizer steps per contender")
+    parser.add_argument("--task", choices=[*TASKS, "both"], default="both")
+    parser.add_argument("--steps", type=int, default=20, help="optimizer steps per contender")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--group", type=int, default=8)
+    parser.add_argument("--prompts", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=1e-4)
     parser.add_argument("--sft-steps", type=int, default=400)
-    parser.add_argument("--heldout", type=int, default=500)
-    parser.add_argument("--only", nargs="*", default=list(CONTENDERS), choices=list(CONTENDERS))
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    parser.add_argument("--warm", help=argparse.SUPPRESS)
+    parser.add_argument("--heldout", type=int, default=300)
+    parser.add_argument("--before", default=None, help="another passband checkout to run too")
+    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--scratch", help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print("RESULT " + json.dumps(worker(args.worker, args)), flush=True)
+        print("RESULT " + json.dumps(worker(*args.worker, args)), flush=True)
         return 0
+    tasks = list(TASKS) if args.task == "both" else [args.task]
+    contenders = {"trl": None, "passband": os.getcwd()}
+    if args.before:
+        contenders["passband_before"] = os.path.abspath(args.before)
     with tempfile.TemporaryDirectory(prefix="bench_trl_") as tmp:
-        scratch = Path(tmp)
-        t0 = time.perf_counter()
-        warm_acc = _warm_start(args, scratch)
-        print(f"warm start: held-out greedy accuracy {warm_acc:.1%} ({time.perf_counter() - t0:.0f}s)")
+        scratch, t0 = Path(tmp), time.perf_counter()
+        warm = {t: _warm_start(t, args, scratch) for t in tasks}
+        print(f"warm starts: {warm} ({time.perf_counter() - t0:.0f}s)", flush=True)
         rows = []
-        for name in args.only:
-            cmd = [sys.executable, __file__, "--worker", name, "--warm", str(scratch / "warm"),
-                   "--scratch", str(scratch), "--steps", str(args.steps),
-                   "--sft-steps", str(args.sft_steps), "--heldout", str(args.heldout)]
-            env = dict(os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false")
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-            found = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-            if proc.returncode or not found:
-                print(f"{name} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-                continue
-            rows.append(json.loads(found[-1][len("RESULT "):]))
-            r = rows[-1]
-            print(f"{name}: {r['step_s']:.3f} s/step, acc {r['accuracy']:.1%}, "
-                  f"peak RSS {r['peak_rss_mb']:.0f} MB", flush=True)
-        if any(r["name"] == "trl" for r in rows):
-            print()
-            print(_table(rows, warm_acc))
+        for repeat in range(args.repeats):
+            for task in tasks:
+                for name, code in contenders.items():
+                    rows += _spawn(name, task, repeat, code, args, scratch)
+        print("\n" + _table(rows, warm) + "\n\n" + _phase_table(rows))
         print(f"\ntotal {time.perf_counter() - t0:.0f}s")
     return 0
+
+
+def _spawn(name: str, task: str, repeat: int, code: str | None, args, scratch: Path) -> list[dict]:
+    cmd = [sys.executable, __file__, "--worker", name, task, "--scratch", str(scratch),
+           "--repeat", str(repeat)] + [f"--{k.replace('_', '-')}={getattr(args, k)}" for k in
+                                       ("steps", "group", "prompts", "lr", "heldout")]
+    env = dict(os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false")
+    if code:
+        env["PYTHONPATH"] = code
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    found = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if proc.returncode or not found:
+        print(f"{name}/{task} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}", flush=True)
+        return []
+    row = json.loads(found[-1][len("RESULT "):])
+    print(f"{task} {name} #{repeat}: {row['train_s']:.1f}s, steady {row['steady_step_s']:.3f} s/step, "
+          f"first {row['first_step_s']:.2f}s, acc {row['accuracy']:.1%}", flush=True)
+    return [row]
 
 
 if __name__ == "__main__":

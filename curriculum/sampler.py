@@ -150,6 +150,17 @@ class Curriculum(SelectionMixin):
         """Posterior mean for every prompt id, e.g. for ``curriculum.json``."""
         return {pid: self.estimate(pid) for pid in self._ids}
 
+    def signal_chance(self, prompt_ids: Iterable[Hashable]) -> list[float]:
+        """P(signal) of each prompt now: the chance its next group is not unanimous, under its
+        posterior (a prompt never seen: the population's chance). The trainer sizes its
+        rollout with it; reading it changes nothing."""
+        cfg, out = self.config, []
+        for prompt_id in prompt_ids:
+            belief = self._beliefs[self._lookup(prompt_id)]
+            out.append(self._fresh_signal() if belief.pool == FRESH else belief.expected_signal(
+                self._clock, cfg.evidence_half_life, cfg.base_prior, self._group_size))
+        return out
+
     def classify(self, prompt_id: Hashable) -> str:
         """``too_easy``, ``in_band`` or ``too_hard``; a fresh prompt is judged by its prior mean."""
         belief = self._beliefs[self._lookup(prompt_id)]

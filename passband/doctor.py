@@ -13,7 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Finding", "TYPICAL", "check_settings", "format_findings"]
+__all__ = ["Finding", "TYPICAL", "check_settings", "format_findings", "dominant_phase"]
+
+# Per-phase seconds the trainer logs in every metrics line, and what to try when one dominates.
+_PHASE_ADVICE = {
+    "sample": "the curriculum's draw: a very large dataset? (see curriculum/* metrics)",
+    "generate": "generation: rollout_backend = \"vllm\" on a GPU, a larger rollout_batch_size, or "
+                "a smaller max_new_tokens",
+    "score": "the verifiers: raise verifier_workers, or make the reward cheaper",
+    "update": "the update: bf16 on a GPU, a smaller grad_accum, beta = 0 (no reference forward), mu = 1",
+    "sync": "the weight sync to the rollout engine: expected with vLLM on a large model",
+}
 
 # field -> (low, high, what happens below, what happens above)
 TYPICAL: dict[str, tuple[float, float, str, str]] = {
@@ -123,3 +133,19 @@ def format_findings(findings: list[Finding]) -> str:
         if f.message:
             lines.append(f"          {f.message}")
     return "\n".join(lines)
+
+
+def dominant_phase(metrics_lines: list[dict]) -> str | None:
+    """Which phase (``time/<phase>_s``) takes most of a run's step time, with its share and what
+    to try; ``None`` when the lines carry no phase times. The first step (start-up) is left out
+    when there are others."""
+    lines = [m for m in metrics_lines if "time/generate_s" in m]
+    lines = lines[1:] if len(lines) > 1 else lines
+    if not lines:
+        return None
+    totals = {p: sum(m.get(f"time/{p}_s") or 0.0 for m in lines) for p in _PHASE_ADVICE}
+    step = sum(m.get("time/step_s") or 0.0 for m in lines) or sum(totals.values()) or 1.0
+    name = max(totals, key=totals.get)
+    shares = ", ".join(f"{p} {totals[p] / step:.0%}" for p in _PHASE_ADVICE)
+    return (f"time: {name} dominates ({totals[name] / step:.0%} of step time over {len(lines)} "
+            f"steps; {shares}); to speed it up: {_PHASE_ADVICE[name]}")

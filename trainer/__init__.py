@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["GRPOConfig", "GRPOTrainer", "HFRollout", "Rollout", "RolloutBackend",
+__all__ = ["GRPOConfig", "GRPOTrainer", "HFRollout", "FakeRollout", "Rollout", "RolloutBackend",
            "StalePolicyError", "load_model_and_tokenizer", "RECOMMENDED", "VLLMRollout",
            "tis_weights", "LoraSettings", "apply_lora", "register_advantage",
            "register_aggregation"]
@@ -19,7 +19,7 @@ _WHERE = {
     "GRPOConfig": "config", "RECOMMENDED": "config",
     "GRPOTrainer": "grpo",
     "HFRollout": "rollout", "Rollout": "rollout", "RolloutBackend": "rollout",
-    "StalePolicyError": "rollout",
+    "StalePolicyError": "rollout", "FakeRollout": "fake_rollout",
     "load_model_and_tokenizer": "models",
     "VLLMRollout": "rollout_vllm", "tis_weights": "tis",
     "LoraSettings": "lora", "apply_lora": "lora",

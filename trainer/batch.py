@@ -1,32 +1,38 @@
-"""What one GRPO step carries: rolled-out groups, padded micro-batches, and the update's sums.
+"""What one GRPO step carries: rolled-out groups, packed micro-batches, and the update's sums.
 
 Kept apart from the loop in ``grpo.py`` so the loop reads as the algorithm, not as bookkeeping.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
 
-__all__ = ["Group", "NO_UPDATE", "UpdateStats", "collate"]
+__all__ = ["Group", "NO_UPDATE", "UpdateStats", "collate", "pack", "sequences", "micro_batches"]
 
 
 @dataclass
 class Group:
-    """G completions of one prompt, their verdicts, and whether the group is trained on."""
+    """G completions of one prompt and their verdicts, as rolled out (never changed afterwards;
+    which groups are trained on is computed by the loop, not written here)."""
 
-    prompt_id: Any
-    prompt_ids: list[int]
+    prompt_id: Any                   # the dataset id (what the curriculum samples)
+    prompt_tokens: list[int]         # the prompt's token ids
     completions: list[list[int]]
     truncated: list[bool]
     verdicts: list[Any]
     policy_version: int
-    kept: bool = False
-    grad_weight: float = 0.0  # sum of |advantage| x loss tokens, for groups.jsonl
     sampler_logp: list[list[float]] | None = None  # the engine's token log-probs (vLLM only)
+
+    @property
+    def prompt_ids(self) -> list[int]:
+        """Deprecated alias of ``prompt_tokens`` (token ids; ``prompt_id`` is the dataset id)."""
+        warnings.warn("Group.prompt_ids is renamed prompt_tokens", DeprecationWarning, stacklevel=2)
+        return self.prompt_tokens
 
     @property
     def valid(self) -> list[bool]:
@@ -71,6 +77,32 @@ class UpdateStats:
 NO_UPDATE = {"kl": None, "clip_fraction": None, "entropy": None, "grad_norm": None, "loss": None}
 
 
+def sequences(groups: list[Group], mask_truncated: bool) -> list[tuple[list[int], list[int], bool]]:
+    """(prompt tokens, completion tokens, in the loss) of every completion, group by group."""
+    return [(g.prompt_tokens, comp, ok and not (mask_truncated and cut))
+            for g in groups for comp, ok, cut in zip(g.completions, g.valid, g.truncated)]
+
+
+def micro_batches(seqs: list, adv: torch.Tensor, sampled: list, dist, grad_accum: int,
+                  collate_fn) -> list[dict[str, torch.Tensor]]:
+    """This rank's slice of the sequences, split for accumulation and collated by ``collate_fn``.
+    A rank left with none runs one fully masked sequence (zero loss), because DDP needs every
+    rank in the all-reduce. ``sampled``: the sampler's log-probs per sequence (vLLM), attached
+    when all have them."""
+    from passband.trainer.tis import rollout_logprobs_tensor
+
+    mine = np.array(dist.shard(len(seqs)), dtype=np.int64)
+    count = dist.micro_batch_count(len(seqs), grad_accum)  # FSDP: the same on every rank
+    blank = ([(seqs[0][0], seqs[0][1], False)], torch.zeros(1))  # contributes nothing
+    chunks = np.array_split(mine, count or min(grad_accum, max(1, len(mine))))
+    micro = [collate_fn([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) if len(idx)
+             else collate_fn(*blank) for idx in chunks]
+    for mb, idx in zip(micro, chunks) if sampled and all(x is not None for x in sampled) else ():
+        mb["sampler_logp"] = rollout_logprobs_tensor([sampled[i] for i in idx], mb["mask"].shape[1],
+                                                     mb["mask"].device)  # [b, C]
+    return micro
+
+
 def collate(seqs: list, adv: torch.Tensor, pad_id: int, device) -> dict[str, torch.Tensor]:
     """Left-padded prompts, right-padded completions: every completion starts at column P.
 
@@ -90,3 +122,49 @@ def collate(seqs: list, adv: torch.Tensor, pad_id: int, device) -> dict[str, tor
     d = device
     return {"input_ids": ids.to(d), "attention_mask": attn.to(d), "position_ids": pos.to(d),
             "targets": ids[:, P:].to(d), "mask": mask.to(d), "adv": adv.to(d)}
+
+
+def pack(seqs: list, adv: torch.Tensor, device) -> dict[str, torch.Tensor]:
+    """Sequences packed end to end into rows as wide as the longest one: no padding inside a row,
+    a little at the ends. Position ids restart at 0 for each sequence, which (with no attention
+    mask) makes the model attend within each sequence only (transformers' packed format).
+
+    ``seqs`` holds ``(prompt_ids, completion_ids, use)``. Besides the model inputs it returns where
+    each completion token's logit is (``rows``, ``cols``: the position before the token) and where
+    it goes in the ``[b, C]`` grid the losses use (``seq``, ``tok``), so the loss math is the
+    padded layout's exactly.
+    """
+    lengths = [len(p) + len(c) for p, c, _ in seqs]
+    width = max(lengths)
+    bins: list[list[int]] = []   # first fit, longest first: few rows, little padding
+    free: list[int] = []
+    for i in sorted(range(len(seqs)), key=lambda i: -lengths[i]):
+        row = next((r for r, room in enumerate(free) if room >= lengths[i]), None)
+        if row is None:
+            bins.append([]), free.append(width)
+            row = len(bins) - 1
+        bins[row].append(i)
+        free[row] -= lengths[i]
+    C = max(max(len(c) for _, c, _ in seqs), 1)
+    ids = torch.zeros((len(bins), width), dtype=torch.long)     # [R, W]
+    pos = torch.zeros((len(bins), width), dtype=torch.long)     # [R, W]
+    where: list[tuple[int, int, int, int]] = []                 # (row, col, seq, tok) per token
+    for r, members in enumerate(bins):
+        start = 0
+        for i in members:
+            prompt, comp, _ = seqs[i]
+            n = len(prompt) + len(comp)
+            ids[r, start:start + n] = torch.tensor(list(prompt) + list(comp), dtype=torch.long)
+            pos[r, start:start + n] = torch.arange(n)
+            where += [(r, start + len(prompt) - 1 + k, i, k) for k in range(len(comp))]
+            start += n
+        pos[r, start:] = torch.arange(width - start)  # the tail: one more (ignored) sequence
+    index = torch.tensor(where, dtype=torch.long).reshape(-1, 4)  # [K, 4]
+    mask = torch.zeros((len(seqs), C), dtype=torch.float32)       # [b, C]
+    for i, (_, comp, use) in enumerate(seqs):
+        mask[i, :len(comp)] = float(use)
+    targets = ids[index[:, 0], index[:, 1] + 1]                   # [K]
+    d = device
+    return {"input_ids": ids.to(d), "position_ids": pos.to(d), "rows": index[:, 0].to(d),
+            "cols": index[:, 1].to(d), "seq": index[:, 2].to(d), "tok": index[:, 3].to(d),
+            "targets": targets.to(d), "mask": mask.to(d), "adv": adv.to(d)}

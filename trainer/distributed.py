@@ -7,9 +7,10 @@ The design keeps a run's result independent of the number of processes:
   (``Dist.shard_chunks``), so groups stay whole on one rank;
 - the groups (token ids, verdicts) are all-gathered, so every rank observes every group in the
   same order, makes the same keep/drop and refill decisions and writes identical curriculum state;
-- each chunk is sampled under its own seed, drawn from (seed, step, round, position in the
-  round), never from a process-wide stream, so which rank samples it does not matter
-  (``seeded_rollout``): N ranks give one process's samples, bit for bit;
+- each prompt is sampled under its own seed, drawn from (seed, step, round, position in the
+  round) by ``group_seed``, never from a process-wide stream; every backend's ``rollout`` makes
+  a prompt's samples depend on its seed alone (``trainer/rollout.py``), so which rank samples it
+  does not matter: N ranks give one process's samples, bit for bit;
 - the update is split by sequence across ranks; the loss normaliser (tokens, sequences) is the
   global batch's, each rank's loss is its share of the global loss, and DDP's gradient average is
   undone by scaling that share by the world size: the summed gradient equals one process's;
@@ -32,8 +33,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-__all__ = ["Dist", "init_distributed", "finish_distributed", "warn_if_unbalanced", "group_seed",
-           "seeded_rollout"]
+__all__ = ["Dist", "init_distributed", "finish_distributed", "warn_if_unbalanced", "group_seed"]
 
 
 @dataclass(frozen=True)
@@ -202,47 +202,5 @@ def warn_if_unbalanced(dist: Dist, config) -> None:
 
 
 def group_seed(seed: int, step: int, round_: int, position: int) -> int:
-    """The sampling seed of one chunk: a function of where it is, not of who samples it."""
+    """The sampling seed of one prompt: a function of where it is, not of who samples it."""
     return int(np.random.SeedSequence([seed, step, round_, position]).generate_state(1)[0])
-
-
-def seeded_rollout(backend, chunks: list[list], n: int, seeds: Sequence[int]):
-    """``backend.rollout`` of every chunk of prompts, each chunk sampled under its own seed.
-
-    Hugging Face ``generate`` samples from the global torch RNG, so a chunk's samples would
-    depend on which chunks were generated before it in the same process (and hence on the number
-    of ranks). Each chunk is generated inside a forked RNG seeded with its own seed instead: the
-    same tokens on any number of ranks, and the global RNG is left untouched. A backend whose
-    ``rollout`` takes ``seeds`` (vLLM: a seed per request) gets all prompts in one call, each
-    prompt seeded from its chunk's seed and its place in the chunk.
-    """
-    from passband.trainer.rollout import HFRollout, Rollout
-
-    prompts = [p for chunk in chunks for p in chunk]
-    if not prompts:  # a rank with no chunk this round (fewer chunks than ranks)
-        return Rollout([], [], [], [], backend.policy_version, n)
-    if not isinstance(backend, HFRollout):
-        if not _takes_seeds(backend):
-            return backend.rollout(prompts, n)
-        per_prompt = [group_seed(seed, 0, 0, i) for chunk, seed in zip(chunks, seeds)
-                      for i in range(len(chunk))]
-        return backend.rollout(prompts, n, seeds=per_prompt)
-    device = next(backend.model.parameters()).device
-    devices = [device.index or 0] if device.type == "cuda" else []
-    parts = []
-    for chunk, seed in zip(chunks, seeds):
-        with torch.random.fork_rng(devices=devices):
-            torch.manual_seed(seed)
-            parts.append(backend.rollout(chunk, n))
-    return Rollout([x for p in parts for x in p.prompt_ids],
-                   [x for p in parts for x in p.completion_ids],
-                   [x for p in parts for x in p.texts], [x for p in parts for x in p.truncated],
-                   backend.policy_version, n)
-
-
-def _takes_seeds(backend) -> bool:
-    import inspect
-    try:
-        return "seeds" in inspect.signature(backend.rollout).parameters
-    except (TypeError, ValueError):
-        return False

@@ -5,12 +5,16 @@ Each step:
   2. score them with ``verify_batch`` under hard timeouts; ``error`` / ``timeout`` verdicts are
      masked out of the group statistics and the loss, never trained on as zeros;
   3. tell the curriculum each group's binary pass count (``verdict.passed``);
-  4. drop groups with zero reward variance and refill from the curriculum, at most
-     ``max_refill_rounds`` rounds; past the bound, train on the smaller batch and say so;
+  4. drop groups with zero reward variance; the first round drew as many extra prompts as the
+     curriculum's P(signal) says are needed (``refill.py``), so a top-up runs only on a real
+     shortfall, at most ``max_refill_rounds``; past that, train on the smaller batch and say so;
   5. advantages per group, clipped surrogate with clip-higher, k3 KL against a frozen reference
      (only when beta > 0), mu inner iterations, micro-batched gradient accumulation, gradient
      clipping, AdamW with warm-up and a constant or cosine schedule;
-  6. a metrics line, one line per group, alerts; an atomic checkpoint every ``checkpoint_every``.
+  6. a metrics line (with each phase's seconds, ``time/sample_s`` ... ``time/sync_s``), one line
+     per group, alerts; an atomic checkpoint every ``checkpoint_every``.
+The update packs micro-batches without padding and takes log-probs a vocabulary chunk at a time
+(``logprobs.py``); mu = 1 has no old-policy pass. Verifier workers start while the model loads.
 
 Under ``torchrun`` / ``accelerate launch`` each rank rolls out its slice of the groups, all ranks see
 every group, DDP sums the gradients: one process's result on N (``passband.trainer.distributed``);
@@ -19,7 +23,7 @@ Rollouts come from Hugging Face ``generate`` or a colocated vLLM engine (``rollo
 vLLM's token log-probs drive the truncated importance-sampling correction (``tis_cap``) and the
 ``rollout/*`` mismatch metrics. LoRA: ``lora_r > 0`` or a peft model (``passband.trainer.lora``);
 its base with adapters off is then the KL reference, so no copy is made.
-Deliberately left out: DeepSpeed, sequence packing, value or reward models.
+Deliberately left out: DeepSpeed, value or reward models.
 """
 
 from __future__ import annotations
@@ -36,24 +40,26 @@ import torch
 from passband.trainer import resume
 from passband.trainer.advantages import get_advantage
 from passband.trainer.alerts import AlertMonitor
-from passband.trainer.batch import NO_UPDATE, Group, UpdateStats, collate
+from passband.trainer.batch import (NO_UPDATE, Group, UpdateStats, collate, micro_batches, pack,
+                                    sequences)
 from passband.trainer.checkpoint import load_latest_checkpoint, rng_state, save_checkpoint
 from passband.trainer.config import GRPOConfig
-from passband.trainer.data import check_rows, prompt_of
-from passband.trainer.distributed import (group_seed, init_distributed, seeded_rollout,
-                                          warn_if_unbalanced)
+from passband.trainer.data import as_rows, check_rows, prompt_of
+from passband.trainer.distributed import group_seed, init_distributed, warn_if_unbalanced
 from passband.trainer.fsdp import full_model_state, full_optimizer_state, full_tensor
 from passband.trainer.lora import adapters_disabled, is_lora, lora_from_config
-from passband.trainer.losses import (BatchNorms, clipped_surrogate, get_aggregation, k3_kl,
-                                     token_entropy, token_logprobs)
-from passband.trainer.metrics import (MetricsWriter, ProgressBar, group_lines, group_metrics,
-                                      length_metrics, reward_metrics, set_grad_weights)
+from passband.trainer.logprobs import completion_logprobs, packing_works
+from passband.trainer.losses import BatchNorms, clipped_surrogate, get_aggregation, k3_kl
+from passband.trainer.metrics import (MetricsWriter, PhaseTimer, ProgressBar, grad_weights,
+                                      group_lines, group_metrics, length_metrics, reward_metrics)
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer
 from passband.trainer.outdir import claim_output_dir
 from passband.trainer.rollout import RolloutBackend, StalePolicyError
+from passband.trainer.refill import draws_for, predicted_signal, real_shortfall, short_batch_note
 from passband.trainer.rollout_vllm import make_rollout_backend
-from passband.trainer.tis import rollout_logprobs_tensor, tis_correct
 from passband.trainer.sampling import make_sampler
+from passband.trainer.startup import start_verifier_workers
+from passband.trainer.tis import tis_correct
 from passband.trainer.scoring import Scorer
 
 __all__ = ["GRPOTrainer"]
@@ -74,14 +80,20 @@ class GRPOTrainer:
                  *, reference_columns: Mapping[str, str] | None = None,
                  rollout_backend: RolloutBackend | None = None):
         self.config = c = GRPOConfig.coerce(config)  # None, a GRPOConfig or a mapping
+        if rollout_backend is not None and not isinstance(rollout_backend, RolloutBackend):
+            raise TypeError("rollout_backend must subclass passband.trainer.RolloutBackend (what "
+                            f"the loop calls); got {type(rollout_backend).__name__}")
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
+        self.rows, _ = as_rows(train_dataset)  # checked in full once the tokenizer is loaded
+        self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers)
+        # the verifier workers start while the model loads and the first rollout generates
+        self._warm = start_verifier_workers(self.scorer, self.rows, c.verifier_workers)
         from_path = not isinstance(model, torch.nn.Module)
         self.model, self.tokenizer = load_model_and_tokenizer(model, tokenizer)
         if torch.cuda.is_available() and (from_path or self.dist.enabled):
             self.model.to(self.dist.device())  # several ranks: each on its own GPU (NCCL)
         self.dist.broadcast_from_main(self.model)  # every rank starts from rank 0's weights
-        self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers)
-        self.rows = check_rows(train_dataset, self.scorer, self.tokenizer, self.model, c)  # every row, now
+        self.rows = check_rows(self.rows, self.scorer, self.tokenizer, self.model, c)  # every row, now
         self.device = next(self.model.parameters()).device
         # The reference is the policy as given, copied before any update or checkpoint load;
         # a LoRA policy needs no copy: its base, with the adapters switched off, is the reference.
@@ -100,7 +112,8 @@ class GRPOTrainer:
         warn_if_unbalanced(self.dist, c)
         self._own_backend = rollout_backend is None  # close() shuts down only what it started
         self.backend = rollout_backend or make_rollout_backend(self.model, self.tokenizer, c)
-        self.pad_id = getattr(self.backend, "pad_id", self.tokenizer.pad_token_id) or 0
+        self.pad_id = self.backend.pad_id
+        self._pack = not self.dist.sharded and packing_works(self.model, self.device)
         params = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(params, lr=c.learning_rate, weight_decay=c.weight_decay)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda k: c.lr_factor(k))
@@ -112,6 +125,7 @@ class GRPOTrainer:
         self.alerts = AlertMonitor() if self.dist.is_main else None
         self.step, self.policy_version, self.elapsed_s, self._short_batches = 0, 0, 0.0, 0
         self._bar: ProgressBar | None = None
+        self._time, self._calls = PhaseTimer(), 0  # this step's phases and generate calls
 
     # ------------------------------------------------------------------ the run
     def train(self) -> dict[str, Any]:
@@ -137,38 +151,40 @@ class GRPOTrainer:
         return last
 
     def train_step(self) -> dict[str, Any]:
-        """One optimizer step: collect groups (with refills), update, log."""
+        """One optimizer step: collect groups (one round, rarely a top-up), update, log."""
         start = time.perf_counter()
-        lr = self.optimizer.param_groups[0]["lr"]
-        version = self.policy_version
+        self._time, self._calls = PhaseTimer(), 0
+        lr, version = self.optimizer.param_groups[0]["lr"], self.policy_version
         groups, rounds = self._collect_groups()
-        kept = [g for g in groups if g.kept]
+        kept = self._trained(groups)
         self._say_if_short(len(kept), rounds)
-        if hasattr(self.backend, "sleep"):
-            self.backend.sleep()  # vLLM sleep mode frees its GPU memory; the sync wakes it
-        stats = self._update(kept) if kept else dict(NO_UPDATE)
+        self.backend.sleep()  # vLLM sleep mode frees its GPU memory; the sync wakes it
+        with self._time("update"):
+            stats = self._update(kept) if kept else dict(NO_UPDATE)
+        tokens = [len(x) if use else 0 for _, x, use in sequences(kept, self.config.mask_truncated)]
+        weights = grad_weights(kept, self._advantages(kept), tokens) if kept else []
         with warnings.catch_warnings():  # also after a skipped update: lr follows the step count
             warnings.filterwarnings("ignore", message="Detected call of `lr_scheduler.step")
             self.scheduler.step()
-        self.step += 1
-        step_s = time.perf_counter() - start
+        self.step, step_s = self.step + 1, time.perf_counter() - start
         self.elapsed_s += step_s
         metrics = {"step": self.step, "time_s": self.elapsed_s, "policy_version": version,
                    **reward_metrics(groups), **group_metrics(groups, kept, rounds),
                    **length_metrics(groups), **stats, "lr": lr, "time/step_s": step_s,
+                   **self._time.metrics(), "generate/calls": self._calls,
                    "throughput/tokens_per_s": sum(len(x) for g in groups for x in g.completions) / step_s,
                    **{f"curriculum/{k}": v for k, v in self.sampler.metrics().items()}}
         metrics["alerts"] = self._check_alerts(metrics)
-        self.writer.log_step(metrics, group_lines(self.step, groups, kept))
+        self.writer.log_step(metrics, group_lines(self.step, groups, kept, weights))
         if self._bar is not None:
             self._bar.update(metrics)
         return metrics
 
     def close(self) -> None:
         """Release what the trainer started (a vLLM engine it built); safe to call twice."""
-        if self._own_backend and hasattr(self.backend, "close"):
+        if self._own_backend:
             self.backend.close()
-        self._own_backend = False
+            self._own_backend = False
 
     def __enter__(self) -> "GRPOTrainer":
         return self
@@ -178,43 +194,57 @@ class GRPOTrainer:
 
     # ------------------------------------------------------------------ rollout and scoring
     def _collect_groups(self) -> tuple[list[Group], int]:
-        """Roll out ``prompts_per_step`` groups, refilling dropped ones for a bounded number of rounds."""
+        """Roll out enough prompts for ``prompts_per_step`` groups with signal in one round, as
+        the sampler predicts (``refill.py``); top up only on a shortfall, for a bounded number
+        of rounds. Without refills (``max_refill_rounds = 0``) exactly ``prompts_per_step``."""
         c = self.config
-        groups = self._rollout_groups(self.sampler.sample(c.prompts_per_step))
-        rounds = 0
-        while c.filter_zero_variance and rounds < c.max_refill_rounds:
-            deficit = c.prompts_per_step - sum(g.kept for g in groups)
-            if deficit <= 0:
+        groups, rounds = [], -1  # groups rolled out so far, refill rounds (-1: none yet)
+        while rounds < (c.max_refill_rounds if c.filter_zero_variance else 0):
+            needed = c.prompts_per_step - len(self._trained(groups))
+            if not real_shortfall(needed, c.prompts_per_step, first_round=rounds < 0):
                 break
             rounds += 1
             used = [g.prompt_id for g in groups]
-            groups += self._rollout_groups(self.sampler.sample(deficit, exclude=used), rounds)
-        return groups, rounds
+            with self._time("sample"):
+                ids = self.sampler.sample(needed, exclude=used) if used else self.sampler.sample(needed)
+                if c.filter_zero_variance and c.max_refill_rounds > 0:
+                    more = draws_for(needed, predicted_signal(self.sampler, ids), len(self.rows))
+                    ids += self.sampler.sample(more - needed, exclude=used + ids) if more > needed else []
+            groups += self._rollout_groups(ids, rounds)
+        return groups, max(rounds, 0)
+
+    def _trained(self, groups: list[Group]) -> list[Group]:
+        """The first ``prompts_per_step`` groups with reward variance (unfiltered: checkable)."""
+        c = self.config
+        ok = [g for g in groups if (not g.zero_variance if c.filter_zero_variance else any(g.valid))]
+        return ok[:c.prompts_per_step]
 
     def _rollout_groups(self, prompt_ids: Sequence[Any], round_: int = 0) -> list[Group]:
-        """This rank rolls out and scores its slice; every rank gets all groups and observes them."""
+        """This rank rolls out and scores its slice; every rank gets all groups and observes them.
+        Each prompt is seeded by (seed, step, round, position in the round): its samples do not
+        depend on which rank draws it or what shares its batch."""
         c, G = self.config, self.config.group_size
         chunks = self.dist.shard_chunks(len(prompt_ids), max(1, c.rollout_batch_size // G))
         mine = [k for chunk in chunks for k in chunk]  # positions in the round's prompt list
         rows = [self.rows[prompt_ids[k]] for k in mine]
-        seeds = [group_seed(c.seed, self.step, round_, chunk.start) for chunk in chunks]
-        on_policy_model = getattr(self.backend, "model", None) is self.model  # HF generate
-        with self._autocast(), self.dist.generation(self.model, uses_model=on_policy_model):
-            out = seeded_rollout(self.backend, [[prompt_of(self.rows[prompt_ids[k]]) for k in chunk]
-                                                for chunk in chunks], G, seeds)
-        verdicts = self.scorer(out.texts, [r for r in rows for _ in range(G)],
-                               [len(x) for x in out.completion_ids]) if rows else []
-        logp = getattr(out, "logprobs", None)  # only vLLM reports the sampler's log-probs
-        local = [Group(prompt_ids[k], out.prompt_ids[i * G], out.completion_ids[i * G:(i + 1) * G],
-                        out.truncated[i * G:(i + 1) * G], verdicts[i * G:(i + 1) * G],
-                        out.policy_version, sampler_logp=logp[i * G:(i + 1) * G] if logp else None)
+        seeds = [group_seed(c.seed, self.step, round_, k) for k in mine]
+        with self._time("generate"), self._autocast(), self.dist.generation(
+                self.model, uses_model=self.backend.shares_policy):
+            out = self.backend.rollout([prompt_of(r) for r in rows], G, seeds) if rows else None
+        self._calls += 1
+        with self._time("score"):
+            verdicts = self.scorer(out.texts, [r for r in rows for _ in range(G)],
+                                   [len(x) for x in out.completion_ids]) if rows else []
+        logp = out.logprobs if out is not None else None  # engines that report them (vLLM)
+        local = [Group(prompt_ids[k], out.prompt_tokens[i * G], out.completion_ids[i * G:(i + 1) * G],
+                       out.truncated[i * G:(i + 1) * G], verdicts[i * G:(i + 1) * G],
+                       out.policy_version, sampler_logp=logp[i * G:(i + 1) * G] if logp else None)
                  for i, k in enumerate(mine)]
         groups = self.dist.gather(local)  # in position order: the same list on every rank
         for g in groups:
             trials = sum(g.valid)
             if trials:
                 self.sampler.observe(g.prompt_id, g.passes, trials)  # passed implies checkable
-            g.kept = not g.zero_variance if c.filter_zero_variance else trials > 0
         return groups
 
     # ------------------------------------------------------------------ the update
@@ -225,16 +255,12 @@ class GRPOTrainer:
             raise StalePolicyError(f"completions from policy version(s) {stale} cannot train policy "
                                    f"version {self.policy_version}: the ratio would be computed "
                                    "against other weights. Roll out again after each update.")
-        rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)  # [N, G]
-        valid = torch.tensor([g.valid for g in groups], dtype=torch.bool)         # [N, G]
-        adv = self.advantage_fn(rewards, valid).reshape(-1)                       # [B = N*G]
-        seqs = [(g.prompt_ids, comp, ok and not (c.mask_truncated and trunc))
-                for g in groups for comp, ok, trunc in zip(g.completions, g.valid, g.truncated)]
+        adv = self._advantages(groups)                                            # [B = N*G]
+        seqs = sequences(groups, c.mask_truncated)
         sampled = [lp for g in groups for lp in (g.sampler_logp or [None] * len(g.completions))]
-        micro = self._micro_batches(seqs, adv, sampled)  # this rank's share of the batch
+        micro = micro_batches(seqs, adv, sampled, self.dist, c.grad_accum, self._collate)
         norms = BatchNorms(tokens=sum(len(x) for _, x, use in seqs if use),  # the global batch's
                            sequences=len(seqs), constant=c.max_new_tokens)
-        set_grad_weights(groups, adv, [len(x) if use else 0 for _, x, use in seqs])
         with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
             old = [self._logprobs(self.model, mb)[0] for mb in micro] if c.mu > 1 else None
             ref = [self._reference_logprobs(mb) for mb in micro] if c.beta > 0 else None
@@ -255,8 +281,14 @@ class GRPOTrainer:
         stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss = self.dist.sum(
             [stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss])
         self.policy_version += 1
-        self.backend.sync(self.model, self.policy_version)
+        with self._time("sync"):
+            self.backend.sync(self.model, self.policy_version)
         return stats.result(c.beta)
+
+    def _advantages(self, groups: list[Group]) -> torch.Tensor:
+        rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)  # [N, G]
+        valid = torch.tensor([g.valid for g in groups], dtype=torch.bool)         # [N, G]
+        return self.advantage_fn(rewards, valid).reshape(-1)                      # [B = N*G]
 
     def _micro_step(self, mb: dict[str, torch.Tensor], old_logp: torch.Tensor | None,
                     ref_logp: torch.Tensor | None, norms: BatchNorms, stats: UpdateStats,
@@ -284,40 +316,18 @@ class GRPOTrainer:
             stats.entropy += float((entropy * mask).sum())
         return float(loss.detach())
 
-    def _micro_batches(self, seqs: list, adv: torch.Tensor,
-                       sampled: list | None = None) -> list[dict[str, torch.Tensor]]:
-        """This rank's slice of the sequences, split for accumulation. A rank left with none runs
-        one fully masked sequence (zero loss), because DDP needs every rank in the all-reduce.
-        ``sampled``: the sampler's log-probs per sequence (vLLM), attached when all have them."""
-        mine = np.array(self.dist.shard(len(seqs)), dtype=np.int64)
-        count = self.dist.micro_batch_count(len(seqs), self.config.grad_accum)  # FSDP: fixed
-        blank = ([(seqs[0][0], seqs[0][1], False)], torch.zeros(1))  # contributes nothing
-        chunks = np.array_split(mine, count or min(self.config.grad_accum, max(1, len(mine))))
-        micro = [self._collate([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) if len(idx)
-                 else self._collate(*blank) for idx in chunks]
-        for mb, idx in zip(micro, chunks) if sampled and all(x is not None for x in sampled) else ():
-            mb["sampler_logp"] = rollout_logprobs_tensor([sampled[i] for i in idx],
-                                                         mb["mask"].shape[1], self.device)  # [b, C]
-        return micro
-
     def _collate(self, seqs: list, adv: torch.Tensor) -> dict[str, torch.Tensor]:
-        return collate(seqs, adv, self.pad_id, self.device)
+        return (pack(seqs, adv, self.device) if self._pack  # no padding computed
+                else collate(seqs, adv, self.pad_id, self.device))
 
     def _logprobs(self, model, mb: dict[str, torch.Tensor], entropy: bool = False):
         """Log-probs of the completion tokens under ``model`` at the sampling temperature."""
-        C = mb["targets"].shape[1]
         with self._autocast():
-            out = model(input_ids=mb["input_ids"], attention_mask=mb["attention_mask"],
-                        position_ids=mb["position_ids"], use_cache=False, logits_to_keep=C + 1)
-        logits = out.logits[:, -(C + 1):-1].float() / self.config.temperature  # [b, C, V]
-        logp = token_logprobs(logits, mb["targets"])                            # [b, C]
-        return logp, token_entropy(logits) if entropy else None
+            return completion_logprobs(model, mb, self.config.temperature, entropy=entropy)
 
     def _reference_logprobs(self, mb: dict[str, torch.Tensor]) -> torch.Tensor:
-        if self.lora:
-            with adapters_disabled(self.model):
-                return self._logprobs(self.model, mb)[0]
-        return self._logprobs(self.reference, mb)[0]
+        with adapters_disabled(self.model) if self.lora else contextlib.nullcontext():
+            return self._logprobs(self.model if self.lora else self.reference, mb)[0]
 
     def _autocast(self):
         if self.config.bf16 and self.device.type == "cuda" and torch.cuda.is_bf16_supported():
@@ -375,25 +385,16 @@ class GRPOTrainer:
             return
         self._short_batches += 1
         if self._short_batches <= 3 or self._short_batches % 50 == 0:
-            what = "skipping the update" if kept == 0 else "training on the smaller batch"
-            self._write(f"step {self.step + 1}: {kept}/{c.prompts_per_step} groups have reward "
-                        f"variance after {rounds} refill round(s); {what} "
-                        f"(happened {self._short_batches}x; raise max_refill_rounds or see "
-                        "groups/zero_variance_share)")
+            self._write(short_batch_note(self.step + 1, kept, c.prompts_per_step, rounds,
+                                         self._short_batches))
 
     def _check_alerts(self, metrics: dict[str, Any]) -> list[str]:
-        if self.alerts is None:
-            return []
-        lines = [f"{a.name}: {a.message}" for a in self.alerts.update(metrics)]
+        lines = [f"{a.name}: {a.message}" for a in self.alerts.update(metrics)] if self.alerts else []
         for line in lines:
             self._write(f"passband alert (step {self.step}): {line}")
         return lines
 
     def _write(self, line: str) -> None:
-        if not self.dist.is_main:
-            return
-        if self._bar is not None:
-            self._bar.write(line)
-        else:
-            print(line)
+        if self.dist.is_main:
+            self._bar.write(line) if self._bar is not None else print(line)
 

@@ -8,18 +8,23 @@ files read exactly as if it had never stopped.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["MetricsWriter", "ProgressBar", "STEP_KEYS", "reward_metrics", "component_metrics", "group_metrics",
-           "length_metrics", "group_lines", "set_grad_weights"]
+__all__ = ["MetricsWriter", "ProgressBar", "PhaseTimer", "PHASES", "STEP_KEYS", "reward_metrics",
+           "component_metrics", "group_metrics", "length_metrics", "group_lines", "grad_weights"]
+
+# Where a step's time goes, in the order a step runs them: ``time/<phase>_s`` in every line.
+PHASES = ("sample", "generate", "score", "update", "sync")
 
 # Keys every metrics line has (plus reward/<component>, reward_scale/<component> and curriculum/<key>).
 STEP_KEYS = (
@@ -27,7 +32,9 @@ STEP_KEYS = (
     "groups/rolled", "groups/zero_variance_share", "groups/refill_rounds", "groups/effective",
     "groups/dropped", "completions/masked", "verifier/error_rate", "verifier/timeout_rate",
     "length/mean", "length/max", "length/truncated_share", "kl", "clip_fraction", "entropy",
-    "grad_norm", "lr", "loss", "time/step_s", "throughput/tokens_per_s", "alerts",
+    "grad_norm", "lr", "loss", "time/step_s", *(f"time/{p}_s" for p in PHASES),
+    "generate/calls", "generate/completions_per_trained", "groups/surplus",
+    "throughput/tokens_per_s", "alerts",
 )
 
 
@@ -155,13 +162,44 @@ class ProgressBar:
 
 
 # ---------------------------------------------------------------------- per-step figures
-# Groups are the loop's ``Group`` records (trainer/batch.py): verdicts, completions, truncated, kept, grad_weight.
-def set_grad_weights(groups: list, adv, tokens: list[int]) -> None:
-    """Each kept group's sum of |advantage| x loss tokens (``grad_share`` in groups.jsonl)."""
-    G = len(groups[0].verdicts)
+class PhaseTimer:
+    """Seconds per phase of one step; a phase timed inside another is not counted twice (the
+    weight sync runs inside the update, and ``time/update_s`` excludes it)."""
+
+    def __init__(self) -> None:
+        self.seconds = dict.fromkeys(PHASES, 0.0)
+        self._stack: list[list] = []  # [phase, started]
+
+    @contextlib.contextmanager
+    def __call__(self, phase: str):
+        now = time.perf_counter()
+        if self._stack:  # pause the enclosing phase
+            outer = self._stack[-1]
+            self.seconds[outer[0]] += now - outer[1]
+        self._stack.append([phase, now])
+        try:
+            yield
+        finally:
+            name, started = self._stack.pop()
+            now = time.perf_counter()
+            self.seconds[name] += now - started
+            if self._stack:
+                self._stack[-1][1] = now
+
+    def metrics(self) -> dict[str, float]:
+        return {f"time/{p}_s": self.seconds[p] for p in PHASES}
+
+
+# ---------------------------------------------------------------------- per-step figures
+# Groups are the loop's ``Group`` records (trainer/batch.py); they are read here, never written.
+def grad_weights(groups: list, adv, tokens: list[int]) -> list[float]:
+    """Each trained group's sum of |advantage| x loss tokens (``grad_share`` in groups.jsonl)."""
     weights = [abs(a) * n for a, n in zip(adv.tolist(), tokens)]
-    for i, g in enumerate(groups):
-        g.grad_weight = float(sum(weights[i * G:(i + 1) * G]))
+    out, start = [], 0
+    for g in groups:
+        out.append(float(sum(weights[start:start + len(g.verdicts)])))
+        start += len(g.verdicts)
+    return out
 
 
 def reward_metrics(groups: list) -> dict[str, Any]:
@@ -194,10 +232,14 @@ def component_metrics(verdicts: list) -> dict[str, float]:
 
 
 def group_metrics(groups: list, kept: list, rounds: int) -> dict[str, Any]:
+    usable = [g for g in groups if not g.zero_variance]
     return {"groups/rolled": len(groups),
-            "groups/zero_variance_share": sum(g.zero_variance for g in groups) / max(len(groups), 1),
+            "groups/zero_variance_share": (len(groups) - len(usable)) / max(len(groups), 1),
             "groups/refill_rounds": rounds, "groups/effective": len(kept),
-            "groups/dropped": len(groups) - len(kept)}
+            "groups/dropped": len(groups) - len(kept),
+            "groups/surplus": max(0, len(usable) - len(kept)) if kept else 0,
+            "generate/completions_per_trained": (sum(len(g.verdicts) for g in groups)
+                                              / max(sum(len(g.verdicts) for g in kept), 1))}
 
 
 def length_metrics(groups: list) -> dict[str, Any]:
@@ -208,9 +250,11 @@ def length_metrics(groups: list) -> dict[str, Any]:
             "length/truncated_share": float(np.mean(truncated)) if truncated else None}
 
 
-def group_lines(step: int, groups: list, kept: list) -> list[dict[str, Any]]:
-    total = sum(g.grad_weight for g in kept) or 1.0
+def group_lines(step: int, groups: list, kept: list, weights: list[float]) -> list[dict[str, Any]]:
+    """One line per rolled-out group; ``kept`` are the trained ones, ``weights`` theirs in order."""
+    share = {id(g): w for g, w in zip(kept, weights)}
+    total = sum(weights) or 1.0
     return [{"step": step, "prompt_id": g.prompt_id,
              "rewards": [v.score if v.checkable else None for v in g.verdicts],
-             "passes": g.passes, "kept": g.kept,
-             "grad_share": g.grad_weight / total if g.kept else 0.0} for g in groups]
+             "passes": g.passes, "kept": id(g) in share,
+             "grad_share": share.get(id(g), 0.0) / total} for g in groups]

@@ -1,8 +1,18 @@
 """Rollout backends: turn prompts into sampled completions (texts for scoring, token ids for training).
 
-``RolloutBackend`` is the seam where a vLLM backend plugs in: the trainer only calls ``rollout``,
-``sync`` and reads ``policy_version``. ``HFRollout`` uses Hugging Face ``generate`` (batched, left
-padding, KV cache, temperature / top-p / top-k, stop at EOS or stop strings).
+``RolloutBackend`` is the seam between the loop and an engine. It declares everything the loop
+calls, and the loop calls nothing else: ``rollout(prompts, n, seeds)``, ``sync(model, version)``,
+``sleep()``, ``close()``, ``pad_id``, ``policy_version`` and ``shares_policy`` (the backend
+generates with the policy module itself, so an FSDP policy is unsharded around it).
+``HFRollout`` uses Hugging Face ``generate`` (batched, left padding, KV cache, temperature / top-p
+/ top-k, stop at EOS or stop strings); ``VLLMRollout`` (``rollout_vllm.py``) a colocated engine;
+``FakeRollout`` (``fake_rollout.py``) scripted completions for tests, yours included.
+
+Seeding belongs to the backend: ``rollout`` takes one seed per prompt, and a prompt's samples
+depend on its seed only, never on which prompts share the batch, which rank draws it, or the
+global RNG. So N ranks reproduce one process's samples bit for bit. ``HFRollout`` draws each
+token by inverse-CDF sampling from one counter-based uniform per (row seed, position) instead of
+from the global torch RNG (``_SeededSampling``): exactly the distribution of ``do_sample``.
 
 Every ``Rollout`` records the policy version that produced it; the trainer refuses to train on a
 rollout from other weights (``StalePolicyError``) instead of silently computing a wrong ratio.
@@ -11,12 +21,17 @@ Stop strings are kept at the end of the completion (text and tokens), so the mod
 
 from __future__ import annotations
 
+import abc
+import warnings
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Sequence, Union
 
 import torch
 
-__all__ = ["Rollout", "RolloutBackend", "HFRollout", "StalePolicyError", "Prompt"]
+from passband.trainer.data import encode_prompt  # the one encoding the row checks use
+
+__all__ = ["Rollout", "RolloutBackend", "HFRollout", "StalePolicyError", "Prompt",
+           "group_sizes", "seeds_or_random", "encode_prompt", "row_seed"]
 
 # A prompt is plain text or a list of chat messages ({"role", "content"}).
 Prompt = str | Sequence[dict]
@@ -28,31 +43,139 @@ class StalePolicyError(RuntimeError):
 
 @dataclass
 class Rollout:
-    """``len(prompts) * group_size`` sequences; prompt i owns rows ``i*G .. i*G+G-1``."""
+    """``sum(group sizes)`` sequences; prompt i owns the next ``group_sizes()[i]`` rows in order."""
 
-    prompt_ids: list[list[int]]      # unpadded prompt tokens, one list per sequence
+    prompt_tokens: list[list[int]]   # unpadded prompt tokens, one list per sequence
     completion_ids: list[list[int]]  # sampled tokens up to and including EOS / stop string
     texts: list[str]                 # decoded completions (special tokens skipped)
     truncated: list[bool]            # hit max_new_tokens without EOS or a stop string
     policy_version: int              # weights that sampled these tokens
-    group_size: int
+    group_size: int | list[int]      # samples per prompt: one number, or one per prompt
+    logprobs: list[list[float]] | None = None  # the sampler's log-prob of each completion token
+                                               # (after temperature); None when it reports none
 
     def __len__(self) -> int:
         return len(self.texts)
 
+    @property
+    def prompt_ids(self) -> list[list[int]]:
+        """Deprecated alias of ``prompt_tokens`` (token ids, not dataset ids); removed next release."""
+        warnings.warn("Rollout.prompt_ids is renamed prompt_tokens", DeprecationWarning, stacklevel=2)
+        return self.prompt_tokens
 
-@runtime_checkable
-class RolloutBackend(Protocol):
-    policy_version: int
+    def group_sizes(self) -> list[int]:
+        """Samples per prompt, one entry per prompt."""
+        if isinstance(self.group_size, int):
+            return [self.group_size] * (len(self) // max(self.group_size, 1))
+        return list(self.group_size)
 
-    def generate(self, prompts: list[Prompt], n: int) -> list[list[str]]:
-        """``n`` completion texts per prompt (what ``passband score`` uses)."""
 
-    def rollout(self, prompts: list[Prompt], n: int) -> Rollout:
-        """``n`` completions per prompt with token ids, truncation flags and the policy version."""
+def group_sizes(n: int | Sequence[int], prompts: int) -> list[int]:
+    """``n`` as one sample count per prompt (``n`` is a number for all, or a list with one each)."""
+    sizes = [int(n)] * prompts if isinstance(n, int) else [int(k) for k in n]
+    if len(sizes) != prompts or any(k < 1 for k in sizes):
+        raise ValueError(f"rollout: n must be an integer >= 1 or one per prompt ({prompts}); got {n!r}")
+    return sizes
 
+
+def seeds_or_random(seeds: Sequence[int] | None, prompts: int) -> list[int]:
+    """The caller's seeds (one per prompt), or fresh ones from the global torch RNG, so a run
+    that seeds torch and passes no seeds is still reproducible."""
+    if seeds is None:
+        return torch.randint(0, 2**62, (prompts,)).tolist()
+    if len(seeds) != prompts:
+        raise ValueError(f"rollout: {len(seeds)} seeds for {prompts} prompts (one per prompt)")
+    return [int(s) for s in seeds]
+
+
+class RolloutBackend(abc.ABC):
+    """What the GRPO loop needs from an engine. Subclass it; the loop calls only these.
+
+    ``policy_version``: the weights later rollouts use (set by ``sync``).
+    ``pad_id``: the token id training batches pad with (masked out, so any valid id works).
+    ``shares_policy``: True when ``rollout`` runs the trainer's own module (HF ``generate``).
+    """
+
+    policy_version: int = 0
+    pad_id: int = 0
+    shares_policy: bool = False
+
+    @abc.abstractmethod
+    def rollout(self, prompts: list[Prompt], n: int | Sequence[int],
+                seeds: Sequence[int] | None = None) -> Rollout:
+        """``n`` completions per prompt (a number, or one per prompt), prompt by prompt in order.
+
+        ``seeds``: one per prompt; a prompt's samples depend on its seed alone. ``None``: seeds
+        drawn from the global torch RNG.
+        """
+
+    @abc.abstractmethod
     def sync(self, model: Any, policy_version: int) -> None:
         """Make later rollouts use ``model``'s current weights, tagged ``policy_version``."""
+
+    def sleep(self) -> None:
+        """Free accelerator memory during the update (the next ``sync`` wakes it); default: nothing."""
+
+    def close(self) -> None:
+        """Release what the backend started (engines, temporary files); safe to call twice."""
+
+    def generate(self, prompts: list[Prompt], n: int = 1) -> list[list[str]]:
+        """``n`` completion texts per prompt (what ``passband score`` uses)."""
+        out = self.rollout(prompts, n)
+        texts, starts = out.texts, [0]
+        for k in out.group_sizes():
+            starts.append(starts[-1] + k)
+        return [texts[a:b] for a, b in zip(starts, starts[1:])]
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def _mix64(z: int) -> int:
+    """SplitMix64's finaliser: a good 64-bit hash of a counter."""
+    z = (z + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def row_seed(seed: int, sample: int) -> int:
+    """The seed of sample ``sample`` of a prompt seeded ``seed``."""
+    return _mix64((int(seed) & _MASK64) ^ _mix64(sample))
+
+
+def _uniform(seed: int, position: int) -> float:
+    """A uniform in (0, 1) that depends on (row seed, position) only: a counter-based RNG."""
+    return ((_mix64(seed ^ _mix64(position + 0x5851F42D)) >> 11) + 0.5) / 2.0**53
+
+
+class _SeededSampling:
+    """A logits processor that samples each row from its own seed; ``generate`` then runs greedy.
+
+    Temperature, top-k and top-p are HF's own warpers in HF's order; the token is drawn by
+    inverse CDF from one uniform per (row, position) and returned as the only finite score.
+    """
+
+    def __init__(self, seeds: list[int], prompt_width: int, temperature: float, top_k: int,
+                 top_p: float):
+        from transformers import (LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper,
+                                  TopPLogitsWarper)
+
+        self.seeds, self.width = seeds, prompt_width
+        warpers = [TemperatureLogitsWarper(temperature)]
+        warpers += [TopKLogitsWarper(top_k)] if top_k > 0 else []
+        warpers += [TopPLogitsWarper(top_p)] if top_p < 1 else []
+        self.warpers = LogitsProcessorList(warpers)
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        position = input_ids.shape[1] - self.width
+        probs = torch.softmax(self.warpers(input_ids, scores).double(), dim=-1)   # [b, V]
+        cdf = probs.cumsum(-1)                                                      # [b, V]
+        u = torch.tensor([_uniform(s, position) for s in self.seeds], dtype=cdf.dtype,
+                         device=cdf.device)                                         # [b]
+        token = torch.searchsorted(cdf, (u * cdf[:, -1]).unsqueeze(-1))             # [b, 1]
+        token = token.clamp(max=scores.shape[-1] - 1)
+        return torch.full_like(scores, -torch.inf).scatter_(1, token, 0.0)          # [b, V]
 
 
 class _StopOnStrings:
@@ -72,8 +195,10 @@ class _StopOnStrings:
         return torch.tensor(done, dtype=torch.bool, device=input_ids.device)  # [B]
 
 
-class HFRollout:
+class HFRollout(RolloutBackend):
     """Hugging Face ``generate`` backend; shares the policy module with the trainer."""
+
+    shares_policy = True
 
     def __init__(self, model, tokenizer, *, max_new_tokens: int, temperature: float = 1.0,
                  top_p: float = 1.0, top_k: int = 0, stop: Sequence[str] = (),
@@ -89,41 +214,42 @@ class HFRollout:
         pad = tokenizer.pad_token_id
         self.pad_id = int(pad if pad is not None else (sorted(self.eos_ids) or [0])[0])
 
-    # -- public -------------------------------------------------------------------------------
+    # -- RolloutBackend -----------------------------------------------------------------------
     def sync(self, model, policy_version: int) -> None:
         # Same module object as the trainer's policy: nothing to copy, only the version moves.
         self.model, self.policy_version = model, int(policy_version)
 
-    def generate(self, prompts: list[Prompt], n: int = 1) -> list[list[str]]:
-        texts = self.rollout(prompts, n).texts
-        return [texts[i * n:(i + 1) * n] for i in range(len(prompts))]
-
-    def rollout(self, prompts: list[Prompt], n: int) -> Rollout:
+    def rollout(self, prompts: list[Prompt], n: int | Sequence[int],
+                seeds: Sequence[int] | None = None) -> Rollout:
+        sizes = group_sizes(n, len(prompts))
+        prompt_seeds = seeds_or_random(seeds, len(prompts))
         encoded = [self.encode_prompt(p) for p in prompts]
-        rows = [ids for ids in encoded for _ in range(n)]  # each prompt repeated n times
+        rows = [ids for ids, k in zip(encoded, sizes) for _ in range(k)]  # prompt i, k times
+        row_seeds = [row_seed(s, j) for s, k in zip(prompt_seeds, sizes) for j in range(k)]
         completions: list[list[int]] = []
         truncated: list[bool] = []
         was_training = self.model.training
         self.model.eval()  # generation uses the KV cache; gradient checkpointing needs .train()
         try:
             for start in range(0, len(rows), self.batch_size):
-                c, t = self._generate_batch(rows[start:start + self.batch_size])
+                end = start + self.batch_size
+                c, t = self._generate_batch(rows[start:end], row_seeds[start:end])
                 completions += c
                 truncated += t
         finally:
             self.model.train(was_training)
         texts = self.tokenizer.batch_decode(completions, skip_special_tokens=True) if completions else []
-        return Rollout(rows, completions, texts, truncated, self.policy_version, n)
+        return Rollout(rows, completions, texts, truncated, self.policy_version,
+                       n if isinstance(n, int) else sizes)
 
     def encode_prompt(self, prompt: Prompt) -> list[int]:
         """Token ids of one prompt; chat messages go through the tokenizer's chat template."""
-        from passband.trainer.data import encode_prompt  # the one encoding the row checks use
-
         return encode_prompt(self.tokenizer, prompt)
 
     # -- internals ----------------------------------------------------------------------------
     @torch.no_grad()
-    def _generate_batch(self, rows: list[list[int]]) -> tuple[list[list[int]], list[bool]]:
+    def _generate_batch(self, rows: list[list[int]],
+                        seeds: list[int]) -> tuple[list[list[int]], list[bool]]:
         device = next(self.model.parameters()).device
         width = max(len(r) for r in rows)
         input_ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)  # [b, P]
@@ -131,17 +257,18 @@ class HFRollout:
         for i, r in enumerate(rows):  # left padding: every prompt ends at column P
             input_ids[i, width - len(r):] = torch.tensor(r)
             attention[i, width - len(r):] = 1
+        # Greedy over scores that _SeededSampling leaves finite for the sampled token only; the
+        # model's own sampling defaults (a chat model's generation_config) are switched off.
         kwargs: dict[str, Any] = dict(max_new_tokens=self.max_new_tokens, use_cache=True,
                                       pad_token_id=self.pad_id, eos_token_id=sorted(self.eos_ids),
-                                      repetition_penalty=1.0,
+                                      repetition_penalty=1.0, do_sample=False, temperature=None,
+                                      top_p=None, top_k=None,
                                       # an FSDP policy is unsharded around the rollout: no rank
                                       # waits for the others token by token
                                       synced_gpus=False)
         if self.temperature > 0:
-            kwargs.update(do_sample=True, temperature=self.temperature, top_p=self.top_p,
-                          top_k=self.top_k)
-        else:
-            kwargs.update(do_sample=False)
+            kwargs["logits_processor"] = [_SeededSampling(seeds, width, self.temperature,
+                                                          self.top_k, self.top_p)]
         if self.stop:
             kwargs["stopping_criteria"] = [_StopOnStrings(self.tokenizer, self.stop, width)]
         out = self.model.generate(input_ids=input_ids.to(device),

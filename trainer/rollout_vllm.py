@@ -28,13 +28,13 @@ import math
 import os
 import random
 import tempfile
-from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
 import torch
 
 from passband.trainer.fsdp import full_tensor
-from passband.trainer.rollout import HFRollout, Prompt, Rollout, _eos_ids
+from passband.trainer.rollout import (HFRollout, Prompt, Rollout, RolloutBackend, _eos_ids,
+                                      encode_prompt, group_sizes)
 
 __all__ = ["VLLMRollout", "SampledRollout", "make_rollout_backend", "vllm_available"]
 _MOVED_TO_TIS = ("tis_weights", "tis_correct", "logprob_mismatch", "rollout_logprobs_tensor")
@@ -79,14 +79,11 @@ def make_rollout_backend(model, tokenizer, config):
                        gpu_memory_utilization=c.vllm_gpu_memory_utilization, **common)
 
 
-@dataclass
-class SampledRollout(Rollout):
-    """A ``Rollout`` plus the sampler's log-probability of every completion token."""
-
-    logprobs: list[list[float]] = field(default_factory=list)  # same shape as completion_ids
+# A ``Rollout`` with the sampler's log-probabilities: every ``Rollout`` carries them now (optional).
+SampledRollout = Rollout
 
 
-class VLLMRollout:
+class VLLMRollout(RolloutBackend):
     """Colocated vLLM engine behind the ``RolloutBackend`` interface.
 
     ``model`` is a local directory or a Hugging Face model object. For an object only its config
@@ -121,6 +118,8 @@ class VLLMRollout:
         self.sleep_mode, self.sleep_level, self._asleep = bool(sleep_mode), int(sleep_level), False
         self.eos_ids = _eos_ids(model if not isinstance(model, (str, os.PathLike)) else None,
                                 tokenizer)
+        pad = tokenizer.pad_token_id
+        self.pad_id = int(pad if pad is not None else (sorted(self.eos_ids) or [0])[0])
         os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"  # in-process engine: see module doc
         self._tmp: tempfile.TemporaryDirectory | None = None
         path, load_format = self._model_dir(model)
@@ -136,13 +135,10 @@ class VLLMRollout:
             self.sync(model, self.policy_version)
 
     # -- RolloutBackend -----------------------------------------------------------------------
-    def generate(self, prompts: list[Prompt], n: int = 1) -> list[list[str]]:
-        texts = self.rollout(prompts, n).texts
-        return [texts[i * n:(i + 1) * n] for i in range(len(prompts))]
-
-    def rollout(self, prompts: list[Prompt], n: int,
-                seeds: Sequence[int] | None = None) -> SampledRollout:
-        """``n`` samples per prompt in one engine call (one request per prompt, ``n`` each).
+    def rollout(self, prompts: list[Prompt], n: int | Sequence[int],
+                seeds: Sequence[int] | None = None) -> Rollout:
+        """``n`` samples per prompt (a number, or one per prompt) in one engine call: one request
+        per prompt with its ``n``, so each prompt is prefilled once for its group.
 
         ``seeds`` (optional, one per prompt) fixes each group's samples whatever else is in the
         batch, so a group sampled on rank 1 of 2 equals the same group sampled alone. Without
@@ -150,21 +146,25 @@ class VLLMRollout:
         """
         from vllm.inputs import TokensPrompt
         self.wake_up()
+        sizes = group_sizes(n, len(prompts))
         encoded = [self.encode_prompt(p) for p in prompts]
         greedy = self.temperature == 0  # vLLM refuses n > 1 when greedy: the copies are equal
         if seeds is not None and len(seeds) != len(prompts):
             raise ValueError(f"VLLMRollout.rollout: {len(seeds)} seeds for {len(prompts)} prompts")
-        params = self._sampling_params(1 if greedy else n)
-        if seeds is not None and not greedy:
-            params = [params.clone() for _ in prompts]
-            for p, seed in zip(params, seeds):
+        base = self._sampling_params(1)
+        params = []
+        for k, seed in zip(sizes, seeds if seeds is not None else [None] * len(prompts)):
+            p = base.clone()
+            p.n = 1 if greedy else k
+            if seed is not None and not greedy:
                 p.seed = int(seed)
+            params.append(p)
         outputs = self._llm.generate([TokensPrompt(prompt_token_ids=ids) for ids in encoded],
                                      params, use_tqdm=False)
         rows, completions, logprobs, truncated = [], [], [], []
-        for ids, out in zip(encoded, outputs):
+        for ids, out, k in zip(encoded, outputs, sizes):
             samples = sorted(out.outputs, key=lambda s: s.index)  # the n samples, in order
-            for sample in samples * n if greedy else samples:
+            for sample in samples * k if greedy else samples:
                 tokens = list(sample.token_ids)
                 rows.append(list(ids))
                 completions.append(tokens)
@@ -173,8 +173,8 @@ class VLLMRollout:
         # Decode like HFRollout (stop strings kept, special tokens skipped) so texts agree.
         texts = (self.tokenizer.batch_decode(completions, skip_special_tokens=True)
                  if completions else [])
-        return SampledRollout(rows, completions, texts, truncated, self.policy_version, n,
-                              logprobs=logprobs)
+        return Rollout(rows, completions, texts, truncated, self.policy_version,
+                       n if isinstance(n, int) else sizes, logprobs=logprobs)
 
     def sync(self, model, policy_version: int) -> None:
         """Load ``model``'s current weights into the engine; later rollouts carry the version."""
@@ -215,7 +215,7 @@ class VLLMRollout:
 
     def encode_prompt(self, prompt: Prompt) -> list[int]:
         """Exactly ``HFRollout``'s encoding (chat template included), so both backends agree."""
-        return HFRollout.encode_prompt(self, prompt)  # only reads self.tokenizer
+        return encode_prompt(self.tokenizer, prompt)
 
     # -- internals ------------------------------------------------------------------------------
     def _sampling_params(self, n: int):

@@ -22,6 +22,7 @@ class UniformSampler:
         self._pos = 0
         self._epoch = 0
         self._counts: dict[Any, list[int]] = {}
+        self._groups = [0, 0]  # groups observed, of which not unanimous
 
     def sample(self, n: int, exclude: Iterable[Any] = ()) -> list:
         out = []
@@ -37,6 +38,15 @@ class UniformSampler:
     def observe(self, prompt_id: Any, successes: int, trials: int) -> None:
         s, t = self._counts.get(prompt_id, [0, 0])
         self._counts[prompt_id] = [s + int(successes), t + int(trials)]
+        self._groups = [self._groups[0] + 1, self._groups[1] + int(0 < successes < trials)]
+
+    def signal_chance(self, prompt_ids: Iterable[Any]) -> list[float]:
+        """The share of groups observed so far that were not unanimous, for every prompt (no
+        per-prompt posterior here: a uniform pass sees each prompt once an epoch); 1.0 before
+        any group is observed, so nothing is oversampled on no evidence."""
+        groups, signal = self._groups
+        share = signal / groups if groups else 1.0
+        return [share for _ in prompt_ids]
 
     def estimates(self) -> dict:
         """Empirical pass rate of every prompt seen so far."""
@@ -49,13 +59,14 @@ class UniformSampler:
         version, internal, gauss = self._rng.getstate()
         return {"format": "uniform-1", "rng": [version, list(internal), gauss],
                 "order": self._order, "pos": self._pos, "epoch": self._epoch,
-                "counts": [[pid, c] for pid, c in self._counts.items()]}
+                "counts": [[pid, c] for pid, c in self._counts.items()], "groups": self._groups}
 
     def load_state_dict(self, state: dict) -> None:
         version, internal, gauss = state["rng"]
         self._rng.setstate((version, tuple(internal), gauss))
         self._order, self._pos, self._epoch = list(state["order"]), state["pos"], state["epoch"]
         self._counts = {pid: list(c) for pid, c in state["counts"]}
+        self._groups = list(state.get("groups", [0, 0]))  # older states lack it: start counting afresh
 
 
 def make_sampler(prompt_ids: list, *, use_curriculum: bool, band, seed: int, group_size: int):

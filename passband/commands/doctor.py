@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"settings ({flagged} outside the typical range; WARN = the trainer warns too)")
     print(format_findings(findings))
     _print_context(model_path, values["max_new_tokens"], args.prompt_tokens)
+    _print_phases(values.get("output_dir"))
     shape, why_not = _shape(args, model_path)
     print()
     if shape is None:
@@ -105,3 +106,24 @@ def run(args: argparse.Namespace) -> int:
     hw = hardware(args.gpu)
     print(format_estimate(estimate(shape, workload, hw), shape, hw, workload))
     return 0
+
+
+def _print_phases(output_dir) -> None:
+    """When the config's run directory already has metrics, name the phase that dominates."""
+    import json
+    from pathlib import Path
+
+    from passband.doctor import dominant_phase
+
+    path = Path(str(output_dir or "")) / "metrics.jsonl"
+    if not output_dir or not path.is_file():
+        return
+    lines = []
+    for line in path.read_text().splitlines():
+        try:
+            lines.append(json.loads(line))
+        except json.JSONDecodeError:  # a line cut short by a kill
+            continue
+    text = dominant_phase(lines)
+    if text:
+        print(f"\nrun {path.parent}: {text}")

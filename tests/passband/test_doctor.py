@@ -160,3 +160,19 @@ def test_fsdp_over_several_gpus_splits_the_model_state_and_the_advice_says_so(tm
     out = capsys.readouterr().out
     assert "/ 16 GPUs (FSDP)" in out and "16 GPUs, FSDP" in out
     assert main(["doctor", cfg, "--params", "7B", "--gpus", "0"]) == 2
+
+
+def test_cli_names_the_phase_that_dominates_a_runs_step_time(tmp_path, capsys):
+    import json
+
+    run = tmp_path / "run"
+    run.mkdir()
+    phases = {"time/sample_s": 0.01, "time/generate_s": 0.2, "time/score_s": 0.7,
+              "time/update_s": 0.05, "time/sync_s": 0.0}
+    lines = [{"step": 1, "time/step_s": 9.0, **phases, "time/score_s": 8.0}]  # start-up: left out
+    lines += [{"step": k, "time/step_s": 1.0, **phases} for k in (2, 3)]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in lines))
+    cfg = _config(tmp_path, f"output_dir = {json.dumps(str(run))}")
+    assert main(["doctor", cfg]) == 0
+    out = capsys.readouterr().out
+    assert "time: score dominates (70% of step time over 2 steps" in out and "verifier_workers" in out

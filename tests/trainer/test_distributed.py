@@ -14,9 +14,12 @@ import pytest
 import torch
 
 from passband.trainer import GRPOConfig, GRPOTrainer
-from passband.trainer.distributed import Dist, group_seed, seeded_rollout
+from passband.trainer.batch import micro_batches
+from passband.trainer.distributed import Dist, group_seed
 
-_TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s"}
+from passband.trainer.metrics import PHASES
+
+_TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s", *(f"time/{p}_s" for p in PHASES)}
 
 _CONFIG = """
 [model]
@@ -184,21 +187,22 @@ def test_shards_cover_every_position_once_in_rank_order():
 
 
 def test_a_groups_samples_do_not_depend_on_which_groups_share_its_process(tiny, tmp_path):
-    """Rolled out all together (one process) or split (two ranks), each chunk gets the same tokens."""
+    """Rolled out all together (one process) or split (two ranks), each prompt gets the same tokens."""
     tokenizer = tiny.tokenizer()
     rows = [{"prompt": f"{i}+{i}=", "kind": "x"} for i in range(4)]
     config = GRPOConfig(group_size=4, prompts_per_step=4, max_new_tokens=6, beta=0.0,
                         output_dir=str(tmp_path), progress=False)
     t = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, lambda c, **r: 0.0, config)
-    chunks = [[r["prompt"]] for r in rows] + [[rows[0]["prompt"], rows[1]["prompt"]]]
+    prompts = [r["prompt"] for r in rows] + [rows[0]["prompt"]]
     seeds = [group_seed(0, 5, 0, k) for k in range(5)]
     torch.manual_seed(0)
-    together = seeded_rollout(t.backend, chunks, 4, seeds).completion_ids
+    together = t.backend.rollout(prompts, 4, seeds).completion_ids
     torch.manual_seed(1)  # the global RNG must not matter
-    split = (seeded_rollout(t.backend, chunks[:1], 4, seeds[:1]).completion_ids
-             + seeded_rollout(t.backend, chunks[1:], 4, seeds[1:]).completion_ids)
-    assert together == split and len(together) == 24
-    other = seeded_rollout(t.backend, chunks, 4, [group_seed(0, 6, 0, k) for k in range(5)])
+    split = (t.backend.rollout(prompts[:1], 4, seeds[:1]).completion_ids
+             + t.backend.rollout(prompts[1:], 4, seeds[1:]).completion_ids)
+    assert together == split and len(together) == 20
+    assert together[:4] != together[16:], "the same prompt under another seed samples anew"
+    other = t.backend.rollout(prompts, 4, [group_seed(0, 6, 0, k) for k in range(5)])
     assert other.completion_ids != together  # the seed does drive the samples
     assert len({group_seed(0, s, r, k) for s in range(3) for r in range(3) for k in range(5)}) == 45
 
@@ -212,10 +216,10 @@ def test_a_rank_without_sequences_trains_on_one_fully_masked_one(tiny, tmp_path)
     seqs = [([5, 6], [7, 8], True), ([5, 6], [9], True)]
     adv = torch.tensor([1.0, -1.0])
     t.dist = Dist(rank=0, world_size=3)  # 2 sequences, 3 ranks: rank 0 gets none
-    (mb,) = t._micro_batches(seqs, adv)
+    (mb,) = micro_batches(seqs, adv, [], t.dist, 1, t._collate)
     assert mb["mask"].sum() == 0 and mb["adv"].abs().sum() == 0 and mb["input_ids"].shape[0] == 1
     t.dist = Dist(rank=2, world_size=3)
-    (mb,) = t._micro_batches(seqs, adv)
+    (mb,) = micro_batches(seqs, adv, [], t.dist, 1, t._collate)
     assert mb["adv"].tolist() == [-1.0] and mb["mask"].sum() == 1  # rank 2 gets the second one
 
 
@@ -232,7 +236,7 @@ def test_fsdp_ranks_run_the_same_number_of_micro_batches(tiny, tmp_path):
     for strategy in ("ddp", "fsdp"):
         for rank in range(3):  # 5 sequences over 3 ranks: 1, 2 and 2
             t.dist = Dist(rank=rank, world_size=3, strategy=strategy)
-            micro = t._micro_batches(seqs, adv)
+            micro = micro_batches(seqs, adv, [], t.dist, 4, t._collate)
             counts[strategy, rank] = len(micro)
             got = sorted(float(a) for mb in micro for a, m in zip(mb["adv"], mb["mask"][:, 0]) if m)
             assert got == [float(i) for i in t.dist.shard(5)]  # each sequence once, on its rank

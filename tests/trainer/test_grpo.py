@@ -10,7 +10,7 @@ import time
 import pytest
 import torch
 
-from passband.trainer import GRPOConfig, GRPOTrainer, StalePolicyError
+from passband.trainer import GRPOConfig, GRPOTrainer, RolloutBackend, StalePolicyError
 from passband.trainer.metrics import STEP_KEYS
 from passband.verifiers import Verdict
 
@@ -63,8 +63,10 @@ def test_zero_variance_groups_hit_the_refill_bound_and_get_no_kl_gradient(tiny, 
                  beta=0.01, max_refill_rounds=2)
     before = _params(t.model)
     m = t.train_step()
-    assert (m["groups/rolled"], m["groups/refill_rounds"], m["groups/effective"]) == (6, 2, 0)
-    assert m["groups/zero_variance_share"] == 1.0 and m["groups/dropped"] == 6
+    # 2 prompts, then two top-ups sized by the signal share seen (none): the whole dataset each
+    assert (m["groups/rolled"], m["groups/refill_rounds"], m["groups/effective"]) == (8, 2, 0)
+    assert m["generate/calls"] == 3
+    assert m["groups/zero_variance_share"] == 1.0 and m["groups/dropped"] == 8
     assert m["loss"] is None and t.policy_version == 0 and m["reward/mean"] == 1.0
     assert _same(before, _params(t.model)), "dropped groups must not move the weights (KL included)"
     assert "0/2 groups have reward variance after 2 refill round(s); skipping" in capsys.readouterr().out
@@ -282,7 +284,7 @@ def test_gradient_checkpointing_gives_the_same_update(tiny, tokenizer, tmp_path)
     assert _same(_params(plain.model), _params(ckpt.model), atol=1e-6)
 
 
-class _OffsetSampler:
+class _OffsetSampler(RolloutBackend):
     """Hugging Face generate, reporting each token's log-prob ``shift`` nats below the trainer's.
 
     Stands in for an engine whose numbers differ from the trainer's (vLLM's do, slightly), so the
@@ -295,23 +297,22 @@ class _OffsetSampler:
 
         self.hf = HFRollout(model, tokenizer, max_new_tokens=5, temperature=temperature)
         self.model, self.shift, self.temperature = model, shift, temperature
+        self.pad_id = self.hf.pad_id
 
     @property
     def policy_version(self):
         return self.hf.policy_version
 
-    def rollout(self, prompts, n):
-        from passband.trainer.rollout_vllm import SampledRollout
-
-        out = self.hf.rollout(prompts, n)
+    def rollout(self, prompts, n, seeds=None):
+        out = self.hf.rollout(prompts, n, seeds)
         logprobs = []
         with torch.no_grad():
-            for p, c in zip(out.prompt_ids, out.completion_ids):
+            for p, c in zip(out.prompt_tokens, out.completion_ids):
                 logits = self.model(torch.tensor([p + c])).logits[0, len(p) - 1:-1]  # [C, V]
                 lp = (logits / self.temperature).log_softmax(-1)
                 logprobs.append((lp.gather(-1, torch.tensor(c)[:, None])[:, 0] - self.shift).tolist())
-        return SampledRollout(out.prompt_ids, out.completion_ids, out.texts, out.truncated,
-                              out.policy_version, n, logprobs=logprobs)
+        out.logprobs = logprobs
+        return out
 
     def sync(self, model, policy_version):
         self.hf.sync(model, policy_version)

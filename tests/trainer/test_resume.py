@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from passband.trainer.metrics import PHASES
+
 # Wall-clock figures differ between any two runs; everything else must match exactly.
-_TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s"}
+_TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s", *(f"time/{p}_s" for p in PHASES)}
 
 _CONFIG = """
 [model]

@@ -66,7 +66,7 @@ def test_truncation_flag_and_group_layout(tiny, tokenizer):
                         top_p=0.9, top_k=10, batch_size=4)
     out = backend.rollout(["ab", "cd"], 3)
     assert len(out) == 6 and out.group_size == 3
-    assert out.prompt_ids[:3] == [out.prompt_ids[0]] * 3 and out.prompt_ids[3] != out.prompt_ids[0]
+    assert out.prompt_tokens[:3] == [out.prompt_tokens[0]] * 3 and out.prompt_tokens[3] != out.prompt_tokens[0]
     for ids, trunc in zip(out.completion_ids, out.truncated):
         assert trunc == (len(ids) == 3 and tokenizer.eos_token_id not in ids)
     assert [len(g) for g in backend.generate(["ab", "cd"], 3)] == [3, 3]
@@ -89,3 +89,45 @@ def test_chat_messages_use_the_chat_template(tiny, tokenizer):
                                "{% endfor %}{% if add_generation_prompt %}a:{% endif %}")
     assert backend.encode_prompt(messages) == tokenizer("u:2+2\na:")["input_ids"]
     assert len(backend.rollout([messages], 2)) == 2
+
+
+def test_a_prompts_samples_depend_on_its_seed_alone(tiny, tokenizer):
+    """Whatever shares the batch, however it is cut into generate calls, and whatever the global
+    RNG holds: the same seed gives the same tokens, another seed other tokens."""
+    model = tiny.model(tokenizer)
+    wide = HFRollout(model, tokenizer, max_new_tokens=6, temperature=1.0, batch_size=64)
+    narrow = HFRollout(model, tokenizer, max_new_tokens=6, temperature=1.0, batch_size=3)
+    torch.manual_seed(0)
+    together = wide.rollout(PROMPTS, 4, seeds=[1, 2, 3, 4]).completion_ids
+    torch.manual_seed(1)
+    alone = narrow.rollout(PROMPTS[2:3], 4, seeds=[3]).completion_ids
+    assert together[8:12] == alone
+    assert wide.rollout(PROMPTS[2:3], 4, seeds=[5]).completion_ids != alone
+    assert len({tuple(c) for c in together}) > 8, "the samples of a group differ"
+    state = torch.random.get_rng_state()
+    wide.rollout(PROMPTS, 2, seeds=[1, 2, 3, 4])
+    assert torch.equal(state, torch.random.get_rng_state()), "seeded rollouts leave torch's RNG alone"
+
+
+def test_seeded_sampling_draws_from_the_models_distribution(tiny, tokenizer):
+    """The first token's frequencies over many seeds match softmax(logits / T) (chi-square-ish)."""
+    model = tiny.model(tokenizer)
+    backend = HFRollout(model, tokenizer, max_new_tokens=1, temperature=0.7, batch_size=512)
+    out = backend.rollout(["1+1="], 4000, seeds=[9])
+    ids = backend.encode_prompt("1+1=")
+    with torch.no_grad():
+        probs = torch.softmax(model(torch.tensor([ids])).logits[0, -1] / 0.7, -1)  # [V]
+    counts = torch.bincount(torch.tensor([c[0] for c in out.completion_ids]),
+                            minlength=probs.numel()).double() / 4000
+    assert (counts - probs.double()).abs().max() < 0.03
+    assert (counts > 0).sum() > 5
+
+
+def test_n_may_differ_per_prompt(tiny, tokenizer):
+    backend = HFRollout(tiny.model(tokenizer), tokenizer, max_new_tokens=3, batch_size=4)
+    out = backend.rollout(["ab", "cd", "ef"], [1, 3, 2], seeds=[1, 2, 3])
+    assert len(out) == 6 and out.group_sizes() == [1, 3, 2]
+    assert out.prompt_tokens[1:4] == [backend.encode_prompt("cd")] * 3
+    assert [len(g) for g in backend.generate(["ab", "cd"], 2)] == [2, 2]
+    with pytest.raises(ValueError, match="one per prompt"):
+        backend.rollout(["ab"], [1, 2])

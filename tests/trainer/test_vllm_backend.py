@@ -92,7 +92,7 @@ def test_greedy_outputs_match_hf_generate(setup):
     assert vl.completion_ids == hf.completion_ids
     assert vl.texts == hf.texts
     assert vl.truncated == hf.truncated
-    assert vl.prompt_ids == hf.prompt_ids
+    assert vl.prompt_tokens == hf.prompt_tokens
     backend.temperature = 0.0
     try:  # greedy with n > 1: vLLM refuses n > 1 greedy requests, the backend copies instead
         twice = backend.generate(PROMPTS[:2], 2)
@@ -117,7 +117,7 @@ def test_sampled_logprobs_match_trainer_logprobs(setup):
     trainer_lp = torch.zeros((len(out), width))  # [N, T]
     mask = torch.zeros((len(out), width))        # [N, T]
     with torch.no_grad():
-        for i, (p, c) in enumerate(zip(out.prompt_ids, out.completion_ids)):
+        for i, (p, c) in enumerate(zip(out.prompt_tokens, out.completion_ids)):
             logits = model(torch.tensor([p + c])).logits[0, len(p) - 1:-1] / 0.7  # [C, V]
             picked = logits.log_softmax(-1).gather(-1, torch.tensor(c)[:, None])[:, 0]  # [C]
             trainer_lp[i, :len(c)] = picked
@@ -143,20 +143,23 @@ def test_seeded_groups_do_not_depend_on_the_rest_of_the_batch(setup):
         backend.rollout(PROMPTS[:1], 4, seeds=[1, 2])
 
 
-def test_a_chunk_samples_the_same_on_any_rank(setup):
-    """The trainer's seeding (a seed per chunk, as under DDP/FSDP): all chunks in one call (one
-    process) or split over calls (two ranks) give each chunk the same samples."""
-    from passband.trainer.distributed import group_seed, seeded_rollout
+def test_a_prompt_samples_the_same_on_any_rank(setup):
+    """The trainer's seeding (a seed per prompt, from its place in the step, as under DDP/FSDP):
+    all prompts in one call (one process) or split over calls (two ranks) sample the same, and a
+    per-prompt n is honoured."""
+    from passband.trainer.distributed import group_seed
 
     _, _, backend = setup
-    chunks, seeds = [PROMPTS[:2], PROMPTS[2:3]], [group_seed(0, 1, 0, 0), group_seed(0, 1, 0, 2)]
-    together = seeded_rollout(backend, chunks, 4, seeds).completion_ids
-    split = (seeded_rollout(backend, chunks[:1], 4, seeds[:1]).completion_ids
-             + seeded_rollout(backend, chunks[1:], 4, seeds[1:]).completion_ids)
+    seeds = [group_seed(0, 1, 0, k) for k in range(3)]
+    together = backend.rollout(PROMPTS[:3], 4, seeds).completion_ids
+    split = (backend.rollout(PROMPTS[:2], 4, seeds[:2]).completion_ids
+             + backend.rollout(PROMPTS[2:3], 4, seeds[2:]).completion_ids)
     assert together == split and len(together) == 12
     assert len({tuple(c) for c in together}) > 3  # sampled, not one repeated completion
-    later = seeded_rollout(backend, chunks, 4, [group_seed(0, 2, 0, 0), group_seed(0, 2, 0, 2)])
+    later = backend.rollout(PROMPTS[:3], 4, [group_seed(0, 2, 0, k) for k in range(3)])
     assert later.completion_ids != together  # another step draws other samples
+    uneven = backend.rollout(PROMPTS[:3], [1, 4, 2], seeds)
+    assert uneven.group_sizes() == [1, 4, 2] and uneven.completion_ids[1:5] == together[4:8]
 
 
 def test_sleep_mode_is_refused_on_the_cpu_build(setup):
@@ -336,7 +339,7 @@ def test_two_ranks_with_their_own_engines_match_one_process(tmp_path):
     assert max(float((weights["one"][k] - w0[k]).abs().max()) for k in w0) > 1e-3  # it trained
     assert all(m["groups/effective"] for m in metrics["one"]) and any(m["kl"] for m in metrics["one"])
     assert "rollout/logp_diff_mean" in metrics["one"][0]  # vLLM did the sampling
-    timing = {"time_s", "time/step_s", "throughput/tokens_per_s"}
+    timing = {"time_s", "throughput/tokens_per_s"} | {k for k in metrics["one"][0] if k.startswith("time/")}
     for name in ("ddp", "fsdp"):
         assert len(metrics[name]) == len(metrics["one"]) == 2
         for a, b in zip(metrics["one"], metrics[name]):

@@ -1,0 +1,68 @@
+"""How many prompts to roll out so that one ``generate`` round usually fills the step.
+
+Zero-variance groups carry no gradient and are dropped. Refilling them in serial rounds costs one
+more ``generate`` call each (small batches, badly used). Instead the first round draws extra
+prompts, as DAPO's generation batch does, but sized from what the sampler predicts: the
+curriculum's P(signal) of each drawn prompt (``Curriculum.signal_chance``, from its posteriors).
+The number drawn is the smallest whose count of groups with signal reaches the target at about
+the 70th percentile (half a standard deviation), at most twice what is needed: generation is
+most of a step, and a prediction is only a prediction. A top-up round runs only on a real
+shortfall: more than ``SHORTFALL_SHARE`` of ``prompts_per_step`` missing (any group missing
+below 8 prompts per step); a step a group or two short trains on what it has (the loss is a
+token mean, so a smaller batch is not mis-scaled). Surplus groups with signal are observed (the
+curriculum learns from them) but not trained on: the batch keeps ``prompts_per_step`` groups.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+__all__ = ["draws_for", "predicted_signal", "short_batch_note", "real_shortfall",
+           "MAX_OVERSAMPLE", "SHORTFALL_SHARE"]
+
+MAX_OVERSAMPLE = 2.0   # never roll out more than this many times the groups still needed
+SHORTFALL_SHARE = 1 / 8  # missing groups a step tolerates before a top-up round, as a share
+_Z = 0.5               # margin in standard deviations of the count of groups with signal
+_FLOOR = 0.05          # a prediction below this is not trusted to size a draw
+
+
+def real_shortfall(missing: int, prompts_per_step: int, first_round: bool) -> bool:
+    """Whether to roll out (again): always for the first round, else when more than the
+    tolerated share of the step's groups is missing."""
+    return missing > 0 and (first_round or missing > int(prompts_per_step * SHORTFALL_SHARE))
+
+
+def predicted_signal(sampler: Any, prompt_ids: Sequence[Any]) -> float | None:
+    """Mean P(signal) of ``prompt_ids`` as the sampler predicts it; ``None`` when it cannot.
+
+    ``signal_chance(ids) -> list[float]`` is an optional sampler method (the curriculum and the
+    uniform sampler have it); a custom sampler without it gets serial top-ups only.
+    """
+    chance = getattr(sampler, "signal_chance", None)
+    if chance is None or not prompt_ids:
+        return None
+    values = [float(p) for p in chance(list(prompt_ids))]
+    return sum(values) / len(values) if values else None
+
+
+def draws_for(needed: int, chance: float | None, available: int) -> int:
+    """Prompts to draw so that about ``needed`` of them have signal, given each has ``chance``."""
+    if needed <= 0:
+        return 0
+    if chance is None or chance >= 0.999:
+        return min(needed, available)
+    p = max(chance, _FLOOR)
+    cap = min(available, math.ceil(needed * MAX_OVERSAMPLE))
+    k = needed
+    while k < cap and k * p - _Z * math.sqrt(k * p * (1 - p)) < needed:
+        k += 1
+    return max(min(k, cap), min(needed, available))
+
+
+def short_batch_note(step: int, kept: int, wanted: int, rounds: int, times: int) -> str:
+    """The line the trainer prints when a step trains on fewer groups than ``prompts_per_step``."""
+    what = "skipping the update" if kept == 0 else "training on the smaller batch"
+    return (f"step {step}: {kept}/{wanted} groups have reward variance after {rounds} refill "
+            f"round(s); {what} (happened {times}x; raise max_refill_rounds or see "
+            "groups/zero_variance_share)")
