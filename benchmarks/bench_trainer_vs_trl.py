@@ -34,7 +34,6 @@ from pathlib import Path
 CONTENDERS = {
     "trl": "TRL 1.16 GRPOTrainer",
     "passband": "passband, uniform + zero-variance filter",
-    "passband_curriculum": "passband, curriculum with the older pool rule + filter",
     "passband_nofilter": "passband, uniform, no filter",
     "passband_curriculum_default": "passband, curriculum (default options) + filter",
 }
@@ -99,18 +98,16 @@ def _run_trl(model, tok, train, cfg, out_dir):
     return cfg.grpo_steps * cfg.prompts_per_step * cfg.group_size
 
 
-def _run_passband(model, tok, train, cfg, out_dir, *, curriculum, filter_zero_variance, demo_pool):
+def _run_passband(model, tok, train, cfg, out_dir, *, curriculum, filter_zero_variance):
     import dataclasses
 
-    from passband.demo.pipeline import _configure_curriculum, grpo_config
+    from passband.demo.pipeline import grpo_config
     from passband.demo.task import arith_verifier
     from passband.trainer import GRPOTrainer
 
     cfg = dataclasses.replace(cfg, use_curriculum=curriculum, filter_zero_variance=filter_zero_variance)
     config = grpo_config(cfg, out_dir, max_refill_rounds=0, checkpoint_every=10_000, progress=False)
     trainer = GRPOTrainer(model, tok, train, arith_verifier(), config)
-    if curriculum and demo_pool:  # the selection rule before P(signal) scoring, for comparison
-        _configure_curriculum(trainer, dataclasses.replace(cfg, curriculum={"selection": "pool"}), len(train))
     trainer.train()
     return cfg.grpo_steps * cfg.prompts_per_step * cfg.group_size
 
@@ -137,8 +134,7 @@ def worker(name: str, args) -> dict:
         else:
             completions = _run_passband(
                 model, tok, train, cfg, out_dir,
-                curriculum="curriculum" in name, filter_zero_variance="nofilter" not in name,
-                demo_pool=not name.endswith("_default"))
+                curriculum="curriculum" in name, filter_zero_variance="nofilter" not in name)
         train_s = time.perf_counter() - start
     acc = greedy_accuracy(model, tok, heldout, max_new_tokens=cfg.max_new_tokens)["accuracy"]
     return {"name": name, "steps": cfg.grpo_steps, "completions": completions,

@@ -47,7 +47,7 @@ class DemoConfig:
     use_curriculum: bool = True
     filter_zero_variance: bool = True
     checkpoint_every: int = 50
-    # Extra curriculum options (CurriculumConfig fields), e.g. {"selection": "pool"}; none by default.
+    # Extra curriculum options (CurriculumConfig fields), e.g. {"cooldown_factor": 0.0}; none by default.
     curriculum: dict = field(default_factory=dict)
     progress: bool = True
 
