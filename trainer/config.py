@@ -79,7 +79,9 @@ class GRPOConfig:
     pretrained: bool = True          # model is pretrained (enables the learning-rate warning)
     # --- curriculum and scoring ----------------------------------------------------------
     use_curriculum: bool = True      # pass-rate curriculum; false = uniform sampling
-    band: tuple[float, float] = (0.2, 0.8)  # target pass-rate band of the curriculum
+    band: tuple[float, float] = (0.2, 0.8)  # deprecated: set curriculum.band ([curriculum] band)
+    curriculum: Any = None           # CurriculumConfig, or a dict of its fields (TOML
+                                     # [curriculum]); None = defaults. Holds the band.
     verifier_timeout: float = 10.0   # seconds per completion before a verdict is "timeout"
     verifier_workers: int | None = None  # verifier processes; None = library default
     # --- run -----------------------------------------------------------------------------
@@ -110,6 +112,7 @@ class GRPOConfig:
             object.__setattr__(self, name, (v,) if isinstance(v, str) else tuple(v))
         object.__setattr__(self, "band", tuple(float(b) for b in self.band))
         _validate(self)
+        _resolve_curriculum(self)
         check_recommended(self)
 
     @classmethod
@@ -125,6 +128,8 @@ class GRPOConfig:
         d = dataclasses.asdict(self)
         d["stop"], d["band"] = list(self.stop), list(self.band)
         d["lora_target_modules"] = list(self.lora_target_modules)
+        d["curriculum"] = {k: list(v) if isinstance(v, tuple) else v
+                           for k, v in dataclasses.asdict(self.curriculum).items()}
         return d
 
     def replace(self, **changes: Any) -> "GRPOConfig":
@@ -210,6 +215,18 @@ def _validate(c: GRPOConfig) -> None:
           and all(isinstance(t, str) and t for t in c.lora_target_modules),
           "lora_target_modules", c.lora_target_modules,
           'module names such as ["q_proj", "v_proj"], or ["all-linear"]')
+
+
+def _resolve_curriculum(c: GRPOConfig) -> None:
+    """One curriculum config (band included): see ``passband.trainer.sampling``."""
+    from passband.trainer.sampling import resolve_curriculum
+
+    try:
+        cur = resolve_curriculum(c)
+    except ValueError as exc:
+        raise ValueError(f"GRPOConfig.curriculum: {exc}") from None
+    object.__setattr__(c, "curriculum", cur)
+    object.__setattr__(c, "band", cur.band)
 
 
 def check_recommended(config: Any, *, warn: bool = True) -> list[str]:

@@ -51,7 +51,7 @@ from passband.trainer.models import frozen_copy, load_model_and_tokenizer
 from passband.trainer.rollout import RolloutBackend, StalePolicyError
 from passband.trainer.rollout_vllm import make_rollout_backend
 from passband.trainer.tis import rollout_logprobs_tensor, tis_correct
-from passband.trainer.sampling import make_sampler
+from passband.trainer.sampling import check_sampler, make_sampler, sampler_estimates
 from passband.trainer.scoring import Scorer
 
 __all__ = ["GRPOTrainer"]
@@ -66,11 +66,13 @@ class GRPOTrainer:
     reward: a ``Reward``, a registered verifier name, or a callable ``(completion, **row)``.
     reference_columns: verifier keyword -> dataset column (for names and ``Reward`` objects).
     rollout_backend: a ``RolloutBackend``; default: the one ``config.rollout_backend`` names.
+    priors: position -> (passes, trials) for the curriculum; default: the rows' pre-scores.
+    sampler: any object with the ``passband.trainer.sampling.Sampler`` interface.
     """
 
     def __init__(self, model, tokenizer, train_dataset, reward, config: GRPOConfig | None = None,
                  *, reference_columns: Mapping[str, str] | None = None,
-                 rollout_backend: RolloutBackend | None = None):
+                 rollout_backend: RolloutBackend | None = None, priors=None, sampler=None):
         self.config = c = config if config is not None else GRPOConfig()
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         from_path = not isinstance(model, torch.nn.Module)
@@ -79,7 +81,8 @@ class GRPOTrainer:
             self.model.to(self.dist.device())  # several ranks: each on its own GPU (NCCL)
         self.dist.broadcast_from_main(self.model)  # every rank starts from rank 0's weights
         self.rows, columns = as_rows(train_dataset)
-        self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers)
+        self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers,
+                             success_threshold=c.curriculum.success_threshold)
         self.scorer.check_columns(columns)
         self.device = next(self.model.parameters()).device
         # The reference is the policy as given, copied before any update or checkpoint load;
@@ -103,14 +106,15 @@ class GRPOTrainer:
         params = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(params, lr=c.learning_rate, weight_decay=c.weight_decay)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda k: c.lr_factor(k))
-        self.sampler = make_sampler(list(range(len(self.rows))), use_curriculum=c.use_curriculum,
-                                    band=c.band, seed=c.seed, group_size=c.group_size)
+        self._bar: ProgressBar | None = None
+        self._write(f"passband: {self.scorer.success_rule}")
+        self.sampler = check_sampler(sampler) if sampler is not None else make_sampler(
+            self.rows, c, priors=priors, model=self.model if not from_path else model, log=self._write)
         self.advantage_fn = get_advantage(c.advantage)
         self.aggregate = get_aggregation(c.loss_aggregation)
         self.writer = MetricsWriter(c.output_dir, tensorboard=c.tensorboard, enabled=self.dist.is_main)
         self.alerts = AlertMonitor() if self.dist.is_main else None
         self.step, self.policy_version, self.elapsed_s, self._short_batches = 0, 0, 0.0, 0
-        self._bar: ProgressBar | None = None
 
     # ------------------------------------------------------------------ the run
     def train(self) -> dict[str, Any]:
@@ -366,7 +370,7 @@ class GRPOTrainer:
                         optimizer=self.optimizer, scheduler=self.scheduler, state=state,
                         keep=c.keep_checkpoints, rank_rngs=rngs if self.dist.enabled else None,
                         **full)
-        self.writer.write_curriculum(c.band, self.sampler.estimates())
+        self.writer.write_curriculum(c.band, sampler_estimates(self.sampler))
         self.dist.barrier()
 
     # ------------------------------------------------------------------ messages
