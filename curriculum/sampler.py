@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import asdict
-from typing import Hashable, Iterable, Mapping
+from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from passband.curriculum.allocation import allocate
 from passband.curriculum.config import CurriculumConfig
 from passband.curriculum.ids import build_index, jsonable, plain_ids
 from passband.curriculum.pools import DueQueue, IndexSet
@@ -134,6 +135,20 @@ class Curriculum(SelectionMixin):
         self._count_group(successes, trials)
         self._move(i, self._pool_for(i), successes in (0, trials))
         self._pending.pop(i, None)
+
+    def group_sizes(self, prompt_ids: Sequence[Hashable], budget: int) -> list[int]:
+        """Answers per prompt for one round of ``budget`` rollouts: an equal split (the fixed
+        G) unless ``adaptive_group_size`` is on, then ``allocation.allocate`` by posterior, never
+        below ``min_group_size``."""
+        n = len(prompt_ids)
+        if not n:
+            return []
+        if not self.config.adaptive_group_size:
+            return [budget // n + (1 if k < budget % n else 0) for k in range(n)]
+        idx = np.asarray([self._lookup(p) for p in prompt_ids])
+        a, b = self._beta(idx)
+        return allocate(list(zip(a.tolist(), b.tolist())), budget,
+                        floor=self.config.min_group_size)
 
     def estimate(self, prompt_id: Hashable) -> float:
         """Posterior mean pass rate now (old evidence decayed)."""

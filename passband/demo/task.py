@@ -43,6 +43,9 @@ LEVELS: tuple[Level, ...] = (
     Level("2d-2d", (2, 2), "-"),
     Level("2d+1d*1d", (2, 1, 1), "+-*"),
     Level("2d+2d+2d", (2, 2, 2), "+-"),
+    # A copy task ("473=" -> 473): solved after any warm start. The spread demo uses it as the
+    # share of a real dataset the model already solves, where uniform sampling wastes its groups.
+    Level("copy3d", (3,), ""),
 )
 
 
