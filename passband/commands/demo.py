@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     # thread leaves the other core to the verifier worker.
     torch.set_num_threads(1)
     result = run_demo(cfg)
-    pictures = [plot_demo(result.run_dir, result.before, result.after)]
+    saving = {"cost": result.cost, "uniform_refill": result.uniform} if result.uniform else None
+    pictures = [plot_demo(result.run_dir, result.before, result.after, saving)]
     pictures += _report(result.run_dir)
     _print_summary(result, pictures)
     return 0
