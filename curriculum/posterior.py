@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
-
 # Pools a prompt can be in. "fresh" = never observed and no prior; "warmup" = below the band.
 FRESH, ACTIVE, WARMUP, EASY = "fresh", "active", "warmup", "easy"
 POOLS = (FRESH, ACTIVE, WARMUP, EASY)  # the position is the pool's code in the state arrays
@@ -93,10 +91,11 @@ class PromptBelief:
         return belief
 
 
-def expected_signal_array(a: np.ndarray, b: np.ndarray, group_size: int) -> np.ndarray:
-    """``PromptBelief.expected_signal`` for arrays of Beta parameters ``a``, ``b``."""
-    all_right = np.ones_like(a)
-    all_wrong = np.ones_like(a)
+def expected_signal_array(a, b, group_size: int):
+    """``PromptBelief.expected_signal`` for numpy arrays of Beta parameters ``a``, ``b`` (plain
+    arithmetic, so this module itself needs no numpy)."""
+    all_right = a * 0.0 + 1.0
+    all_wrong = a * 0.0 + 1.0
     for k in range(group_size):
         all_right *= (a + k) / (a + b + k)
         all_wrong *= (b + k) / (a + b + k)
