@@ -20,10 +20,10 @@ _DEMO_MARKERS = ("demo_summary.json", "warm_start")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output-dir", default="runs/demo", help="run directory (default: runs/demo)")
-    parser.add_argument("--steps", type=int, default=None, help="GRPO steps (default: 200, quick: 50)")
+    parser.add_argument("--steps", type=int, default=None, help="GRPO steps (default: 100, quick: 50)")
     parser.add_argument("--sft-steps", type=int, default=None, help="warm-start steps (default: 400)")
     parser.add_argument("--seed", type=int, default=0, help="seed for data, model and training")
-    parser.add_argument("--quick", action="store_true", help="reduced run (about a minute) for smoke tests")
+    parser.add_argument("--quick", action="store_true", help="reduced run (50 steps, no twin) for smoke tests")
     parser.add_argument("--curriculum", action=argparse.BooleanOptionalAction, default=None,
                         help="sample prompts with the pass-rate curriculum (default) or, with "
                              "--no-curriculum, uniformly (zero-variance filtering is on either way)")
