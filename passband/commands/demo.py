@@ -3,7 +3,9 @@
 Nothing is downloaded: the task is generated, the tokenizer is character-level and the model is a
 tiny Qwen2 built from a config. Warm start (short SFT), held-out greedy accuracy,
 GRPO with the pass-rate curriculum and zero-variance filtering (``--no-curriculum``: uniform prompt
-sampling), held-out greedy accuracy again, then the plots.
+sampling), held-out greedy accuracy again; then (``--compare``, the default) the same warm start
+trained with uniform sampling + refill to the same generation, what the curriculum saved, and the
+plots.
 """
 
 from __future__ import annotations
