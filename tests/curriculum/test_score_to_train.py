@@ -76,3 +76,45 @@ def test_scored_file_priors_are_used_by_train(tmp_path, capsys):
     # scored at another temperature than the run trains at: used, at a lower weight, and said so
     assert main(["train", str(_run_toml(tmp_path, model, scored, "hot", "temperature = 0.7\n"))]) == 0
     assert "x0.25 for 12 scored with other settings (temperature 1.0 vs 0.7)" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_grpo_trainer_takes_priors_or_any_sampler(tmp_path, capsys):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from passband.trainer import GRPOConfig, GRPOTrainer
+    from passband.trainer.sampling import Sampler
+
+    _tiny_model(tmp_path / "m")
+    rows = [{"prompt": f"q{i}?", "pattern": ".*"} for i in range(6)]
+    config = GRPOConfig(max_steps=1, group_size=2, prompts_per_step=2, max_new_tokens=2,
+                        max_refill_rounds=0, progress=False, output_dir=str(tmp_path / "a"),
+                        learning_rate=1e-5, curriculum={"prior_weight": 1.0})
+    model = AutoModelForCausalLM.from_pretrained(tmp_path / "m")
+    tok = AutoTokenizer.from_pretrained(tmp_path / "m")
+    trainer = GRPOTrainer(model, tok, rows, "regex", config, priors={0: (8, 8), 1: (0, 8)})
+    assert "priors for 2 of 6 prompts (given to GRPOTrainer)" in capsys.readouterr().out
+    assert trainer.sampler.classify(0) == "too_easy" and trainer.sampler.classify(1) == "too_hard"
+
+    class Fixed(Sampler):  # the seam: a user's own sampler, nothing else required
+        def __init__(self):
+            self.seen = []
+
+        def sample(self, n, exclude=()):
+            return [5] * n
+
+        def observe(self, prompt_id, successes, trials):
+            self.seen.append((prompt_id, successes, trials))
+
+        def state_dict(self):
+            return {"seen": self.seen}
+
+        def load_state_dict(self, state):
+            self.seen = list(state["seen"])
+
+    mine = Fixed()
+    other = GRPOTrainer(model, tok, rows, "regex", config.replace(output_dir=str(tmp_path / "b")),
+                        sampler=mine)
+    other.train()
+    assert other.sampler is mine and [s[0] for s in mine.seen] == [5, 5]
+    assert all(s == t == 2 for _, s, t in mine.seen)  # ".*" always passes: 2 of 2
