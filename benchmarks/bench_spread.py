@@ -200,6 +200,7 @@ def _summary(runs: list[dict]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=60, help="TRL's optimizer steps")
     parser.add_argument("--heldout", type=int, default=300)
     parser.add_argument("--eval-every", type=int, default=10)
@@ -212,7 +213,7 @@ def main() -> int:
         print("RESULT " + json.dumps(worker(args.worker, args)), flush=True)
         return 0
     t0, runs = time.perf_counter(), []
-    for seed in range(args.seeds):
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
         with tempfile.TemporaryDirectory(prefix="bench_spread_") as tmp:
             scratch = Path(tmp)
             _warm(args, seed, scratch / "warm")
@@ -221,7 +222,8 @@ def main() -> int:
             for name in CONTENDERS[1:]:
                 run[name] = _spawn(name, args, seed, scratch, wall)
             runs.append(run)
-            print(f"seed {seed}: " + json.dumps({k: v[-1] for k, v in run.items()}), flush=True)
+            print(f"seed {seed}: " + json.dumps(run), flush=True)  # whole curves: step,
+            # completions, training wall s, held-out accuracy
     print(json.dumps(runs))
     _summary(runs)
     print(f"\n{args.seeds} seeds; {time.perf_counter() - t0:.0f}s (shared machine)")
