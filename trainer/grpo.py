@@ -66,8 +66,7 @@ class GRPOTrainer:
     reward: a ``Reward``, a registered verifier name, or a callable ``(completion, **row)``.
     reference_columns: verifier keyword -> dataset column (for names and ``Reward`` objects).
     rollout_backend: a ``RolloutBackend``; default: the one ``config.rollout_backend`` names.
-    priors: position -> (passes, trials) for the curriculum; default: the rows' pre-scores.
-    sampler: any object with the ``passband.trainer.sampling.Sampler`` interface.
+    priors / sampler: position -> (passes, trials) (default: the rows' pre-scores), or any sampler.
     """
 
     def __init__(self, model, tokenizer, train_dataset, reward, config: GRPOConfig | None = None,
@@ -109,7 +108,7 @@ class GRPOTrainer:
         self._bar: ProgressBar | None = None
         self._write(f"passband: {self.scorer.success_rule}")
         self.sampler = check_sampler(sampler) if sampler is not None else make_sampler(
-            self.rows, c, priors=priors, model=self.model if not from_path else model, log=self._write)
+            self.rows, c, priors=priors, model=model, log=self._write)
         self.advantage_fn = get_advantage(c.advantage)
         self.aggregate = get_aggregation(c.loss_aggregation)
         self.writer = MetricsWriter(c.output_dir, tensorboard=c.tensorboard, enabled=self.dist.is_main)
