@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import random
 
-# Pools a prompt can be in. "fresh" = never observed and no prior.
-FRESH, ACTIVE, HARD, EASY = "fresh", "active", "hard", "easy"
-POOLS = (FRESH, ACTIVE, HARD, EASY)
+# Pools a prompt can be in. "fresh" = never observed and no prior; "warmup" = below the band.
+FRESH, ACTIVE, WARMUP, EASY = "fresh", "active", "warmup", "easy"
+POOLS = (FRESH, ACTIVE, WARMUP, EASY)  # the position is the pool's code in the state arrays
+HARD = WARMUP  # deprecated name of the warm-up pool (one release)
 
 TOO_EASY, IN_BAND, TOO_HARD = "too_easy", "in_band", "too_hard"
 
@@ -104,6 +105,17 @@ class PromptBelief:
         if belief.pool not in POOLS:
             raise ValueError(f"unknown pool {belief.pool!r} in curriculum state; expected {POOLS}")
         return belief
+
+
+def expected_signal_array(a, b, group_size: int):
+    """``PromptBelief.expected_signal`` for numpy arrays of Beta parameters ``a``, ``b`` (plain
+    arithmetic, so this module itself needs no numpy)."""
+    all_right = a * 0.0 + 1.0
+    all_wrong = a * 0.0 + 1.0
+    for k in range(group_size):
+        all_right *= (a + k) / (a + b + k)
+        all_wrong *= (b + k) / (a + b + k)
+    return 1.0 - all_right - all_wrong
 
 
 def signal_utility(theta: float, group_size: int) -> float:

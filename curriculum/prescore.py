@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -28,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 from passband.curriculum.journal import Journal
 from passband.curriculum.posterior import band_class
 from passband.curriculum.prescore_config import PrescoreConfig, PrescoreError, describe_verifier
+from passband.curriculum.success import describe_success_rule, with_success_rule
 from passband.curriculum.tables import write_rows
 
 Generate = Callable[..., Sequence[Sequence[str]]]
@@ -48,6 +48,7 @@ class PrescoreResult:
     resumed: int = 0
     samples: int = 0
     classes: dict = field(default_factory=dict)
+    success_rule: str = ""
 
     def summary(self) -> str:
         """A small plain-text table: rows per band class, and samples saved by adaptive sampling."""
@@ -64,6 +65,8 @@ class PrescoreResult:
                      f"{self.from_prior} rows kept their existing difficulty column")
         if self.resumed:
             lines.append(f"resumed: {self.resumed} rows came from an earlier, interrupted run")
+        if self.success_rule:
+            lines.append(self.success_rule)
         lines.append(f"wrote {self.out_path}" + (f" and {self.plot_path}" if self.plot_path else ""))
         return "\n".join(lines)
 
@@ -80,6 +83,8 @@ def prescore(rows: Sequence[Mapping[str, Any]], generate: Generate, verifier, *,
     ``references``, ``prompt_column``, ``batch_size``, ``seed``, ``settings``, ...).
     """
     cfg = PrescoreConfig(**options)
+    rule = describe_success_rule(verifier, cfg.success_threshold)
+    verifier = with_success_rule(verifier, cfg.success_threshold)  # the trainer's rule, too
     rows = [dict(r) for r in rows]
     cfg.check_columns(rows)
     priors = [None if cfg.rescore else cfg.prior_of(row) for row in rows]
@@ -102,7 +107,7 @@ def prescore(rows: Sequence[Mapping[str, Any]], generate: Generate, verifier, *,
     samples = sum(journal.done[i]["trials"] + journal.done[i]["unchecked"] for i in todo)
     return PrescoreResult(out_rows, os.fspath(out_path), plot_path and os.fspath(plot_path),
                           cfg.band, cfg.k, scored=len(todo), from_prior=len(rows) - len(todo),
-                          resumed=resumed, samples=samples, classes=classes)
+                          resumed=resumed, samples=samples, classes=classes, success_rule=rule)
 
 
 def _run_batches(rows, todo, generate, verifier, cfg, journal, progress) -> None:
@@ -210,28 +215,18 @@ def priors_from_rows(rows: Sequence[Mapping[str, Any]], ids: Sequence | None = N
                      prior_trials: int = 8) -> dict:
     """``{id: (passes, trials)}`` for ``Curriculum(priors=...)`` from a scored dataset.
 
-    Uses ``passes``/``trials`` when present, else ``pass_rate`` as if from ``prior_trials``
-    samples. A row stopped early by adaptive sampling (unanimous, fewer than ``score_k`` trials)
-    counts as ``score_k`` trials: stopping asserted its class as surely as the full k would have.
-    ``ids`` default to row positions. Rows without a difficulty are left out.
+    Uses ``passes``/``trials`` when present, else ``pass_rate`` (or the mean of ``*_solve_rate``
+    columns) as if from ``prior_trials`` samples; see ``priors.row_prior``. ``ids`` default to row
+    positions. Rows without a difficulty are left out. The trainer uses
+    ``priors.training_priors``, which also weighs the settings the scores were made with.
     """
+    from passband.curriculum.priors import row_prior
+
     ids = list(range(len(rows))) if ids is None else list(ids)
     out = {}
     for pid, row in zip(ids, rows):
-        passes, trials = _num(row.get("passes")), _num(row.get("trials"))
-        if passes is not None and trials:
-            k = _num(row.get("score_k")) or trials
-            if passes in (0, trials) and k > trials:
-                passes, trials = passes / trials * k, k
-            out[pid] = (passes, trials)
-        elif (rate := _num(row.get("pass_rate"))) is not None:
-            out[pid] = (rate * prior_trials, prior_trials)
+        found = row_prior(row, prior_trials)
+        if found is not None:
+            out[pid] = found[0]
     return out
 
-
-def _num(value) -> float | None:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(x) else x

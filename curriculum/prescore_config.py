@@ -47,6 +47,9 @@ class PrescoreConfig:
     """Seconds per verification (hard, the worker is killed)."""
     workers: int | None = None
     """Verifier processes; None: one per CPU."""
+    success_threshold: float = 0.5
+    """A plain-number reward passes at ``score >= success_threshold`` (``curriculum.success``: the
+    rule training uses too); verdicts pass on ``passed``. Recorded as ``score_success_threshold``."""
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Recorded in ``score_<key>`` columns, e.g. model, temperature, max_tokens."""
 
@@ -60,6 +63,8 @@ class PrescoreConfig:
             raise PrescoreError(f"batch_size={self.batch_size!r} must be >= 1")
         if not self.timeout > 0:
             raise PrescoreError(f"timeout={self.timeout!r} must be > 0 seconds")
+        if not (isinstance(self.success_threshold, (int, float)) and self.success_threshold >= 0):
+            raise PrescoreError(f"success_threshold={self.success_threshold!r} must be a number >= 0")
 
     def check_columns(self, rows: list[dict]) -> None:
         """Name the missing column and the ones that exist, before any generation."""
@@ -112,7 +117,7 @@ class PrescoreConfig:
                 if k != self.prompt_column and k not in _OWN_COLUMNS and not k.startswith("score_")}
 
     def settings_columns(self) -> dict:
-        return {"k": self.k, **dict(self.settings)}
+        return {"k": self.k, "success_threshold": self.success_threshold, **dict(self.settings)}
 
     def fingerprint(self) -> dict:
         """The settings a resumed run must share with the interrupted one."""
@@ -120,6 +125,7 @@ class PrescoreConfig:
                 "first": self.first, "batch_size": self.batch_size, "seed": self.seed,
                 "prompt_column": self.prompt_column, "prompt_template": self.prompt_template,
                 "references": dict(self.references) if self.references is not None else None,
+                "success_threshold": self.success_threshold,
                 "settings": {k: str(v) for k, v in dict(self.settings).items()}}
 
 

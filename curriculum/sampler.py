@@ -1,56 +1,48 @@
 """The pass-rate curriculum: a sampler that spends generation where the policy is uncertain.
 
-Each prompt holds a Beta posterior over its pass rate (``posterior.PromptBelief``) and sits in one
-pool: ``fresh`` (never seen), ``active`` (estimate inside the band), ``hard`` (the warm-up pool,
-below the band) or ``easy`` (above it). A draw of ``n`` prompts is, in this order:
+Each prompt holds a Beta posterior over its pass rate and sits in one pool: ``fresh`` (never seen),
+``active`` (estimate inside the band), ``warmup`` (below the band) or ``easy`` (above it). A draw
+of ``n`` prompts is, in this order:
 
-1. re-tests of warm-up prompts that are due (``hard_retest_share`` of the draw, up to
-   ``max_hard_retest_share`` as the discovery budget fills), those with the highest posterior
-   chance of a mixed group first (a few successes, or the stalest evidence; with
-   ``selection="signal"`` those beyond ``hard_retest_share`` only while that chance beats a fresh
-   prompt's); then due re-tests of easy prompts (``easy_retest_share``);
-2. fresh and in-band prompts, competing on one score (``selection="signal"``, the default): the
-   chance that a group disagrees, P(signal) = 1 - E[p^G] - E[(1-p)^G] under the prompt's
-   posterior. A fresh prompt gets the population's chance (the decayed share of first looks that
-   had signal: an empirical-Bayes prior), and a prompt drawn recently is scored down by a reuse
-   cooldown (``cooldown_factor`` times the in-band mass, in groups). So when most of the data is
-   in band the draw walks through all of it like uniform epochs, and a tiny model learns the skill
-   instead of memorising a few dozen prompts; when little is, the known in-band prompts win. At
-   least ``min_explore_share`` (up to ``surplus_explore_share`` as the discovery budget fills)
-   stays fresh. ``selection="pool"`` is the older rule: a pool of ``active_factor * n`` in-band
-   prompts re-drawn by a Thompson sample, fresh ones only while it is short;
+1. re-tests of warm-up prompts that are due (``warmup_retest_share`` of the draw, up to
+   ``max_warmup_retest_share`` as the discovery budget fills), those with the highest posterior
+   chance of a mixed group first (a few successes, or the stalest evidence; those beyond the base
+   share only while that chance beats a fresh prompt's); then due re-tests of easy prompts;
+2. fresh and in-band prompts, competing on one score: the chance that a group disagrees,
+   P(signal) = 1 - E[p^G] - E[(1-p)^G] under the prompt's posterior. A fresh prompt gets the
+   population's chance (the decayed share of first looks that had signal: an empirical-Bayes
+   prior), and a prompt drawn recently is scored down by a reuse cooldown (``cooldown_factor``
+   times the in-band mass, in groups). So when most of the data is in band the draw walks through
+   all of it like uniform epochs; when little is, the known in-band prompts win. At least
+   ``min_explore_share`` (up to ``surplus_explore_share`` as the discovery budget fills) stays
+   fresh;
 3. whatever is left, so a draw is always full; repeats only when fewer distinct prompts exist.
 
-The discovery budget integrates the signal share's excess over ``signal_floor`` group by group:
-surplus signal is spent on finding prompts that became learnable, and when re-tests start to
-succeed (the model is catching up) they cost little signal, so the budget grows on its own.
-
-A unanimous re-test (no sign of movement) multiplies the prompt's wait by ``retest_backoff`` (up
-to ``max_retest_after``), so hopeless prompts cost little, yet none is ever deleted; a mixed one
-keeps the wait short. Every decision is counted in ``metrics()``.
-
-The draw-time rules live in ``selection.py`` (``SelectionMixin``), the id / config helpers of the
-state in ``ids.py``; this module holds the state, the public API and the bookkeeping.
+Scale: the state is numpy arrays (one entry per prompt), the pools are O(1) index sets and the
+re-test schedules heaps (``pools``), and a draw ranks at most ``candidates_per_slot * n`` known
+prompts (a uniform sample of them when there are more), so ``sample`` and ``observe`` cost the
+same at a million prompts as at ten thousand. ``state_dict()`` stores the arrays compressed
+(``state``). The draw-time rules live in ``selection.py``.
 """
 
 from __future__ import annotations
 
-import random
 import warnings
-from collections import Counter
 from dataclasses import asdict
-from typing import Hashable, Iterable, Mapping
+from typing import Hashable, Iterable, Mapping, Sequence
 
+import numpy as np
+
+from passband.curriculum.allocation import allocate
 from passband.curriculum.config import CurriculumConfig
 from passband.curriculum.ids import build_index, jsonable, plain_ids
-from passband.curriculum.posterior import (
-    ACTIVE, EASY, FRESH, HARD, IN_BAND, TOO_EASY, TOO_HARD, PromptBelief, band_class,
-)
+from passband.curriculum.pools import DueQueue, IndexSet
+from passband.curriculum.posterior import band_class, expected_signal_array
 from passband.curriculum.selection import SelectionMixin
+from passband.curriculum import state as codec
 
-_STATE_FORMAT = "passband.curriculum/1"
-_POOL_OF_CLASS = {IN_BAND: ACTIVE, TOO_HARD: HARD, TOO_EASY: EASY}
-_CLASS_OF_POOL = {ACTIVE: IN_BAND, HARD: TOO_HARD, EASY: TOO_EASY}
+_STATE_FORMAT = "passband.curriculum/2"
+FRESH, ACTIVE, WARMUP, EASY = range(4)  # positions in posterior.POOLS: the pool array's codes
 _EMA_WINDOW = 256  # groups; the window of the in-band / signal shares in metrics()
 _COUNTERS = (
     "groups_observed", "groups_with_signal", "probes", "admissions", "readmissions", "retests",
@@ -58,6 +50,7 @@ _COUNTERS = (
     "priors/unused", "drawn/active", "drawn/fresh", "drawn/retest_warmup", "drawn/retest_easy",
     "drawn/fallback", "drawn/repeat",
 )
+_FLOATS = ("succ", "fail", "stamp", "wait", "due")
 
 
 class Curriculum(SelectionMixin):
@@ -70,7 +63,7 @@ class Curriculum(SelectionMixin):
     ``state_dict()`` taken at any point continues exactly as the original would have.
 
     For the trainer: ``sample(n)`` at the start of a step, ``sample(k, exclude=used)`` to refill
-    after dropping unanimous groups, ``observe`` once per group with ``verdict.passed`` counts,
+    after dropping unanimous groups, ``observe`` once per group with success counts,
     ``metrics()`` for logging, ``estimates()`` for ``curriculum.json``.
     """
 
@@ -84,16 +77,21 @@ class Curriculum(SelectionMixin):
         self.config = config
         self._ids = plain_ids(prompt_ids)
         self._index = build_index(self._ids)
-        self._beliefs = [PromptBelief() for _ in self._ids]
-        self._rng = random.Random(seed)
-        self._clock = 0
-        self._n_hint = 1
+        n = len(self._ids)
+        for name in _FLOATS:
+            setattr(self, f"_{name}", np.zeros(n))
+        self._pool = np.zeros(n, dtype=np.int8)
+        self._observed = np.zeros(n, dtype=np.int64)
+        self._sets = [IndexSet.full(n), IndexSet(n), IndexSet(n), IndexSet(n)]
+        self._queues = {WARMUP: DueQueue(n), EASY: DueQueue(n)}
+        self._rng = np.random.Generator(np.random.PCG64(seed))
+        self._clock, self._n_hint, self._n_seen = 0, 1, 0
         self._group_size = config.group_size_hint
         self._pending: dict[int, int] = {}  # index -> clock when handed out, until observed
-        self._counts = Counter({name: 0 for name in _COUNTERS})
+        self._counts = {name: 0 for name in _COUNTERS}
         self._ema = {"signal": 0.0, "in_band": 0.0}
-        for prompt_id, counts in (priors or {}).items():
-            self._set_prior(prompt_id, counts)
+        if priors:
+            self._set_priors(priors)
 
     # ------------------------------------------------------------------ public API
     def sample(self, n: int, exclude: Iterable[Hashable] = ()) -> list:
@@ -104,15 +102,13 @@ class Curriculum(SelectionMixin):
         if n == 0 or not self._ids:
             return []
         self._n_hint = max(self._n_hint, n)
-        blocked = self._blocked(exclude)
+        taken = self._blocked(exclude)
         chosen: list[int] = []
-        taken = set(blocked)
-        for pool, share, key in ((HARD, self._hard_share(), "drawn/retest_warmup"),
-                                 (EASY, self.config.easy_retest_share, "drawn/retest_easy")):
-            picked = self._due_retests(pool, self._round(n * share), taken)
-            self._extend(chosen, taken, self._worth_a_retest(picked, n) if pool == HARD else picked,
-                         key)
-        self._fill_main(n - len(chosen), chosen, taken)
+        warm = self._due_retests(WARMUP, self._round(n * self._warmup_share()), taken)
+        self._extend(chosen, taken, self._worth_a_retest(warm, n), "drawn/retest_warmup")
+        easy = self._due_retests(EASY, self._round(n * self.config.easy_retest_share), taken)
+        self._extend(chosen, taken, easy, "drawn/retest_easy")
+        self._fill_by_signal(n - len(chosen), chosen, taken)
         self._extend(chosen, taken, self._fallback(n - len(chosen), taken), "drawn/fallback")
         chosen += self._repeats(n - len(chosen), chosen)
         for i in chosen:
@@ -127,77 +123,93 @@ class Curriculum(SelectionMixin):
         if trials < 1 or not 0 <= successes <= trials:
             raise ValueError(f"observe({prompt_id!r}, successes={successes}, trials={trials}): "
                              "need trials >= 1 and 0 <= successes <= trials")
-        cfg = self.config
         self._clock += 1
-        belief = self._beliefs[i]
-        if belief.pool == FRESH:
+        if self._pool[i] == FRESH:
             self._count_probe(0 < successes < trials)
-        belief.add(successes, trials - successes, self._clock, cfg.evidence_half_life,
-                   cfg.max_evidence)
-        belief.observed += 1
+        self._add(i, successes, trials - successes, self._clock)
+        if self._observed[i] == 0:
+            self._n_seen += 1
+        self._observed[i] += 1
         if trials >= 2:
             self._group_size = trials
         self._count_group(successes, trials)
-        self._move(belief, self._pool_for(belief), successes in (0, trials))
+        self._move(i, self._pool_for(i), successes in (0, trials))
         self._pending.pop(i, None)
+
+    def group_sizes(self, prompt_ids: Sequence[Hashable], budget: int) -> list[int]:
+        """Answers per prompt for one round of ``budget`` rollouts: an equal split (the fixed
+        G) unless ``adaptive_group_size`` is on, then ``allocation.allocate`` by posterior, never
+        below ``min_group_size``."""
+        n = len(prompt_ids)
+        if not n:
+            return []
+        if not self.config.adaptive_group_size:
+            return [budget // n + (1 if k < budget % n else 0) for k in range(n)]
+        idx = np.asarray([self._lookup(p) for p in prompt_ids])
+        a, b = self._beta(idx)
+        return allocate(list(zip(a.tolist(), b.tolist())), budget,
+                        floor=self.config.min_group_size)
 
     def estimate(self, prompt_id: Hashable) -> float:
         """Posterior mean pass rate now (old evidence decayed)."""
-        belief = self._beliefs[self._lookup(prompt_id)]
-        return belief.mean(self._clock, self.config.evidence_half_life, self.config.base_prior)
+        return float(self._means(np.array([self._lookup(prompt_id)]))[0])
 
     def estimates(self) -> dict:
         """Posterior mean for every prompt id, e.g. for ``curriculum.json``."""
-        return {pid: self.estimate(pid) for pid in self._ids}
+        return dict(zip(self._ids, self._means(np.arange(len(self._ids))).tolist()))
 
     def signal_chance(self, prompt_ids: Iterable[Hashable]) -> list[float]:
         """P(signal) of each prompt now: the chance its next group is not unanimous, under its
         posterior (a prompt never seen: the population's chance). The trainer sizes its
         rollout with it; reading it changes nothing."""
-        cfg, out = self.config, []
-        for prompt_id in prompt_ids:
-            belief = self._beliefs[self._lookup(prompt_id)]
-            out.append(self._fresh_signal() if belief.pool == FRESH else belief.expected_signal(
-                self._clock, cfg.evidence_half_life, cfg.base_prior, self._group_size))
-        return out
+        idx = np.asarray([self._lookup(p) for p in prompt_ids], dtype=np.int64)
+        if not len(idx):
+            return []
+        chance = expected_signal_array(*self._beta(idx), self._group_size)
+        return np.where(self._pool[idx] == FRESH, self._fresh_signal(), chance).tolist()
 
     def classify(self, prompt_id: Hashable) -> str:
         """``too_easy``, ``in_band`` or ``too_hard``; a fresh prompt is judged by its prior mean."""
-        belief = self._beliefs[self._lookup(prompt_id)]
-        if belief.pool == FRESH:
+        i = self._lookup(prompt_id)
+        pool = int(self._pool[i])
+        if pool == FRESH:
             return band_class(self.estimate(prompt_id), self.config.band)
-        return _CLASS_OF_POOL[belief.pool]
+        return ("in_band", "too_hard", "too_easy")[pool - 1]
 
     def metrics(self) -> dict:
         """Flat counters and gauges; reading them changes nothing."""
-        pools = Counter(b.pool for b in self._beliefs)
-        out: dict = {"pool/active": pools[ACTIVE], "pool/warmup": pools[HARD],
-                     "pool/easy": pools[EASY], "pool/fresh": pools[FRESH],
+        out: dict = {"pool/active": len(self._sets[ACTIVE]), "pool/warmup": len(self._sets[WARMUP]),
+                     "pool/easy": len(self._sets[EASY]), "pool/fresh": len(self._sets[FRESH]),
                      "in_band_share": self._ema["in_band"], "signal_share": self._ema["signal"],
                      "discovery_budget": self._surplus(), "clock": self._clock,
                      "fresh_signal": self._fresh_signal(), "cooldown": self._ema.get("cooldown", 0.0),
-                     "coverage": sum(1 for b in self._beliefs if b.observed) / max(1, len(self._ids))}
+                     "coverage": self._n_seen / max(1, len(self._ids))}
         out.update(self._counts)
         return out
 
     def state_dict(self) -> dict:
-        """Everything needed to continue exactly where this left off; JSON-serialisable."""
-        version, internal, gauss = self._rng.getstate()
-        return {
-            "format": _STATE_FORMAT, "config": jsonable(asdict(self.config)), "ids": list(self._ids),
-            "beliefs": [b.to_list() for b in self._beliefs], "clock": self._clock,
-            "rng": [version, list(internal), gauss], "n_hint": self._n_hint,
-            "group_size": self._group_size, "pending": [[i, c] for i, c in self._pending.items()],
-            "counts": dict(self._counts), "ema": dict(self._ema),
-        }
+        """Everything needed to continue exactly where this left off: JSON-safe, with the
+        per-prompt arrays compressed (a few MB at a million prompts)."""
+        arrays = {name: codec.encode(getattr(self, f"_{name}")) for name in _FLOATS}
+        arrays["pool"], arrays["observed"] = codec.encode(self._pool), codec.encode(self._observed)
+        sets = [codec.encode(np.asarray(s.members, dtype=np.int64)) for s in self._sets]
+        queues = {str(code): {"heap": codec.encode(np.asarray(q.heap, dtype=np.float64).reshape(-1, 2)),
+                              "due": codec.encode(np.asarray(q.due.members, dtype=np.int64))}
+                  for code, q in self._queues.items()}
+        return {"format": _STATE_FORMAT, "config": jsonable(asdict(self.config)),
+                "ids": codec.encode_ids(self._ids), "arrays": arrays, "sets": sets,
+                "queues": queues, "clock": self._clock, "rng": self._rng.bit_generator.state,
+                "n_hint": self._n_hint, "n_seen": self._n_seen, "group_size": self._group_size,
+                "pending": [[i, c] for i, c in self._pending.items()],
+                "counts": dict(self._counts), "ema": dict(self._ema)}
 
     def load_state_dict(self, state: Mapping) -> None:
         """Restore a ``state_dict()``; the prompt ids must be the same set as this sampler's."""
         if state.get("format") != _STATE_FORMAT:
             raise ValueError(f"not a curriculum state (format {state.get('format')!r}, "
                              f"expected {_STATE_FORMAT!r})")
-        ids = list(state["ids"])
-        if set(ids) != set(self._ids) or len(ids) != len(self._ids):
+        ids = codec.decode_ids(state["ids"])
+        if len(ids) != len(self._ids) or set(ids) != set(self._ids):
             missing, extra = set(self._ids) - set(ids), set(ids) - set(self._ids)
             raise ValueError(f"curriculum state is for other prompts: {len(missing)} of ours are "
                              f"missing from it, {len(extra)} of its are unknown here")
@@ -205,62 +217,106 @@ class Curriculum(SelectionMixin):
         if changed:
             warnings.warn(f"resuming curriculum with changed settings {changed}; using the new ones",
                           stacklevel=2)
-        self._ids, self._index = ids, build_index(ids)
-        self._beliefs = [PromptBelief.from_list(list(v)) for v in state["beliefs"]]
-        self._clock, self._n_hint = state["clock"], state["n_hint"]
+        if ids != self._ids:
+            self._ids, self._index = ids, build_index(ids)
+        n = len(ids)
+        for name in _FLOATS:
+            setattr(self, f"_{name}", codec.decode(state["arrays"][name]).astype(np.float64))
+        self._pool = codec.decode(state["arrays"]["pool"]).astype(np.int8)
+        self._observed = codec.decode(state["arrays"]["observed"]).astype(np.int64)
+        self._sets = [IndexSet(n, codec.decode(blob)) for blob in state["sets"]]
+        for code, q in self._queues.items():
+            saved = state["queues"][str(code)]
+            q.heap = [(float(w), int(i)) for w, i in codec.decode(saved["heap"]).reshape(-1, 2)]
+            q.due = IndexSet(n, codec.decode(saved["due"]))
+        self._rng.bit_generator.state = state["rng"]
+        self._clock, self._n_hint, self._n_seen = state["clock"], state["n_hint"], state["n_seen"]
         self._group_size = state["group_size"]
-        version, internal, gauss = state["rng"]
-        self._rng.setstate((version, tuple(internal), gauss))
         self._pending = {int(i): c for i, c in state["pending"]}
-        self._counts = Counter({name: 0 for name in _COUNTERS})
+        self._counts = {name: 0 for name in _COUNTERS}
         self._counts.update(state["counts"])
         self._ema = dict(state["ema"])
 
     def __len__(self) -> int:
         return len(self._ids)
 
-    # ------------------------------------------------------------------ selection
-    # in ``selection.SelectionMixin``: _fill_main, _fill_by_signal, _due_retests, _round, ...
+    # ------------------------------------------------------------------ evidence
+    def _evidence(self, idx, now=None):
+        """Decayed (successes, failures) of the prompts ``idx`` (array or int) at ``now``."""
+        now = self._clock if now is None else now
+        factor = 0.5 ** (np.maximum(0.0, now - self._stamp[idx]) / self.config.evidence_half_life)
+        return self._succ[idx] * factor, self._fail[idx] * factor
+
+    def _beta(self, idx):
+        s, f = self._evidence(idx)
+        a0, b0 = self.config.base_prior
+        return a0 + s, b0 + f
+
+    def _means(self, idx) -> np.ndarray:
+        a, b = self._beta(idx)
+        return a / (a + b)
+
+    def _add(self, i, succ, fail, now) -> None:
+        """Decay the old evidence to ``now``, add the new, cap the total (keep the ratio)."""
+        s, f = self._evidence(i, now)
+        s, f = s + succ, f + fail
+        total = s + f
+        cap = np.minimum(1.0, self.config.max_evidence / np.maximum(total, 1e-300))
+        self._succ[i], self._fail[i], self._stamp[i] = s * cap, f * cap, now
+
+    def _pool_for(self, i: int) -> int:
+        lo, hi = self.config.band
+        mean = float(self._means(i))
+        return WARMUP if mean < lo else (EASY if mean > hi else ACTIVE)
 
     # ------------------------------------------------------------------ bookkeeping
-    def _pool_for(self, belief: PromptBelief) -> str:
-        cfg = self.config
-        return _POOL_OF_CLASS[band_class(
-            belief.mean(self._clock, cfg.evidence_half_life, cfg.base_prior), cfg.band)]
-
-    def _move(self, belief: PromptBelief, new: str, unanimous: bool) -> None:
+    def _move(self, i: int, new: int, unanimous: bool) -> None:
         """Apply a pool transition after an observation and count it."""
-        old, cfg = belief.pool, self.config
+        old, cfg, counts = int(self._pool[i]), self.config, self._counts
         if old == FRESH:
-            self._counts["probes"] += 1
-        elif old in (HARD, EASY):
-            self._counts["retests"] += 1
-            self._counts["retests/warmup" if old == HARD else "retests/easy"] += 1
+            counts["probes"] += 1
+        elif old in (WARMUP, EASY):
+            counts["retests"] += 1
+            counts["retests/warmup" if old == WARMUP else "retests/easy"] += 1
         if new == ACTIVE:
-            self._counts["readmissions" if old in (HARD, EASY) else "admissions"] += int(old != ACTIVE)
+            counts["readmissions" if old in (WARMUP, EASY) else "admissions"] += int(old != ACTIVE)
         elif new == old:  # re-tested and still outside the band
             if unanimous:  # no sign of movement: wait longer next time
-                belief.wait = min(belief.wait * cfg.retest_backoff, cfg.max_retest_after)
+                self._wait[i] = min(self._wait[i] * cfg.retest_backoff, cfg.max_retest_after)
             else:  # some answers differed: it is moving, look again soon
-                belief.wait = min(belief.wait, _first_wait(cfg, new))
-            belief.due = self._clock + belief.wait
+                self._wait[i] = min(self._wait[i], _first_wait(cfg, new))
         else:
-            self._counts["to_warmup" if new == HARD else "to_easy"] += 1
-            belief.wait = _first_wait(cfg, new)
-            belief.due = self._clock + belief.wait
-        belief.pool = new
-        if new == HARD and old != HARD:
-            self._enforce_hard_cap()
+            counts["to_warmup" if new == WARMUP else "to_easy"] += 1
+            self._wait[i] = _first_wait(cfg, new)
+        self._set_pool(i, old, new)
+        if new in (WARMUP, EASY):
+            self._due[i] = self._clock + self._wait[i]
+            self._queues[new].schedule(i, self._due[i])
+        if new == WARMUP and old != WARMUP:
+            self._enforce_warmup_cap()
 
-    def _enforce_hard_cap(self) -> None:
-        """Over ``max_hard_pool``, park the prompt that failed most re-tests at the longest wait."""
-        cap = self.config.max_hard_pool
-        hard = [b for b in self._beliefs if b.pool == HARD and b.wait < self.config.max_retest_after]
-        if cap is None or len(hard) <= cap:
+    def _set_pool(self, i: int, old: int, new: int) -> None:
+        if old != new:
+            self._sets[old].discard(i)
+            self._sets[new].add(i)
+            self._pool[i] = new
+        if old in self._queues:
+            self._queues[old].drop(i)
+
+    def _enforce_warmup_cap(self) -> None:
+        """Over ``max_warmup_pool``, park the prompt that failed most re-tests at the longest
+        wait (a scan of the warm-up pool, made only when a cap is set)."""
+        cap, longest = self.config.max_warmup_pool, self.config.max_retest_after
+        if cap is None or len(self._sets[WARMUP]) <= cap:
             return
-        worst = max(hard, key=lambda b: (b.wait, b.observed))
-        worst.wait = self.config.max_retest_after
-        worst.due = self._clock + worst.wait
+        members = np.asarray(self._sets[WARMUP].members)
+        live = members[self._wait[members] < longest]
+        if len(live) <= cap:
+            return
+        worst = int(live[np.lexsort((self._observed[live], self._wait[live]))[-1]])
+        self._wait[worst] = longest
+        self._due[worst] = self._clock + longest
+        self._queues[WARMUP].schedule(worst, self._due[worst])
         self._counts["parked"] += 1
 
     def _count_group(self, successes: int, trials: int) -> None:
@@ -277,37 +333,60 @@ class Curriculum(SelectionMixin):
         in_band = float(lo <= successes / trials <= hi)
         self._ema["in_band"] += (in_band - self._ema["in_band"]) * rate
 
-    def _set_prior(self, prompt_id: Hashable, counts) -> None:
-        if prompt_id not in self._index:
-            self._counts["priors/unused"] += 1
-            return
-        try:
-            if isinstance(counts, (int, float)):  # a bare pass rate, as if from one group
-                counts = (counts * self.config.group_size_hint, self.config.group_size_hint)
-            passes, trials = (float(x) for x in counts)
-        except (TypeError, ValueError):
-            raise ValueError(f"prior for {prompt_id!r} must be (passes, trials) or a pass rate, "
-                             f"got {counts!r}") from None
-        if trials <= 0:
-            return
-        if not 0 <= passes <= trials:
-            raise ValueError(f"prior for {prompt_id!r}: passes={passes} not in [0, trials={trials}]")
-        cfg, belief = self.config, self._beliefs[self._index[prompt_id]]
-        w = cfg.prior_weight
-        belief.add(w * passes, w * (trials - passes), 0, cfg.evidence_half_life, cfg.max_evidence)
-        belief.pool = self._pool_for(belief)
-        belief.wait = _first_wait(cfg, belief.pool)
-        belief.due = belief.wait
-        self._counts["priors/used"] += 1
+    def _set_priors(self, priors: Mapping) -> None:
+        """Apply pre-scoring counts to every prompt at once (vectorised: a million in seconds)."""
+        idx, passes, trials = [], [], []
+        hint = self.config.group_size_hint
+        for prompt_id, counts in priors.items():
+            i = self._index.get(_plain(prompt_id))
+            if i is None:
+                self._counts["priors/unused"] += 1
+                continue
+            try:
+                if isinstance(counts, (int, float, np.number)):  # a bare pass rate, one group
+                    counts = (float(counts) * hint, hint)
+                p, t = (float(x) for x in counts)
+            except (TypeError, ValueError):
+                raise ValueError(f"prior for {prompt_id!r} must be (passes, trials) or a pass "
+                                 f"rate, got {counts!r}") from None
+            if t <= 0:
+                continue
+            if not 0 <= p <= t:
+                raise ValueError(f"prior for {prompt_id!r}: passes={p} not in [0, trials={t}]")
+            idx.append(i), passes.append(p), trials.append(t)
+        if idx:
+            self._apply_priors(np.asarray(idx), np.asarray(passes), np.asarray(trials))
+
+    def _apply_priors(self, idx: np.ndarray, passes: np.ndarray, trials: np.ndarray) -> None:
+        cfg, w = self.config, self.config.prior_weight
+        self._add(idx, w * passes, w * (trials - passes), 0)
+        lo, hi = cfg.band
+        mean = self._means(idx)
+        pools = np.where(mean < lo, WARMUP, np.where(mean > hi, EASY, ACTIVE)).astype(np.int8)
+        self._pool[idx] = pools
+        self._wait[idx] = np.where(pools == WARMUP, _first_wait(cfg, WARMUP),
+                                   np.where(pools == EASY, _first_wait(cfg, EASY), 0.0))
+        self._due[idx] = self._wait[idx]
+        n = len(self._ids)
+        self._sets = [IndexSet(n, np.flatnonzero(self._pool == code)) for code in range(4)]
+        for code, q in self._queues.items():  # ascending (due, index): already a valid heap
+            members = np.flatnonzero(self._pool == code)
+            order = np.lexsort((members, self._due[members]))
+            q.heap = [(float(self._due[i]), int(i)) for i in members[order]]
+        self._counts["priors/used"] += len(idx)
 
     def _lookup(self, prompt_id: Hashable) -> int:
         try:
-            return self._index[prompt_id]
+            return self._index[_plain(prompt_id)]
         except (KeyError, TypeError):
             raise KeyError(f"unknown prompt id {prompt_id!r} (the curriculum has {len(self._ids)} "
                            "prompts)") from None
 
 
-def _first_wait(cfg: CurriculumConfig, pool: str) -> float:
-    after = cfg.hard_retest_after if pool == HARD else cfg.easy_retest_after
+def _plain(prompt_id):
+    return int(prompt_id) if isinstance(prompt_id, np.integer) else prompt_id
+
+
+def _first_wait(cfg: CurriculumConfig, pool: int) -> float:
+    after = cfg.warmup_retest_after if pool == WARMUP else cfg.easy_retest_after
     return min(after, cfg.max_retest_after)

@@ -9,6 +9,8 @@ A file has four sections::
                dataset column),
                penalties ([reward.penalties.<name>] tables of keyword arguments)
     [trainer]  every ``passband.trainer.GRPOConfig`` field
+    [curriculum]  every ``passband.curriculum.CurriculumConfig`` field (band, success_threshold,
+               prior_weight, warmup_retest_share, ...); validated by ``CurriculumConfig``
 
 Relative paths (``[model] path``, ``[data] path``) are resolved against the working directory,
 not the config file: the examples are written to be run from the repository root.
@@ -167,7 +169,7 @@ def _set_dotted(raw: dict, key: str, value: Any) -> None:
 def _build(raw: dict, source: str) -> RunConfig:
     from passband.trainer.config import GRPOConfig  # no torch: the trainer config is plain Python
 
-    valid = [*_SECTIONS, "trainer"]
+    valid = [*_SECTIONS, "trainer", "curriculum"]
     unknown = sorted(set(raw) - set(valid))
     if unknown:
         raise ConfigError(f"{source}: unknown section(s) {unknown}; valid sections: {', '.join(valid)}")
@@ -176,11 +178,26 @@ def _build(raw: dict, source: str) -> RunConfig:
             raise ConfigError(f"{source}: missing [{name}] section with at least `path = ...`")
     sections = {name: _section(cls, raw.get(name, {}), name, source) for name, cls in _SECTIONS.items()}
     trainer = dict(raw.get("trainer", {}))
+    if "curriculum" in raw:  # its own section: [curriculum] band = [0.2, 0.8], ...
+        trainer["curriculum"] = _curriculum_section(raw["curriculum"], source)
     try:
         grpo = GRPOConfig.from_dict(trainer)
-    except ValueError as exc:  # ConfigError included; the message names the field
-        raise ConfigError(f"{source}: [trainer] {exc}") from None
+    except (ValueError, TypeError) as exc:  # ConfigError included; the message names the field
+        where = "[curriculum]" if "GRPOConfig.curriculum" in str(exc) else "[trainer]"
+        raise ConfigError(f"{source}: {where} {exc}") from None
     return RunConfig(trainer=grpo, source=source, **sections)
+
+
+def _curriculum_section(values: Any, source: str):
+    """``[curriculum]`` -> a ``CurriculumConfig`` (the curriculum validates its own fields)."""
+    from passband.curriculum import CurriculumConfig
+
+    if not isinstance(values, dict):
+        raise ConfigError(f"{source}: [curriculum] must be a table, got {values!r}")
+    try:
+        return CurriculumConfig.from_options(**values)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{source}: [curriculum] {exc}") from None
 
 
 def _section(cls, values: Any, name: str, source: str):

@@ -111,7 +111,10 @@ class GRPOConfig:
     use_curriculum: bool = True
     """Sample with the pass-rate curriculum; false = uniform sampling."""
     band: tuple[float, float] = (0.2, 0.8)
-    """Target pass-rate band of the curriculum."""
+    """Deprecated: set ``curriculum.band`` (``[curriculum] band``); kept equal to it."""
+    curriculum: Any = None
+    """A ``CurriculumConfig``, or a dict of its fields (TOML ``[curriculum]``); None = defaults.
+    It holds the band."""
     verifier_timeout: float = 10.0
     """Seconds per completion before a verdict is "timeout"."""
     verifier_workers: int | None = None
@@ -168,6 +171,7 @@ class GRPOConfig:
             object.__setattr__(self, name, (v,) if isinstance(v, str) else tuple(v))
         object.__setattr__(self, "band", check_band(self.band, owner="GRPOConfig"))
         _validate(self)
+        _resolve_curriculum(self)
         check_recommended(self, stacklevel=4)  # past __post_init__ and __init__: the caller's line
 
     @classmethod
@@ -193,6 +197,8 @@ class GRPOConfig:
         d = dataclasses.asdict(self)
         d["stop"], d["band"] = list(self.stop), list(self.band)
         d["lora_target_modules"] = list(self.lora_target_modules)
+        d["curriculum"] = {k: list(v) if isinstance(v, tuple) else v
+                           for k, v in dataclasses.asdict(self.curriculum).items()}
         return d
 
     def replace(self, **changes: Any) -> "GRPOConfig":
@@ -281,6 +287,18 @@ def _validate(c: GRPOConfig) -> None:
           and all(isinstance(t, str) and t for t in c.lora_target_modules),
           "lora_target_modules", c.lora_target_modules,
           'module names such as ["q_proj", "v_proj"], or ["all-linear"]')
+
+
+def _resolve_curriculum(c: GRPOConfig) -> None:
+    """One curriculum config (band included): see ``passband.trainer.sampling``."""
+    from passband.trainer.sampling import resolve_curriculum
+
+    try:
+        cur = resolve_curriculum(c)
+    except ValueError as exc:
+        raise ConfigError(f"GRPOConfig.curriculum: {exc}") from None
+    object.__setattr__(c, "curriculum", cur)
+    object.__setattr__(c, "band", cur.band)
 
 
 def check_recommended(config: Any, *, warn: bool = True, stacklevel: int = 2) -> list[str]:

@@ -57,7 +57,7 @@ from passband.trainer.outdir import claim_output_dir
 from passband.trainer.rollout import RolloutBackend, StalePolicyError
 from passband.trainer.refill import draws_for, predicted_signal, real_shortfall, short_batch_note
 from passband.trainer.rollout_vllm import make_rollout_backend
-from passband.trainer.sampling import make_sampler
+from passband.trainer.sampling import check_sampler, make_sampler, sampler_estimates
 from passband.trainer.startup import start_verifier_workers
 from passband.trainer.tis import tis_correct
 from passband.trainer.scoring import Scorer
@@ -74,18 +74,20 @@ class GRPOTrainer:
     reward: a ``Reward``, a registered verifier name, or a callable ``(completion, **row)``.
     reference_columns: verifier keyword -> dataset column (for names and ``Reward`` objects).
     rollout_backend: a ``RolloutBackend``; default: the one ``config.rollout_backend`` names.
+    priors / sampler: position -> (passes, trials) (default: the rows' pre-scores), or any sampler.
     """
 
     def __init__(self, model, tokenizer, train_dataset, reward, config: GRPOConfig | None = None,
                  *, reference_columns: Mapping[str, str] | None = None,
-                 rollout_backend: RolloutBackend | None = None):
+                 rollout_backend: RolloutBackend | None = None, priors=None, sampler=None):
         self.config = c = GRPOConfig.coerce(config)  # None, a GRPOConfig or a mapping
         if rollout_backend is not None and not isinstance(rollout_backend, RolloutBackend):
             raise TypeError("rollout_backend must subclass passband.trainer.RolloutBackend (what "
                             f"the loop calls); got {type(rollout_backend).__name__}")
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         self.rows, _ = as_rows(train_dataset)  # checked in full once the tokenizer is loaded
-        self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers)
+        self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers,
+                             success_threshold=c.curriculum.success_threshold)
         # the verifier workers start while the model loads and the first rollout generates
         self._warm = start_verifier_workers(self.scorer, self.rows, c.verifier_workers)
         from_path = not isinstance(model, torch.nn.Module)
@@ -117,14 +119,15 @@ class GRPOTrainer:
         params = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(params, lr=c.learning_rate, weight_decay=c.weight_decay)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda k: c.lr_factor(k))
-        self.sampler = make_sampler(list(range(len(self.rows))), use_curriculum=c.use_curriculum,
-                                    band=c.band, seed=c.seed, group_size=c.group_size)
+        self._bar: ProgressBar | None = None
+        self._write(f"passband: {self.scorer.success_rule}")
+        self.sampler = check_sampler(sampler) if sampler is not None else make_sampler(
+            self.rows, c, priors=priors, model=model, log=self._write)
         self.advantage_fn = get_advantage(c.advantage)
         self.aggregate = get_aggregation(c.loss_aggregation)
         self.writer = MetricsWriter(c.output_dir, tensorboard=c.tensorboard, enabled=self.dist.is_main)
         self.alerts = AlertMonitor() if self.dist.is_main else None
         self.step, self.policy_version, self.elapsed_s, self._short_batches = 0, 0, 0.0, 0
-        self._bar: ProgressBar | None = None
         self._time, self._calls = PhaseTimer(), 0  # this step's phases and generate calls
 
     # ------------------------------------------------------------------ the run
@@ -375,7 +378,7 @@ class GRPOTrainer:
                         optimizer=self.optimizer, scheduler=self.scheduler, state=state,
                         keep=c.keep_checkpoints, rank_rngs=rngs if self.dist.enabled else None,
                         **full)
-        self.writer.write_curriculum(c.band, self.sampler.estimates())
+        self.writer.write_curriculum(c.band, sampler_estimates(self.sampler))
         self.dist.barrier()
 
     # ------------------------------------------------------------------ messages

@@ -1,19 +1,70 @@
 """Which prompts each step trains on: the pass-rate curriculum, or uniform epochs without it.
 
-Both samplers share the curriculum's interface (``sample`` / ``observe`` / ``state_dict`` /
-``load_state_dict`` / ``metrics`` / ``estimates``), so the loop never asks which one it has.
+The seam is ``Sampler``: ``sample`` / ``observe`` / ``state_dict`` / ``load_state_dict`` /
+``metrics`` (plus ``estimates`` for ``curriculum.json``, empty by default). ``Curriculum`` and
+``UniformSampler`` implement it, and ``GRPOTrainer(..., sampler=...)`` takes any object that has
+those methods, so the loop never asks which one it has.
+
+``make_sampler`` builds the default one from a ``GRPOConfig``: the curriculum with
+``config.curriculum`` (one ``CurriculumConfig``, reached from TOML ``[curriculum]``), and with the
+pre-scores the rows carry (``passband score`` output) or the ``priors`` given, printed at start.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
-from typing import Any, Iterable
+import warnings
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
-__all__ = ["UniformSampler", "make_sampler"]
+from passband.curriculum import Curriculum, CurriculumConfig
+from passband.curriculum.priors import training_priors
+
+__all__ = ["Sampler", "UniformSampler", "make_sampler", "check_sampler", "resolve_curriculum"]
+
+_METHODS = ("sample", "observe", "state_dict", "load_state_dict", "metrics")
 
 
-class UniformSampler:
-    """Shuffled passes over the dataset (``use_curriculum = false``); the data position is state."""
+class Sampler:
+    """The interface the GRPO loop calls; subclass it, or pass any object with these methods."""
+
+    def sample(self, n: int, exclude: Iterable[Any] = ()) -> list:
+        raise NotImplementedError
+
+    def observe(self, prompt_id: Any, successes: int, trials: int) -> None:
+        raise NotImplementedError
+
+    def state_dict(self) -> dict:
+        raise NotImplementedError
+
+    def load_state_dict(self, state: dict) -> None:
+        raise NotImplementedError
+
+    def metrics(self) -> dict:
+        return {}
+
+    def estimates(self) -> dict:
+        return {}
+
+
+def check_sampler(sampler: Any) -> Any:
+    """``sampler`` itself when it has the interface, else a TypeError naming what is missing."""
+    missing = [m for m in _METHODS if not callable(getattr(sampler, m, None))]
+    if missing:
+        raise TypeError(f"sampler={type(sampler).__name__} lacks {', '.join(missing)}; a sampler "
+                        f"needs {', '.join(_METHODS)} (see passband.trainer.sampling.Sampler)")
+    return sampler
+
+
+def sampler_estimates(sampler: Any) -> dict:
+    """Pass-rate estimates for ``curriculum.json``; {} for a sampler that keeps none."""
+    fn = getattr(sampler, "estimates", None)
+    return fn() if callable(fn) else {}
+
+
+class UniformSampler(Sampler):
+    """Shuffled passes over the dataset (``use_curriculum = false``); the data position is state.
+    ``exclude`` is honoured: an excluded prompt is skipped and stays next in line."""
 
     def __init__(self, prompt_ids: Iterable[Any], *, seed: int = 0):
         self._ids = list(prompt_ids)
@@ -25,15 +76,29 @@ class UniformSampler:
         self._groups = [0, 0]  # groups observed, of which not unanimous
 
     def sample(self, n: int, exclude: Iterable[Any] = ()) -> list:
-        out = []
-        for _ in range(n):
+        blocked, out, seen, skipped = set(exclude), [], set(), []
+        budget = len(self._ids)  # positions skipped at most before repeats are allowed
+        while len(out) < n:
             if self._pos >= len(self._order):
-                self._order = list(range(len(self._ids)))
-                self._rng.shuffle(self._order)
-                self._pos, self._epoch = 0, self._epoch + 1
-            out.append(self._ids[self._order[self._pos]])
+                self._reshuffle(front=skipped)
+                skipped = []
+            k = self._order[self._pos]
             self._pos += 1
+            pid = self._ids[k]
+            if budget > 0 and (pid in blocked or pid in seen):
+                skipped.append(k)
+                budget -= 1
+                continue
+            out.append(pid)
+            seen.add(pid)
+        self._order[self._pos:self._pos] = skipped  # next in line, not lost for this epoch
         return out
+
+    def _reshuffle(self, front: list[int]) -> None:
+        skip = set(front)
+        rest = [k for k in range(len(self._ids)) if k not in skip]
+        self._rng.shuffle(rest)
+        self._order, self._pos, self._epoch = front + rest, 0, self._epoch + 1
 
     def observe(self, prompt_id: Any, successes: int, trials: int) -> None:
         s, t = self._counts.get(prompt_id, [0, 0])
@@ -69,15 +134,60 @@ class UniformSampler:
         self._groups = list(state.get("groups", [0, 0]))  # older states lack it: start counting afresh
 
 
-def make_sampler(prompt_ids: list, *, use_curriculum: bool, band, seed: int, group_size: int):
-    """A ``Curriculum`` when asked for and importable, else ``UniformSampler``."""
-    if use_curriculum:
-        try:
-            from passband.curriculum import Curriculum
-        except ImportError as exc:  # keeps the trainer usable while the curriculum is missing
-            import warnings
+_DEFAULT_BAND = (0.2, 0.8)
 
-            warnings.warn(f"passband.curriculum is not available ({exc}); sampling uniformly")
-        else:
-            return Curriculum(prompt_ids, band=tuple(band), seed=seed, group_size_hint=group_size)
-    return UniformSampler(prompt_ids, seed=seed)
+
+def resolve_curriculum(config: Any) -> CurriculumConfig:
+    """The one ``CurriculumConfig`` of a ``GRPOConfig``: ``config.curriculum`` (an object, a dict
+    of its fields, or None for the defaults), with ``group_size_hint`` set to the run's
+    ``group_size``. ``band`` lives there; the deprecated ``GRPOConfig.band`` is forwarded to it
+    (with a warning) and must not contradict it."""
+    cur = config.curriculum
+    if cur is None:
+        cur = CurriculumConfig()
+    elif isinstance(cur, Mapping):
+        try:
+            cur = CurriculumConfig.from_options(**dict(cur))
+        except TypeError as exc:
+            raise ValueError(str(exc)) from None
+    elif not isinstance(cur, CurriculumConfig):
+        raise ValueError(f"GRPOConfig.curriculum = {cur!r} must be a CurriculumConfig, a dict of "
+                         "its fields, or None")
+    band = tuple(float(b) for b in config.band)
+    if band not in (_DEFAULT_BAND, cur.band):
+        if cur.band != _DEFAULT_BAND:
+            raise ValueError(f"GRPOConfig.band = {band} contradicts curriculum.band = {cur.band}; "
+                             "set the band once, in [curriculum] band")
+        warnings.warn("trainer.band (GRPOConfig.band) is deprecated; set [curriculum] band "
+                      "(CurriculumConfig.band) instead", DeprecationWarning, stacklevel=4)
+        cur = dataclasses.replace(cur, band=band)
+    return dataclasses.replace(cur, group_size_hint=config.group_size)
+
+
+def make_sampler(rows: Sequence[Mapping[str, Any]], config: Any, *,
+                 priors: Mapping | None = None, model: Any = None,
+                 log: Callable[[str], None] = print):
+    """The run's sampler: ``UniformSampler`` when ``use_curriculum`` is off, else a
+    ``Curriculum`` with ``config.curriculum`` and priors: ``priors`` when given (prompt
+    position -> (passes, trials) or a pass rate), else the pre-scores in ``rows`` weighted by the
+    settings they were made with (``model``: the path or object being trained). Says at start
+    how many prompts got a prior."""
+    ids = list(range(len(rows)))
+    if not config.use_curriculum:
+        if priors:
+            warnings.warn("priors= given but use_curriculum is off: uniform sampling ignores them",
+                          stacklevel=3)
+        return UniformSampler(ids, seed=config.seed)
+    cur_cfg = config.curriculum
+    if priors is None:
+        name = model if isinstance(model, str) else getattr(
+            getattr(model, "config", None), "_name_or_path", None)
+        found = training_priors(rows, {"model": name or None, "temperature": config.temperature,
+                                       "max_tokens": config.max_new_tokens},
+                                mismatch_weight=cur_cfg.mismatch_prior_weight)
+        priors = found.priors
+        log(found.summary(cur_cfg.prior_weight, cur_cfg.mismatch_prior_weight))
+    else:
+        log(f"curriculum: priors for {len(priors)} of {len(ids)} prompts (given to GRPOTrainer); "
+            f"counts weighted x{cur_cfg.prior_weight:g}")
+    return Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg)

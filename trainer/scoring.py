@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from passband.curriculum.success import describe_success_rule, with_success_rule
 from passband.verifiers import Reward, Verdict, get, verify_batch
 
 __all__ = ["Scorer", "RewardSpec", "PROMPT_COLUMNS"]
@@ -27,12 +28,15 @@ class Scorer:
         ``(completion, **row) -> float | bool | Verdict``.
     references: verifier keyword -> dataset column (e.g. ``{"answer": "solution"}``). Default: a
         name or ``Reward`` gets every column except the prompt; a plain callable gets the whole row.
+    success_threshold: the curriculum's success rule for plain numbers (``score >= it`` passes;
+        ``passband.curriculum.success``); verdicts pass on ``passed``. ``success_rule`` says which.
     """
 
     reward: RewardSpec
     references: Mapping[str, str] | None = None
     timeout: float = 10.0
     workers: int | None = None
+    success_threshold: float = 0.5
 
     def __post_init__(self) -> None:
         if isinstance(self.reward, str):
@@ -42,6 +46,8 @@ class Scorer:
                             f"(completion, **row) -> float | Verdict; got {type(self.reward).__name__}")
         self._is_reward = isinstance(self.reward, Reward)
         self._plain = not isinstance(self.reward, str) and not self._is_reward
+        self.success_rule = describe_success_rule(self.reward, self.success_threshold)
+        self._checked = with_success_rule(self.reward, self.success_threshold)
 
     def check_columns(self, columns: Sequence[str]) -> None:
         """Fail before training when a mapped reference column is missing from the dataset."""
@@ -64,5 +70,5 @@ class Scorer:
     def __call__(self, completions: Sequence[str], rows: Sequence[Mapping[str, Any]],
                  num_tokens: Sequence[int]) -> list[Verdict]:
         refs = [self.reference(r, n) for r, n in zip(rows, num_tokens)]
-        return verify_batch(self.reward, list(completions), refs, timeout=self.timeout,
+        return verify_batch(self._checked, list(completions), refs, timeout=self.timeout,
                             workers=self.workers)

@@ -54,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="take existing difficulty only from this column")
     parser.add_argument("--plot", default=None, help="histogram PNG (default: OUT.pass_rate.png)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per verification")
+    parser.add_argument("--success-threshold", type=float, default=None,
+                        help="a plain-number reward passes at >= this (default: the config's "
+                             "[curriculum] success_threshold, else 0.5); verdicts pass on passed")
     parser.add_argument("--workers", type=int, default=None, help="verifier processes")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
@@ -111,6 +114,8 @@ def _apply_config(args: argparse.Namespace):
 
         run = load_config(args.config)
         args.model = args.model or run.model.path
+        if args.success_threshold is None:  # the same rule as the training run
+            args.success_threshold = run.trainer.curriculum.success_threshold
         args.tokenizer = args.tokenizer or run.model.tokenizer
         if args.prompt_column is None and args.prompt_template is None:
             args.prompt_template = run.data.prompt_template
@@ -135,6 +140,7 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
                 prompt_column=args.prompt_column or "prompt", prompt_template=args.prompt_template,
                 references=refs, rescore=args.rescore,
                 prior_column=args.prior_column, timeout=args.timeout, workers=args.workers,
+                success_threshold=0.5 if args.success_threshold is None else args.success_threshold,
                 settings={"model": args.model, "temperature": args.temperature,
                           "top_p": args.top_p, "max_tokens": args.max_tokens})
 

@@ -13,10 +13,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from passband.demo.compare import read_cost, train_to_budget
 from passband.demo.evaluate import greedy_accuracy
 from passband.demo.model import ModelSize, build_model
 from passband.demo.sft import SFTConfig, warm_start
-from passband.demo.task import LEVELS, arith_verifier, make_splits
+from passband.demo.task import LEVELS, SPREAD_LEVELS, arith_verifier, make_splits
 from passband.demo.tokenizer import build_tokenizer
 
 __all__ = ["DemoConfig", "DemoResult", "grpo_config", "prepare", "run_demo"]
@@ -30,9 +31,11 @@ class DemoConfig:
     """The run directory: metrics, checkpoints, plots and the summary."""
     seed: int = 0
     """Seeds the data split, both models' initialisation and training."""
-    levels: tuple[int, ...] = (0, 1, 2)
-    """Indices into task.LEVELS."""
-    n_train: int = 4000
+    levels: tuple[int, ...] = SPREAD_LEVELS
+    """Indices into task.LEVELS, cycled: the mix of a real dataset for the model being trained.
+    8 copy4d (solved after the warm start) : 7 of 2d+2d+2d (out of reach) : 5 of 2d+1d (in band),
+    so uniform sampling wastes most of its generation on unanimous groups."""
+    n_train: int = 2000
     """Training prompts (SFT and GRPO draw from the same pool)."""
     n_heldout: int = 500
     """Held-out prompts, disjoint from training."""
@@ -40,7 +43,7 @@ class DemoConfig:
     """The warm start; deliberately short (see passband.demo.sft)."""
     model: ModelSize = field(default_factory=ModelSize)
     """Shape of the tiny model trained from scratch."""
-    grpo_steps: int = 200
+    grpo_steps: int = 100
     """GRPO optimizer steps after the warm start."""
     group_size: int = 8
     """G: completions sampled per prompt."""
@@ -55,17 +58,16 @@ class DemoConfig:
     beta: float = 0.0
     """k3 KL weight; 0: no reference model (a from-scratch model has nothing to stay near)."""
     use_curriculum: bool = True
-    """Curriculum-aware GRPO (false: uniform sampling). Its default selection scores fresh prompts
-    by the population's chance of a mixed group and cools down prompts just drawn, so here (most
-    prompts in band) it walks through the data like uniform epochs instead of re-drawing a small
-    pool a tiny model would memorise; 4 seeds: 68.8% held-out vs 69.0% for uniform sampling +
-    filtering (BENCHMARKS.md)."""
+    """Curriculum-aware GRPO (the defaults); false: uniform sampling."""
+    compare: bool = True
+    """Then train the same warm start with uniform sampling + refill to the same number of
+    generated answers (compare.py)."""
     filter_zero_variance: bool = True
     """Drop groups whose rewards are all equal."""
     checkpoint_every: int = 50
     """GRPO steps between checkpoints."""
     curriculum: dict = field(default_factory=dict)
-    """Extra curriculum options (CurriculumConfig fields), e.g. {"selection": "pool"}; none by
+    """Extra curriculum options (CurriculumConfig fields), e.g. {"cooldown_factor": 0.0}; none by
     default."""
     progress: bool = True
     """Show progress bars."""
@@ -81,8 +83,8 @@ class DemoConfig:
 
     @classmethod
     def quick(cls, **changes) -> "DemoConfig":
-        """A reduced run (a quarter of the GRPO steps) that still shows a real gain."""
-        base = dict(n_heldout=300, grpo_steps=50)
+        """A reduced run (half the GRPO steps, no uniform twin) that still shows a real gain."""
+        base = dict(n_heldout=300, grpo_steps=50, compare=False)
         base.update(changes)
         return cls(**base)
 
@@ -94,6 +96,8 @@ class DemoResult:
     timings: dict[str, float]  # seconds per phase
     run_dir: Path
     last_metrics: dict = field(default_factory=dict)
+    cost: dict = field(default_factory=dict)  # compare.RunCost of the run, as a dict
+    uniform: dict = field(default_factory=dict)  # the uniform + refill twin: accuracy and cost
 
     @property
     def gain(self) -> float:
@@ -124,8 +128,9 @@ def prepare(cfg: DemoConfig, log: Callable[[str], None] = print):
     model = build_model(tokenizer, cfg.model, seed=cfg.seed)
     n_params = sum(p.numel() for p in model.parameters())
     log(f"tiny Qwen2 model: {n_params / 1e3:.0f}k parameters, {len(tokenizer)}-token character vocabulary")
+    shares = {LEVELS[i].name: cfg.levels.count(i) / len(cfg.levels) for i in dict.fromkeys(cfg.levels)}
     log(f"task: {len(train)} training / {len(heldout)} held-out problems, levels "
-        + ", ".join(LEVELS[i].name for i in cfg.levels))
+        + ", ".join(f"{name} {share:.0%}" for name, share in shares.items()))
     warm_start(model, tokenizer, train, cfg.sft, progress=cfg.progress)
     return tokenizer, train, heldout, model
 
@@ -146,33 +151,41 @@ def run_demo(cfg: DemoConfig = DemoConfig(), log: Callable[[str], None] = print)
     tokenizer.save_pretrained(run_dir / "warm_start")
 
     t1 = time.perf_counter()
-    trainer = GRPOTrainer(model, tokenizer, train, arith_verifier(), grpo_config(cfg, run_dir))
-    _configure_curriculum(trainer, cfg, len(train))
-    last = trainer.train()
+    config = grpo_config(cfg, run_dir, curriculum=cfg.curriculum or None)
+    last = GRPOTrainer(model, tokenizer, train, arith_verifier(), config).train()
     timings["grpo_s"] = time.perf_counter() - t1
     after = greedy_accuracy(model, tokenizer, heldout, max_new_tokens=cfg.max_new_tokens)
     log(f"held-out greedy accuracy after GRPO:       {after['accuracy']:.1%}")
+    cost = read_cost(run_dir, cfg.group_size)
+    result = DemoResult(before, after, timings, run_dir, last, cost.as_dict())
+    if cfg.compare and cfg.use_curriculum:
+        t2 = time.perf_counter()
+        result.uniform = _uniform_twin(cfg, run_dir, train, heldout, cost.generated, log)
+        timings["uniform_s"] = time.perf_counter() - t2
     timings["total_s"] = time.perf_counter() - t0
-    result = DemoResult(before, after, timings, run_dir, last)
     _write_summary(cfg, result)
     return result
 
 
-def _configure_curriculum(trainer, cfg: DemoConfig, n_prompts: int) -> None:
-    """Swap in a curriculum with extra options when ``cfg.curriculum`` names any (none by default).
+def _uniform_twin(cfg: DemoConfig, run_dir: Path, train, heldout, answers: int, log) -> dict:
+    """The same warm start, uniform sampling + refill, trained to the same generation budget."""
+    from transformers import AutoModelForCausalLM
 
-    ``GRPOConfig`` forwards only ``band`` and ``group_size`` to the curriculum, so the sampler is
-    rebuilt here before the first step (``train()`` only reads it afterwards). Same ids, band, seed.
-    """
-    if not cfg.use_curriculum or not cfg.curriculum:
-        return
-    from passband.curriculum import Curriculum
+    from passband.trainer import GRPOTrainer
 
-    trainer.sampler = Curriculum(list(range(n_prompts)), band=tuple(trainer.config.band), seed=cfg.seed,
-                                 group_size=cfg.group_size, **cfg.curriculum)
+    model = AutoModelForCausalLM.from_pretrained(run_dir / "warm_start")
+    tokenizer = build_tokenizer()
+    config = grpo_config(cfg, run_dir / "uniform_refill", use_curriculum=False,
+                         checkpoint_every=10**9, max_steps=10**6)
+    log(f"uniform sampling + refill from the same warm start, to the same {answers} answers")
+    cost = train_to_budget(GRPOTrainer(model, tokenizer, train, arith_verifier(), config), answers)
+    acc = greedy_accuracy(model, tokenizer, heldout, max_new_tokens=cfg.max_new_tokens)
+    log(f"held-out greedy accuracy, uniform + refill: {acc['accuracy']:.1%}")
+    return {"after": acc, "cost": cost.as_dict()}
 
 
 def _write_summary(cfg: DemoConfig, result: DemoResult) -> None:
     summary = {"config": asdict(cfg), "before": result.before, "after": result.after,
-               "gain": result.gain, "timings": result.timings}
+               "gain": result.gain, "timings": result.timings, "cost": result.cost,
+               "uniform_refill": result.uniform}
     (result.run_dir / "demo_summary.json").write_text(json.dumps(summary, indent=2, default=str))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
-__all__ = ["LEVELS", "VERIFIER_NAME", "Level", "arith_verifier", "make_problem", "make_splits"]
+__all__ = ["LEVELS", "SPREAD_LEVELS", "VERIFIER_NAME", "Level", "arith_verifier", "make_problem", "make_splits"]
 
 VERIFIER_NAME = "demo_arith"
 
@@ -43,7 +43,13 @@ LEVELS: tuple[Level, ...] = (
     Level("2d-2d", (2, 2), "-"),
     Level("2d+1d*1d", (2, 1, 1), "+-*"),
     Level("2d+2d+2d", (2, 2, 2), "+-"),
+    # A copy task ("4731=" -> 4731): solved after any warm start. The spread demo uses it as the
+    # share of a real dataset the model already solves, where uniform sampling wastes its groups.
+    Level("copy4d", (4,), ""),
 )
+# The demo's mix, cycled by ``make_splits``: 40% copy4d (solved after the warm start), 35%
+# 2d+2d+2d (out of reach), 25% 2d+1d (in band), the spread real RL datasets have.
+SPREAD_LEVELS: tuple[int, ...] = (6,) * 8 + (5,) * 7 + (0,) * 5
 
 
 def _operand(rng: random.Random, digits: int) -> int:

@@ -22,11 +22,16 @@ def _smooth(values: list[float], window: int = 10) -> list[float]:
     return out
 
 
-def plot_demo(run_dir: str | Path, before: dict[str, float], after: dict[str, float]) -> Path:
-    """Write ``run_dir/demo.png``: before/after bars (left), pass rate and length by step (right)."""
+def plot_demo(run_dir: str | Path, before: dict[str, float], after: dict[str, float],
+              saving: dict | None = None) -> Path:
+    """Write ``run_dir/demo.png``: before/after bars (left), pass rate and length by step
+    (middle), and with ``saving`` (the demo summary's ``cost`` and ``uniform_refill``) what the
+    curriculum saved against uniform sampling + refill at equal generation (right)."""
     run_dir = Path(run_dir)
-    fig, axes = figure(11, 4, cols=2)
-    left, right = axes[0]
+    fig, axes = figure(16 if saving else 11, 4, cols=3 if saving else 2)
+    left, right, *rest = axes[0]
+    if saving:
+        _plot_saving(rest[0], after, saving)
     keys = ["accuracy"] + sorted(k for k in before if k.startswith("level/"))
     xs = range(len(keys))
     left.bar([x - 0.2 for x in xs], [before[k] for k in keys], width=0.4, label="after warm start")
@@ -48,3 +53,17 @@ def plot_demo(run_dir: str | Path, before: dict[str, float], after: dict[str, fl
         right.legend(loc="upper left")
         twin.legend(loc="lower right")
     return Path(save(fig, run_dir / "demo.png"))
+
+
+def _plot_saving(ax, after: dict, saving: dict) -> None:
+    """Groups generated per group trained (bars) and held-out accuracy (labels), both arms."""
+    cur, uni = saving["cost"], saving["uniform_refill"]
+    names = ["curriculum", "uniform + refill"]
+    ratios = [cur["per_trained"], uni["cost"]["per_trained"]]
+    accs = [after["accuracy"], uni["after"]["accuracy"]]
+    bars = ax.bar(names, ratios, color=["tab:green", "tab:gray"])
+    for bar, acc in zip(bars, accs):
+        ax.annotate(f"held-out {acc:.1%}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                    ha="center", va="bottom")
+    ax.set(ylabel="groups generated per group trained", ylim=(0, 1.25 * max(ratios)),
+           title=f"Same generation: {cur['generated']} answers")

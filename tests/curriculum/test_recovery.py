@@ -5,6 +5,7 @@ import json
 import random
 
 from passband.curriculum import Curriculum
+from passband.curriculum.state import decode
 from passband.curriculum.posterior import PromptBelief, signal_utility
 
 
@@ -33,8 +34,8 @@ def _warmup(cur: Curriculum, ids, successes=0):
 
 
 def test_due_warmup_prompts_with_a_success_are_retested_first():
-    cur = Curriculum(range(40), hard_retest_after=1, hard_retest_share=0.1,
-                     max_hard_retest_share=0.1, min_explore_share=0.0)
+    cur = Curriculum(range(40), warmup_retest_after=1, warmup_retest_share=0.1,
+                     max_warmup_retest_share=0.1, min_explore_share=0.0)
     _warmup(cur, range(10))  # 0/8 twice: hopeless
     _warmup(cur, range(10))
     _warmup(cur, [7, 7], successes=1)  # 1/8 twice: still below the band, but moving
@@ -80,13 +81,14 @@ def test_prompts_that_become_learnable_are_readmitted_within_a_bounded_delay():
         back_in = [p for p in learnable if cur.classify(p) == "in_band"]
         assert len(back_in) >= 8 and cur.metrics()["readmissions"] >= 8
         state = cur.state_dict()
+        due = decode(state["arrays"]["due"])
         for p in learnable - set(back_in):
-            assert state["beliefs"][p][5] - state["clock"] <= 512  # due again within 512 groups
+            assert due[p] - state["clock"] <= 512  # due again within 512 groups
         assert not any(p in back for p in range(10, 100))  # the still-hopeless stay out
 
 
 def test_discovery_budget_shrinks_when_signal_drops_and_survives_resume():
-    cur = Curriculum(range(700), hard_retest_after=1, min_explore_share=0.0)
+    cur = Curriculum(range(700), warmup_retest_after=1, min_explore_share=0.0)
     _warmup(cur, range(300))
     for _ in range(4):
         _warmup(cur, range(300, 600), successes=4)
@@ -95,6 +97,6 @@ def test_discovery_budget_shrinks_when_signal_drops_and_survives_resume():
     _warmup(cur, range(600, 700))  # 100 groups without signal
     low = cur.metrics()["discovery_budget"]
     assert high == 1.0 and 0.0 <= low < high
-    again = Curriculum(range(700), hard_retest_after=1, min_explore_share=0.0)
+    again = Curriculum(range(700), warmup_retest_after=1, min_explore_share=0.0)
     again.load_state_dict(state)
     assert again.metrics()["discovery_budget"] == high

@@ -85,7 +85,7 @@ def test_unanimous_groups_move_prompts_out_of_the_band_and_are_counted():
 
 
 def test_warmup_prompt_is_retested_on_schedule_and_readmitted():
-    cfg = dict(hard_retest_after=40, hard_retest_share=0.25, easy_retest_share=0.0,
+    cfg = dict(warmup_retest_after=40, warmup_retest_share=0.25, easy_retest_share=0.0,
                min_explore_share=0.0)
     ids = ["hopeless"] + [f"m{i}" for i in range(40)]
     cur = Curriculum(ids, seed=0, **cfg)
@@ -110,12 +110,19 @@ def test_warmup_prompt_is_retested_on_schedule_and_readmitted():
     assert cur.metrics()["readmissions"] == 1 and cur.metrics()["retests/warmup"] == 1
 
 
+def _waits(cur):
+    """Each prompt's re-test wait, read back from the (compact, array) state."""
+    from passband.curriculum.state import decode
+
+    return decode(cur.state_dict()["arrays"]["wait"]).tolist()
+
+
 def test_failed_retests_back_off():
-    cur = Curriculum(["x", "y"], hard_retest_after=10, retest_backoff=2.0, max_retest_after=35)
+    cur = Curriculum(["x", "y"], warmup_retest_after=10, retest_backoff=2.0, max_retest_after=35)
     cur.observe("x", 0, 8)
     waits = []
     for _ in range(4):
-        waits.append(cur.state_dict()["beliefs"][0][4])
+        waits.append(_waits(cur)[0])
         cur.observe("x", 0, 8)  # a re-test, still all wrong
     assert waits == [10, 20, 35, 35]
 
@@ -136,7 +143,7 @@ def test_priors_are_down_weighted_and_classify_before_any_observation():
 def test_in_band_prompts_near_half_are_preferred():
     def draws(**options):
         ids = list(range(60))
-        cur = Curriculum(ids, seed=2, min_explore_share=0.0, hard_retest_share=0.0,
+        cur = Curriculum(ids, seed=2, min_explore_share=0.0, warmup_retest_share=0.0,
                          easy_retest_share=0.0, **options)
         rates = {i: 0.5 if i < 10 else 0.22 for i in ids}
         for i in ids:
@@ -149,8 +156,7 @@ def test_in_band_prompts_near_half_are_preferred():
                 cur.observe(pid, round(rates[pid] * 8), 8)
         return counts
 
-    for options in ({"cooldown_factor": 0.0}, {"selection": "pool"}):  # no reuse penalty
-        assert sum(draws(**options)[i] for i in range(10)) > 0.6 * 500
+    assert sum(draws(cooldown_factor=0.0)[i] for i in range(10)) > 0.6 * 500  # no reuse penalty
     # with the default cooldown every in-band prompt keeps being drawn, the central ones more often
     counts = draws()
     central, edge = sum(counts[i] for i in range(10)) / 10, sum(counts[i] for i in range(10, 60)) / 50
@@ -160,8 +166,8 @@ def test_in_band_prompts_near_half_are_preferred():
 def test_easy_policy_drop_vs_downweight():
     ids = [f"e{i}" for i in range(20)] + ["m0", "m1"]
     for policy, expect_easy in (("drop", False), ("downweight", True)):
-        cur = Curriculum(ids, easy_policy=policy, easy_retest_share=0.0, hard_retest_share=0.0,
-                         min_explore_share=0.0, active_factor=0.0, cooldown_factor=0.0)
+        cur = Curriculum(ids, easy_policy=policy, easy_retest_share=0.0, warmup_retest_share=0.0,
+                         min_explore_share=0.0, cooldown_factor=0.0)
         for pid in ids:
             cur.observe(pid, 8 if pid.startswith("e") else 4, 8)
         drawn = cur.sample(2)
@@ -173,11 +179,11 @@ def test_easy_policy_drop_vs_downweight():
 
 
 def test_hard_pool_cap_parks_the_longest_hopeless():
-    cur = Curriculum(range(5), max_hard_pool=2, hard_retest_after=10, max_retest_after=1000)
+    cur = Curriculum(range(5), max_warmup_pool=2, warmup_retest_after=10, max_retest_after=1000)
     for i in range(3):
         cur.observe(i, 0, 8)
     assert cur.metrics()["parked"] == 1
-    waits = sorted(b[4] for b in cur.state_dict()["beliefs"][:3])
+    waits = sorted(_waits(cur)[:3])
     assert waits == [10, 10, 1000]
 
 
@@ -195,8 +201,11 @@ def test_bad_inputs_name_the_problem():
         Curriculum(["a"], band=(0.8, 0.2))
     with pytest.raises(ValueError, match="easy_policy"):
         CurriculumConfig(easy_policy="forget")
-    with pytest.raises(ValueError, match=r"hard_retest_share=1.5 is outside the allowed range"):
-        CurriculumConfig(hard_retest_share=1.5)
+    with pytest.raises(ValueError, match=r"warmup_retest_share=1.5 is outside the allowed range: "
+                       r"a number in \[0, 1\]"):
+        CurriculumConfig(warmup_retest_share=1.5)
+    with pytest.raises(TypeError, match="selection.*no longer exists"):
+        Curriculum(["a"], selection="pool")
 
 
 def test_curriculum_never_imports_torch():
@@ -209,7 +218,7 @@ def test_curriculum_never_imports_torch():
 
 def test_signal_surplus_is_spent_on_warmup_retests():
     def retests(rounds=4, **options):
-        cur = Curriculum(range(600), hard_retest_after=1, min_explore_share=0.0, **options)
+        cur = Curriculum(range(600), warmup_retest_after=1, min_explore_share=0.0, **options)
         for i in range(300):
             cur.observe(i, 0, 8)  # the warm-up pool, due for re-tests right away
         for _ in range(rounds):
@@ -220,8 +229,8 @@ def test_signal_surplus_is_spent_on_warmup_retests():
 
     # 1200 groups at 0.2 over the floor (4 rounds): the discovery budget saturates
     assert retests(signal_floor=1.0) == 5  # no surplus: the base 5%
-    assert retests() == 20  # default floor 0.8: full surplus, up to max_hard_retest_share
-    assert retests(max_hard_retest_share=0.05) == 5
+    assert retests() == 20  # default floor 0.8: full surplus, up to max_warmup_retest_share
+    assert retests(max_warmup_retest_share=0.05) == 5
     assert 5 < retests(rounds=1) < 20  # 300 groups: still building (it integrates, no jump)
 
 
@@ -235,22 +244,9 @@ def test_numpy_ids_and_counts_are_accepted_as_plain_values():
     json.dumps(cur.state_dict())
 
 
-def test_signal_surplus_also_probes_unseen_prompts():
-    def fresh_drawn(**options):
-        cur = Curriculum(range(900), selection="pool", **options)
-        for _ in range(4):
-            for i in range(300):
-                cur.observe(i, 4, 8)  # a full in-band pool and a sustained signal surplus
-        cur.sample(100)
-        return cur.metrics()["drawn/fresh"]
-
-    assert fresh_drawn(signal_floor=1.0) == 2  # min_explore_share only
-    assert fresh_drawn() == 20  # surplus_explore_share
-
-
 def test_fresh_prompts_get_the_exploration_floor_when_they_look_worse_than_known_ones():
     def fresh_drawn(**options):
-        cur = Curriculum(range(3600), hard_retest_share=0.0, max_hard_retest_share=0.0, **options)
+        cur = Curriculum(range(3600), warmup_retest_share=0.0, max_warmup_retest_share=0.0, **options)
         for i in range(300, 3000):
             cur.observe(i, 0, 8)  # most first looks are hopeless: an unseen prompt looks poor
         for _ in range(4):
@@ -281,7 +277,7 @@ def test_an_all_in_band_population_is_covered_before_any_prompt_repeats():
 
 
 def test_a_prompt_just_trained_on_is_not_redrawn_within_the_cooldown():
-    cur = Curriculum(range(100), seed=4, hard_retest_share=0.0, easy_retest_share=0.0)
+    cur = Curriculum(range(100), seed=4, warmup_retest_share=0.0, easy_retest_share=0.0)
     for pid in cur.sample(100):
         cur.observe(pid, 4, 8)  # every prompt known and in band: no fresh ones left
     drawn = []
@@ -293,7 +289,7 @@ def test_a_prompt_just_trained_on_is_not_redrawn_within_the_cooldown():
     assert len(set(drawn)) == 80  # 80 draws, no prompt twice while 100 are in band
     assert cur.metrics()["cooldown"] > 80
     # without the cooldown the highest-scoring prompts are re-drawn at once
-    hot = Curriculum(range(100), seed=4, hard_retest_share=0.0, easy_retest_share=0.0,
+    hot = Curriculum(range(100), seed=4, warmup_retest_share=0.0, easy_retest_share=0.0,
                      cooldown_factor=0.0)
     for pid in hot.sample(100):
         hot.observe(pid, 4, 8)
@@ -305,7 +301,7 @@ def test_a_prompt_just_trained_on_is_not_redrawn_within_the_cooldown():
 
 def test_surplus_retests_wait_while_fresh_prompts_are_better():
     def retests(n_fresh):
-        cur = Curriculum(range(600 + n_fresh), hard_retest_after=1, min_explore_share=0.0,
+        cur = Curriculum(range(600 + n_fresh), warmup_retest_after=1, min_explore_share=0.0,
                          priors={i: (0, 8) for i in range(300)})  # a warm-up pool, due at once
         for _ in range(4):
             for i in range(300, 600):

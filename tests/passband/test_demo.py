@@ -150,14 +150,21 @@ def test_warm_start_lowers_the_loss():
 
 # ---------------------------------------------------------------------------- end to end
 @pytest.mark.slow
-def test_quick_demo_learns(tmp_path, capsys):
+def test_quick_demo_shows_the_spread_and_the_saving(tmp_path, capsys):
+    """The spread demo end to end. It does not assert a held-out gain: on this task 50 curriculum
+    steps do not reliably raise held-out accuracy (README, BENCHMARKS: spread task)."""
     from passband.cli import main
 
     out = tmp_path / "demo"
-    assert main(["demo", "--quick", "--output-dir", str(out), "--no-progress"]) == 0
+    assert main(["demo", "--quick", "--compare", "--output-dir", str(out), "--no-progress"]) == 0
     summary = json.loads((out / "demo_summary.json").read_text())
-    before, after = summary["before"]["accuracy"], summary["after"]["accuracy"]
-    assert after >= before + 0.08, (before, after)
+    before, after = summary["before"], summary["after"]
+    # the spread: the copy level is solved from the start, the in-band level is what RL moves
+    assert before["level/copy4d"] >= 0.9 and before["level/2d+2d+2d"] <= 0.1
+    assert set(after) == set(before) and 0.0 <= after["accuracy"] <= 1.0
+    # what the curriculum saved: the twin generated as much, and wasted more of it
+    cur, uni = summary["cost"], summary["uniform_refill"]["cost"]
+    assert uni["generated"] >= cur["generated"] and uni["per_trained"] > cur["per_trained"]
     lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
     assert [m["step"] for m in lines] == list(range(1, summary["config"]["grpo_steps"] + 1))
     assert all("groups/zero_variance_share" in m and "pass_rate" in m for m in lines)
@@ -166,6 +173,7 @@ def test_quick_demo_learns(tmp_path, capsys):
     assert (out / "demo.png").stat().st_size > 1000
     printed = capsys.readouterr().out
     assert "held-out greedy accuracy" in printed and "after GRPO" in printed
+    assert "what the curriculum saved" in printed and "groups generated / trained" in printed
 
 
 def test_public_api_and_light_import():

@@ -67,7 +67,8 @@ def test_from_dict_rejects_unknown_names_listing_valid_ones():
     with pytest.raises(ValueError, match="group_size") as info:
         GRPOConfig.from_dict({"groupsize": 8})
     assert "groupsize" in str(info.value)
-    cfg = GRPOConfig.from_dict({"band": [0.1, 0.9], "stop": ["\n\n"]})
+    with pytest.warns(DeprecationWarning, match="band"):  # the band lives in [curriculum] now
+        cfg = GRPOConfig.from_dict({"band": [0.1, 0.9], "stop": ["\n\n"]})
     assert cfg.band == (0.1, 0.9) and cfg.stop == ("\n\n",)
     assert GRPOConfig.from_dict(cfg.to_dict()) == cfg
 
@@ -122,14 +123,16 @@ references = { answer = "answer" }
 [trainer]
 group_size = 8
 learning_rate = 1e-6
+[curriculum]
 band = [0.2, 0.8]
 """.replace("GSM8K_DIR", GSM8K.as_posix())
 
 
 def test_toml_with_typed_overrides(tmp_path):
-    cfg = load_config(_write(tmp_path, BASE), ["trainer.group_size=16", "trainer.band=[0.1, 0.9]",
+    cfg = load_config(_write(tmp_path, BASE), ["trainer.group_size=16", "curriculum.band=[0.1, 0.9]",
                                                "model.path=/other/model", "trainer.stop=['###']"])
-    assert cfg.trainer.group_size == 16 and cfg.trainer.band == (0.1, 0.9)
+    assert cfg.trainer.group_size == 16 and cfg.trainer.curriculum.band == (0.1, 0.9)
+    assert cfg.trainer.band == (0.1, 0.9)  # the deprecated field mirrors it
     assert cfg.trainer.stop == ("###",) and cfg.model.path == "/other/model"
     assert cfg.reward.references == {"answer": "answer"} and cfg.trainer.learning_rate == 1e-6
     assert json.loads(json.dumps(cfg.to_dict()))["trainer"]["group_size"] == 16

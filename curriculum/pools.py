@@ -1,0 +1,102 @@
+"""Constant-time pool bookkeeping for the curriculum, so a draw never scans the whole dataset.
+
+``IndexSet``: the members of one pool as a list plus each member's position, for O(1) add,
+remove and uniform random picks. ``DueQueue``: a heap of (due clock, prompt) with lazy deletion
+that moves prompts into a ``due`` set once their re-test is due. Both are plain arrays in
+``state_dict()`` (``curriculum.state``), in their exact order, so a resumed run draws the same.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Callable
+
+import numpy as np
+
+
+class IndexSet:
+    """A set of prompt indices in ``range(capacity)`` with O(1) add / remove / random access."""
+
+    def __init__(self, capacity: int, members=()) -> None:
+        self.members: list[int] = [int(i) for i in members]
+        self._where = np.full(capacity, -1, dtype=np.int64)
+        if self.members:
+            self._where[np.asarray(self.members, dtype=np.int64)] = np.arange(len(self.members))
+
+    @classmethod
+    def full(cls, capacity: int) -> "IndexSet":
+        out = cls(capacity)
+        out.members = list(range(capacity))
+        out._where = np.arange(capacity, dtype=np.int64)
+        return out
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+    def __contains__(self, i: int) -> bool:
+        return self._where[i] >= 0
+
+    def add(self, i: int) -> None:
+        if self._where[i] < 0:
+            self._where[i] = len(self.members)
+            self.members.append(i)
+
+    def discard(self, i: int) -> None:
+        pos = int(self._where[i])
+        if pos < 0:
+            return
+        last = self.members.pop()
+        if last != i:  # move the last member into the hole
+            self.members[pos] = last
+            self._where[last] = pos
+        self._where[i] = -1
+
+    def pick(self, rng: np.random.Generator, k: int, taken: set[int]) -> list[int]:
+        """Up to ``k`` distinct members not in ``taken``, uniformly at random."""
+        free = len(self.members) - sum(1 for i in taken if self._where[i] >= 0)
+        k = min(k, free)
+        if k <= 0:
+            return []
+        if free <= 4 * k:  # few left: enumerate instead of rejecting most draws
+            pool = [i for i in self.members if i not in taken]
+            return [pool[j] for j in rng.choice(len(pool), size=k, replace=False)]
+        out: list[int] = []
+        seen = set(taken)
+        while len(out) < k:
+            for j in rng.integers(0, len(self.members), size=2 * (k - len(out))):
+                i = self.members[j]
+                if i not in seen:
+                    seen.add(i)
+                    out.append(i)
+                    if len(out) == k:
+                        break
+        return out
+
+
+class DueQueue:
+    """Re-test schedule of one pool: a heap of future due times and the set already due."""
+
+    def __init__(self, capacity: int) -> None:
+        self.heap: list[tuple[float, int]] = []
+        self.due = IndexSet(capacity)
+
+    def schedule(self, i: int, when: float) -> None:
+        self.due.discard(i)
+        heapq.heappush(self.heap, (float(when), int(i)))
+
+    def drop(self, i: int) -> None:
+        """``i`` left the pool: its heap entry goes stale (skipped when popped)."""
+        self.due.discard(i)
+
+    def advance(self, now: float, valid: Callable[[int, float], bool]) -> None:
+        """Move every entry due at ``now`` into the due set; ``valid(i, when)`` says whether the
+        entry is still the prompt's current schedule (stale ones are dropped)."""
+        heap = self.heap
+        while heap and heap[0][0] <= now:
+            when, i = heapq.heappop(heap)
+            if valid(i, when):
+                self.due.add(i)
+
+    def rebuild(self, entries) -> None:
+        self.heap = [(float(w), int(i)) for w, i in entries]
+        heapq.heapify(self.heap)

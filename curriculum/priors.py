@@ -1,0 +1,125 @@
+"""Pre-scoring results as training priors: which rows carry a difficulty, and how much it counts.
+
+``passband score`` writes ``passes`` / ``trials`` / ``pass_rate`` plus the settings it used
+(``score_model``, ``score_temperature``, ``score_max_tokens``, ...); public datasets may carry a
+``pass_rate`` or ``*_solve_rate`` columns instead. ``training_priors`` reads all of those into
+``Curriculum(priors=...)`` counts and scales down the rows scored under settings that differ from
+the training run's (``mismatch_weight``): counts made by another model or at another temperature
+say less about this policy. The result says how many rows got a prior and why some count less,
+so the trainer can print it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX
+
+__all__ = ["TrainingPriors", "training_priors", "row_prior"]
+
+_COMPARED = ("model", "temperature", "max_tokens")
+
+
+@dataclass
+class TrainingPriors:
+    priors: dict = field(default_factory=dict)
+    """prompt position -> (passes, trials), already scaled by the settings weight."""
+    rows: int = 0
+    mismatched: int = 0
+    """Rows scored with other settings (scaled by ``mismatch_weight``)."""
+    differences: dict = field(default_factory=dict)
+    """setting -> (scored value, training value), one example per setting."""
+    sources: dict = field(default_factory=dict)
+    """Where the priors came from: ``passes/trials``, ``pass_rate``, ``*_solve_rate``: rows."""
+
+    def summary(self, prior_weight: float, mismatch_weight: float) -> str:
+        if not self.priors:
+            return f"curriculum: no pre-scores in the data: all {self.rows} prompts start unseen"
+        src = ", ".join(f"{k}: {v}" for k, v in sorted(self.sources.items()))
+        line = (f"curriculum: priors for {len(self.priors)} of {self.rows} prompts ({src}); "
+                f"counts weighted x{prior_weight:g}")
+        if self.mismatched:
+            diff = ", ".join(f"{k} {a!r} vs {b!r}" for k, (a, b) in self.differences.items())
+            line += (f", x{prior_weight * mismatch_weight:g} for {self.mismatched} scored with "
+                     f"other settings ({diff})")
+        return line
+
+
+def row_prior(row: Mapping[str, Any], prior_trials: float = 8) -> tuple[tuple[float, float], str] | None:
+    """``((passes, trials), source)`` of one row, or None when it carries no difficulty. A row
+    stopped early by adaptive scoring (unanimous, fewer than ``score_k`` trials) counts as
+    ``score_k`` trials: the stop asserted its class as surely as the full k would have."""
+    passes, trials = _num(row.get("passes")), _num(row.get("trials"))
+    if passes is not None and trials and 0 <= passes <= trials:
+        k = _num(row.get("score_k")) or trials
+        if passes in (0, trials) and k > trials:
+            passes, trials = passes / trials * k, k
+        return (passes, trials), "passes/trials"
+    rate = _num(row.get("pass_rate"))
+    if rate is not None and 0 <= rate <= 1:
+        return (rate * prior_trials, prior_trials), "pass_rate"
+    rates = [x for c in sorted(row) if c.endswith(SOLVE_RATE_SUFFIX)
+             and (x := _num(row[c])) is not None and 0 <= x <= 1]
+    if rates:
+        return (sum(rates) / len(rates) * prior_trials, prior_trials), "*" + SOLVE_RATE_SUFFIX
+    return None
+
+
+def training_priors(rows: Sequence[Mapping[str, Any]], settings: Mapping[str, Any] | None = None,
+                    *, mismatch_weight: float = 0.5, prior_trials: float = 8) -> TrainingPriors:
+    """Priors for the trainer's prompt positions from the rows' difficulty columns. ``settings``
+    are the training run's ``model`` / ``temperature`` / ``max_tokens``; a row whose recorded
+    ``score_<setting>`` differs from one of them has its counts scaled by ``mismatch_weight``."""
+    out = TrainingPriors(rows=len(rows))
+    settings = dict(settings or {})
+    for i, row in enumerate(rows):
+        found = row_prior(row, prior_trials)
+        if found is None:
+            continue
+        (passes, trials), source = found
+        out.sources[source] = out.sources.get(source, 0) + 1
+        diff = _differences(row, settings)
+        if diff:
+            out.mismatched += 1
+            for k, pair in diff.items():
+                out.differences.setdefault(k, pair)
+            passes, trials = passes * mismatch_weight, trials * mismatch_weight
+        out.priors[i] = (passes, trials)
+    return out
+
+
+def _differences(row: Mapping[str, Any], settings: Mapping[str, Any]) -> dict:
+    diff = {}
+    for name in _COMPARED:
+        scored, used = row.get(f"score_{name}"), settings.get(name)
+        if scored is None or used is None or scored == "":
+            continue
+        if name == "model":
+            same = _same_model(str(scored), str(used))
+        else:
+            a, b = _num(scored), _num(used)
+            same = a is not None and b is not None and math.isclose(a, b, rel_tol=1e-6)
+        if not same:
+            diff[name] = (scored, used)
+    return diff
+
+
+def _same_model(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if os.path.exists(a) and os.path.exists(b):
+        return os.path.realpath(a) == os.path.realpath(b)
+    return a.rstrip("/").rsplit("/", 1)[-1] == b.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _num(value) -> float | None:
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else x

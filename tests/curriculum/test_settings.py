@@ -1,0 +1,140 @@
+"""Every curriculum setting reachable (TOML ``[curriculum]``, Python), validated once with the
+field, the value and the range; deprecated names; one success rule; the sampler seam."""
+
+import warnings
+
+import pytest
+
+from passband.curriculum import Curriculum, CurriculumConfig
+from passband.curriculum.success import describe_success_rule, with_success_rule
+
+BASE = '[model]\npath = "m"\n[data]\npath = "d.jsonl"\n'
+
+
+def _load(tmp_path, text, overrides=()):
+    from passband.config import load_config
+
+    path = tmp_path / "run.toml"
+    path.write_text(BASE + text)
+    return load_config(path, list(overrides))
+
+
+def test_toml_curriculum_section_reaches_every_field(tmp_path):
+    cfg = _load(tmp_path, "[curriculum]\nband = [0.1, 0.9]\nwarmup_retest_share = 0.1\n"
+                          "success_threshold = 0.6\nprior_weight = 1.0\n",
+                ["curriculum.cooldown_factor=0.5"])
+    cur = cfg.trainer.curriculum
+    assert isinstance(cur, CurriculumConfig)
+    assert (cur.band, cur.warmup_retest_share, cur.success_threshold, cur.prior_weight,
+            cur.cooldown_factor) == ((0.1, 0.9), 0.1, 0.6, 1.0, 0.5)
+    assert cfg.trainer.band == (0.1, 0.9)  # one band: the trainer reads the curriculum's
+    assert cfg.trainer.to_dict()["curriculum"]["band"] == [0.1, 0.9]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("warmup_retest_share = 1.5", r"\[curriculum\] CurriculumConfig.warmup_retest_share=1.5 is "
+                                  r"outside the allowed range: a number in \[0, 1\]"),
+    ('prior_weight = "lots"', r"prior_weight='lots' is outside the allowed range"),
+    ("band = [0.8, 0.2]", r"band=\(0.8, 0.2\) is outside the allowed range: two numbers"),
+    ("group_size_hint = 2.5", r"group_size_hint=2.5 is outside the allowed range: an integer"),
+    ("bandd = [0.1, 0.2]", r"unknown curriculum option\(s\) \['bandd'\]; valid: \["),
+    ('selection = "pool"', r"'selection' no longer exists: the 'pool' rule was removed"),
+])
+def test_toml_curriculum_mistakes_name_field_value_and_range(tmp_path, text, message):
+    from passband.errors import UsageError
+
+    with pytest.raises(UsageError, match=message):
+        _load(tmp_path, f"[curriculum]\n{text}\n")
+
+
+def test_old_names_are_deprecated_aliases(tmp_path):
+    with pytest.warns(DeprecationWarning, match="'hard_retest_share' is deprecated; call it "
+                                                "'warmup_retest_share'"):
+        cfg = _load(tmp_path, "[curriculum]\nhard_retest_share = 0.1\nmax_hard_pool = 3\n")
+    assert cfg.trainer.curriculum.warmup_retest_share == 0.1
+    assert cfg.trainer.curriculum.max_warmup_pool == 3
+    with pytest.warns(DeprecationWarning):
+        assert Curriculum(range(3), hard_retest_after=7).config.warmup_retest_after == 7
+
+
+def test_band_lives_in_one_place():
+    from passband.trainer import GRPOConfig
+
+    with pytest.warns(DeprecationWarning, match="trainer.band"):
+        old = GRPOConfig(band=(0.3, 0.7))
+    assert old.curriculum.band == (0.3, 0.7) == old.band
+    new = GRPOConfig(curriculum={"band": (0.1, 0.6)})
+    assert new.band == (0.1, 0.6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # copying a config is not using the deprecated field
+        assert new.replace(seed=3).curriculum.band == (0.1, 0.6)
+    with pytest.raises(ValueError, match="contradicts curriculum.band"):
+        GRPOConfig(band=(0.3, 0.7), curriculum={"band": (0.1, 0.6)})
+    assert GRPOConfig(group_size=16).curriculum.group_size_hint == 16
+
+
+def _shaped(completion, **_):
+    return 0.7 if "good" in completion else 0.1
+
+
+def test_one_success_rule_for_plain_numbers():
+    checked = with_success_rule(_shaped, 0.5)
+    assert checked("good").passed and checked("good").score == 0.7
+    assert not checked("bad").passed and checked("bad").score == 0.1  # not "solved" any more
+    assert not with_success_rule(_shaped, 0.8)("good").passed
+    assert with_success_rule("math", 0.5) == "math"  # verdicts decide for verifiers
+    assert "score >= success_threshold=0.5" in describe_success_rule(_shaped, 0.5)
+    assert "verdict.passed (verifier 'math')" in describe_success_rule("math", 0.5)
+
+
+def test_trainer_scorer_and_prescore_share_the_rule():
+    import pickle
+
+    from passband.curriculum import prescore
+    from passband.trainer.scoring import Scorer
+
+    scorer = Scorer(_shaped, success_threshold=0.5)
+    verdicts = scorer(["good", "bad"], [{}, {}], [1, 1])
+    assert [v.passed for v in verdicts] == [True, False] and "0.5" in scorer.success_rule
+    pickle.dumps(with_success_rule(_shaped, 0.5))  # crosses into verifier worker processes
+
+    def generate(prompts, n):
+        return [["good"] * 2 + ["bad"] * 2 for _ in prompts]
+
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = prescore([{"prompt": "p"}], generate, _shaped, out_path=f"{tmp}/o.jsonl", k=4,
+                       adaptive=False, progress=False, workers=1)
+    row = out.rows[0]
+    assert (row["passes"], row["trials"], row["score_success_threshold"]) == (2, 4, 0.5)
+    assert "success_threshold=0.5" in out.summary()
+
+
+def test_uniform_sampler_honours_exclude():
+    import copy
+
+    from passband.trainer.sampling import UniformSampler
+
+    s = UniformSampler(range(10), seed=0)
+    first = s.sample(4)
+    next_up = copy.deepcopy(s).sample(1)[0]
+    refill = s.sample(4, exclude=first + [next_up])
+    assert not set(refill) & set(first + [next_up]) and len(set(refill)) == 4
+    rest = s.sample(2)
+    assert rest[0] == next_up  # skipped, not lost: it is next in line
+    assert sorted(first + refill + rest) == list(range(10))  # still one epoch, no repeats
+    assert len(s.sample(3, exclude=range(10))) == 3  # everything excluded: repeats, no hang
+
+
+def test_any_object_with_the_interface_is_a_sampler():
+    from passband.trainer.sampling import check_sampler
+
+    cur = Curriculum(range(3))
+    assert check_sampler(cur) is cur
+
+    class Half:
+        def sample(self, n, exclude=()):
+            return [0] * n
+
+    with pytest.raises(TypeError, match="lacks observe, state_dict, load_state_dict, metrics"):
+        check_sampler(Half())
