@@ -20,7 +20,7 @@ __all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended", "LOSS_AGGREGATIONS"
 # validate without importing torch; tests pin that the two lists agree).
 LOSS_AGGREGATIONS = ("token_mean", "seq_mean_token_mean", "constant_norm")
 ADVANTAGES = ("group", "no_std", "batch_std")
-LR_SCHEDULES = ("constant", "cosine")
+LR_SCHEDULES = ("constant", "cosine", "linear")
 ROLLOUT_BACKENDS = ("hf", "vllm")
 DISTRIBUTED = ("auto", "ddp", "fsdp")
 
@@ -70,7 +70,8 @@ class GRPOConfig:
     max_refill_rounds: int = 2       # extra rollout rounds to replace dropped groups
     # --- optimisation --------------------------------------------------------------------
     warmup_steps: int = 0            # linear warm-up steps
-    lr_schedule: str = "constant"    # after warm-up: constant | cosine (to 0 at max_steps)
+    lr_schedule: str = "constant"    # after warm-up: constant | cosine | linear (both to 0 at
+                                     # max_steps; linear is TRL's / HF Trainer's default)
     weight_decay: float = 0.0        # AdamW weight decay
     max_grad_norm: float = 1.0       # gradient clipping; 0 = off
     grad_accum: int = 1              # micro-batches per optimizer step (memory, not math)
@@ -132,12 +133,14 @@ class GRPOConfig:
 
     def lr_factor(self, step: int) -> float:
         """Learning-rate multiplier after ``step`` scheduler steps: linear warm-up, then
-        constant or cosine to 0 at ``max_steps`` (a ``LambdaLR`` function)."""
+        constant, or cosine / linear to 0 at ``max_steps`` (a ``LambdaLR`` function)."""
         if step < self.warmup_steps:
             return (step + 1) / self.warmup_steps
+        progress = min((step - self.warmup_steps) / max(1, self.max_steps - self.warmup_steps), 1.0)
         if self.lr_schedule == "cosine":
-            progress = (step - self.warmup_steps) / max(1, self.max_steps - self.warmup_steps)
-            return 0.5 * (1.0 + math.cos(math.pi * min(progress, 1.0)))
+            return 0.5 * (1.0 + math.cos(math.pi * progress))
+        if self.lr_schedule == "linear":
+            return 1.0 - progress
         return 1.0
 
 
