@@ -8,8 +8,12 @@ G = 8, 4 prompts per step, 24 new tokens, T = 1, lr 1e-5, beta = 0, ``--steps`` 
 keeps its own defaults otherwise (TRL: linear decay, clip 0.2/0.2, DAPO loss; passband: its
 GRPOConfig defaults, curriculum, zero-variance filter and refill). bf16 is off for both (CPU).
 
-Each (contender, seed) runs in its own fresh Python process, one after the other, so the machine
-load is shared alike; wall time is the whole ``train()`` call (trainer construction included).
+Each (contender, seed) runs in its own fresh Python process with one torch thread; the contenders
+of one seed run at the same time, so they share the machine's load alike (on a shared machine,
+oversubscribed OpenMP threads spin and slow everything). Wall time is the whole training call
+(trainer construction included), as a ratio to TRL's in the same seed. TRL runs with
+``gradient_checkpointing = False`` (its default is True, under which ``generate`` runs without
+a KV cache): only its speed changes, not its math.
 Held-out accuracy is greedy, 24 new tokens, on 128 problems disjoint from the training ones.
 
     .venv/bin/python benchmarks/bench_real_model.py                      # 3 seeds, ~1 h on 2 cores
@@ -111,8 +115,13 @@ def worker(name: str, seed: int, steps: int, scratch: str) -> dict:
 
     from passband.trainer.models import load_model_and_tokenizer
 
+    torch.set_num_threads(1)
     torch.manual_seed(seed)
     train, heldout = splits()
+    if name == "base":  # the model before RL, evaluated beside the first seed's contenders
+        model, tok = load_model_and_tokenizer(str(MODEL))
+        return {"name": name, "seed": seed, "train_s": 0.0,
+                "accuracy": greedy_accuracy(model.eval(), tok, heldout)}
     model, tok = load_model_and_tokenizer(str(MODEL))
     out_dir = Path(scratch) / f"{name.replace(':', '_').replace(',', '_')}_{seed}"
     kind, overrides = parse_contender(name)
@@ -127,16 +136,23 @@ def worker(name: str, seed: int, steps: int, scratch: str) -> dict:
             "accuracy": greedy_accuracy(model, tok, heldout)}
 
 
-def _spawn(name: str, seed: int, args, scratch: str) -> dict | None:
-    cmd = [sys.executable, __file__, "--worker", name, "--seeds", str(seed),
-           "--steps", str(args.steps), "--scratch", scratch]
-    env = dict(os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false")
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    found = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
-    if proc.returncode or not found:
-        print(f"{name} seed {seed} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-        return None
-    return json.loads(found[-1][len("RESULT "):])
+def _spawn_all(names: list[str], seed: int, args, scratch: str) -> list[dict]:
+    """Every contender of one seed at once, each in its own process; their result rows."""
+    env = dict(os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false",
+               OMP_NUM_THREADS="1")
+    procs = {name: subprocess.Popen([sys.executable, __file__, "--worker", name, "--seeds",
+                                     str(seed), "--steps", str(args.steps), "--scratch", scratch],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    env=env) for name in names}
+    rows = []
+    for name, proc in procs.items():
+        out, err = proc.communicate()
+        found = [l for l in out.splitlines() if l.startswith("RESULT ")]
+        if proc.returncode or not found:
+            print(f"{name} seed {seed} failed (exit {proc.returncode}):\n{err[-3000:]}")
+            continue
+        rows.append(json.loads(found[-1][len("RESULT "):]))
+    return rows
 
 
 def _table(rows: list[dict], base: float, names: list[str]) -> str:
@@ -173,20 +189,17 @@ def main() -> int:
     if not (MODEL / "config.json").is_file():
         print(f"no model at {MODEL}: run `python scripts/prepare_model.py` first")
         return 2
-    from passband.trainer.models import load_model_and_tokenizer
-
     t0 = time.perf_counter()
-    base = greedy_accuracy(*load_model_and_tokenizer(str(MODEL)), splits()[1])
-    print(f"base model: {base:.1%} held-out greedy accuracy", flush=True)
-    rows = []
+    rows, base = [], float("nan")
     with tempfile.TemporaryDirectory(prefix="bench_real_") as scratch:
-        for seed in args.seeds:  # seed-major: an interrupted run still has paired rows
-            for name in args.only:
-                row = _spawn(name, seed, args, scratch)
-                if row:
-                    rows.append(row)
-                    print(f"{name} seed {seed}: acc {row['accuracy']:.1%}, "
-                          f"train {row['train_s']:.0f}s", flush=True)
+        for k, seed in enumerate(args.seeds):  # seed-major: an interrupted run has paired rows
+            for row in _spawn_all(args.only + (["base"] if k == 0 else []), seed, args, scratch):
+                if row["name"] == "base":
+                    base = row["accuracy"]
+                    continue
+                rows.append(row)
+                print(f"{row['name']} seed {seed}: acc {row['accuracy']:.1%}, "
+                      f"train {row['train_s']:.0f}s", flush=True)
     print()
     print(_table(rows, base, args.only))
     print(f"\ntotal {time.perf_counter() - t0:.0f}s")
