@@ -16,7 +16,7 @@ oversubscribed OpenMP threads spin and slow everything). Wall time is the whole 
 a KV cache): only its speed changes, not its math.
 Held-out accuracy is greedy, 24 new tokens, on 128 problems disjoint from the training ones.
 
-    .venv/bin/python benchmarks/bench_real_model.py                      # 3 seeds, ~1 h on 2 cores
+    .venv/bin/python benchmarks/bench_real_model.py                      # 3 seeds x (TRL, passband)
     .venv/bin/python benchmarks/bench_real_model.py --seeds 0 --steps 2  # smoke run
     .venv/bin/python benchmarks/bench_real_model.py --only trl "passband:lr_schedule=cosine"
 A contender ``passband:key=value,...`` is passband with those GRPOConfig fields changed.

@@ -24,6 +24,9 @@ def test_chat_template_applied_and_generation_stops_at_end_of_turn(real_model, h
     text = tok.decode(backend.encode_prompt(prompts[0]))
     assert text.startswith("<|im_start|>system\n") and "<|im_start|>user\nWhat is 2 + 3?" in text
     assert text.endswith("<|im_end|>\n<|im_start|>assistant\n")  # the generation prompt
+    # The same ids TRL's GRPOTrainer feeds for a conversational prompt (no extra BOS, no gap).
+    assert backend.encode_prompt(prompts[0]) == tok.apply_chat_template(
+        prompts[0], add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"]
     out = backend.rollout(prompts, 1)
     for ids, truncated in zip(out.completion_ids, out.truncated):
         assert ids[-1] == tok.eos_token_id and tok.eos_token_id not in ids[:-1]
