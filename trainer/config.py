@@ -22,7 +22,7 @@ from passband.trainer.registry import ADVANTAGE_REGISTRY, AGGREGATION_REGISTRY
 
 __all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended"]
 
-LR_SCHEDULES = ("constant", "cosine")
+LR_SCHEDULES = ("constant", "cosine", "linear")
 ROLLOUT_BACKENDS = ("hf", "vllm")
 DISTRIBUTED = ("auto", "ddp", "fsdp")
 
@@ -94,7 +94,8 @@ class GRPOConfig:
     warmup_steps: int = 0
     """Linear warm-up steps."""
     lr_schedule: str = "constant"
-    """After warm-up: constant | cosine (to 0 at max_steps)."""
+    """After warm-up: constant | cosine | linear (both to 0 at max_steps; linear is TRL's / HF
+    Trainer's default)."""
     weight_decay: float = 0.0
     """AdamW weight decay."""
     max_grad_norm: float = 1.0
@@ -206,12 +207,14 @@ class GRPOConfig:
 
     def lr_factor(self, step: int) -> float:
         """Learning-rate multiplier after ``step`` scheduler steps: linear warm-up, then
-        constant or cosine to 0 at ``max_steps`` (a ``LambdaLR`` function)."""
+        constant, or cosine / linear to 0 at ``max_steps`` (a ``LambdaLR`` function)."""
         if step < self.warmup_steps:
             return (step + 1) / self.warmup_steps
+        progress = min((step - self.warmup_steps) / max(1, self.max_steps - self.warmup_steps), 1.0)
         if self.lr_schedule == "cosine":
-            progress = (step - self.warmup_steps) / max(1, self.max_steps - self.warmup_steps)
-            return 0.5 * (1.0 + math.cos(math.pi * min(progress, 1.0)))
+            return 0.5 * (1.0 + math.cos(math.pi * progress))
+        if self.lr_schedule == "linear":
+            return 1.0 - progress
         return 1.0
 
 
