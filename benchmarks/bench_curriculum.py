@@ -39,8 +39,13 @@ from pathlib import Path
 from passband.curriculum import prescore
 from passband.curriculum.simulate import CoinFlipGenerator, SimConfig, _World, run_simulation
 
-_KEYS = ("signal_share", "generated_per_trained", "recovered_share", "recovered_share_seen",
-         "recovery_delay_median")
+_KEYS = (
+    "signal_share",
+    "generated_per_trained",
+    "recovered_share",
+    "recovered_share_seen",
+    "recovery_delay_median",
+)
 
 
 SCENARIOS = {  # name -> SimConfig overrides; the held-out judge varies exactly these axes
@@ -51,8 +56,12 @@ SCENARIOS = {  # name -> SimConfig overrides; the held-out judge varies exactly 
     "fast_drift": {"drift_speed": 2.0},
     "batch16": {"prompts_per_step": 16, "n_prompts": 1000},
 }
-_RUNS = (("uniform", {}), ("dynamic", {}), ("curriculum", {}),
-         ("curriculum+priors", {"prior_noise": 0.7}))
+_RUNS = (
+    ("uniform", {}),
+    ("dynamic", {}),
+    ("curriculum", {}),
+    ("curriculum+priors", {"prior_noise": 0.7}),
+)
 
 
 def bench_sampling(seeds: int, scenario: dict, options: dict | None = None) -> list[dict]:
@@ -62,15 +71,19 @@ def bench_sampling(seeds: int, scenario: dict, options: dict | None = None) -> l
         strategy = name.split("+")[0]
         t0 = time.perf_counter()
         cur = {"curriculum_options": dict(options)} if options and strategy == "curriculum" else {}
-        results = [run_simulation(strategy, SimConfig(**{"seed": s, **scenario, **extra, **cur}))
-                   for s in range(seeds)]
+        results = [
+            run_simulation(strategy, SimConfig(**{"seed": s, **scenario, **extra, **cur}))
+            for s in range(seeds)
+        ]
         row = {"strategy": name, "seconds": round(time.perf_counter() - t0, 1)}
         for key in _KEYS:
             values = [r[key] for r in results if r[key] is not None]
             row[key] = round(statistics.mean(values), 3) if values else None
         row["signal_min_seed"] = round(min(r["signal_share"] for r in results), 3)
-        row["signal_by_third"] = [round(statistics.mean(r["signal_share_by_third"][i]
-                                                        for r in results), 3) for i in range(3)]
+        row["signal_by_third"] = [
+            round(statistics.mean(r["signal_share_by_third"][i] for r in results), 3)
+            for i in range(3)
+        ]
         table.append(row)
     base = next(r for r in table if r["strategy"] == "dynamic")["generated_per_trained"]
     for row in table:
@@ -85,12 +98,22 @@ def bench_adaptive(n: int, k: int, first: int) -> dict:
     table = {r["prompt"]: (world.pass_rate(i, 0), r["answer"]) for i, r in enumerate(rows)}
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, opts in (("fixed", dict(adaptive=False, seed=0)),
-                           ("fixed_reseeded", dict(adaptive=False, seed=1)),
-                           ("adaptive", dict(adaptive=True, first=first, seed=0)),
-                           ("adaptive_reseeded", dict(adaptive=True, first=first, seed=1))):
-            res = prescore(rows, CoinFlipGenerator(table), "exact", out_path=Path(tmp) / f"{name}.jsonl",
-                           progress=False, k=k, batch_size=64, **opts)
+        for name, opts in (
+            ("fixed", dict(adaptive=False, seed=0)),
+            ("fixed_reseeded", dict(adaptive=False, seed=1)),
+            ("adaptive", dict(adaptive=True, first=first, seed=0)),
+            ("adaptive_reseeded", dict(adaptive=True, first=first, seed=1)),
+        ):
+            res = prescore(
+                rows,
+                CoinFlipGenerator(table),
+                "exact",
+                out_path=Path(tmp) / f"{name}.jsonl",
+                progress=False,
+                k=k,
+                batch_size=64,
+                **opts,
+            )
             out[name] = res
     fixed = out["fixed"]
 
@@ -98,35 +121,50 @@ def bench_adaptive(n: int, k: int, first: int) -> dict:
         same = sum(a["band_class"] == b["band_class"] for a, b in zip(res.rows, fixed.rows))
         return round(same / n, 4)
 
-    return {"prompts": n, "k": k, "first": first,
-            "samples_fixed": fixed.samples, "samples_adaptive": out["adaptive"].samples,
-            "samples_saved": round(1 - out["adaptive"].samples / fixed.samples, 3),
-            "agreement_adaptive_vs_fixed": agree(out["adaptive"]),
-            "agreement_adaptive_reseeded_vs_fixed": agree(out["adaptive_reseeded"]),
-            "agreement_fixed_reseeded_vs_fixed": agree(out["fixed_reseeded"])}
+    return {
+        "prompts": n,
+        "k": k,
+        "first": first,
+        "samples_fixed": fixed.samples,
+        "samples_adaptive": out["adaptive"].samples,
+        "samples_saved": round(1 - out["adaptive"].samples / fixed.samples, 3),
+        "agreement_adaptive_vs_fixed": agree(out["adaptive"]),
+        "agreement_adaptive_reseeded_vs_fixed": agree(out["adaptive_reseeded"]),
+        "agreement_fixed_reseeded_vs_fixed": agree(out["fixed_reseeded"]),
+    }
 
 
 def _print_table(table: list[dict]) -> None:
-    head = (f"{'strategy':<18} {'signal':>7} {'worst':>6} {'gen/trained':>11} {'vs DAPO':>8} "
-            f"{'signal by third':>20} {'recovered':>9} {'of seen':>7} {'delay':>6}")
+    head = (
+        f"{'strategy':<18} {'signal':>7} {'worst':>6} {'gen/trained':>11} {'vs DAPO':>8} "
+        f"{'signal by third':>20} {'recovered':>9} {'of seen':>7} {'delay':>6}"
+    )
     print(head)
     print("-" * len(head))
     for r in table:
         thirds = "/".join(f"{x:.2f}" for x in r["signal_by_third"])
         delay = "-" if r["recovery_delay_median"] is None else f"{r['recovery_delay_median']:.1f}"
-        print(f"{r['strategy']:<18} {r['signal_share']:>7.3f} {r['signal_min_seed']:>6.3f} "
-              f"{r['generated_per_trained']:>11.3f} {r['overhead_vs_dynamic']:>8.3f} "
-              f"{thirds:>20} {r['recovered_share']:>9.2f} {r['recovered_share_seen']:>7.2f} "
-              f"{delay:>6}")
+        print(
+            f"{r['strategy']:<18} {r['signal_share']:>7.3f} {r['signal_min_seed']:>6.3f} "
+            f"{r['generated_per_trained']:>11.3f} {r['overhead_vs_dynamic']:>8.3f} "
+            f"{thirds:>20} {r['recovered_share']:>9.2f} {r['recovered_share_seen']:>7.2f} "
+            f"{delay:>6}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=2)
-    parser.add_argument("--scenarios", default=",".join(SCENARIOS),
-                        help=f"comma-separated subset of {sorted(SCENARIOS)}")
-    parser.add_argument("--options", default="{}",
-                        help="JSON object of CurriculumConfig fields, to compare settings")
+    parser.add_argument(
+        "--scenarios",
+        default=",".join(SCENARIOS),
+        help=f"comma-separated subset of {sorted(SCENARIOS)}",
+    )
+    parser.add_argument(
+        "--options",
+        default="{}",
+        help="JSON object of CurriculumConfig fields, to compare settings",
+    )
     parser.add_argument("--adaptive-prompts", type=int, default=1000)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = parser.parse_args()
@@ -141,11 +179,15 @@ def main() -> None:
         tables[name] = bench_sampling(args.seeds, SCENARIOS[name], options)
         if not args.json:
             cfg = SimConfig(**SCENARIOS[name])
-            print(f"\n[{name}] {cfg.n_prompts} prompts, {cfg.steps} steps x {cfg.prompts_per_step} "
-                  f"groups of {cfg.group_size}, mix {cfg.mix}, drift x{cfg.drift_speed}, mean of "
-                  f"{args.seeds} seeds (worst = lowest seed)")
+            print(
+                f"\n[{name}] {cfg.n_prompts} prompts, {cfg.steps} steps x {cfg.prompts_per_step} "
+                f"groups of {cfg.group_size}, mix {cfg.mix}, drift x{cfg.drift_speed}, mean of "
+                f"{args.seeds} seeds (worst = lowest seed)"
+            )
             _print_table(tables[name])
-    adaptive = bench_adaptive(args.adaptive_prompts, k=8, first=4) if args.adaptive_prompts else None
+    adaptive = (
+        bench_adaptive(args.adaptive_prompts, k=8, first=4) if args.adaptive_prompts else None
+    )
     if args.json:
         print(json.dumps({"sampling": tables, "adaptive_prescoring": adaptive}, indent=1))
         return
@@ -154,12 +196,14 @@ def main() -> None:
 
 
 def _print_adaptive(a: dict) -> None:
-    print(f"\nadaptive pre-scoring, {a['prompts']} prompts, k={a['k']}, stop after {a['first']} "
-          f"if unanimous: {a['samples_adaptive']} vs {a['samples_fixed']} samples "
-          f"({a['samples_saved']:.1%} saved).\nBand class agreement with a fixed-k run: adaptive "
-          f"on the same sample stream {a['agreement_adaptive_vs_fixed']:.1%}; on another seed "
-          f"{a['agreement_adaptive_reseeded_vs_fixed']:.1%}, vs fixed k on another seed "
-          f"{a['agreement_fixed_reseeded_vs_fixed']:.1%} (the noise floor of k=8 itself)")
+    print(
+        f"\nadaptive pre-scoring, {a['prompts']} prompts, k={a['k']}, stop after {a['first']} "
+        f"if unanimous: {a['samples_adaptive']} vs {a['samples_fixed']} samples "
+        f"({a['samples_saved']:.1%} saved).\nBand class agreement with a fixed-k run: adaptive "
+        f"on the same sample stream {a['agreement_adaptive_vs_fixed']:.1%}; on another seed "
+        f"{a['agreement_adaptive_reseeded_vs_fixed']:.1%}, vs fixed k on another seed "
+        f"{a['agreement_fixed_reseeded_vs_fixed']:.1%} (the noise floor of k=8 itself)"
+    )
 
 
 if __name__ == "__main__":

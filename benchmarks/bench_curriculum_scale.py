@@ -67,8 +67,10 @@ def main() -> int:
         text = json.dumps(curs[n].state_dict())
         state[n] = (len(text), time.perf_counter() - t)
     base = costs[SIZES[0]]
-    print("| prompts | build (priors / cold) s | sample(64) ms | x10k | refill sample(16) ms | "
-          "x10k | observe us | x10k | state (JSON) MB | state_dict+dumps s |")
+    print(
+        "| prompts | build (priors / cold) s | sample(64) ms | x10k | refill sample(16) ms | "
+        "x10k | observe us | x10k | state (JSON) MB | state_dict+dumps s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for n in SIZES:
         cols = []
@@ -76,8 +78,10 @@ def main() -> int:
             vals = [c[k] * unit for c in costs[n]]
             ratio = [c[k] / b[k] for c, b in zip(costs[n], base)]
             cols.append(f"{statistics.median(vals):.2f} | {min(ratio):.2f}-{max(ratio):.2f}")
-        print(f"| {n:,} | {build[n]:.2f} / {build_cold[n]:.2f} | {' | '.join(cols)} | "
-              f"{state[n][0] / 1e6:.2f} | {state[n][1]:.2f} |")
+        print(
+            f"| {n:,} | {build[n]:.2f} / {build_cold[n]:.2f} | {' | '.join(cols)} | "
+            f"{state[n][0] / 1e6:.2f} | {state[n][1]:.2f} |"
+        )
     print(f"\n{args.rounds} rounds x {args.steps} steps per size; {time.perf_counter() - t0:.0f}s")
     return 0
 

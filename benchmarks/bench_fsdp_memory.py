@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 SIZE = dict(hidden=512, intermediate=1408, layers=8, heads=8, kv_heads=8, vocab=4096)
-MiB = 2 ** 20
+MiB = 2**20
 
 
 def _local_bytes(tensors) -> int:
@@ -38,8 +38,8 @@ def _local_bytes(tensors) -> int:
 
 def _rank_main(strategy: str, out: str) -> None:
     import torch
-    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
     from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
     from passband.trainer import GRPOConfig, GRPOTrainer
 
@@ -47,19 +47,41 @@ def _rank_main(strategy: str, out: str) -> None:
     vocab = {f"t{i}": i for i in range(SIZE["vocab"])}
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="t2"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="t0", eos_token="t1",
-                                        unk_token="t2")
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="t0", eos_token="t1", unk_token="t2"
+    )
     torch.manual_seed(0)
-    model = Qwen2ForCausalLM(Qwen2Config(
-        vocab_size=SIZE["vocab"], hidden_size=SIZE["hidden"], intermediate_size=SIZE["intermediate"],
-        num_hidden_layers=SIZE["layers"], num_attention_heads=SIZE["heads"],
-        num_key_value_heads=SIZE["kv_heads"], tie_word_embeddings=True,
-        max_position_embeddings=256, pad_token_id=0, eos_token_id=1, bos_token_id=None))
+    model = Qwen2ForCausalLM(
+        Qwen2Config(
+            vocab_size=SIZE["vocab"],
+            hidden_size=SIZE["hidden"],
+            intermediate_size=SIZE["intermediate"],
+            num_hidden_layers=SIZE["layers"],
+            num_attention_heads=SIZE["heads"],
+            num_key_value_heads=SIZE["kv_heads"],
+            tie_word_embeddings=True,
+            max_position_embeddings=256,
+            pad_token_id=0,
+            eos_token_id=1,
+            bos_token_id=None,
+        )
+    )
     rows = [{"prompt": " ".join(f"t{3 + (7 * i + j) % 500}" for j in range(16))} for i in range(8)]
-    config = GRPOConfig(group_size=4, prompts_per_step=4, rollout_batch_size=8, max_new_tokens=16,
-                        beta=0.001, learning_rate=1e-6, max_steps=2, checkpoint_every=100,
-                        use_curriculum=False, filter_zero_variance=False, distributed=strategy,
-                        output_dir=tempfile.mkdtemp(prefix="bench-fsdp-"), progress=False)
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=4,
+        rollout_batch_size=8,
+        max_new_tokens=16,
+        beta=0.001,
+        learning_rate=1e-6,
+        max_steps=2,
+        checkpoint_every=100,
+        use_curriculum=False,
+        filter_zero_variance=False,
+        distributed=strategy,
+        output_dir=tempfile.mkdtemp(prefix="bench-fsdp-"),
+        progress=False,
+    )
 
     def reward(completion: str, **_) -> float:  # any variance will do: the bench measures memory
         return float(len(completion) % 3 == 0)
@@ -71,16 +93,25 @@ def _rank_main(strategy: str, out: str) -> None:
         start = time.perf_counter()
         trainer.train_step()
         times.append(time.perf_counter() - start)
-    optim = [v for state in trainer.optimizer.state.values() for v in state.values()
-             if torch.is_tensor(v) and v.dim() > 0]
-    held = {"policy": _local_bytes(trainer.model.parameters()),
-            "reference": _local_bytes(trainer.reference.parameters()) if trainer.reference else 0,
-            "adamw": _local_bytes(optim)}
+    optim = [
+        v
+        for state in trainer.optimizer.state.values()
+        for v in state.values()
+        if torch.is_tensor(v) and v.dim() > 0
+    ]
+    held = {
+        "policy": _local_bytes(trainer.model.parameters()),
+        "reference": _local_bytes(trainer.reference.parameters()) if trainer.reference else 0,
+        "adamw": _local_bytes(optim),
+    }
     rows_out = trainer.dist.gather([{"rank": trainer.dist.rank, **held}])
     if trainer.dist.is_main:
         params = sum(p.numel() for p in model.parameters())
-        Path(out).write_text(json.dumps({"strategy": strategy, "params": params,
-                                         "ranks": rows_out, "step_s": times[-1]}))
+        Path(out).write_text(
+            json.dumps(
+                {"strategy": strategy, "params": params, "ranks": rows_out, "step_s": times[-1]}
+            )
+        )
     trainer.close()
     torch.distributed.destroy_process_group()
 
@@ -91,8 +122,18 @@ def _launch(strategy: str) -> dict:
         env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
         repo = str(Path(__file__).resolve().parents[1])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [repo, env.get("PYTHONPATH")]))
-        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-               __file__, "--rank-main", strategy, "--out", str(out)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node=2",
+            __file__,
+            "--rank-main",
+            strategy,
+            "--out",
+            str(out),
+        ]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
         if done.returncode != 0:
             raise SystemExit(f"{strategy} run failed:\n{done.stderr[-3000:]}")
@@ -108,15 +149,19 @@ def main() -> None:
         return _rank_main(args.rank_main, args.out)
     results = {s: _launch(s) for s in ("ddp", "fsdp")}
     print(f"{results['ddp']['params'] / 1e6:.1f}M parameters, 2 ranks (gloo, CPU), per rank, MiB:")
-    print(f"{'strategy':<9}{'rank':>5}{'policy':>9}{'reference':>11}{'AdamW':>8}{'total':>8}"
-          f"{'s/step':>8}")
+    print(
+        f"{'strategy':<9}{'rank':>5}{'policy':>9}{'reference':>11}{'AdamW':>8}{'total':>8}"
+        f"{'s/step':>8}"
+    )
     totals = {}
     for name, r in results.items():
         for row in r["ranks"]:
             total = row["policy"] + row["reference"] + row["adamw"]
             totals.setdefault(name, []).append(total)
-            print(f"{name:<9}{row['rank']:>5}{row['policy'] / MiB:>9.1f}{row['reference'] / MiB:>11.1f}"
-                  f"{row['adamw'] / MiB:>8.1f}{total / MiB:>8.1f}{r['step_s']:>8.2f}")
+            print(
+                f"{name:<9}{row['rank']:>5}{row['policy'] / MiB:>9.1f}{row['reference'] / MiB:>11.1f}"
+                f"{row['adamw'] / MiB:>8.1f}{total / MiB:>8.1f}{r['step_s']:>8.2f}"
+            )
     ratio = max(totals["fsdp"]) / max(totals["ddp"])
     print(f"FSDP / DDP bytes held per rank (largest rank): {ratio:.3f}")
     print(json.dumps({"results": results, "fsdp_over_ddp": ratio}))

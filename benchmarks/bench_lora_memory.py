@@ -39,18 +39,36 @@ def _build(size: dict, device: str):
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     torch.manual_seed(0)
-    cfg = Qwen2Config(vocab_size=size["vocab"], hidden_size=size["hidden"],
-                      intermediate_size=size["intermediate"], num_hidden_layers=size["layers"],
-                      num_attention_heads=size["heads"], num_key_value_heads=size["kv_heads"],
-                      tie_word_embeddings=True, max_position_embeddings=1024)
+    cfg = Qwen2Config(
+        vocab_size=size["vocab"],
+        hidden_size=size["hidden"],
+        intermediate_size=size["intermediate"],
+        num_hidden_layers=size["layers"],
+        num_attention_heads=size["heads"],
+        num_key_value_heads=size["kv_heads"],
+        tie_word_embeddings=True,
+        max_position_embeddings=1024,
+    )
     with torch.device(device):
         return Qwen2ForCausalLM(cfg)
 
 
 class _MallInfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in (
-        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
-        "fordblks", "keepcost")]
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
 
 
 class _Meter:
@@ -91,8 +109,8 @@ def _child(mode: str, size_name: str, device: str, batch: int, seq: int) -> dict
     import torch
     import transformers  # noqa: F401
 
-    from passband.trainer.losses import clipped_surrogate, k3_kl, token_logprobs
     from passband.trainer.lora import LoraSettings, adapters_disabled, apply_lora
+    from passband.trainer.losses import clipped_surrogate, k3_kl, token_logprobs
 
     size = SIZES[size_name]
     meter = _Meter(device)
@@ -106,17 +124,17 @@ def _child(mode: str, size_name: str, device: str, batch: int, seq: int) -> dict
     trainable = [p for p in model.parameters() if p.requires_grad]
     optim = torch.optim.AdamW(trainable, lr=1e-6)
     ids = torch.randint(10, size["vocab"], (batch, seq), device=device)  # [B, T]
-    adv = torch.randn(batch, device=device)                              # [B]
+    adv = torch.randn(batch, device=device)  # [B]
     start = time.perf_counter()
     meter.sample()
     for _ in range(2):
         with torch.no_grad():
             if reference is None:
                 with adapters_disabled(model):
-                    ref_logits = model(ids).logits[:, :-1]                # [B, T-1, V]
+                    ref_logits = model(ids).logits[:, :-1]  # [B, T-1, V]
             else:
                 ref_logits = reference(ids).logits[:, :-1]
-            ref_logp = token_logprobs(ref_logits.float(), ids[:, 1:])    # [B, T-1]
+            ref_logp = token_logprobs(ref_logits.float(), ids[:, 1:])  # [B, T-1]
             meter.sample()
             del ref_logits
         logp = token_logprobs(model(ids).logits[:, :-1].float(), ids[:, 1:])  # [B, T-1]
@@ -128,9 +146,14 @@ def _child(mode: str, size_name: str, device: str, batch: int, seq: int) -> dict
         optim.step()
         meter.sample()  # gradients and AdamW moments alive
         optim.zero_grad(set_to_none=True)
-    return {"mode": mode, "params": params, "trainable": sum(p.numel() for p in trainable),
-            "peak_mib": meter.peak, "baseline_mib": meter.base,
-            "seconds": time.perf_counter() - start}
+    return {
+        "mode": mode,
+        "params": params,
+        "trainable": sum(p.numel() for p in trainable),
+        "peak_mib": meter.peak,
+        "baseline_mib": meter.base,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def _estimate_gib(params: float, trainable: float, full: bool) -> float:
@@ -157,8 +180,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     results = {}
     for mode in ("full", "lora"):
-        cmd = [sys.executable, __file__, "--child", mode, "--device", args.device,
-               "--size", args.size, "--batch", str(args.batch), "--seq", str(args.seq)]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child",
+            mode,
+            "--device",
+            args.device,
+            "--size",
+            args.size,
+            "--batch",
+            str(args.batch),
+            "--seq",
+            str(args.seq),
+        ]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         results[mode] = json.loads(out.strip().splitlines()[-1])
     full = results["full"]
@@ -168,15 +203,27 @@ def main(argv: list[str] | None = None) -> int:
     est_full, est_lora = _estimate_gib(7.6e9, 0, True), _estimate_gib(7.6e9, 40.4e6, False)
     print(f"{'mode':<6}{'params':>12}{'trainable':>12}{'peak MiB':>10}{'above base':>12}")
     for m, r in results.items():
-        print(f"{m:<6}{r['params']:>12,}{r['trainable']:>12,}{r['peak_mib']:>10.0f}"
-              f"{used[m]:>12.0f}")
-    print(f"saved: {saved:.0f} MiB ({saved / used['full']:.0%} of the full fine-tune's memory "
-          f"above the baseline); model {full['params'] / 1e6:.1f}M params, batch {args.batch} x "
-          f"{args.seq} tokens, device {args.device}")
-    print(f"7B estimate (weights/grads/AdamW/reference, no activations): full {est_full:.0f} GiB, "
-          f"LoRA {est_lora:.0f} GiB, saved {est_full - est_lora:.0f} GiB")
-    print(json.dumps({"results": results, "saved_mib": saved,
-                      "estimate_7b_gib": {"full": est_full, "lora": est_lora}}))
+        print(
+            f"{m:<6}{r['params']:>12,}{r['trainable']:>12,}{r['peak_mib']:>10.0f}{used[m]:>12.0f}"
+        )
+    print(
+        f"saved: {saved:.0f} MiB ({saved / used['full']:.0%} of the full fine-tune's memory "
+        f"above the baseline); model {full['params'] / 1e6:.1f}M params, batch {args.batch} x "
+        f"{args.seq} tokens, device {args.device}"
+    )
+    print(
+        f"7B estimate (weights/grads/AdamW/reference, no activations): full {est_full:.0f} GiB, "
+        f"LoRA {est_lora:.0f} GiB, saved {est_full - est_lora:.0f} GiB"
+    )
+    print(
+        json.dumps(
+            {
+                "results": results,
+                "saved_mib": saved,
+                "estimate_7b_gib": {"full": est_full, "lora": est_lora},
+            }
+        )
+    )
     return 0
 
 

@@ -31,22 +31,49 @@ import time
 from pathlib import Path
 
 GSM8K_TEST = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "gsm8k" / "test.jsonl"
-REAL_STYLE = Path(__file__).resolve().parents[1] / "tests" / "verifiers" / "data" / "math_real_style.jsonl"
-HARD = Path(__file__).resolve().parents[1] / "tests" / "verifiers" / "data" / "math_hard_labelled.jsonl"
+REAL_STYLE = (
+    Path(__file__).resolve().parents[1] / "tests" / "verifiers" / "data" / "math_real_style.jsonl"
+)
+HARD = (
+    Path(__file__).resolve().parents[1]
+    / "tests"
+    / "verifiers"
+    / "data"
+    / "math_hard_labelled.jsonl"
+)
 
 # (gold, [(answer as a model writes it, label)]) - MATH-style answers.
 MATH_ITEMS = [
-    ("\\frac{3}{4}", [("\\frac{3}{4}", True), ("0.75", True), ("\\dfrac{3}{4}", True), ("\\frac{4}{3}", False)]),
-    ("2\\sqrt{2}", [("\\sqrt{8}", True), ("2\\sqrt2", True), ("2.83", False), ("\\sqrt{2}", False)]),
+    (
+        "\\frac{3}{4}",
+        [("\\frac{3}{4}", True), ("0.75", True), ("\\dfrac{3}{4}", True), ("\\frac{4}{3}", False)],
+    ),
+    (
+        "2\\sqrt{2}",
+        [("\\sqrt{8}", True), ("2\\sqrt2", True), ("2.83", False), ("\\sqrt{2}", False)],
+    ),
     ("(-\\infty, 3)", [("(-\\infty,3)", True), ("(-\\infty, 3]", False)]),
     ("[-2, 7]", [("[-2,7]", True), ("(-2, 7)", False), ("[-2, 7)", False)]),
     ("\\{1, 2\\}", [("\\{2, 1\\}", True), ("\\{1, 2, 3\\}", False)]),
     ("2, 4", [("4, 2", True), ("2, 4", True), ("2", False)]),
-    ("(3, \\frac{\\pi}{2})", [("\\left( 3, \\frac{\\pi}{2} \\right)", True), ("(\\frac{\\pi}{2}, 3)", False)]),
-    ("\\begin{pmatrix} 1 \\\\ -2 \\end{pmatrix}",
-     [("\\begin{pmatrix}1\\\\-2\\end{pmatrix}", True), ("\\begin{pmatrix} -2 \\\\ 1 \\end{pmatrix}", False)]),
-    ("\\begin{pmatrix} 2 & 0 \\\\ 0 & 3 \\end{pmatrix}",
-     [("\\begin{pmatrix} 2 & 0 \\\\ 0 & 3 \\end{pmatrix}", True), ("\\begin{pmatrix} 3 & 0 \\\\ 0 & 2 \\end{pmatrix}", False)]),
+    (
+        "(3, \\frac{\\pi}{2})",
+        [("\\left( 3, \\frac{\\pi}{2} \\right)", True), ("(\\frac{\\pi}{2}, 3)", False)],
+    ),
+    (
+        "\\begin{pmatrix} 1 \\\\ -2 \\end{pmatrix}",
+        [
+            ("\\begin{pmatrix}1\\\\-2\\end{pmatrix}", True),
+            ("\\begin{pmatrix} -2 \\\\ 1 \\end{pmatrix}", False),
+        ],
+    ),
+    (
+        "\\begin{pmatrix} 2 & 0 \\\\ 0 & 3 \\end{pmatrix}",
+        [
+            ("\\begin{pmatrix} 2 & 0 \\\\ 0 & 3 \\end{pmatrix}", True),
+            ("\\begin{pmatrix} 3 & 0 \\\\ 0 & 2 \\end{pmatrix}", False),
+        ],
+    ),
     ("\\text{(C)}", [("\\text{(C)}", True), ("C", True), ("(D)", False)]),
     ("90^\\circ", [("90^\\circ", True), ("90", True), ("45^\\circ", False)]),
     ("x^2 + 7x + 10", [("x^2+7x+10", True), ("10 + 7x + x^2", True), ("x^2 + 7x - 10", False)]),
@@ -93,8 +120,12 @@ def _steps(solution: str) -> list[str]:
 
 def _wrong_value(n: int, steps: list[str], rng: random.Random) -> int:
     """A realistic mistake: an intermediate result, or an off-by-something final number."""
-    middles = [int(x.replace(",", "")) for line in steps for x in re.findall(r"\d[\d,]*", line)
-               if x.replace(",", "").isdigit() and int(x.replace(",", "")) != n]
+    middles = [
+        int(x.replace(",", ""))
+        for line in steps
+        for x in re.findall(r"\d[\d,]*", line)
+        if x.replace(",", "").isdigit() and int(x.replace(",", "")) != n
+    ]
     if middles and rng.random() < 0.5:
         return rng.choice(middles)
     return rng.choice([n + 1, n - 1, n * 2, n + 10]) if n != 0 else 5
@@ -132,20 +163,38 @@ def build_cases(n_gsm8k: int, seed: int = 0) -> list[dict]:
         steps = _steps(row["answer"])
         kind = rng.random()
         if kind < 0.08:  # no answer at all
-            completion = rng.choice(["I'm sorry, but I can't determine that from the information given.",
-                                     "Let me think about this problem carefully. First, we need to understand what is being asked."])
+            completion = rng.choice(
+                [
+                    "I'm sorry, but I can't determine that from the information given.",
+                    "Let me think about this problem carefully. First, we need to understand what is being asked.",
+                ]
+            )
             label = False
         else:
             value = gold if kind < 0.6 else _wrong_value(gold, steps, rng)
             completion = _gsm8k_completion(steps, value, i % 8, rng)
             label = value == gold
-        cases.append({"kind": "gsm8k", "answer": row["answer"], "mv_gold": f"${gold}$",
-                      "completion": completion, "label": label})
+        cases.append(
+            {
+                "kind": "gsm8k",
+                "answer": row["answer"],
+                "mv_gold": f"${gold}$",
+                "completion": completion,
+                "label": label,
+            }
+        )
     for j, (gold, answers) in enumerate(MATH_ITEMS):
         for k, (ans, label) in enumerate(answers):
             completion = _MATH_TEMPLATES[(j + k) % len(_MATH_TEMPLATES)].format(a=ans)
-            cases.append({"kind": "math", "answer": gold, "mv_gold": f"${gold}$",
-                          "completion": completion, "label": label})
+            cases.append(
+                {
+                    "kind": "math",
+                    "answer": gold,
+                    "mv_gold": f"${gold}$",
+                    "completion": completion,
+                    "label": label,
+                }
+            )
     return cases + _real_style_cases() + _hard_cases()
 
 
@@ -153,15 +202,38 @@ def _real_style_cases() -> list[dict]:
     """The hand-labelled set of ``tests/verifiers/data/math_real_style.jsonl`` (real model shapes)."""
     from passband.verifiers.math_extract import extract_gold
 
-    rows = [json.loads(line) for line in REAL_STYLE.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [{"kind": "real", "answer": row["answer"], "mv_gold": f"${extract_gold(row['answer'])}$",
-             "completion": row["completion"], "label": row["label"]} for row in rows]
+    rows = [
+        json.loads(line)
+        for line in REAL_STYLE.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    return [
+        {
+            "kind": "real",
+            "answer": row["answer"],
+            "mv_gold": f"${extract_gold(row['answer'])}$",
+            "completion": row["completion"],
+            "label": row["label"],
+        }
+        for row in rows
+    ]
 
 
 def _hard_cases() -> list[dict]:
-    rows = [json.loads(line) for line in HARD.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [{"kind": "hard", "answer": row["answer"], "mv_gold": f"${row['answer']}$", "completion": row["completion"],
-             "label": row["label"], "class": row["class"]} for row in rows]
+    rows = [
+        json.loads(line) for line in HARD.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    return [
+        {
+            "kind": "hard",
+            "answer": row["answer"],
+            "mv_gold": f"${row['answer']}$",
+            "completion": row["completion"],
+            "label": row["label"],
+            "class": row["class"],
+        }
+        for row in rows
+    ]
 
 
 def _precision_recall(cases, passed, kind=None) -> str:
@@ -184,16 +256,29 @@ def _report_errors(cases, results) -> None:
         fps = [c for c, p in zip(cases, passed) if p and not c["label"]]
         print(f"  false positives ({len(fps)}):")
         for c in fps:
-            print(f"    [{c['kind']}{'/' + c['class'] if 'class' in c else ''}] gold {c['answer'][-40:]!r} | "
-                  f"{c['completion'][-70:]!r}")
+            print(
+                f"    [{c['kind']}{'/' + c['class'] if 'class' in c else ''}] gold {c['answer'][-40:]!r} | "
+                f"{c['completion'][-70:]!r}"
+            )
 
 
 # Both sides see these once before timing, so sympy's first-use start-up (lazy imports, caches)
 # is paid outside the timed loop on both; none of them occurs in the data.
-_WARM = [("\\sqrt{5}+1", "1+\\sqrt{5}"), ("(0, 1]", "[0, 1)"), ("\\{3, 4\\}", "\\{4, 3\\}"),
-         ("x^3 - 1", "(x-1)(x^2+x+1)"), ("\\begin{pmatrix} 5 \\\\ 6 \\end{pmatrix}", "(5, 6)"), ("y = 4", "4"),
-         ("3\\pi", "9.42"), ("(-\\infty,0)\\cup(2,\\infty)", "(0, 2)"), ("y = 3x - 1", "y = 3x + 1"),
-         ("\\frac{1}{y}", "y^{-1}"), ("4", "4 apples and 2 pears"), ("\\sqrt[3]{5}", "5^{1/3}"), ("\\ln 3", "1.0986")]
+_WARM = [
+    ("\\sqrt{5}+1", "1+\\sqrt{5}"),
+    ("(0, 1]", "[0, 1)"),
+    ("\\{3, 4\\}", "\\{4, 3\\}"),
+    ("x^3 - 1", "(x-1)(x^2+x+1)"),
+    ("\\begin{pmatrix} 5 \\\\ 6 \\end{pmatrix}", "(5, 6)"),
+    ("y = 4", "4"),
+    ("3\\pi", "9.42"),
+    ("(-\\infty,0)\\cup(2,\\infty)", "(0, 2)"),
+    ("y = 3x - 1", "y = 3x + 1"),
+    ("\\frac{1}{y}", "y^{-1}"),
+    ("4", "4 apples and 2 pears"),
+    ("\\sqrt[3]{5}", "5^{1/3}"),
+    ("\\ln 3", "1.0986"),
+]
 
 
 def _run_math_verify(cases: list[dict]) -> tuple[list[bool], float]:
@@ -225,34 +310,51 @@ def _agreement(cases, passed, kind=None) -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gsm8k", type=int, default=600, help="GSM8K test items to use (max 1319)")
-    parser.add_argument("--repeats", type=int, default=1, help="time each side this many times, keep the best")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="time each side this many times, keep the best"
+    )
     args = parser.parse_args()
     cases = build_cases(args.gsm8k)
     from passband.verifiers._deadline import warm_up
 
     warm_up(1)  # start-up of the deadline worker is not throughput
     results = {}
-    for name, runner in (("math-verify parse+verify", _run_math_verify), ("passband math", _run_passband)):
+    for name, runner in (
+        ("math-verify parse+verify", _run_math_verify),
+        ("passband math", _run_passband),
+    ):
         best = None
         for _ in range(max(1, args.repeats)):
             passed, seconds = runner(cases)
             best = seconds if best is None else min(best, seconds)
         results[name] = (passed, best)
     n = len(cases)
-    print(f"{n} labelled completions ({sum(c['kind'] == 'gsm8k' for c in cases)} GSM8K-style, "
-          f"{sum(c['kind'] == 'math' for c in cases)} MATH-style, "
-          f"{sum(c['kind'] == 'real' for c in cases)} hand-labelled real-model-style, "
-          f"{sum(c['kind'] == 'hard' for c in cases)} hard)\n")
-    print(f"{'verifier':<26}{'items/s':>10}{'agree all':>12}{'GSM8K':>10}{'MATH':>8}{'real':>9}{'hard':>9}")
+    print(
+        f"{n} labelled completions ({sum(c['kind'] == 'gsm8k' for c in cases)} GSM8K-style, "
+        f"{sum(c['kind'] == 'math' for c in cases)} MATH-style, "
+        f"{sum(c['kind'] == 'real' for c in cases)} hand-labelled real-model-style, "
+        f"{sum(c['kind'] == 'hard' for c in cases)} hard)\n"
+    )
+    print(
+        f"{'verifier':<26}{'items/s':>10}{'agree all':>12}{'GSM8K':>10}{'MATH':>8}{'real':>9}{'hard':>9}"
+    )
     for name, (passed, seconds) in results.items():
-        cols = [f"{a}/{t}" for a, t in [_agreement(cases, passed)] + [
-            _agreement(cases, passed, kind) for kind in ("gsm8k", "math", "real", "hard")]]
-        print(f"{name:<26}{n / seconds:>10.0f}{cols[0]:>12}{cols[1]:>10}{cols[2]:>8}{cols[3]:>9}{cols[4]:>9}")
+        cols = [
+            f"{a}/{t}"
+            for a, t in [_agreement(cases, passed)]
+            + [_agreement(cases, passed, kind) for kind in ("gsm8k", "math", "real", "hard")]
+        ]
+        print(
+            f"{name:<26}{n / seconds:>10.0f}{cols[0]:>12}{cols[1]:>10}{cols[2]:>8}{cols[3]:>9}{cols[4]:>9}"
+        )
     (mv, mv_s), (pb, pb_s) = results.values()
     _report_errors(cases, results)
     gsm = [i for i, c in enumerate(cases) if c["kind"] == "gsm8k"]
     print(f"\nthroughput ratio passband / math-verify: {mv_s / pb_s:.1f}x (all sets)")
-    mv_g, pb_g = (_run_math_verify([cases[i] for i in gsm])[1], _run_passband([cases[i] for i in gsm])[1])
+    mv_g, pb_g = (
+        _run_math_verify([cases[i] for i in gsm])[1],
+        _run_passband([cases[i] for i in gsm])[1],
+    )
     print(f"throughput ratio on the GSM8K-style completions alone: {mv_g / pb_g:.1f}x")
     worse = [c for c, a, b in zip(cases, mv, pb) if a == c["label"] and b != c["label"]]
     print(f"items math-verify gets right and passband gets wrong: {len(worse)}")

@@ -37,8 +37,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 MODEL = REPO / "models" / "SmolLM2-135M-Instruct"
-SETTINGS = dict(group_size=8, prompts_per_step=4, max_new_tokens=24, temperature=1.0,
-                learning_rate=1e-5, beta=0.0)
+SETTINGS = dict(
+    group_size=8,
+    prompts_per_step=4,
+    max_new_tokens=24,
+    temperature=1.0,
+    learning_rate=1e-5,
+    beta=0.0,
+)
 
 
 def make_rows(n: int, seed: int, exclude: set[tuple[int, int]] = frozenset()) -> list[dict]:
@@ -48,8 +54,15 @@ def make_rows(n: int, seed: int, exclude: set[tuple[int, int]] = frozenset()) ->
         if (a, b) in seen:
             continue
         seen.add((a, b))
-        rows.append({"prompt": [{"role": "user", "content": f"What is {a} + {b}? Reply with only "
-                                 "the number."}], "answer": str(a + b), "pair": (a, b)})
+        rows.append(
+            {
+                "prompt": [
+                    {"role": "user", "content": f"What is {a} + {b}? Reply with only the number."}
+                ],
+                "answer": str(a + b),
+                "pair": (a, b),
+            }
+        )
     return rows
 
 
@@ -63,8 +76,9 @@ def greedy_accuracy(model, tok, rows: list[dict]) -> float:
     from passband.trainer.rollout import HFRollout
     from passband.verifiers import get
 
-    backend = HFRollout(model, tok, max_new_tokens=SETTINGS["max_new_tokens"], temperature=0,
-                        batch_size=64)
+    backend = HFRollout(
+        model, tok, max_new_tokens=SETTINGS["max_new_tokens"], temperature=0, batch_size=64
+    )
     texts = backend.rollout([r["prompt"] for r in rows], 1).texts
     verify = get("math")
     return sum(verify(t, answer=r["answer"]).passed for t, r in zip(texts, rows)) / len(rows)
@@ -78,26 +92,47 @@ def _run_trl(model, tok, train, steps, seed, out_dir):
 
     s = SETTINGS
     args = GRPOConfig(
-        output_dir=str(out_dir), per_device_train_batch_size=s["prompts_per_step"] * s["group_size"],
-        num_generations=s["group_size"], max_completion_length=s["max_new_tokens"],
-        temperature=s["temperature"], learning_rate=s["learning_rate"], beta=s["beta"],
-        max_steps=steps, save_strategy="no", report_to="none", use_cpu=True, bf16=False,
+        output_dir=str(out_dir),
+        per_device_train_batch_size=s["prompts_per_step"] * s["group_size"],
+        num_generations=s["group_size"],
+        max_completion_length=s["max_new_tokens"],
+        temperature=s["temperature"],
+        learning_rate=s["learning_rate"],
+        beta=s["beta"],
+        max_steps=steps,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=True,
+        bf16=False,
         gradient_checkpointing=False,  # as passband's default: speed only, same math
-        seed=seed, disable_tqdm=True, logging_steps=1, dataloader_num_workers=0)
+        seed=seed,
+        disable_tqdm=True,
+        logging_steps=1,
+        dataloader_num_workers=0,
+    )
     data = Dataset.from_list([{"prompt": r["prompt"], "answer": r["answer"]} for r in train])
     reward = as_trl_reward("math", fields={"answer": "answer"})
-    GRPOTrainer(model=model, reward_funcs=reward, args=args, train_dataset=data,
-                processing_class=tok).train()
+    GRPOTrainer(
+        model=model, reward_funcs=reward, args=args, train_dataset=data, processing_class=tok
+    ).train()
 
 
 def _run_passband(model, tok, train, steps, seed, out_dir, overrides: dict):
     from passband.trainer import GRPOConfig, GRPOTrainer
 
-    config = GRPOConfig(**SETTINGS, max_steps=steps, seed=seed, output_dir=str(out_dir),
-                        checkpoint_every=10_000, progress=False, **overrides)
+    config = GRPOConfig(
+        **SETTINGS,
+        max_steps=steps,
+        seed=seed,
+        output_dir=str(out_dir),
+        checkpoint_every=10_000,
+        progress=False,
+        **overrides,
+    )
     rows = [{"prompt": r["prompt"], "answer": r["answer"]} for r in train]
-    with GRPOTrainer(model, tok, rows, "math", config,
-                     reference_columns={"answer": "answer"}) as trainer:
+    with GRPOTrainer(
+        model, tok, rows, "math", config, reference_columns={"answer": "answer"}
+    ) as trainer:
         trainer.train()
 
 
@@ -120,8 +155,12 @@ def worker(name: str, seed: int, steps: int, scratch: str) -> dict:
     train, heldout = splits()
     if name == "base":  # the model before RL, evaluated beside the first seed's contenders
         model, tok = load_model_and_tokenizer(str(MODEL))
-        return {"name": name, "seed": seed, "train_s": 0.0,
-                "accuracy": greedy_accuracy(model.eval(), tok, heldout)}
+        return {
+            "name": name,
+            "seed": seed,
+            "train_s": 0.0,
+            "accuracy": greedy_accuracy(model.eval(), tok, heldout),
+        }
     model, tok = load_model_and_tokenizer(str(MODEL))
     out_dir = Path(scratch) / f"{name.replace(':', '_').replace(',', '_')}_{seed}"
     kind, overrides = parse_contender(name)
@@ -132,34 +171,59 @@ def worker(name: str, seed: int, steps: int, scratch: str) -> dict:
         _run_passband(model, tok, train, steps, seed, out_dir, overrides)
     train_s = time.perf_counter() - start
     model.eval()
-    return {"name": name, "seed": seed, "train_s": train_s,
-            "accuracy": greedy_accuracy(model, tok, heldout)}
+    return {
+        "name": name,
+        "seed": seed,
+        "train_s": train_s,
+        "accuracy": greedy_accuracy(model, tok, heldout),
+    }
 
 
 def _spawn_all(names: list[str], seed: int, args, scratch: str) -> list[dict]:
     """Every contender of one seed at once, each in its own process; their result rows."""
-    env = dict(os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false",
-               OMP_NUM_THREADS="1")
-    procs = {name: subprocess.Popen([sys.executable, __file__, "--worker", name, "--seeds",
-                                     str(seed), "--steps", str(args.steps), "--scratch", scratch],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                    env=env) for name in names}
+    env = dict(
+        os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1"
+    )
+    procs = {
+        name: subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                name,
+                "--seeds",
+                str(seed),
+                "--steps",
+                str(args.steps),
+                "--scratch",
+                scratch,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for name in names
+    }
     rows = []
     for name, proc in procs.items():
         out, err = proc.communicate()
-        found = [l for l in out.splitlines() if l.startswith("RESULT ")]
+        found = [line for line in out.splitlines() if line.startswith("RESULT ")]
         if proc.returncode or not found:
             print(f"{name} seed {seed} failed (exit {proc.returncode}):\n{err[-3000:]}")
             continue
-        rows.append(json.loads(found[-1][len("RESULT "):]))
+        rows.append(json.loads(found[-1][len("RESULT ") :]))
     return rows
 
 
 def _table(rows: list[dict], base: float, names: list[str]) -> str:
     trl = {r["seed"]: r for r in rows if r["name"] == "trl"}
-    lines = [f"base model (before RL): {base:.1%} greedy held-out accuracy", "",
-             "| contender | seeds | held-out acc per seed | mean | mean - TRL | wall time x TRL (range) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"base model (before RL): {base:.1%} greedy held-out accuracy",
+        "",
+        "| contender | seeds | held-out acc per seed | mean | mean - TRL | wall time x TRL (range) |",
+        "|---|---|---|---|---|---|",
+    ]
     for name in names:
         mine = sorted((r for r in rows if r["name"] == name), key=lambda r: r["seed"])
         if not mine:
@@ -168,9 +232,11 @@ def _table(rows: list[dict], base: float, names: list[str]) -> str:
         pairs = [(r, trl[r["seed"]]) for r in mine if r["seed"] in trl]
         gap = statistics.mean(a["accuracy"] - t["accuracy"] for a, t in pairs) if pairs else 0.0
         ratios = [a["train_s"] / t["train_s"] for a, t in pairs] or [1.0]
-        lines.append(f"| {name} | {len(mine)} | {' / '.join(f'{a:.1%}' for a in accs)} | "
-                     f"{statistics.mean(accs):.1%} | {gap * 100:+.1f} pt | "
-                     f"{statistics.mean(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) |")
+        lines.append(
+            f"| {name} | {len(mine)} | {' / '.join(f'{a:.1%}' for a in accs)} | "
+            f"{statistics.mean(accs):.1%} | {gap * 100:+.1f} pt | "
+            f"{statistics.mean(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) |"
+        )
     return "\n".join(lines)
 
 
@@ -183,8 +249,10 @@ def main() -> int:
     parser.add_argument("--scratch", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print("RESULT " + json.dumps(worker(args.worker, args.seeds[0], args.steps, args.scratch)),
-              flush=True)
+        print(
+            "RESULT " + json.dumps(worker(args.worker, args.seeds[0], args.steps, args.scratch)),
+            flush=True,
+        )
         return 0
     if not (MODEL / "config.json").is_file():
         print(f"no model at {MODEL}: run `python scripts/prepare_model.py` first")
@@ -198,8 +266,11 @@ def main() -> int:
                     base = row["accuracy"]
                     continue
                 rows.append(row)
-                print(f"{row['name']} seed {seed}: acc {row['accuracy']:.1%}, "
-                      f"train {row['train_s']:.0f}s", flush=True)
+                print(
+                    f"{row['name']} seed {seed}: acc {row['accuracy']:.1%}, "
+                    f"train {row['train_s']:.0f}s",
+                    flush=True,
+                )
     print()
     print(_table(rows, base, args.only))
     print(f"\ntotal {time.perf_counter() - t0:.0f}s")

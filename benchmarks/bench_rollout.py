@@ -26,8 +26,9 @@ def _tokenizer():
     tok = Tokenizer(models.WordLevel({t: i for i, t in enumerate(tokens)}, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
     tok.decoder = decoders.Fuse()
-    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>",
-                                   unk_token="<unk>")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
+    )
 
 
 def _model(tokenizer, hidden: int, layers: int, device: str):
@@ -36,12 +37,20 @@ def _model(tokenizer, hidden: int, layers: int, device: str):
 
     torch.manual_seed(0)
     heads = max(2, hidden // 64)
-    cfg = Qwen2Config(vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=4 * hidden,
-                      num_hidden_layers=layers, num_attention_heads=heads,
-                      num_key_value_heads=max(1, heads // 2), head_dim=64,
-                      max_position_embeddings=1024, tie_word_embeddings=True,
-                      eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
-                      bos_token_id=None)
+    cfg = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=4 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=max(1, heads // 2),
+        head_dim=64,
+        max_position_embeddings=1024,
+        tie_word_embeddings=True,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=None,
+    )
     with torch.device(device):
         return Qwen2ForCausalLM(cfg).eval()
 
@@ -76,11 +85,17 @@ def main(argv: list[str] | None = None) -> int:
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     tok = _tokenizer()
     model = _model(tok, args.hidden, args.layers, device)
-    prompts = [f"Question {i}: what is {i} + {2 * i}? Think step by step."
-               for i in range(args.prompts)]
+    prompts = [
+        f"Question {i}: what is {i} + {2 * i}? Think step by step." for i in range(args.prompts)
+    ]
     common = dict(max_new_tokens=args.new_tokens, temperature=1.0)
-    results = {"hf": _measure(HFRollout(model, tok, batch_size=args.prompts * args.group,
-                                        **common), prompts, args.group)}
+    results = {
+        "hf": _measure(
+            HFRollout(model, tok, batch_size=args.prompts * args.group, **common),
+            prompts,
+            args.group,
+        )
+    }
     # The CPU build of vLLM pins this process's threads when it starts, so HF runs first.
     start_s, vl = _timed(lambda: VLLMRollout(model, tok, seed=0, **common))
     results["vllm"] = _measure(vl, prompts, args.group)
@@ -88,15 +103,29 @@ def main(argv: list[str] | None = None) -> int:
     vl.close()
     ratio = results["vllm"]["tokens_per_s"] / results["hf"]["tokens_per_s"]
     params = sum(p.numel() for p in model.parameters())
-    print(f"model {params / 1e6:.1f}M params on {device}; {args.prompts} prompts x G={args.group}, "
-          f"{args.new_tokens} new tokens")
+    print(
+        f"model {params / 1e6:.1f}M params on {device}; {args.prompts} prompts x G={args.group}, "
+        f"{args.new_tokens} new tokens"
+    )
     print(f"{'backend':<10}{'tokens/s':>12}{'seconds':>10}")
     for name, r in results.items():
         print(f"{name:<10}{r['tokens_per_s']:>12,.0f}{r['seconds']:>10.2f}")
-    print(f"vLLM / HF throughput: {ratio:.2f}x; engine start {start_s:.1f} s; "
-          f"weight sync {sync_s * 1000:.0f} ms")
-    print(json.dumps({"results": results, "ratio": ratio, "engine_start_s": start_s,
-                      "sync_s": sync_s, "params": params, "device": device}))
+    print(
+        f"vLLM / HF throughput: {ratio:.2f}x; engine start {start_s:.1f} s; "
+        f"weight sync {sync_s * 1000:.0f} ms"
+    )
+    print(
+        json.dumps(
+            {
+                "results": results,
+                "ratio": ratio,
+                "engine_start_s": start_s,
+                "sync_s": sync_s,
+                "params": params,
+                "device": device,
+            }
+        )
+    )
     return 0
 
 

@@ -30,15 +30,15 @@ PROMPT = '''from typing import List
 def has_close_elements(numbers: List[float], threshold: float) -> bool:
     """Check if in given list of numbers, are any two numbers closer to each other than threshold."""
 '''
-SOLUTION = '''    for idx, elem in enumerate(numbers):
+SOLUTION = """    for idx, elem in enumerate(numbers):
         for idx2, elem2 in enumerate(numbers):
             if idx != idx2:
                 distance = abs(elem - elem2)
                 if distance < threshold:
                     return True
     return False
-'''
-TEST = '''
+"""
+TEST = """
 
 METADATA = {'author': 'jt', 'dataset': 'test'}
 
@@ -51,7 +51,7 @@ def check(candidate):
     assert candidate([1.0, 2.0, 3.0, 4.0, 5.0, 2.0], 0.1) == True
     assert candidate([1.1, 2.2, 3.1, 4.1, 5.1], 1.0) == True
     assert candidate([1.1, 2.2, 3.1, 4.1, 5.1], 0.5) == False
-'''
+"""
 HUMANEVAL = PROMPT + SOLUTION + TEST + "\ncheck(has_close_elements)\n"
 
 
@@ -80,7 +80,11 @@ def verifier(n: int, workers: int) -> float:
 
     code = get("code")
     completion = f"```python\n{PROMPT + SOLUTION}```"
-    return _rate(lambda i: 0 if code(completion, test=TEST, entry_point="has_close_elements").passed else 1, n, workers)
+    return _rate(
+        lambda i: 0 if code(completion, test=TEST, entry_point="has_close_elements").passed else 1,
+        n,
+        workers,
+    )
 
 
 def _rate(fn, n: int, workers: int) -> float:
@@ -106,14 +110,21 @@ def _interleaved(measures: dict, rounds: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=os.cpu_count(), help="concurrent runs on both sides")
-    parser.add_argument("--naive-runs", type=int, default=20, help="runs per round for each naive runner")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count(), help="concurrent runs on both sides"
+    )
+    parser.add_argument(
+        "--naive-runs", type=int, default=20, help="runs per round for each naive runner"
+    )
     parser.add_argument("--pool-runs", type=int, default=150, help="runs per round for the pool")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     w, rows = args.workers, []
     with Pool(w) as pool:
-        for label, program in (("trivial program", TRIVIAL), ("HumanEval-style test (HumanEval/0)", HUMANEVAL)):
+        for label, program in (
+            ("trivial program", TRIVIAL),
+            ("HumanEval-style test (HumanEval/0)", HUMANEVAL),
+        ):
             measures = {
                 "naive": lambda p=program: naive(p, args.naive_runs, w),
                 "naive -I -S": lambda p=program: naive(p, args.naive_runs, w, ("-I", "-S")),
@@ -122,14 +133,22 @@ def main() -> None:
             if program is HUMANEVAL:
                 measures["verifier"] = lambda: verifier(args.pool_runs // 2, w)
             rows.append((label, _interleaved(measures, args.rounds)))
-    print(f"workers={w}  cores={os.cpu_count()}  python={sys.version.split()[0]}  rounds={args.rounds} (medians)")
-    print(f"{'workload':44s} {'naive/s':>8s} {'-I -S/s':>8s} {'pool/s':>8s} {'vs naive':>9s} {'vs -I -S':>9s}")
+    print(
+        f"workers={w}  cores={os.cpu_count()}  python={sys.version.split()[0]}  rounds={args.rounds} (medians)"
+    )
+    print(
+        f"{'workload':44s} {'naive/s':>8s} {'-I -S/s':>8s} {'pool/s':>8s} {'vs naive':>9s} {'vs -I -S':>9s}"
+    )
     for label, r in rows:
-        print(f"{label:44s} {r['naive']:8.1f} {r['naive -I -S']:8.1f} {r['pool']:8.1f} "
-              f"{r['pool'] / r['naive']:8.1f}x {r['pool'] / r['naive -I -S']:8.1f}x")
+        print(
+            f"{label:44s} {r['naive']:8.1f} {r['naive -I -S']:8.1f} {r['pool']:8.1f} "
+            f"{r['pool'] / r['naive']:8.1f}x {r['pool'] / r['naive -I -S']:8.1f}x"
+        )
     r = rows[1][1]
-    print(f"{'code verifier, harness-side asserts (same)':44s} {r['naive']:8.1f} {r['naive -I -S']:8.1f} "
-          f"{r['verifier']:8.1f} {r['verifier'] / r['naive']:8.1f}x {r['verifier'] / r['naive -I -S']:8.1f}x")
+    print(
+        f"{'code verifier, harness-side asserts (same)':44s} {r['naive']:8.1f} {r['naive -I -S']:8.1f} "
+        f"{r['verifier']:8.1f} {r['verifier'] / r['naive']:8.1f}x {r['verifier'] / r['naive -I -S']:8.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -48,6 +48,7 @@ def _evaluator(model, tok, heldout, cfg):
         acc = greedy_accuracy(model, tok, heldout, max_new_tokens=cfg.max_new_tokens)["accuracy"]
         model.train(was)
         return acc
+
     return evaluate
 
 
@@ -56,8 +57,14 @@ def _run_passband(model, tok, train, cfg, out_dir, evaluate, args, curriculum: b
     from passband.demo.task import arith_verifier
     from passband.trainer import GRPOTrainer
 
-    config = grpo_config(cfg, out_dir, use_curriculum=curriculum, checkpoint_every=10**9,
-                         max_steps=10**6, progress=False)
+    config = grpo_config(
+        cfg,
+        out_dir,
+        use_curriculum=curriculum,
+        checkpoint_every=10**9,
+        max_steps=10**6,
+        progress=False,
+    )
     trainer = GRPOTrainer(model, tok, train, arith_verifier(), config)
     curve, generated, train_s = [(0, 0, 0.0, evaluate())], 0, 0.0
     trainer._begin()  # the fresh, seeded start of train(); we step by hand to evaluate
@@ -101,15 +108,41 @@ def _run_trl(model, tok, train, cfg, out_dir, evaluate, args) -> list:
 
     data = Dataset.from_list([{"prompt": p["prompt"], "answer": p["answer"]} for p in train])
     targs = GRPOConfig(
-        output_dir=str(out_dir), per_device_train_batch_size=per_step,
-        num_generations=cfg.group_size, max_completion_length=cfg.max_new_tokens,
-        temperature=cfg.temperature, top_k=0, top_p=1.0, learning_rate=cfg.learning_rate,
-        beta=cfg.beta, epsilon=0.2, epsilon_high=0.28, loss_type="dapo", num_iterations=1,
-        lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0, max_grad_norm=1.0,
-        max_steps=cfg.grpo_steps, logging_steps=10, save_strategy="no", report_to="none",
-        use_cpu=True, bf16=False, seed=cfg.seed, disable_tqdm=True, dataloader_num_workers=0)
-    trainer = GRPOTrainer(model=model, reward_funcs=reward, args=targs, train_dataset=data,
-                          processing_class=tok, callbacks=[Curve()])
+        output_dir=str(out_dir),
+        per_device_train_batch_size=per_step,
+        num_generations=cfg.group_size,
+        max_completion_length=cfg.max_new_tokens,
+        temperature=cfg.temperature,
+        top_k=0,
+        top_p=1.0,
+        learning_rate=cfg.learning_rate,
+        beta=cfg.beta,
+        epsilon=0.2,
+        epsilon_high=0.28,
+        loss_type="dapo",
+        num_iterations=1,
+        lr_scheduler_type="constant",
+        warmup_steps=0,
+        weight_decay=0.0,
+        max_grad_norm=1.0,
+        max_steps=cfg.grpo_steps,
+        logging_steps=10,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=True,
+        bf16=False,
+        seed=cfg.seed,
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+    )
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=reward,
+        args=targs,
+        train_dataset=data,
+        processing_class=tok,
+        callbacks=[Curve()],
+    )
     trainer.train()
     return curve
 
@@ -144,16 +177,32 @@ def _warm(args, seed: int, path: Path) -> None:
 
 
 def _spawn(name: str, args, seed: int, scratch: Path, wall: float) -> list:
-    cmd = [sys.executable, __file__, "--worker", name, "--warm", str(scratch / "warm"),
-           "--scratch", str(scratch), "--seed", str(seed), "--steps", str(args.steps),
-           "--heldout", str(args.heldout), "--eval-every", str(args.eval_every),
-           "--wall-budget", str(wall)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        name,
+        "--warm",
+        str(scratch / "warm"),
+        "--scratch",
+        str(scratch),
+        "--seed",
+        str(seed),
+        "--steps",
+        str(args.steps),
+        "--heldout",
+        str(args.heldout),
+        "--eval-every",
+        str(args.eval_every),
+        "--wall-budget",
+        str(wall),
+    ]
     env = dict(os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     found = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     if proc.returncode or not found:
         raise RuntimeError(f"{name} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-    return json.loads(found[-1][len("RESULT "):])
+    return json.loads(found[-1][len("RESULT ") :])
 
 
 def _reach(curve: list, target: float):
@@ -173,11 +222,17 @@ def _summary(runs: list[dict]) -> None:
         if not values:
             return "never"
         m = statistics.mean(values)
-        s = (f"{m:.1%} ({min(values):.1%}..{max(values):.1%})" if pct
-             else f"{m:.2f} ({min(values):.2f}..{max(values):.2f})")
+        s = (
+            f"{m:.1%} ({min(values):.1%}..{max(values):.1%})"
+            if pct
+            else f"{m:.2f} ({min(values):.2f}..{max(values):.2f})"
+        )
         return s
-    print("\n| contender | final held-out | reached TRL's final acc | completions to reach / TRL |"
-          " wall to reach / TRL | held-out at TRL's wall time | vs TRL |")
+
+    print(
+        "\n| contender | final held-out | reached TRL's final acc | completions to reach / TRL |"
+        " wall to reach / TRL | held-out at TRL's wall time | vs TRL |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name in CONTENDERS:
         finals, comp, wall, equal, delta, reached = [], [], [], [], [], 0
@@ -192,9 +247,11 @@ def _summary(runs: list[dict]) -> None:
                 wall.append(hit[1] / trl_wall)
             equal.append(_at_wall(r[name], trl_wall))
             delta.append((equal[-1] - target) * 100)
-        print(f"| {name} | {fmt(finals, True)} | {reached}/{len(runs)} | {fmt(comp)} | {fmt(wall)} |"
-              f" {fmt(equal, True)} | {statistics.mean(delta):+.1f}pt "
-              f"({min(delta):+.1f}..{max(delta):+.1f}) |")
+        print(
+            f"| {name} | {fmt(finals, True)} | {reached}/{len(runs)} | {fmt(comp)} | {fmt(wall)} |"
+            f" {fmt(equal, True)} | {statistics.mean(delta):+.1f}pt "
+            f"({min(delta):+.1f}..{max(delta):+.1f}) |"
+        )
 
 
 def main() -> int:

@@ -56,18 +56,21 @@ def _passes(task: str):
     """Binary reward of one completion (what both trainers are scored with)."""
     if task == "demo":
         from passband.demo.task import arith_verifier
+
         return arith_verifier()
     from passband.verifiers import get
+
     return get("exact")
 
 
 def _accuracy(model, tok, task: str, heldout: list[dict]) -> float:
     from passband.demo.evaluate import greedy_answers
 
-    answers = greedy_answers(model, tok, [p["prompt"] for p in heldout],
-                             max_new_tokens=TASKS[task])
+    answers = greedy_answers(model, tok, [p["prompt"] for p in heldout], max_new_tokens=TASKS[task])
     verify = _passes(task)
-    return sum(verify(a, answer=p["answer"]).passed for a, p in zip(answers, heldout)) / len(heldout)
+    return sum(verify(a, answer=p["answer"]).passed for a, p in zip(answers, heldout)) / len(
+        heldout
+    )
 
 
 def _run_trl(model, tok, train, task: str, args, out_dir: Path) -> list[float]:
@@ -87,24 +90,52 @@ def _run_trl(model, tok, train, task: str, args, out_dir: Path) -> list[float]:
 
     data = Dataset.from_list([{"prompt": p["prompt"], "answer": p["answer"]} for p in train])
     targs = GRPOConfig(
-        output_dir=str(out_dir), per_device_train_batch_size=args.prompts * args.group,
-        num_generations=args.group, max_completion_length=TASKS[task], learning_rate=args.lr,
-        beta=0.0, epsilon=0.2, epsilon_high=0.28, loss_type="dapo", num_iterations=1,
-        lr_scheduler_type="constant", max_steps=args.steps, logging_steps=10, save_strategy="no",
-        report_to="none", use_cpu=True, bf16=False, seed=0, disable_tqdm=True,
-        dataloader_num_workers=0)
+        output_dir=str(out_dir),
+        per_device_train_batch_size=args.prompts * args.group,
+        num_generations=args.group,
+        max_completion_length=TASKS[task],
+        learning_rate=args.lr,
+        beta=0.0,
+        epsilon=0.2,
+        epsilon_high=0.28,
+        loss_type="dapo",
+        num_iterations=1,
+        lr_scheduler_type="constant",
+        max_steps=args.steps,
+        logging_steps=10,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=True,
+        bf16=False,
+        seed=0,
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+    )
     start = time.perf_counter()
-    GRPOTrainer(model=model, reward_funcs=reward, args=targs, train_dataset=data,
-                processing_class=tok, callbacks=[Stamp()]).train()
+    GRPOTrainer(
+        model=model,
+        reward_funcs=reward,
+        args=targs,
+        train_dataset=data,
+        processing_class=tok,
+        callbacks=[Stamp()],
+    ).train()
     return [start] + stamps
 
 
 def _run_passband(model, tok, train, task: str, args, out_dir: Path) -> list[float]:
     from passband.trainer import GRPOConfig, GRPOTrainer
 
-    config = GRPOConfig(group_size=args.group, prompts_per_step=args.prompts,
-                        max_new_tokens=TASKS[task], learning_rate=args.lr, pretrained=False,
-                        max_steps=args.steps, output_dir=str(out_dir), progress=False)
+    config = GRPOConfig(
+        group_size=args.group,
+        prompts_per_step=args.prompts,
+        max_new_tokens=TASKS[task],
+        learning_rate=args.lr,
+        pretrained=False,
+        max_steps=args.steps,
+        output_dir=str(out_dir),
+        progress=False,
+    )
     reward = "demo_arith" if task == "demo" else "exact"
     start = time.perf_counter()
     trainer = GRPOTrainer(model, tok, train, reward, config, reference_columns={"answer": "answer"})
@@ -117,8 +148,11 @@ def _run_passband(model, tok, train, task: str, args, out_dir: Path) -> list[flo
 
 def _phases(out_dir: Path) -> dict:
     lines = [json.loads(x) for x in (out_dir / "metrics.jsonl").read_text().splitlines()]
-    out = {p: sum(m.get(f"time/{p}_s") or 0.0 for m in lines[1:]) / max(len(lines) - 1, 1)
-           for p in PHASES if f"time/{p}_s" in lines[0]}
+    out = {
+        p: sum(m.get(f"time/{p}_s") or 0.0 for m in lines[1:]) / max(len(lines) - 1, 1)
+        for p in PHASES
+        if f"time/{p}_s" in lines[0]
+    }
     if "generate/calls" in lines[0]:  # not logged before this change
         out["generate_calls"] = statistics.mean(m["generate/calls"] for m in lines)
         out["per_trained"] = statistics.mean(m["generate/completions_per_trained"] for m in lines)
@@ -129,11 +163,11 @@ def _phases(out_dir: Path) -> dict:
 def worker(name: str, task: str, args) -> dict:
     """One contender on one task in this (fresh) process; returns its row."""
     import torch
+    import trl  # noqa: F401
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     import passband.demo.task  # noqa: F401  registers demo_arith
     import passband.trainer.grpo  # noqa: F401  imports outside the clock, for both trainers
-    import trl  # noqa: F401
 
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -144,9 +178,15 @@ def worker(name: str, task: str, args) -> dict:
     run = _run_trl if name == "trl" else _run_passband
     stamps = run(model, tok, train, task, args, out_dir)
     steps = [b - a for a, b in zip(stamps, stamps[1:])]
-    row = {"name": name, "task": task, "repeat": args.repeat, "train_s": stamps[-1] - stamps[0],
-           "first_step_s": steps[0], "steady_step_s": statistics.median(steps[1:] or steps),
-           "accuracy": _accuracy(model, tok, task, heldout)}
+    row = {
+        "name": name,
+        "task": task,
+        "repeat": args.repeat,
+        "train_s": stamps[-1] - stamps[0],
+        "first_step_s": steps[0],
+        "steady_step_s": statistics.median(steps[1:] or steps),
+        "accuracy": _accuracy(model, tok, task, heldout),
+    }
     if name != "trl":
         row.update(_phases(out_dir))
     return row
@@ -175,40 +215,60 @@ def _spread(values: list[float], fmt: str = ".2f") -> str:
 
 
 def _table(rows: list[dict], warm: dict[str, float]) -> str:
-    lines = ["| task | contender | runs | wall s (start-up incl.) | × TRL wall | s/step steady | "
-             "× TRL s/step | first step / steady | held-out acc | gen calls/step | "
-             "completions per trained |", "|" + "---|" * 11]
+    lines = [
+        "| task | contender | runs | wall s (start-up incl.) | × TRL wall | s/step steady | "
+        "× TRL s/step | first step / steady | held-out acc | gen calls/step | "
+        "completions per trained |",
+        "|" + "---|" * 11,
+    ]
     for task in TASKS:
         trl = {r["repeat"]: r for r in rows if r["task"] == task and r["name"] == "trl"}
         names = sorted({r["name"] for r in rows if r["task"] == task}, key=lambda n: n != "trl")
         if not trl:
             continue
-        lines.append(f"| {task} | warm start (before RL) | - | - | - | - | - | - | {warm[task]:.1%} | - | - |")
+        lines.append(
+            f"| {task} | warm start (before RL) | - | - | - | - | - | - | {warm[task]:.1%} | - | - |"
+        )
         for name in names:
-            mine = [r for r in rows if r["task"] == task and r["name"] == name and r["repeat"] in trl]
+            mine = [
+                r for r in rows if r["task"] == task and r["name"] == name and r["repeat"] in trl
+            ]
             if not mine:
                 continue
             wall = [r["train_s"] / trl[r["repeat"]]["train_s"] for r in mine]
             step = [r["steady_step_s"] / trl[r["repeat"]]["steady_step_s"] for r in mine]
             first = [r["first_step_s"] / r["steady_step_s"] for r in mine]
-            calls = _spread([r["generate_calls"] for r in mine], ".2f") if "generate_calls" in mine[0] else "1"
-            per = _spread([r["per_trained"] for r in mine], ".2f") if "per_trained" in mine[0] else "1"
+            calls = (
+                _spread([r["generate_calls"] for r in mine], ".2f")
+                if "generate_calls" in mine[0]
+                else "1"
+            )
+            per = (
+                _spread([r["per_trained"] for r in mine], ".2f")
+                if "per_trained" in mine[0]
+                else "1"
+            )
             lines.append(
                 f"| {task} | {name} | {len(mine)} | {_spread([r['train_s'] for r in mine], '.1f')} | "
                 f"{_spread(wall)} | {_spread([r['steady_step_s'] for r in mine], '.3f')} | "
                 f"{_spread(step)} | {_spread(first, '.1f')} | "
-                f"{_spread([r['accuracy'] for r in mine], '.1%')} | {calls} | {per} |")
+                f"{_spread([r['accuracy'] for r in mine], '.1%')} | {calls} | {per} |"
+            )
     return "\n".join(lines)
 
 
 def _phase_table(rows: list[dict]) -> str:
-    lines = ["| task | contender | " + " | ".join(f"{p} s" for p in PHASES) + " | mean length |",
-             "|" + "---|" * (len(PHASES) + 3)]
+    lines = [
+        "| task | contender | " + " | ".join(f"{p} s" for p in PHASES) + " | mean length |",
+        "|" + "---|" * (len(PHASES) + 3),
+    ]
     for r in rows:
         if "generate" in r:
-            lines.append(f"| {r['task']} | {r['name']} (repeat {r['repeat']}) | "
-                         + " | ".join(f"{r.get(p, 0.0):.3f}" for p in PHASES)
-                         + f" | {r['length']:.1f} |")
+            lines.append(
+                f"| {r['task']} | {r['name']} (repeat {r['repeat']}) | "
+                + " | ".join(f"{r.get(p, 0.0):.3f}" for p in PHASES)
+                + f" | {r['length']:.1f} |"
+            )
     return "\n".join(lines)
 
 
@@ -249,9 +309,20 @@ def main() -> int:
 
 
 def _spawn(name: str, task: str, repeat: int, code: str | None, args, scratch: Path) -> list[dict]:
-    cmd = [sys.executable, __file__, "--worker", name, task, "--scratch", str(scratch),
-           "--repeat", str(repeat)] + [f"--{k.replace('_', '-')}={getattr(args, k)}" for k in
-                                       ("steps", "group", "prompts", "lr", "heldout")]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        name,
+        task,
+        "--scratch",
+        str(scratch),
+        "--repeat",
+        str(repeat),
+    ] + [
+        f"--{k.replace('_', '-')}={getattr(args, k)}"
+        for k in ("steps", "group", "prompts", "lr", "heldout")
+    ]
     env = dict(os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false")
     if code:
         env["PYTHONPATH"] = code
@@ -260,9 +331,12 @@ def _spawn(name: str, task: str, repeat: int, code: str | None, args, scratch: P
     if proc.returncode or not found:
         print(f"{name}/{task} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}", flush=True)
         return []
-    row = json.loads(found[-1][len("RESULT "):])
-    print(f"{task} {name} #{repeat}: {row['train_s']:.1f}s, steady {row['steady_step_s']:.3f} s/step, "
-          f"first {row['first_step_s']:.2f}s, acc {row['accuracy']:.1%}", flush=True)
+    row = json.loads(found[-1][len("RESULT ") :])
+    print(
+        f"{task} {name} #{repeat}: {row['train_s']:.1f}s, steady {row['steady_step_s']:.3f} s/step, "
+        f"first {row['first_step_s']:.2f}s, acc {row['accuracy']:.1%}",
+        flush=True,
+    )
     return [row]
 
 

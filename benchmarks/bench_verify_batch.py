@@ -18,15 +18,29 @@ from concurrent.futures import ProcessPoolExecutor
 
 from passband.verifiers import get, verify_batch
 
-SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name"]}
+SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+    "required": ["name"],
+}
 
 
 def _items(n: int):
     exact = [(f"{i % 97}", {"answer": str(i % 89)}) for i in range(n)]
-    schema = [(f'Result:\n```json\n{{"name": "n{i}", "age": {i if i % 3 else json.dumps(str(i))}}}\n```', {"schema": SCHEMA})
-              for i in range(n)]
-    math = [(f"So she has {i % 7} + {i % 90} = {i % 97} apples.\nThe answer is {i % 97}.", {"answer": f"#### {i % 89}"})
-            for i in range(n)]
+    schema = [
+        (
+            f'Result:\n```json\n{{"name": "n{i}", "age": {i if i % 3 else json.dumps(str(i))}}}\n```',
+            {"schema": SCHEMA},
+        )
+        for i in range(n)
+    ]
+    math = [
+        (
+            f"So she has {i % 7} + {i % 90} = {i % 97} apples.\nThe answer is {i % 97}.",
+            {"answer": f"#### {i % 89}"},
+        )
+        for i in range(n)
+    ]
     return {"exact": exact, "json_schema": schema, "math": math}
 
 
@@ -36,7 +50,9 @@ def _call(args):
 
 
 def _anchor(pool, name, items):
-    return list(pool.map(_call, [(name, c, r) for c, r in items], chunksize=max(1, len(items) // 32)))
+    return list(
+        pool.map(_call, [(name, c, r) for c, r in items], chunksize=max(1, len(items) // 32))
+    )
 
 
 def main() -> None:
@@ -44,7 +60,9 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    print(f"{'verifier':<12}{'items':>7}{'anchor/s':>10}{'passband/s':>12}{'ratio':>7}  same verdicts")
+    print(
+        f"{'verifier':<12}{'items':>7}{'anchor/s':>10}{'passband/s':>12}{'ratio':>7}  same verdicts"
+    )
     with ProcessPoolExecutor(args.workers) as pool:
         list(pool.map(_call, [("exact", "1", {"answer": "1"})] * args.workers))  # warm both pools
         verify_batch("exact", ["1"] * args.workers, {"answer": "1"}, workers=args.workers)
@@ -53,11 +71,15 @@ def main() -> None:
             expected = _anchor(pool, name, items)
             anchor_s = time.perf_counter() - start
             start = time.perf_counter()
-            got = verify_batch(name, [c for c, _ in items], [r for _, r in items], workers=args.workers)
+            got = verify_batch(
+                name, [c for c, _ in items], [r for _, r in items], workers=args.workers
+            )
             ours_s = time.perf_counter() - start
             same = [(v.status, v.score) for v in got] == [(v.status, v.score) for v in expected]
             n = len(items)
-            print(f"{name:<12}{n:>7}{n / anchor_s:>10.0f}{n / ours_s:>12.0f}{anchor_s / ours_s:>7.2f}  {same}")
+            print(
+                f"{name:<12}{n:>7}{n / anchor_s:>10.0f}{n / ours_s:>12.0f}{anchor_s / ours_s:>7.2f}  {same}"
+            )
 
 
 if __name__ == "__main__":

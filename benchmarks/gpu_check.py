@@ -34,10 +34,32 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FULL = dict(hidden=896, intermediate=4864, layers=24, heads=14, kv_heads=2, vocab=151936,
-            group=8, prompts=8, new_tokens=256, prompt_chars=160, steps=3)
-TINY = dict(hidden=64, intermediate=128, layers=2, heads=4, kv_heads=2, vocab=512,
-            group=4, prompts=2, new_tokens=16, prompt_chars=40, steps=2)
+FULL = dict(
+    hidden=896,
+    intermediate=4864,
+    layers=24,
+    heads=14,
+    kv_heads=2,
+    vocab=151936,
+    group=8,
+    prompts=8,
+    new_tokens=256,
+    prompt_chars=160,
+    steps=3,
+)
+TINY = dict(
+    hidden=64,
+    intermediate=128,
+    layers=2,
+    heads=4,
+    kv_heads=2,
+    vocab=512,
+    group=4,
+    prompts=2,
+    new_tokens=16,
+    prompt_chars=40,
+    steps=2,
+)
 # Reward: pass when the completion starts with a vowel (~20% of random text), so most groups
 # of 8 have reward variance and every step trains.
 PATTERN = r"[aeiouAEIOU].*"
@@ -54,6 +76,7 @@ def _ensure_passband() -> str | None:
     """
     try:
         import passband.trainer.grpo  # noqa: F401
+
         return None
     except ImportError:
         pass
@@ -63,14 +86,17 @@ def _ensure_passband() -> str | None:
     carried = _unpack_wheels(REPO / "build" / "gpu_wheels", site)
     sys.path[:0] = [str(REPO), str(site)]
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(REPO), str(site), os.environ.get("PYTHONPATH")]))
+        filter(None, [str(REPO), str(site), os.environ.get("PYTHONPATH")])
+    )
     importlib.invalidate_caches()
     try:
         import passband.trainer.grpo  # noqa: F401,F811
     except ImportError as exc:
-        return (f"cannot import passband ({exc}; unpacked {carried} carried wheels); on a machine "
-                "without network run benchmarks/gpu_wheels.sh where pip works and carry "
-                "build/gpu_wheels")
+        return (
+            f"cannot import passband ({exc}; unpacked {carried} carried wheels); on a machine "
+            "without network run benchmarks/gpu_wheels.sh where pip works and carry "
+            "build/gpu_wheels"
+        )
     return None
 
 
@@ -102,8 +128,9 @@ def build_tokenizer(vocab_size: int):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
-    tokens = ["<pad>", "<eos>", "<unk>"] + list(string.ascii_letters + string.digits
-                                                  + string.punctuation + " ")
+    tokens = ["<pad>", "<eos>", "<unk>"] + list(
+        string.ascii_letters + string.digits + string.punctuation + " "
+    )
     for n in itertools.count(2):
         if len(tokens) >= vocab_size:
             break
@@ -114,8 +141,9 @@ def build_tokenizer(vocab_size: int):
     tok = Tokenizer(models.WordLevel({t: i for i, t in enumerate(tokens)}, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
     tok.decoder = decoders.Fuse()
-    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>",
-                                   unk_token="<unk>")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
+    )
 
 
 def build_model(size: dict, tokenizer, device):
@@ -123,20 +151,29 @@ def build_model(size: dict, tokenizer, device):
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     torch.manual_seed(0)
-    cfg = Qwen2Config(vocab_size=size["vocab"], hidden_size=size["hidden"],
-                      intermediate_size=size["intermediate"], num_hidden_layers=size["layers"],
-                      num_attention_heads=size["heads"], num_key_value_heads=size["kv_heads"],
-                      max_position_embeddings=4096, tie_word_embeddings=True, rope_theta=1e6,
-                      eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
-                      bos_token_id=None)
+    cfg = Qwen2Config(
+        vocab_size=size["vocab"],
+        hidden_size=size["hidden"],
+        intermediate_size=size["intermediate"],
+        num_hidden_layers=size["layers"],
+        num_attention_heads=size["heads"],
+        num_key_value_heads=size["kv_heads"],
+        max_position_embeddings=4096,
+        tie_word_embeddings=True,
+        rope_theta=1e6,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=None,
+    )
     with torch.device(device):
         model = Qwen2ForCausalLM(cfg)
     return model
 
 
 def make_prompts(n: int, chars: int) -> list[str]:
-    words = ("the of a number train has cars each with seats how many people can ride in "
-             "total").split()
+    words = (
+        "the of a number train has cars each with seats how many people can ride in total"
+    ).split()
     out = []
     for i in range(n):
         text = f"Problem {i}: "
@@ -151,12 +188,14 @@ def make_prompts(n: int, chars: int) -> list[str]:
 # ---------------------------------------------------------------------- measurements
 def _sync(device) -> None:
     import torch
+
     if device.type == "cuda":
         torch.cuda.synchronize()
 
 
 def _reset_peak(device) -> None:
     import torch
+
     gc.collect()
     if device.type == "cuda":
         torch.cuda.empty_cache()
@@ -165,22 +204,37 @@ def _reset_peak(device) -> None:
 
 def _peak_gib(device) -> float | None:
     import torch
+
     return torch.cuda.max_memory_allocated() / 2**30 if device.type == "cuda" else None
 
 
 def bench_generate(size, tokenizer, device, bf16: bool) -> dict:
     """Decode throughput at the rollout batch (G x prompts rows), full length."""
     import contextlib
+
     import torch
 
     model = build_model(size, tokenizer, device).eval()
     rows = size["group"] * size["prompts"]
-    enc = tokenizer(make_prompts(rows, size["prompt_chars"]), return_tensors="pt", padding=True,
-                    padding_side="left").to(device)
-    amp = (torch.autocast("cuda", dtype=torch.bfloat16) if bf16 and device.type == "cuda"
-           else contextlib.nullcontext())
-    kwargs = dict(max_new_tokens=size["new_tokens"], min_new_tokens=size["new_tokens"],
-                  do_sample=True, temperature=1.0, top_k=0, pad_token_id=tokenizer.pad_token_id)
+    enc = tokenizer(
+        make_prompts(rows, size["prompt_chars"]),
+        return_tensors="pt",
+        padding=True,
+        padding_side="left",
+    ).to(device)
+    amp = (
+        torch.autocast("cuda", dtype=torch.bfloat16)
+        if bf16 and device.type == "cuda"
+        else contextlib.nullcontext()
+    )
+    kwargs = dict(
+        max_new_tokens=size["new_tokens"],
+        min_new_tokens=size["new_tokens"],
+        do_sample=True,
+        temperature=1.0,
+        top_k=0,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     with torch.no_grad(), amp:
         model.generate(**enc, **{**kwargs, "max_new_tokens": 4, "min_new_tokens": 4})  # warm-up
         _reset_peak(device)
@@ -190,8 +244,13 @@ def bench_generate(size, tokenizer, device, bf16: bool) -> dict:
         _sync(device)
         seconds = time.perf_counter() - start
     new_tokens = (out.shape[1] - enc["input_ids"].shape[1]) * rows
-    result = {"rows": rows, "new_tokens_per_row": size["new_tokens"], "seconds": seconds,
-              "tokens_per_s": new_tokens / seconds, "peak_gib": _peak_gib(device)}
+    result = {
+        "rows": rows,
+        "new_tokens_per_row": size["new_tokens"],
+        "seconds": seconds,
+        "tokens_per_s": new_tokens / seconds,
+        "peak_gib": _peak_gib(device),
+    }
     del model, out
     return result
 
@@ -206,21 +265,36 @@ def bench_passband(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
 
     model = build_model(size, tokenizer, device)
     rows = size["group"] * size["prompts"]
-    config = GRPOConfig(group_size=size["group"], prompts_per_step=size["prompts"],
-                        max_new_tokens=size["new_tokens"], rollout_batch_size=rows,
-                        learning_rate=1e-6, beta=0.0, max_steps=size["steps"], bf16=bf16,
-                        gradient_checkpointing=True, filter_zero_variance=False,
-                        use_curriculum=False, checkpoint_every=10_000, keep_checkpoints=1,
-                        output_dir=os.path.join(workdir, "passband"), progress=False, seed=0)
+    config = GRPOConfig(
+        group_size=size["group"],
+        prompts_per_step=size["prompts"],
+        max_new_tokens=size["new_tokens"],
+        rollout_batch_size=rows,
+        learning_rate=1e-6,
+        beta=0.0,
+        max_steps=size["steps"],
+        bf16=bf16,
+        gradient_checkpointing=True,
+        filter_zero_variance=False,
+        use_curriculum=False,
+        checkpoint_every=10_000,
+        keep_checkpoints=1,
+        output_dir=os.path.join(workdir, "passband"),
+        progress=False,
+        seed=0,
+    )
     _reset_peak(device)
     trainer = GRPOTrainer(model, tokenizer, _dataset(size), regex_format(PATTERN), config)
     trainer.train()
     metrics = Path(config.output_dir, "metrics.jsonl").read_text().splitlines()
     lines = [json.loads(x) for x in metrics]
     steps = [line["time/step_s"] for line in lines]
-    result = {"step_s": steps, "step_s_median_after_first": statistics.median(steps[1:] or steps),
-              "tokens_per_s": statistics.median(x["throughput/tokens_per_s"] for x in lines),
-              "peak_gib": _peak_gib(device)}
+    result = {
+        "step_s": steps,
+        "step_s_median_after_first": statistics.median(steps[1:] or steps),
+        "tokens_per_s": statistics.median(x["throughput/tokens_per_s"] for x in lines),
+        "peak_gib": _peak_gib(device),
+    }
     del trainer, model
     return result
 
@@ -232,7 +306,8 @@ def bench_trl(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
 
     from datasets import Dataset
     from transformers import TrainerCallback
-    from trl import GRPOConfig as TRLConfig, GRPOTrainer as TRLTrainer
+    from trl import GRPOConfig as TRLConfig
+    from trl import GRPOTrainer as TRLTrainer
 
     pattern = re.compile(PATTERN, re.DOTALL)
 
@@ -255,20 +330,41 @@ def bench_trl(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
             self.t = now
 
     rows = size["group"] * size["prompts"]
-    args = TRLConfig(output_dir=os.path.join(workdir, "trl"), num_generations=size["group"],
-                     per_device_train_batch_size=rows, max_completion_length=size["new_tokens"],
-                     learning_rate=1e-6, beta=0.0, max_steps=size["steps"], bf16=bf16,
-                     gradient_checkpointing=True, temperature=1.0, logging_steps=1,
-                     save_strategy="no", report_to="none", disable_tqdm=True, seed=0,
-                     use_cpu=device.type == "cpu")
+    args = TRLConfig(
+        output_dir=os.path.join(workdir, "trl"),
+        num_generations=size["group"],
+        per_device_train_batch_size=rows,
+        max_completion_length=size["new_tokens"],
+        learning_rate=1e-6,
+        beta=0.0,
+        max_steps=size["steps"],
+        bf16=bf16,
+        gradient_checkpointing=True,
+        temperature=1.0,
+        logging_steps=1,
+        save_strategy="no",
+        report_to="none",
+        disable_tqdm=True,
+        seed=0,
+        use_cpu=device.type == "cpu",
+    )
     model = build_model(size, tokenizer, device)
     _reset_peak(device)
-    trainer = TRLTrainer(model=model, reward_funcs=reward, args=args,
-                         train_dataset=Dataset.from_list(_dataset(size)),
-                         processing_class=tokenizer, callbacks=[_Clock()])
+    trainer = TRLTrainer(
+        model=model,
+        reward_funcs=reward,
+        args=args,
+        train_dataset=Dataset.from_list(_dataset(size)),
+        processing_class=tokenizer,
+        callbacks=[_Clock()],
+    )
     trainer.train()
-    result = {"step_s": times, "step_s_median_after_first": statistics.median(times[1:] or times),
-              "peak_gib": _peak_gib(device), "version": __import__("trl").__version__}
+    result = {
+        "step_s": times,
+        "step_s_median_after_first": statistics.median(times[1:] or times),
+        "peak_gib": _peak_gib(device),
+        "version": __import__("trl").__version__,
+    }
     del trainer, model
     return result
 
@@ -279,19 +375,23 @@ def _table(report: dict) -> str:
         return format(v, spec) if isinstance(v, (int, float)) else "-"
 
     g, p, t = report["hf_generate"], report["passband"], report["trl"]
-    lines = [f"model: {report['params_m']:.1f}M params, device {report['device']}, "
-             f"G={report['size']['group']} x {report['size']['prompts']} prompts, "
-             f"{report['size']['new_tokens']} new tokens",
-             f"{'what':<28}{'s/step':>10}{'peak GiB':>10}{'tokens/s':>12}",
-             f"{'HF generate':<28}{'':>10}{fmt(g.get('peak_gib'), '.2f'):>10}"
-             f"{fmt(g.get('tokens_per_s'), ',.0f'):>12}"]
+    lines = [
+        f"model: {report['params_m']:.1f}M params, device {report['device']}, "
+        f"G={report['size']['group']} x {report['size']['prompts']} prompts, "
+        f"{report['size']['new_tokens']} new tokens",
+        f"{'what':<28}{'s/step':>10}{'peak GiB':>10}{'tokens/s':>12}",
+        f"{'HF generate':<28}{'':>10}{fmt(g.get('peak_gib'), '.2f'):>10}"
+        f"{fmt(g.get('tokens_per_s'), ',.0f'):>12}",
+    ]
     for name, r in (("passband GRPOTrainer", p), ("TRL GRPOTrainer", t)):
         if "skipped" in r or "error" in r:
             lines.append(f"{name:<28}{r.get('skipped') or r.get('error')}")
         else:
-            lines.append(f"{name:<28}{fmt(r['step_s_median_after_first'], '.2f'):>10}"
-                         f"{fmt(r.get('peak_gib'), '.2f'):>10}"
-                         f"{fmt(r.get('tokens_per_s'), ',.0f'):>12}")
+            lines.append(
+                f"{name:<28}{fmt(r['step_s_median_after_first'], '.2f'):>10}"
+                f"{fmt(r.get('peak_gib'), '.2f'):>10}"
+                f"{fmt(r.get('tokens_per_s'), ',.0f'):>12}"
+            )
     return "\n".join(lines)
 
 
@@ -314,15 +414,35 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer = build_tokenizer(size["vocab"])
     params = sum(p.numel() for p in build_model(size, tokenizer, "meta").parameters())
     name = torch.cuda.get_device_name() if device.type == "cuda" else platform.processor()
-    report = {"device": name or "cpu",
-              "torch": torch.__version__, "transformers": __import__("transformers").__version__,
-              "bf16": bf16, "gradient_checkpointing": True, "size": size, "params_m": params / 1e6}
+    report = {
+        "device": name or "cpu",
+        "torch": torch.__version__,
+        "transformers": __import__("transformers").__version__,
+        "bf16": bf16,
+        "gradient_checkpointing": True,
+        "size": size,
+        "params_m": params / 1e6,
+    }
     with tempfile.TemporaryDirectory(prefix="gpu_check-") as workdir:
-        for key, fn in (("hf_generate", lambda: bench_generate(size, tokenizer, device, bf16)),
-                        ("passband", lambda: {"error": missing} if missing
-                         else bench_passband(size, tokenizer, device, bf16, workdir)),
-                        ("trl", lambda: {"skipped": "--skip-trl"} if args.skip_trl
-                         else bench_trl(size, tokenizer, device, bf16, workdir))):
+        for key, fn in (
+            ("hf_generate", lambda: bench_generate(size, tokenizer, device, bf16)),
+            (
+                "passband",
+                lambda: (
+                    {"error": missing}
+                    if missing
+                    else bench_passband(size, tokenizer, device, bf16, workdir)
+                ),
+            ),
+            (
+                "trl",
+                lambda: (
+                    {"skipped": "--skip-trl"}
+                    if args.skip_trl
+                    else bench_trl(size, tokenizer, device, bf16, workdir)
+                ),
+            ),
+        ):
             start = time.perf_counter()
             try:
                 report[key] = fn()

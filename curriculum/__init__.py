@@ -14,8 +14,17 @@ from passband.curriculum.prescore_config import PrescoreConfig, PrescoreError
 from passband.curriculum.tables import read_rows, write_rows
 
 __all__ = [
-    "Curriculum", "CurriculumConfig", "PrescoreConfig", "PrescoreError", "PrescoreResult", "band_class",
-    "plot_pass_rate_histogram", "prescore", "priors_from_rows", "read_rows", "write_rows",
+    "Curriculum",
+    "CurriculumConfig",
+    "PrescoreConfig",
+    "PrescoreError",
+    "PrescoreResult",
+    "band_class",
+    "plot_pass_rate_histogram",
+    "prescore",
+    "priors_from_rows",
+    "read_rows",
+    "write_rows",
 ]
 
 

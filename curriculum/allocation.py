@@ -17,7 +17,7 @@ there. Off by default (``CurriculumConfig.adaptive_group_size``) until a benchma
 from __future__ import annotations
 
 import heapq
-from typing import Sequence
+from collections.abc import Sequence
 
 __all__ = ["allocate", "signal_chance"]
 
@@ -31,8 +31,14 @@ def signal_chance(a: float, b: float, g: int) -> float:
     return 1.0 - right - wrong
 
 
-def allocate(posteriors: Sequence[tuple[float, float]], budget: int, *, floor: int = 4,
-             cap: int | None = None, multiple: int = 1) -> list[int]:
+def allocate(
+    posteriors: Sequence[tuple[float, float]],
+    budget: int,
+    *,
+    floor: int = 4,
+    cap: int | None = None,
+    multiple: int = 1,
+) -> list[int]:
     """Group sizes (one per posterior ``(a, b)``) summing to ``budget``, each >= ``floor`` and
     <= ``cap``; sizes move in steps of ``multiple`` (e.g. 2, to keep generate batches even).
     Raises when the budget cannot give every prompt the floor."""

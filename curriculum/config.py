@@ -26,14 +26,15 @@ DEPRECATED_NAMES = {
 }
 _REMOVED = {
     "selection": "the 'pool' rule was removed (benchmarks showed a tiny model memorising its small "
-                 "pool); P(signal) scoring is the only rule",
+    "pool); P(signal) scoring is the only rule",
     "active_factor": "it belonged to the removed selection='pool' rule",
     "max_explore_share": "it belonged to the removed selection='pool' rule",
 }
 
 
-def _check_range(name: str, value, low: float, high: float, *, open_low=False,
-                 integer=False) -> None:
+def _check_range(
+    name: str, value, low: float, high: float, *, open_low=False, integer=False
+) -> None:
     is_num = isinstance(value, (int, float)) and not isinstance(value, bool)
     bad = not is_num or (isinstance(value, float) and not math.isfinite(value))
     if not bad:
@@ -43,8 +44,10 @@ def _check_range(name: str, value, low: float, high: float, *, open_low=False,
     if bad:
         bracket = "(" if open_low else "["
         kind = "an integer" if integer else "a number"
-        raise ValueError(f"CurriculumConfig.{name}={value!r} is outside the allowed range: "
-                         f"{kind} in {bracket}{low:g}, {high:g}]")
+        raise ValueError(
+            f"CurriculumConfig.{name}={value!r} is outside the allowed range: "
+            f"{kind} in {bracket}{low:g}, {high:g}]"
+        )
 
 
 @dataclass(frozen=True)
@@ -141,27 +144,34 @@ class CurriculumConfig:
         except (TypeError, ValueError):
             lo, hi = 1.0, 0.0
         if not 0.0 <= lo < hi <= 1.0:
-            raise ValueError(f"CurriculumConfig.band={self.band!r} is outside the allowed range: "
-                             "two numbers with 0 <= low < high <= 1, e.g. [0.2, 0.8]")
+            raise ValueError(
+                f"CurriculumConfig.band={self.band!r} is outside the allowed range: "
+                "two numbers with 0 <= low < high <= 1, e.g. [0.2, 0.8]"
+            )
         object.__setattr__(self, "band", (lo, hi))
         a, b = self.base_prior
         if not (a > 0 and b > 0):
-            raise ValueError(f"CurriculumConfig.base_prior={self.base_prior!r} is outside the "
-                             "allowed range: two numbers > 0")
+            raise ValueError(
+                f"CurriculumConfig.base_prior={self.base_prior!r} is outside the "
+                "allowed range: two numbers > 0"
+            )
         object.__setattr__(self, "base_prior", (float(a), float(b)))
         for name, low, high, kw in _RANGES:
             _check_range(name, getattr(self, name), low, high, **kw)
         if self.easy_policy not in EASY_POLICIES:
-            raise ValueError(f"CurriculumConfig.easy_policy={self.easy_policy!r} must be one of "
-                             f"{EASY_POLICIES}")
+            raise ValueError(
+                f"CurriculumConfig.easy_policy={self.easy_policy!r} must be one of {EASY_POLICIES}"
+            )
         if self.max_warmup_pool is not None:
             _check_range("max_warmup_pool", self.max_warmup_pool, 0, 1e12, integer=True)
         if not isinstance(self.adaptive_group_size, bool):
-            raise ValueError(f"CurriculumConfig.adaptive_group_size={self.adaptive_group_size!r} "
-                             "must be true or false")
+            raise ValueError(
+                f"CurriculumConfig.adaptive_group_size={self.adaptive_group_size!r} "
+                "must be true or false"
+            )
 
     @classmethod
-    def from_options(cls, band=None, **options) -> "CurriculumConfig":
+    def from_options(cls, band=None, **options) -> CurriculumConfig:
         """Build from keyword options (a TOML table, ``Curriculum(**options)``): deprecated names
         are mapped with a warning, removed and unknown ones raise naming the valid ones."""
         valid = {f.name for f in fields(cls)}
@@ -173,13 +183,17 @@ class CurriculumConfig:
             if old in options:
                 if new in options:
                     raise TypeError(f"pass {new} (or its deprecated name {old}), not both")
-                warnings.warn(f"curriculum option {old!r} is deprecated; call it {new!r}",
-                              DeprecationWarning, stacklevel=3)
+                warnings.warn(
+                    f"curriculum option {old!r} is deprecated; call it {new!r}",
+                    DeprecationWarning,
+                    stacklevel=3,
+                )
                 options[new] = options.pop(old)
         removed = sorted(set(options) & set(_REMOVED))
         if removed:
-            raise TypeError(f"curriculum option {removed[0]!r} no longer exists: "
-                            f"{_REMOVED[removed[0]]}")
+            raise TypeError(
+                f"curriculum option {removed[0]!r} no longer exists: {_REMOVED[removed[0]]}"
+            )
         unknown = sorted(set(options) - valid)
         if unknown:
             raise TypeError(f"unknown curriculum option(s) {unknown}; valid: {sorted(valid)}")

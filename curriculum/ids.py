@@ -4,7 +4,7 @@ JSON form of a ``CurriculumConfig``."""
 from __future__ import annotations
 
 import numbers
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def plain_ids(ids: Iterable) -> list:

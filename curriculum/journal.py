@@ -49,10 +49,15 @@ class Journal:
         if header.get("journal") != _MAGIC:
             raise PrescoreError(f"{self.path} is not a passband pre-scoring journal; move it away")
         if header["settings"] != self.settings:
-            diff = sorted(k for k in set(header["settings"]) | set(self.settings)
-                          if header["settings"].get(k) != self.settings.get(k))
-            raise PrescoreError(f"{self.path} was written with other settings ({', '.join(diff)} "
-                             "differ); rerun with the same ones, or delete it to start over")
+            diff = sorted(
+                k
+                for k in set(header["settings"]) | set(self.settings)
+                if header["settings"].get(k) != self.settings.get(k)
+            )
+            raise PrescoreError(
+                f"{self.path} was written with other settings ({', '.join(diff)} "
+                "differ); rerun with the same ones, or delete it to start over"
+            )
         for line in lines[1:]:
             row = json.loads(line)
             self.done.setdefault(int(row["i"]), row)

@@ -14,7 +14,7 @@ functions so importing passband stays fast. A test pins that no other module imp
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = ["figure", "save", "say", "integer_ticks", "plot_pass_rate_histogram", "POOL_COLORS"]
 
@@ -40,8 +40,17 @@ def save(fig, path: str | os.PathLike) -> str:
 
 def say(ax, text: str) -> None:
     """An empty state: one grey line in place of a plot that would carry no information."""
-    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, fontsize=10,
-            color="#57606a", wrap=True)
+    ax.text(
+        0.5,
+        0.5,
+        text,
+        ha="center",
+        va="center",
+        transform=ax.transAxes,
+        fontsize=10,
+        color="#57606a",
+        wrap=True,
+    )
     ax.set_xticks([])
     ax.set_yticks([])
 
@@ -54,9 +63,13 @@ def integer_ticks(*axes) -> None:
         axis.set_major_locator(MaxNLocator(integer=True))
 
 
-def plot_pass_rate_histogram(pass_rates: Iterable[float | None], band: tuple[float, float],
-                             path: str | os.PathLike, title: str = "Pass rate per prompt",
-                             bins: int = 20) -> str:
+def plot_pass_rate_histogram(
+    pass_rates: Iterable[float | None],
+    band: tuple[float, float],
+    path: str | os.PathLike,
+    title: str = "Pass rate per prompt",
+    bins: int = 20,
+) -> str:
     """Write a PNG histogram of ``pass_rates`` (None / NaN skipped) with the band shaded.
 
     The bars are coloured by class so the shares of too-hard, in-band and too-easy prompts read
@@ -67,12 +80,23 @@ def plot_pass_rate_histogram(pass_rates: Iterable[float | None], band: tuple[flo
     fig, axes = figure(7, 4)
     ax = axes[0][0]
     ax.axvspan(lo, hi, color="tab:green", alpha=0.12, label=f"band [{lo:g}, {hi:g}]")
-    classes = [[p for p in rates if p < lo], [p for p in rates if lo <= p <= hi],
-               [p for p in rates if p > hi]]
-    labels = [f"too hard ({len(classes[0])})", f"in band ({len(classes[1])})",
-              f"too easy ({len(classes[2])})"]
-    ax.hist(classes, bins=[i / bins for i in range(bins + 1)], stacked=True, label=labels,
-            color=[POOL_COLORS["warmup"], POOL_COLORS["active"], POOL_COLORS["easy"]])
+    classes = [
+        [p for p in rates if p < lo],
+        [p for p in rates if lo <= p <= hi],
+        [p for p in rates if p > hi],
+    ]
+    labels = [
+        f"too hard ({len(classes[0])})",
+        f"in band ({len(classes[1])})",
+        f"too easy ({len(classes[2])})",
+    ]
+    ax.hist(
+        classes,
+        bins=[i / bins for i in range(bins + 1)],
+        stacked=True,
+        label=labels,
+        color=[POOL_COLORS["warmup"], POOL_COLORS["active"], POOL_COLORS["easy"]],
+    )
     ax.set(xlim=(0, 1), xlabel="pass rate", ylabel="prompts", title=f"{title} (n={len(rates)})")
     ax.legend(loc="best", fontsize=8, framealpha=0.9)
     return save(fig, path)

@@ -9,7 +9,7 @@ that moves prompts into a ``due`` set once their re-test is due. Both are plain 
 from __future__ import annotations
 
 import heapq
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -24,7 +24,7 @@ class IndexSet:
             self._where[np.asarray(self.members, dtype=np.int64)] = np.arange(len(self.members))
 
     @classmethod
-    def full(cls, capacity: int) -> "IndexSet":
+    def full(cls, capacity: int) -> IndexSet:
         out = cls(capacity)
         out.members = list(range(capacity))
         out._where = np.arange(capacity, dtype=np.int64)

@@ -17,7 +17,9 @@ HARD = WARMUP  # deprecated name of the warm-up pool (one release)
 TOO_EASY, IN_BAND, TOO_HARD = "too_easy", "in_band", "too_hard"
 
 
-def check_band(band: object, *, owner: str, error: type[Exception] = ValueError) -> tuple[float, float]:
+def check_band(
+    band: object, *, owner: str, error: type[Exception] = ValueError
+) -> tuple[float, float]:
     """``band`` as ``(low, high)`` floats with 0 <= low < high <= 1, or ``error`` naming ``owner``.
 
     The one check of the band setting, which the curriculum, pre-scoring and the trainer share.
@@ -28,8 +30,10 @@ def check_band(band: object, *, owner: str, error: type[Exception] = ValueError)
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        raise error(f"{owner}.band = {band!r} is out of range: two numbers 0 <= low < high <= 1, "
-                    "e.g. [0.2, 0.8]")
+        raise error(
+            f"{owner}.band = {band!r} is out of range: two numbers 0 <= low < high <= 1, "
+            "e.g. [0.2, 0.8]"
+        )
     return lo, hi
 
 
@@ -67,7 +71,9 @@ class PromptBelief:
         s, f = self.evidence(now, half_life)
         s, f = s + succ, f + fail
         total = s + f
-        if total > cap:  # keep the ratio, forget the excess: the estimate keeps following the policy
+        if (
+            total > cap
+        ):  # keep the ratio, forget the excess: the estimate keeps following the policy
             s, f = s * cap / total, f * cap / total
         self.succ, self.fail, self.stamp = s, f, now
 
@@ -75,14 +81,16 @@ class PromptBelief:
         s, f = self.evidence(now, half_life)
         return (prior[0] + s) / (prior[0] + prior[1] + s + f)
 
-    def draw(self, rng: random.Random, now: float, half_life: float,
-             prior: tuple[float, float]) -> float:
+    def draw(
+        self, rng: random.Random, now: float, half_life: float, prior: tuple[float, float]
+    ) -> float:
         """One Thompson sample of the pass rate from the decayed posterior."""
         s, f = self.evidence(now, half_life)
         return rng.betavariate(prior[0] + s, prior[1] + f)
 
-    def expected_signal(self, now: float, half_life: float, prior: tuple[float, float],
-                        group_size: int) -> float:
+    def expected_signal(
+        self, now: float, half_life: float, prior: tuple[float, float], group_size: int
+    ) -> float:
         """Chance that a group drawn now disagrees, averaged over the decayed posterior (closed
         form: the Beta moments of theta**g and (1-theta)**g). Old evidence widens the posterior,
         so a prompt not looked at for long, or one with a few successes, scores higher."""
@@ -98,10 +106,17 @@ class PromptBelief:
         return [self.succ, self.fail, self.stamp, self.pool, self.wait, self.due, self.observed]
 
     @classmethod
-    def from_list(cls, values: list) -> "PromptBelief":
+    def from_list(cls, values: list) -> PromptBelief:
         belief = cls()
-        (belief.succ, belief.fail, belief.stamp, belief.pool, belief.wait, belief.due,
-         belief.observed) = values
+        (
+            belief.succ,
+            belief.fail,
+            belief.stamp,
+            belief.pool,
+            belief.wait,
+            belief.due,
+            belief.observed,
+        ) = values
         if belief.pool not in POOLS:
             raise ValueError(f"unknown pool {belief.pool!r} in curriculum state; expected {POOLS}")
         return belief
@@ -121,4 +136,4 @@ def expected_signal_array(a, b, group_size: int):
 def signal_utility(theta: float, group_size: int) -> float:
     """Probability that a group of ``group_size`` answers at pass rate ``theta`` is not unanimous:
     the chance it carries a learning signal. Peaks at 0.5."""
-    return 1.0 - theta ** group_size - (1.0 - theta) ** group_size
+    return 1.0 - theta**group_size - (1.0 - theta) ** group_size

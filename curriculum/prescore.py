@@ -21,8 +21,9 @@ import hashlib
 import inspect
 import json
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from passband.curriculum.journal import Journal
 from passband.curriculum.posterior import band_class
@@ -53,27 +54,40 @@ class PrescoreResult:
     def summary(self) -> str:
         """A small plain-text table: rows per band class, and samples saved by adaptive sampling."""
         total = max(1, sum(self.classes.values()))
-        lines = [f"{'class':<10} {'rows':>8} {'share':>7}   band [{self.band[0]:g}, {self.band[1]:g}]"]
+        lines = [
+            f"{'class':<10} {'rows':>8} {'share':>7}   band [{self.band[0]:g}, {self.band[1]:g}]"
+        ]
         for name in ("too_hard", "in_band", "too_easy", "unscored"):
             count = self.classes.get(name, 0)
             if count or name != "unscored":
                 lines.append(f"{name:<10} {count:>8} {count / total:>7.1%}")
         fixed = self.k * self.scored
         saved = 1 - self.samples / fixed if fixed else 0.0
-        lines.append(f"sampled {self.scored} prompts: {self.samples} answers "
-                     f"(fixed k={self.k}: {fixed}, {saved:.1%} saved); "
-                     f"{self.from_prior} rows kept their existing difficulty column")
+        lines.append(
+            f"sampled {self.scored} prompts: {self.samples} answers "
+            f"(fixed k={self.k}: {fixed}, {saved:.1%} saved); "
+            f"{self.from_prior} rows kept their existing difficulty column"
+        )
         if self.resumed:
             lines.append(f"resumed: {self.resumed} rows came from an earlier, interrupted run")
         if self.success_rule:
             lines.append(self.success_rule)
-        lines.append(f"wrote {self.out_path}" + (f" and {self.plot_path}" if self.plot_path else ""))
+        lines.append(
+            f"wrote {self.out_path}" + (f" and {self.plot_path}" if self.plot_path else "")
+        )
         return "\n".join(lines)
 
 
-def prescore(rows: Sequence[Mapping[str, Any]], generate: Generate, verifier, *,
-             out_path: str | os.PathLike, plot_path: str | os.PathLike | None = None,
-             progress: bool = True, **options) -> PrescoreResult:
+def prescore(
+    rows: Sequence[Mapping[str, Any]],
+    generate: Generate,
+    verifier,
+    *,
+    out_path: str | os.PathLike,
+    plot_path: str | os.PathLike | None = None,
+    progress: bool = True,
+    **options,
+) -> PrescoreResult:
     """Score every row and write the dataset with pass-rate columns to ``out_path``.
 
     ``verifier``: a registered verifier name, a ``Reward``, or a picklable callable
@@ -89,8 +103,9 @@ def prescore(rows: Sequence[Mapping[str, Any]], generate: Generate, verifier, *,
     cfg.check_columns(rows)
     priors = [None if cfg.rescore else cfg.prior_of(row) for row in rows]
     todo = [i for i, p in enumerate(priors) if p is None]
-    journal = Journal(f"{os.fspath(out_path)}.journal.jsonl",
-                      _journal_settings(cfg, rows, todo, verifier))
+    journal = Journal(
+        f"{os.fspath(out_path)}.journal.jsonl", _journal_settings(cfg, rows, todo, verifier)
+    )
     resumed = sum(1 for i in todo if i in journal.done)
     _run_batches(rows, todo, generate, verifier, cfg, journal, progress)
     out_rows = [_output_row(row, priors[i], journal.done.get(i), cfg) for i, row in enumerate(rows)]
@@ -98,25 +113,45 @@ def prescore(rows: Sequence[Mapping[str, Any]], generate: Generate, verifier, *,
     if plot_path is not None:
         from passband.curriculum.plot import plot_pass_rate_histogram
 
-        plot_pass_rate_histogram([r["pass_rate"] for r in out_rows], cfg.band, plot_path,
-                                 title=f"Pass rate per prompt, k={cfg.k}")
+        plot_pass_rate_histogram(
+            [r["pass_rate"] for r in out_rows],
+            cfg.band,
+            plot_path,
+            title=f"Pass rate per prompt, k={cfg.k}",
+        )
     journal.remove()  # only once the output is complete and in place
     classes: dict[str, int] = {}
     for r in out_rows:
         classes[r["band_class"]] = classes.get(r["band_class"], 0) + 1
     samples = sum(journal.done[i]["trials"] + journal.done[i]["unchecked"] for i in todo)
-    return PrescoreResult(out_rows, os.fspath(out_path), plot_path and os.fspath(plot_path),
-                          cfg.band, cfg.k, scored=len(todo), from_prior=len(rows) - len(todo),
-                          resumed=resumed, samples=samples, classes=classes, success_rule=rule)
+    return PrescoreResult(
+        out_rows,
+        os.fspath(out_path),
+        plot_path and os.fspath(plot_path),
+        cfg.band,
+        cfg.k,
+        scored=len(todo),
+        from_prior=len(rows) - len(todo),
+        resumed=resumed,
+        samples=samples,
+        classes=classes,
+        success_rule=rule,
+    )
 
 
 def _run_batches(rows, todo, generate, verifier, cfg, journal, progress) -> None:
     from tqdm.auto import tqdm
 
-    batches = [todo[s:s + cfg.batch_size] for s in range(0, len(todo), cfg.batch_size)]
+    batches = [todo[s : s + cfg.batch_size] for s in range(0, len(todo), cfg.batch_size)]
     done = sum(1 for i in todo if i in journal.done)
-    with tqdm(total=len(todo), initial=done, unit="prompt", desc="scoring",
-              disable=not progress, dynamic_ncols=True) as bar:
+    with tqdm(
+        total=len(todo),
+        initial=done,
+        unit="prompt",
+        desc="scoring",
+        disable=not progress,
+        dynamic_ncols=True,
+    ) as bar:
         for b, batch in enumerate(batches):
             if all(i in journal.done for i in batch):
                 continue
@@ -136,12 +171,20 @@ def _score_batch(rows, indices, generate, verifier, cfg: PrescoreConfig, b: int)
     undecided = [j for j, c in enumerate(counts) if not _decided(c, first)]
     rest = cfg.k - first
     if rest > 0 and undecided:
-        more = _round([prompts[j] for j in undecided], [rows[j] for j in undecided], rest,
-                      generate, verifier, cfg, _seed(cfg.seed, b, 1))
+        more = _round(
+            [prompts[j] for j in undecided],
+            [rows[j] for j in undecided],
+            rest,
+            generate,
+            verifier,
+            cfg,
+            _seed(cfg.seed, b, 1),
+        )
         for j, extra in zip(undecided, more):
             counts[j] = tuple(a + e for a, e in zip(counts[j], extra))
-    return [{"i": i, "passes": c[0], "trials": c[1], "unchecked": c[2]}
-            for i, c in zip(indices, counts)]
+    return [
+        {"i": i, "passes": c[0], "trials": c[1], "unchecked": c[2]} for i, c in zip(indices, counts)
+    ]
 
 
 def _round(prompts, rows, n, generate, verifier, cfg, seed) -> list[tuple[int, int, int]]:
@@ -154,7 +197,7 @@ def _round(prompts, rows, n, generate, verifier, cfg, seed) -> list[tuple[int, i
     verdicts = verify_batch(verifier, completions, refs, timeout=cfg.timeout, workers=cfg.workers)
     out = []
     for j in range(len(prompts)):
-        group = verdicts[j * n:(j + 1) * n]
+        group = verdicts[j * n : (j + 1) * n]
         checked = [v for v in group if v.checkable]
         out.append((sum(v.passed for v in checked), len(checked), len(group) - len(checked)))
     return out
@@ -174,8 +217,10 @@ def _call_generate(generate, prompts, n, seed) -> list[list[str]]:
     texts = [list(group) for group in texts]
     if len(texts) != len(prompts) or any(len(g) != n for g in texts):
         shape = [len(g) for g in texts]
-        raise PrescoreError(f"generate(prompts, n={n}) must return {len(prompts)} lists of {n} texts; "
-                         f"got {len(texts)} lists of sizes {shape[:8]}")
+        raise PrescoreError(
+            f"generate(prompts, n={n}) must return {len(prompts)} lists of {n} texts; "
+            f"got {len(texts)} lists of sizes {shape[:8]}"
+        )
     return texts
 
 
@@ -189,8 +234,12 @@ def _journal_settings(cfg, rows, todo, verifier) -> dict:
     digest = hashlib.sha256()
     for i in todo:
         digest.update(json.dumps([i, cfg.prompt(rows[i])], default=str).encode())
-    return {**cfg.fingerprint(), "verifier": describe_verifier(verifier), "rows": len(rows),
-            "prompts_sha256": digest.hexdigest()}
+    return {
+        **cfg.fingerprint(),
+        "verifier": describe_verifier(verifier),
+        "rows": len(rows),
+        "prompts_sha256": digest.hexdigest(),
+    }
 
 
 def _output_row(row: dict, prior, result: dict | None, cfg: PrescoreConfig) -> dict:
@@ -205,14 +254,21 @@ def _output_row(row: dict, prior, result: dict | None, cfg: PrescoreConfig) -> d
         return out
     passes, trials = result["passes"], result["trials"]
     rate = passes / trials if trials else None
-    out.update(passes=passes, trials=trials, unchecked=result["unchecked"], pass_rate=rate,
-               band_class=band_class(rate, cfg.band) if rate is not None else "unscored",
-               score_source="sampled", **settings)
+    out.update(
+        passes=passes,
+        trials=trials,
+        unchecked=result["unchecked"],
+        pass_rate=rate,
+        band_class=band_class(rate, cfg.band) if rate is not None else "unscored",
+        score_source="sampled",
+        **settings,
+    )
     return out
 
 
-def priors_from_rows(rows: Sequence[Mapping[str, Any]], ids: Sequence | None = None,
-                     prior_trials: int = 8) -> dict:
+def priors_from_rows(
+    rows: Sequence[Mapping[str, Any]], ids: Sequence | None = None, prior_trials: int = 8
+) -> dict:
     """``{id: (passes, trials)}`` for ``Curriculum(priors=...)`` from a scored dataset.
 
     Uses ``passes``/``trials`` when present, else ``pass_rate`` (or the mean of ``*_solve_rate``
@@ -229,4 +285,3 @@ def priors_from_rows(rows: Sequence[Mapping[str, Any]], ids: Sequence | None = N
         if found is not None:
             out[pid] = found[0]
     return out
-

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from passband.curriculum.posterior import check_band
 
@@ -58,13 +59,17 @@ class PrescoreConfig:
             raise PrescoreError(f"k={self.k!r} must be between 1 and 10000")
         if not 1 <= self.first <= self.k:
             raise PrescoreError(f"first={self.first!r} must be between 1 and k={self.k}")
-        object.__setattr__(self, "band", check_band(self.band, owner="PrescoreConfig", error=PrescoreError))
+        object.__setattr__(
+            self, "band", check_band(self.band, owner="PrescoreConfig", error=PrescoreError)
+        )
         if self.batch_size < 1:
             raise PrescoreError(f"batch_size={self.batch_size!r} must be >= 1")
         if not self.timeout > 0:
             raise PrescoreError(f"timeout={self.timeout!r} must be > 0 seconds")
         if not (isinstance(self.success_threshold, (int, float)) and self.success_threshold >= 0):
-            raise PrescoreError(f"success_threshold={self.success_threshold!r} must be a number >= 0")
+            raise PrescoreError(
+                f"success_threshold={self.success_threshold!r} must be a number >= 0"
+            )
 
     def check_columns(self, rows: list[dict]) -> None:
         """Name the missing column and the ones that exist, before any generation."""
@@ -78,14 +83,17 @@ class PrescoreConfig:
             try:
                 self.prompt_template.format(**rows[0])
             except (KeyError, IndexError) as exc:
-                raise PrescoreError(f"prompt template uses {exc}, which the dataset lacks; its "
-                                    f"columns are: {', '.join(columns)}") from None
+                raise PrescoreError(
+                    f"prompt template uses {exc}, which the dataset lacks; its "
+                    f"columns are: {', '.join(columns)}"
+                ) from None
         if self.prior_column:
             wanted.append(self.prior_column)
         missing = [c for c in wanted if c not in columns]
         if missing:
-            raise PrescoreError(f"column(s) {missing} not in the dataset; its columns are: "
-                             f"{', '.join(columns)}")
+            raise PrescoreError(
+                f"column(s) {missing} not in the dataset; its columns are: {', '.join(columns)}"
+            )
 
     def prior_of(self, row: Mapping[str, Any]) -> tuple[float, str] | None:
         """(pass rate, source) from an existing difficulty column, or None to sample."""
@@ -100,8 +108,10 @@ class PrescoreConfig:
             return None
         for c, x in found:
             if not 0.0 <= x <= 1.0:
-                raise PrescoreError(f"difficulty column {c!r} holds {x!r}; expected a rate in [0, 1] "
-                                 "(pass --rescore to ignore it)")
+                raise PrescoreError(
+                    f"difficulty column {c!r} holds {x!r}; expected a rate in [0, 1] "
+                    "(pass --rescore to ignore it)"
+                )
         rate = sum(x for _, x in found) / len(found)
         return rate, "prior:" + "+".join(c for c, _ in found)
 
@@ -113,20 +123,30 @@ class PrescoreConfig:
     def reference(self, row: Mapping[str, Any]) -> dict:
         if self.references is not None:
             return {key: row[col] for key, col in self.references.items()}
-        return {k: v for k, v in row.items()
-                if k != self.prompt_column and k not in _OWN_COLUMNS and not k.startswith("score_")}
+        return {
+            k: v
+            for k, v in row.items()
+            if k != self.prompt_column and k not in _OWN_COLUMNS and not k.startswith("score_")
+        }
 
     def settings_columns(self) -> dict:
         return {"k": self.k, "success_threshold": self.success_threshold, **dict(self.settings)}
 
     def fingerprint(self) -> dict:
         """The settings a resumed run must share with the interrupted one."""
-        return {"k": self.k, "band": list(self.band), "adaptive": self.adaptive,
-                "first": self.first, "batch_size": self.batch_size, "seed": self.seed,
-                "prompt_column": self.prompt_column, "prompt_template": self.prompt_template,
-                "references": dict(self.references) if self.references is not None else None,
-                "success_threshold": self.success_threshold,
-                "settings": {k: str(v) for k, v in dict(self.settings).items()}}
+        return {
+            "k": self.k,
+            "band": list(self.band),
+            "adaptive": self.adaptive,
+            "first": self.first,
+            "batch_size": self.batch_size,
+            "seed": self.seed,
+            "prompt_column": self.prompt_column,
+            "prompt_template": self.prompt_template,
+            "references": dict(self.references) if self.references is not None else None,
+            "success_threshold": self.success_threshold,
+            "settings": {k: str(v) for k, v in dict(self.settings).items()},
+        }
 
 
 def describe_verifier(verifier) -> str:

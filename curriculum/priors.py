@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX
 
@@ -39,16 +40,22 @@ class TrainingPriors:
         if not self.priors:
             return f"curriculum: no pre-scores in the data: all {self.rows} prompts start unseen"
         src = ", ".join(f"{k}: {v}" for k, v in sorted(self.sources.items()))
-        line = (f"curriculum: priors for {len(self.priors)} of {self.rows} prompts ({src}); "
-                f"counts weighted x{prior_weight:g}")
+        line = (
+            f"curriculum: priors for {len(self.priors)} of {self.rows} prompts ({src}); "
+            f"counts weighted x{prior_weight:g}"
+        )
         if self.mismatched:
             diff = ", ".join(f"{k} {a!r} vs {b!r}" for k, (a, b) in self.differences.items())
-            line += (f", x{prior_weight * mismatch_weight:g} for {self.mismatched} scored with "
-                     f"other settings ({diff})")
+            line += (
+                f", x{prior_weight * mismatch_weight:g} for {self.mismatched} scored with "
+                f"other settings ({diff})"
+            )
         return line
 
 
-def row_prior(row: Mapping[str, Any], prior_trials: float = 8) -> tuple[tuple[float, float], str] | None:
+def row_prior(
+    row: Mapping[str, Any], prior_trials: float = 8
+) -> tuple[tuple[float, float], str] | None:
     """``((passes, trials), source)`` of one row, or None when it carries no difficulty. A row
     stopped early by adaptive scoring (unanimous, fewer than ``score_k`` trials) counts as
     ``score_k`` trials: the stop asserted its class as surely as the full k would have."""
@@ -61,15 +68,23 @@ def row_prior(row: Mapping[str, Any], prior_trials: float = 8) -> tuple[tuple[fl
     rate = _num(row.get("pass_rate"))
     if rate is not None and 0 <= rate <= 1:
         return (rate * prior_trials, prior_trials), "pass_rate"
-    rates = [x for c in sorted(row) if c.endswith(SOLVE_RATE_SUFFIX)
-             and (x := _num(row[c])) is not None and 0 <= x <= 1]
+    rates = [
+        x
+        for c in sorted(row)
+        if c.endswith(SOLVE_RATE_SUFFIX) and (x := _num(row[c])) is not None and 0 <= x <= 1
+    ]
     if rates:
         return (sum(rates) / len(rates) * prior_trials, prior_trials), "*" + SOLVE_RATE_SUFFIX
     return None
 
 
-def training_priors(rows: Sequence[Mapping[str, Any]], settings: Mapping[str, Any] | None = None,
-                    *, mismatch_weight: float = 0.5, prior_trials: float = 8) -> TrainingPriors:
+def training_priors(
+    rows: Sequence[Mapping[str, Any]],
+    settings: Mapping[str, Any] | None = None,
+    *,
+    mismatch_weight: float = 0.5,
+    prior_trials: float = 8,
+) -> TrainingPriors:
     """Priors for the trainer's prompt positions from the rows' difficulty columns. ``settings``
     are the training run's ``model`` / ``temperature`` / ``max_tokens``; a row whose recorded
     ``score_<setting>`` differs from one of them has its counts scaled by ``mismatch_weight``."""

@@ -28,27 +28,42 @@ same at a million prompts as at ten thousand. ``state_dict()`` stores the arrays
 from __future__ import annotations
 
 import warnings
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict
-from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from passband.curriculum import state as codec
 from passband.curriculum.allocation import allocate
 from passband.curriculum.config import CurriculumConfig
 from passband.curriculum.ids import build_index, jsonable, plain_ids
 from passband.curriculum.pools import DueQueue, IndexSet
 from passband.curriculum.posterior import band_class, expected_signal_array
 from passband.curriculum.selection import SelectionMixin
-from passband.curriculum import state as codec
 
 _STATE_FORMAT = "passband.curriculum/2"
 FRESH, ACTIVE, WARMUP, EASY = range(4)  # positions in posterior.POOLS: the pool array's codes
 _EMA_WINDOW = 256  # groups; the window of the in-band / signal shares in metrics()
 _COUNTERS = (
-    "groups_observed", "groups_with_signal", "probes", "admissions", "readmissions", "retests",
-    "retests/warmup", "retests/easy", "to_warmup", "to_easy", "parked", "priors/used",
-    "priors/unused", "drawn/active", "drawn/fresh", "drawn/retest_warmup", "drawn/retest_easy",
-    "drawn/fallback", "drawn/repeat",
+    "groups_observed",
+    "groups_with_signal",
+    "probes",
+    "admissions",
+    "readmissions",
+    "retests",
+    "retests/warmup",
+    "retests/easy",
+    "to_warmup",
+    "to_easy",
+    "parked",
+    "priors/used",
+    "priors/unused",
+    "drawn/active",
+    "drawn/fresh",
+    "drawn/retest_warmup",
+    "drawn/retest_easy",
+    "drawn/fallback",
+    "drawn/repeat",
 )
 _FLOATS = ("succ", "fail", "stamp", "wait", "due")
 
@@ -67,9 +82,16 @@ class Curriculum(SelectionMixin):
     ``metrics()`` for logging, ``estimates()`` for ``curriculum.json``.
     """
 
-    def __init__(self, prompt_ids: Iterable[Hashable], *, band=(0.2, 0.8),
-                 priors: Mapping | None = None, seed: int = 0,
-                 config: CurriculumConfig | None = None, **options) -> None:
+    def __init__(
+        self,
+        prompt_ids: Iterable[Hashable],
+        *,
+        band=(0.2, 0.8),
+        priors: Mapping | None = None,
+        seed: int = 0,
+        config: CurriculumConfig | None = None,
+        **options,
+    ) -> None:
         if config is None:
             config = CurriculumConfig.from_options(band=band, **options)
         elif options or tuple(band) not in ((0.2, 0.8), tuple(config.band)):
@@ -121,8 +143,10 @@ class Curriculum(SelectionMixin):
         i = self._lookup(prompt_id)
         successes, trials = int(successes), int(trials)
         if trials < 1 or not 0 <= successes <= trials:
-            raise ValueError(f"observe({prompt_id!r}, successes={successes}, trials={trials}): "
-                             "need trials >= 1 and 0 <= successes <= trials")
+            raise ValueError(
+                f"observe({prompt_id!r}, successes={successes}, trials={trials}): "
+                "need trials >= 1 and 0 <= successes <= trials"
+            )
         self._clock += 1
         if self._pool[i] == FRESH:
             self._count_probe(0 < successes < trials)
@@ -147,8 +171,7 @@ class Curriculum(SelectionMixin):
             return [budget // n + (1 if k < budget % n else 0) for k in range(n)]
         idx = np.asarray([self._lookup(p) for p in prompt_ids])
         a, b = self._beta(idx)
-        return allocate(list(zip(a.tolist(), b.tolist())), budget,
-                        floor=self.config.min_group_size)
+        return allocate(list(zip(a.tolist(), b.tolist())), budget, floor=self.config.min_group_size)
 
     def estimate(self, prompt_id: Hashable) -> float:
         """Posterior mean pass rate now (old evidence decayed)."""
@@ -178,12 +201,19 @@ class Curriculum(SelectionMixin):
 
     def metrics(self) -> dict:
         """Flat counters and gauges; reading them changes nothing."""
-        out: dict = {"pool/active": len(self._sets[ACTIVE]), "pool/warmup": len(self._sets[WARMUP]),
-                     "pool/easy": len(self._sets[EASY]), "pool/fresh": len(self._sets[FRESH]),
-                     "in_band_share": self._ema["in_band"], "signal_share": self._ema["signal"],
-                     "discovery_budget": self._surplus(), "clock": self._clock,
-                     "fresh_signal": self._fresh_signal(), "cooldown": self._ema.get("cooldown", 0.0),
-                     "coverage": self._n_seen / max(1, len(self._ids))}
+        out: dict = {
+            "pool/active": len(self._sets[ACTIVE]),
+            "pool/warmup": len(self._sets[WARMUP]),
+            "pool/easy": len(self._sets[EASY]),
+            "pool/fresh": len(self._sets[FRESH]),
+            "in_band_share": self._ema["in_band"],
+            "signal_share": self._ema["signal"],
+            "discovery_budget": self._surplus(),
+            "clock": self._clock,
+            "fresh_signal": self._fresh_signal(),
+            "cooldown": self._ema.get("cooldown", 0.0),
+            "coverage": self._n_seen / max(1, len(self._ids)),
+        }
         out.update(self._counts)
         return out
 
@@ -193,30 +223,52 @@ class Curriculum(SelectionMixin):
         arrays = {name: codec.encode(getattr(self, f"_{name}")) for name in _FLOATS}
         arrays["pool"], arrays["observed"] = codec.encode(self._pool), codec.encode(self._observed)
         sets = [codec.encode(np.asarray(s.members, dtype=np.int64)) for s in self._sets]
-        queues = {str(code): {"heap": codec.encode(np.asarray(q.heap, dtype=np.float64).reshape(-1, 2)),
-                              "due": codec.encode(np.asarray(q.due.members, dtype=np.int64))}
-                  for code, q in self._queues.items()}
-        return {"format": _STATE_FORMAT, "config": jsonable(asdict(self.config)),
-                "ids": codec.encode_ids(self._ids), "arrays": arrays, "sets": sets,
-                "queues": queues, "clock": self._clock, "rng": self._rng.bit_generator.state,
-                "n_hint": self._n_hint, "n_seen": self._n_seen, "group_size": self._group_size,
-                "pending": [[i, c] for i, c in self._pending.items()],
-                "counts": dict(self._counts), "ema": dict(self._ema)}
+        queues = {
+            str(code): {
+                "heap": codec.encode(np.asarray(q.heap, dtype=np.float64).reshape(-1, 2)),
+                "due": codec.encode(np.asarray(q.due.members, dtype=np.int64)),
+            }
+            for code, q in self._queues.items()
+        }
+        return {
+            "format": _STATE_FORMAT,
+            "config": jsonable(asdict(self.config)),
+            "ids": codec.encode_ids(self._ids),
+            "arrays": arrays,
+            "sets": sets,
+            "queues": queues,
+            "clock": self._clock,
+            "rng": self._rng.bit_generator.state,
+            "n_hint": self._n_hint,
+            "n_seen": self._n_seen,
+            "group_size": self._group_size,
+            "pending": [[i, c] for i, c in self._pending.items()],
+            "counts": dict(self._counts),
+            "ema": dict(self._ema),
+        }
 
     def load_state_dict(self, state: Mapping) -> None:
         """Restore a ``state_dict()``; the prompt ids must be the same set as this sampler's."""
         if state.get("format") != _STATE_FORMAT:
-            raise ValueError(f"not a curriculum state (format {state.get('format')!r}, "
-                             f"expected {_STATE_FORMAT!r})")
+            raise ValueError(
+                f"not a curriculum state (format {state.get('format')!r}, "
+                f"expected {_STATE_FORMAT!r})"
+            )
         ids = codec.decode_ids(state["ids"])
         if len(ids) != len(self._ids) or set(ids) != set(self._ids):
             missing, extra = set(self._ids) - set(ids), set(ids) - set(self._ids)
-            raise ValueError(f"curriculum state is for other prompts: {len(missing)} of ours are "
-                             f"missing from it, {len(extra)} of its are unknown here")
-        changed = [k for k, v in jsonable(asdict(self.config)).items() if state["config"].get(k) != v]
+            raise ValueError(
+                f"curriculum state is for other prompts: {len(missing)} of ours are "
+                f"missing from it, {len(extra)} of its are unknown here"
+            )
+        changed = [
+            k for k, v in jsonable(asdict(self.config)).items() if state["config"].get(k) != v
+        ]
         if changed:
-            warnings.warn(f"resuming curriculum with changed settings {changed}; using the new ones",
-                          stacklevel=2)
+            warnings.warn(
+                f"resuming curriculum with changed settings {changed}; using the new ones",
+                stacklevel=2,
+            )
         if ids != self._ids:
             self._ids, self._index = ids, build_index(ids)
         n = len(ids)
@@ -347,8 +399,10 @@ class Curriculum(SelectionMixin):
                     counts = (float(counts) * hint, hint)
                 p, t = (float(x) for x in counts)
             except (TypeError, ValueError):
-                raise ValueError(f"prior for {prompt_id!r} must be (passes, trials) or a pass "
-                                 f"rate, got {counts!r}") from None
+                raise ValueError(
+                    f"prior for {prompt_id!r} must be (passes, trials) or a pass "
+                    f"rate, got {counts!r}"
+                ) from None
             if t <= 0:
                 continue
             if not 0 <= p <= t:
@@ -364,8 +418,11 @@ class Curriculum(SelectionMixin):
         mean = self._means(idx)
         pools = np.where(mean < lo, WARMUP, np.where(mean > hi, EASY, ACTIVE)).astype(np.int8)
         self._pool[idx] = pools
-        self._wait[idx] = np.where(pools == WARMUP, _first_wait(cfg, WARMUP),
-                                   np.where(pools == EASY, _first_wait(cfg, EASY), 0.0))
+        self._wait[idx] = np.where(
+            pools == WARMUP,
+            _first_wait(cfg, WARMUP),
+            np.where(pools == EASY, _first_wait(cfg, EASY), 0.0),
+        )
         self._due[idx] = self._wait[idx]
         n = len(self._ids)
         self._sets = [IndexSet(n, np.flatnonzero(self._pool == code)) for code in range(4)]
@@ -379,8 +436,9 @@ class Curriculum(SelectionMixin):
         try:
             return self._index[_plain(prompt_id)]
         except (KeyError, TypeError):
-            raise KeyError(f"unknown prompt id {prompt_id!r} (the curriculum has {len(self._ids)} "
-                           "prompts)") from None
+            raise KeyError(
+                f"unknown prompt id {prompt_id!r} (the curriculum has {len(self._ids)} prompts)"
+            ) from None
 
 
 def _plain(prompt_id):

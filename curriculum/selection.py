@@ -9,7 +9,7 @@ comes from ``self._rng`` (a numpy ``Generator`` saved in the state), so draws ar
 
 from __future__ import annotations
 
-from typing import Hashable, Iterable
+from collections.abc import Hashable, Iterable
 
 import numpy as np
 
@@ -59,16 +59,16 @@ class SelectionMixin:
         rested = np.ones(len(known))
         if cooldown and len(known):
             age = (self._clock - self._stamp[known]) / cooldown
-            rested = np.where(self._observed[known] > 0,
-                              np.minimum(1.0, age) ** _REST_POWER, 1.0)
+            rested = np.where(self._observed[known] > 0, np.minimum(1.0, age) ** _REST_POWER, 1.0)
         score = chance * rested
         order = np.lexsort((self._rng.random(len(known)), -score))
         fresh = self._sets[_FRESH]
         n_fresh = len(fresh) - sum(1 for i in taken if self._pool[i] == _FRESH)
         floor = cfg.min_explore_share + (cfg.surplus_explore_share - cfg.min_explore_share) * max(
-            0.0, self._surplus())
+            0.0, self._surplus()
+        )
         k_floor = min(n_fresh, self._round(k * floor))
-        n_known = int(np.count_nonzero(score[order[:k - k_floor]] > p_fresh))
+        n_known = int(np.count_nonzero(score[order[: k - k_floor]] > p_fresh))
         n_known = min(len(known), max(n_known, k - k_floor - n_fresh))  # fresh ones ran out
         k_fresh = min(n_fresh, k - n_known)
         self._extend(chosen, taken, known[order[:n_known]].tolist(), "drawn/active")
@@ -93,15 +93,18 @@ class SelectionMixin:
     def _fresh_signal(self) -> float:
         """P(signal) of an unseen prompt: the decayed share of first looks that had signal, from a
         Beta(1, 1) start (the empirical-Bayes population prior)."""
-        factor = 0.5 ** ((self._clock - self._ema.get("probe_stamp", 0.0))
-                         / self.config.evidence_half_life)
-        return ((self._ema.get("probe_signal", 0.0) * factor + 1.0)
-                / (self._ema.get("probe_n", 0.0) * factor + 2.0))
+        factor = 0.5 ** (
+            (self._clock - self._ema.get("probe_stamp", 0.0)) / self.config.evidence_half_life
+        )
+        return (self._ema.get("probe_signal", 0.0) * factor + 1.0) / (
+            self._ema.get("probe_n", 0.0) * factor + 2.0
+        )
 
     def _count_probe(self, signal: bool) -> None:
         """Fold a first look at a prompt into the population's decayed signal share."""
-        factor = 0.5 ** ((self._clock - self._ema.get("probe_stamp", 0.0))
-                         / self.config.evidence_half_life)
+        factor = 0.5 ** (
+            (self._clock - self._ema.get("probe_stamp", 0.0)) / self.config.evidence_half_life
+        )
         self._ema["probe_signal"] = self._ema.get("probe_signal", 0.0) * factor + float(signal)
         self._ema["probe_n"] = self._ema.get("probe_n", 0.0) * factor + 1.0
         self._ema["probe_stamp"] = float(self._clock)
@@ -128,8 +131,11 @@ class SelectionMixin:
         due = queue.due
         cap = self._candidates(k)
         free = len(due) - sum(1 for i in taken if i in due)
-        cand = (np.asarray([i for i in due.members if i not in taken], dtype=np.int64)
-                if free <= cap else np.asarray(due.pick(self._rng, cap, taken), dtype=np.int64))
+        cand = (
+            np.asarray([i for i in due.members if i not in taken], dtype=np.int64)
+            if free <= cap
+            else np.asarray(due.pick(self._rng, cap, taken), dtype=np.int64)
+        )
         if not len(cand):
             return []
         if pool == _WARMUP:
@@ -163,14 +169,15 @@ class SelectionMixin:
             rest = np.asarray([i for i in range(n) if i not in taken], dtype=np.int64)
         else:
             draw = self._rng.integers(0, n, size=2 * cap)
-            rest = np.asarray(list(dict.fromkeys(i for i in draw.tolist() if i not in taken)),
-                              dtype=np.int64)
+            rest = np.asarray(
+                list(dict.fromkeys(i for i in draw.tolist() if i not in taken)), dtype=np.int64
+            )
         if not len(rest):
             return []
         a, b = self._beta(rest)
         theta = self._rng.beta(a, b)
         g = self._group_size
-        u = 1.0 - theta ** g - (1.0 - theta) ** g
+        u = 1.0 - theta**g - (1.0 - theta) ** g
         u = np.where(self._pool[rest] == _EASY, u * self.config.easy_weight, u)
         return rest[np.argsort(-u, kind="stable")[:k]].tolist()
 

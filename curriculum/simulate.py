@@ -108,8 +108,14 @@ def _make_sampler(strategy: str, cfg: SimConfig, world: _World):
         for i in range(cfg.n_prompts):
             p = 1.0 / (1.0 + math.exp(-(world.z[i] + noisy.gauss(0.0, cfg.prior_noise))))
             priors[i] = (sum(noisy.random() < p for _ in range(8)), 8)
-    return Curriculum(range(cfg.n_prompts), band=cfg.band, priors=priors, seed=cfg.seed,
-                      group_size_hint=cfg.group_size, **cfg.curriculum_options)
+    return Curriculum(
+        range(cfg.n_prompts),
+        band=cfg.band,
+        priors=priors,
+        seed=cfg.seed,
+        group_size_hint=cfg.group_size,
+        **cfg.curriculum_options,
+    )
 
 
 def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
@@ -153,8 +159,9 @@ def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
                 kept = n  # plain uniform trains on whatever came back
         per_step.append((rolled, signal))
     out = _summarise(strategy, cfg, per_step, became, recovered, sampler)
-    out["recovered_share_seen"] = (sum(1 for i in seen_before if i in recovered)
-                                   / max(1, len(seen_before)))
+    out["recovered_share_seen"] = sum(1 for i in seen_before if i in recovered) / max(
+        1, len(seen_before)
+    )
     return out
 
 
@@ -162,14 +169,15 @@ def _summarise(strategy, cfg, per_step, became, recovered, sampler) -> dict:
     rolled = sum(r for r, _ in per_step)
     signal = sum(s for _, s in per_step)
     third = max(1, len(per_step) // 3)
-    phases = [per_step[:third], per_step[third:2 * third], per_step[2 * third:]]
+    phases = [per_step[:third], per_step[third : 2 * third], per_step[2 * third :]]
     delays = [recovered[i] - became[i] for i in recovered]
     out = {
         "strategy": strategy,
         "signal_share": signal / rolled,
         "generated_per_trained": rolled / max(1, signal),
-        "signal_share_by_third": [sum(s for _, s in ph) / max(1, sum(r for r, _ in ph))
-                                  for ph in phases],
+        "signal_share_by_third": [
+            sum(s for _, s in ph) / max(1, sum(r for r, _ in ph)) for ph in phases
+        ],
         "became_learnable": len(became),
         "recovered_share": len(recovered) / max(1, len(became)),
         "recovery_delay_median": statistics.median(delays) if delays else None,
@@ -206,6 +214,7 @@ class CoinFlipGenerator:
         for prompt in prompts:
             p, answer = self.table[prompt]
             rng = random.Random(f"{seed}|{prompt}")
-            out.append([self.template % (answer if rng.random() < p else f"{answer}9")
-                        for _ in range(n)])
+            out.append(
+                [self.template % (answer if rng.random() < p else f"{answer}9") for _ in range(n)]
+            )
         return out

@@ -17,14 +17,16 @@ def encode(array) -> dict:
     a = np.ascontiguousarray(np.asarray(array))
     if a.dtype.byteorder == ">":
         a = a.astype(a.dtype.newbyteorder("<"))
-    return {"dtype": a.dtype.str, "shape": list(a.shape),
-            "zlib_b64": base64.b64encode(zlib.compress(a.tobytes(), 6)).decode("ascii")}
+    return {
+        "dtype": a.dtype.str,
+        "shape": list(a.shape),
+        "zlib_b64": base64.b64encode(zlib.compress(a.tobytes(), 6)).decode("ascii"),
+    }
 
 
 def decode(blob) -> np.ndarray:
     if not isinstance(blob, dict) or "zlib_b64" not in blob:
-        raise ValueError("curriculum state: expected an encoded array, got "
-                         f"{type(blob).__name__}")
+        raise ValueError(f"curriculum state: expected an encoded array, got {type(blob).__name__}")
     raw = zlib.decompress(base64.b64decode(blob["zlib_b64"]))
     return np.frombuffer(raw, dtype=np.dtype(blob["dtype"])).reshape(blob["shape"]).copy()
 

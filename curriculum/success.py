@@ -34,8 +34,11 @@ class _Thresholded:
         if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value):
             score = float(value)
             status = "ok" if score >= self.threshold else "wrong"
-            return Verdict(score, status, f"{self.__name__} returned {score:g} "
-                                          f"(success: >= {self.threshold:g})")
+            return Verdict(
+                score,
+                status,
+                f"{self.__name__} returned {score:g} (success: >= {self.threshold:g})",
+            )
         return value  # a Verdict, a bool, None: the verifiers' own rule applies
 
     def __repr__(self) -> str:
@@ -62,5 +65,7 @@ def describe_success_rule(reward, threshold: float) -> str:
         return f"success = verdict.passed (verifier {reward!r})"
     if not _is_plain(reward):
         return "success = verdict.passed (composed Reward)"
-    return (f"success = verdict.passed, or score >= success_threshold={threshold:g} for the plain "
-            f"numbers {getattr(reward, '__name__', type(reward).__name__)} returns")
+    return (
+        f"success = verdict.passed, or score >= success_threshold={threshold:g} for the plain "
+        f"numbers {getattr(reward, '__name__', type(reward).__name__)} returns"
+    )

@@ -34,8 +34,13 @@ from pathlib import Path
 from passband.errors import DataError
 
 FORMATS = ("jsonl", "json", "parquet", "csv", "hf")
-_SUFFIXES = {".jsonl": "jsonl", ".json": "json", ".ndjson": "jsonl", ".parquet": "parquet",
-             ".csv": "csv"}
+_SUFFIXES = {
+    ".jsonl": "jsonl",
+    ".json": "json",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".csv": "csv",
+}
 _IN_DIRECTORY = (".jsonl", ".json", ".parquet", ".csv")
 _SAVED_DATASET = ("dataset_info.json", "state.json", "dataset_dict.json")
 
@@ -47,8 +52,10 @@ def table_format(path: str | os.PathLike, *, must_exist: bool) -> str:
         return "hf"
     fmt = _SUFFIXES.get(path.suffix.lower())
     if fmt is None:
-        raise DataError(f"{str(path)!r}: unknown dataset format {path.suffix!r}; use .jsonl, "
-                        ".json, .parquet, .csv, or a directory saved with datasets' save_to_disk")
+        raise DataError(
+            f"{str(path)!r}: unknown dataset format {path.suffix!r}; use .jsonl, "
+            ".json, .parquet, .csv, or a directory saved with datasets' save_to_disk"
+        )
     if must_exist and not path.exists():
         raise DataError(f"dataset {str(path)!r} does not exist")
     return fmt
@@ -81,9 +88,11 @@ def _split_file(directory: Path, split: str) -> Path:
     for ext in _IN_DIRECTORY:
         if (directory / f"{split}{ext}").is_file():
             return directory / f"{split}{ext}"
-    raise DataError(f"directory {str(directory)!r} is neither a dataset saved with save_to_disk "
-                    f"nor holds {split}.jsonl/.json/.parquet/.csv (choose the split, or point at "
-                    "a file)")
+    raise DataError(
+        f"directory {str(directory)!r} is neither a dataset saved with save_to_disk "
+        f"nor holds {split}.jsonl/.json/.parquet/.csv (choose the split, or point at "
+        "a file)"
+    )
 
 
 def write_rows(rows: list[dict], path: str | os.PathLike) -> str:
@@ -119,8 +128,10 @@ def _lines(path: Path):
             try:
                 yield lineno, raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise DataError(f"{path}:{lineno}: not UTF-8 (byte 0x{raw[exc.start]:02x} at "
-                                f"column {exc.start + 1}); save the file as UTF-8") from None
+                raise DataError(
+                    f"{path}:{lineno}: not UTF-8 (byte 0x{raw[exc.start]:02x} at "
+                    f"column {exc.start + 1}); save the file as UTF-8"
+                ) from None
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -131,11 +142,13 @@ def _read_jsonl(path: Path) -> list[dict]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") \
-                from None
+            raise DataError(
+                f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})"
+            ) from None
         if not isinstance(row, dict):
-            raise DataError(f"{path}:{lineno}: each line must be a JSON object, got "
-                            f"{type(row).__name__}")
+            raise DataError(
+                f"{path}:{lineno}: each line must be a JSON object, got {type(row).__name__}"
+            )
         rows.append(row)
     return rows
 
@@ -147,12 +160,15 @@ def _read_json(path: Path) -> list[dict]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno})") \
-            from None
+        raise DataError(
+            f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno})"
+        ) from None
     bad = next((i for i, row in enumerate(data) if not isinstance(row, dict)), None)
     if bad is not None:
-        raise DataError(f"{path}: item {bad} of the array is a {type(data[bad]).__name__}; "
-                        "each row must be a JSON object")
+        raise DataError(
+            f"{path}: item {bad} of the array is a {type(data[bad]).__name__}; "
+            "each row must be a JSON object"
+        )
     return data
 
 
@@ -164,8 +180,10 @@ def _read_hf(path: Path, split: str | None) -> list[dict]:
         if split is None and len(data) == 1:
             split = next(iter(data))
         if split not in data:
-            raise DataError(f"{path} holds splits {sorted(data)}; choose one with --split "
-                            "(data.split in a run config)")
+            raise DataError(
+                f"{path} holds splits {sorted(data)}; choose one with --split "
+                "(data.split in a run config)"
+            )
         data = data[split]
     return data.to_list()
 

@@ -16,7 +16,8 @@ __all__ = ["__version__"]
 # (a GPU box that cannot pip install; ``python -c`` from the repository root).
 _here = _os.path.dirname(_os.path.abspath(__file__))
 _root = _os.path.dirname(_here)
-if (not _os.path.isdir(_os.path.join(_here, "verifiers"))
-        and _os.path.isfile(_os.path.join(_root, "verifiers", "__init__.py"))):
+if not _os.path.isdir(_os.path.join(_here, "verifiers")) and _os.path.isfile(
+    _os.path.join(_root, "verifiers", "__init__.py")
+):
     __path__.append(_root)  # noqa: F821 - a package's __path__
 del _here, _root

@@ -72,8 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             raise  # anything else is a bug: keep its traceback
-        print(f"passband {args.command}: error: no space left on {exc.filename or 'the disk'}",
-              file=sys.stderr)
+        print(
+            f"passband {args.command}: error: no space left on {exc.filename or 'the disk'}",
+            file=sys.stderr,
+        )
         return 2
 
 

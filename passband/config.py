@@ -35,8 +35,15 @@ try:
 except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
     import tomli as tomllib
 
-__all__ = ["ModelSection", "DataSection", "RewardSection", "RunConfig", "load_config",
-           "parse_overrides", "load_rows"]
+__all__ = [
+    "ModelSection",
+    "DataSection",
+    "RewardSection",
+    "RunConfig",
+    "load_config",
+    "parse_overrides",
+    "load_rows",
+]
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,9 @@ class DataSection:
 
     def __post_init__(self) -> None:
         if self.limit is not None and self.limit < 1:
-            raise ValueError(f"limit = {self.limit!r} must be an integer >= 1 (or left out: all rows)")
+            raise ValueError(
+                f"limit = {self.limit!r} must be an integer >= 1 (or left out: all rows)"
+            )
 
 
 @dataclass(frozen=True)
@@ -98,8 +107,7 @@ class RewardSection:
                 made.append(factory(**options))
             except (TypeError, ValueError) as exc:
                 raise ConfigError(f"[reward.penalties.{name}] {exc}") from None
-        return v.Reward.from_verifier(verifier, dict(self.references) or None,
-                                      penalties=made), None
+        return v.Reward.from_verifier(verifier, dict(self.references) or None, penalties=made), None
 
 
 @dataclass(frozen=True)
@@ -116,8 +124,12 @@ class RunConfig:
     """The file it came from."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"model": dataclasses.asdict(self.model), "data": dataclasses.asdict(self.data),
-                "reward": dataclasses.asdict(self.reward), "trainer": self.trainer.to_dict()}
+        return {
+            "model": dataclasses.asdict(self.model),
+            "data": dataclasses.asdict(self.data),
+            "reward": dataclasses.asdict(self.reward),
+            "trainer": self.trainer.to_dict(),
+        }
 
 
 _SECTIONS = {"model": ModelSection, "data": DataSection, "reward": RewardSection}
@@ -146,8 +158,10 @@ def parse_overrides(items: list[str]) -> list[tuple[str, Any]]:
     for item in items:
         key, sep, text = item.partition("=")
         if not sep or "." not in key or not key.strip():
-            raise ConfigError(f"override {item!r} must look like section.key=value, "
-                             "e.g. trainer.learning_rate=1e-6")
+            raise ConfigError(
+                f"override {item!r} must look like section.key=value, "
+                "e.g. trainer.learning_rate=1e-6"
+            )
         try:
             value = tomllib.loads(f"v = {text}")["v"]
         except tomllib.TOMLDecodeError:
@@ -172,11 +186,15 @@ def _build(raw: dict, source: str) -> RunConfig:
     valid = [*_SECTIONS, "trainer", "curriculum"]
     unknown = sorted(set(raw) - set(valid))
     if unknown:
-        raise ConfigError(f"{source}: unknown section(s) {unknown}; valid sections: {', '.join(valid)}")
+        raise ConfigError(
+            f"{source}: unknown section(s) {unknown}; valid sections: {', '.join(valid)}"
+        )
     for name in ("model", "data"):
         if name not in raw:
             raise ConfigError(f"{source}: missing [{name}] section with at least `path = ...`")
-    sections = {name: _section(cls, raw.get(name, {}), name, source) for name, cls in _SECTIONS.items()}
+    sections = {
+        name: _section(cls, raw.get(name, {}), name, source) for name, cls in _SECTIONS.items()
+    }
     trainer = dict(raw.get("trainer", {}))
     if "curriculum" in raw:  # its own section: [curriculum] band = [0.2, 0.8], ...
         trainer["curriculum"] = _curriculum_section(raw["curriculum"], source)
@@ -206,10 +224,14 @@ def _section(cls, values: Any, name: str, source: str):
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(values) - set(fields))
     if unknown:
-        raise ConfigError(f"{source}: unknown key(s) {unknown} in [{name}]; valid keys: "
-                         f"{', '.join(fields)}")
-    required = [n for n, f in fields.items()
-                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+        raise ConfigError(
+            f"{source}: unknown key(s) {unknown} in [{name}]; valid keys: {', '.join(fields)}"
+        )
+    required = [
+        n
+        for n, f in fields.items()
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
     missing = [n for n in required if n not in values]
     if missing:
         raise ConfigError(f"{source}: [{name}] needs {', '.join(missing)}")
@@ -243,7 +265,7 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
         raise DataError(f"[data] path {data.path!r} does not exist")
     rows = read_rows(data.path, split=data.split)
     if data.limit:
-        rows = rows[:data.limit]
+        rows = rows[: data.limit]
     if not rows:
         raise DataError(f"[data] {data.path!r} holds no rows")
     columns = list(rows[0])
@@ -252,8 +274,10 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
             try:
                 row["prompt"] = data.prompt_template.format(**row)
             except (KeyError, IndexError) as exc:
-                raise DataError(f"[data] prompt_template uses {exc} which row {i} lacks; "
-                                f"columns: {', '.join(columns)}") from None
+                raise DataError(
+                    f"[data] prompt_template uses {exc} which row {i} lacks; "
+                    f"columns: {', '.join(columns)}"
+                ) from None
         elif data.messages_column is not None:
             row["messages"] = _column(row, i, data.messages_column, columns)
         else:
@@ -264,8 +288,10 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
 def _column(row: dict, i: int, name: str, columns: list[str]) -> Any:
     if name not in row:
         where = "the dataset" if i == 0 else f"row {i}"
-        raise DataError(f"[data] column {name!r} is not in {where}; the columns are: "
-                        f"{', '.join(columns)} (set data.prompt_column or data.prompt_template)")
+        raise DataError(
+            f"[data] column {name!r} is not in {where}; the columns are: "
+            f"{', '.join(columns)} (set data.prompt_column or data.prompt_template)"
+        )
     return row[name]
 
 
@@ -277,6 +303,10 @@ def __getattr__(name: str) -> Any:
 
     import passband.verifiers as v
 
-    warnings.warn("passband.config.PENALTIES is deprecated and goes in the next release; "
-                  "use passband.verifiers.penalty_names()", DeprecationWarning, stacklevel=2)
+    warnings.warn(
+        "passband.config.PENALTIES is deprecated and goes in the next release; "
+        "use passband.verifiers.penalty_names()",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return tuple(v.penalty_names())

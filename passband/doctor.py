@@ -18,8 +18,8 @@ __all__ = ["Finding", "TYPICAL", "check_settings", "format_findings", "dominant_
 # Per-phase seconds the trainer logs in every metrics line, and what to try when one dominates.
 _PHASE_ADVICE = {
     "sample": "the curriculum's draw: a very large dataset? (see curriculum/* metrics)",
-    "generate": "generation: rollout_backend = \"vllm\" on a GPU, a larger rollout_batch_size, or "
-                "a smaller max_new_tokens",
+    "generate": 'generation: rollout_backend = "vllm" on a GPU, a larger rollout_batch_size, or '
+    "a smaller max_new_tokens",
     "score": "the verifiers: raise verifier_workers, or make the reward cheaper",
     "update": "the update: bf16 on a GPU, a smaller grad_accum, beta = 0 (no reference forward), mu = 1",
     "sync": "the weight sync to the rollout engine: expected with vLLM on a large model",
@@ -27,34 +27,55 @@ _PHASE_ADVICE = {
 
 # field -> (low, high, what happens below, what happens above)
 TYPICAL: dict[str, tuple[float, float, str, str]] = {
-    "group_size": (8, 16,
-                   "fewer samples per prompt: more groups with identical rewards (no gradient) and a "
-                   "noisier group mean/std baseline",
-                   "rollout cost grows linearly with G while the baseline barely improves; spend it on "
-                   "more prompts instead"),
-    "beta": (0.001, 0.01,
-             "little or no KL penalty: nothing pulls the policy back to the reference (common for "
-             "verifiable rewards, e.g. DAPO, Dr. GRPO), so watch the kl metric and the kl_high alert",
-             "a strong KL penalty holds the policy near the reference and cancels much of the reward "
-             "signal"),
-    "clip_low": (0.2, 0.3,
-                 "a narrow clip range clips most token updates: slow learning, high clip_fraction",
-                 "a wide clip range lets one update move token probabilities far off-policy: unstable"),
-    "clip_high": (0.2, 0.3,
-                  "a narrow upper clip stops low-probability tokens from growing: entropy collapses "
-                  "(clip-higher uses ~0.28)",
-                  "a wide upper clip lets single updates inflate rare tokens: unstable training"),
-    "temperature": (0.9, 1.2,
-                    "low temperature makes the G samples of a group alike: more zero-variance groups "
-                    "and less exploration",
-                    "high temperature produces incoherent samples: rewards drop and lengths grow"),
-    "learning_rate": (1e-6, 5e-6,
-                      "updates this small barely move a pretrained model in a short run",
-                      "a pretrained model drifts fast: collapsed outputs, exploding KL, lost skills"),
-    "prompts_per_step": (64, 512,
-                         "few prompts per step: a noisy gradient dominated by a handful of prompts "
-                         "(fine for smoke tests and the demo)",
-                         "long steps and few optimizer updates per hour; the curriculum reacts late"),
+    "group_size": (
+        8,
+        16,
+        "fewer samples per prompt: more groups with identical rewards (no gradient) and a "
+        "noisier group mean/std baseline",
+        "rollout cost grows linearly with G while the baseline barely improves; spend it on "
+        "more prompts instead",
+    ),
+    "beta": (
+        0.001,
+        0.01,
+        "little or no KL penalty: nothing pulls the policy back to the reference (common for "
+        "verifiable rewards, e.g. DAPO, Dr. GRPO), so watch the kl metric and the kl_high alert",
+        "a strong KL penalty holds the policy near the reference and cancels much of the reward "
+        "signal",
+    ),
+    "clip_low": (
+        0.2,
+        0.3,
+        "a narrow clip range clips most token updates: slow learning, high clip_fraction",
+        "a wide clip range lets one update move token probabilities far off-policy: unstable",
+    ),
+    "clip_high": (
+        0.2,
+        0.3,
+        "a narrow upper clip stops low-probability tokens from growing: entropy collapses "
+        "(clip-higher uses ~0.28)",
+        "a wide upper clip lets single updates inflate rare tokens: unstable training",
+    ),
+    "temperature": (
+        0.9,
+        1.2,
+        "low temperature makes the G samples of a group alike: more zero-variance groups "
+        "and less exploration",
+        "high temperature produces incoherent samples: rewards drop and lengths grow",
+    ),
+    "learning_rate": (
+        1e-6,
+        5e-6,
+        "updates this small barely move a pretrained model in a short run",
+        "a pretrained model drifts fast: collapsed outputs, exploding KL, lost skills",
+    ),
+    "prompts_per_step": (
+        64,
+        512,
+        "few prompts per step: a noisy gradient dominated by a handful of prompts "
+        "(fine for smoke tests and the demo)",
+        "long steps and few optimizer updates per hour; the curriculum reacts late",
+    ),
 }
 
 
@@ -93,20 +114,30 @@ def _check_one(name: str, value, explicit: bool, pretrained: bool, recommended: 
     low, high, below, above = TYPICAL.get(name, (None, None, "", ""))
     typical = _range_text(low, high) if low is not None else "-"
     if name == "learning_rate" and not pretrained:
-        return Finding(name, value, "n/a", "ok", typical,
-                       "pretrained = false: the pretrained-model range does not apply", not explicit)
+        return Finding(
+            name,
+            value,
+            "n/a",
+            "ok",
+            typical,
+            "pretrained = false: the pretrained-model range does not apply",
+            not explicit,
+        )
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return Finding(name, value, "n/a", "ok", typical, "not a number; not checked", not explicit)
     if name in recommended:
         r_low, r_high, risk = recommended[name]
         side = _outside(value, r_low, r_high)
         if side:
-            return Finding(name, value, side, "warn", typical, f"{risk} (the trainer warns too)",
-                           not explicit)
+            return Finding(
+                name, value, side, "warn", typical, f"{risk} (the trainer warns too)", not explicit
+            )
     side = _outside(value, low, high) if low is not None else None
     if side is None:
         return Finding(name, value, "ok", "ok", typical, "", not explicit)
-    return Finding(name, value, side, "note", typical, below if side == "low" else above, not explicit)
+    return Finding(
+        name, value, side, "note", typical, below if side == "low" else above, not explicit
+    )
 
 
 def check_settings(values: dict, explicit: set[str] | None = None) -> list[Finding]:
@@ -115,8 +146,11 @@ def check_settings(values: dict, explicit: set[str] | None = None) -> list[Findi
     pretrained = bool(values.get("pretrained", True))
     recommended = _recommended()
     names = list(TYPICAL) + [n for n in recommended if n not in TYPICAL]
-    return [_check_one(n, values[n], n in explicit, pretrained, recommended)
-            for n in names if n in values]
+    return [
+        _check_one(n, values[n], n in explicit, pretrained, recommended)
+        for n in names
+        if n in values
+    ]
 
 
 def format_findings(findings: list[Finding]) -> str:
@@ -128,7 +162,11 @@ def format_findings(findings: list[Finding]) -> str:
         setting = f"{f.field} = {f.value!r}"
         origin = " (default)" if f.default else ""
         side = {"low": "below", "high": "above"}.get(f.status, "")
-        where = f"{side} typical {f.typical}" if side else (f"typical {f.typical}" if f.typical != "-" else "")
+        where = (
+            f"{side} typical {f.typical}"
+            if side
+            else (f"typical {f.typical}" if f.typical != "-" else "")
+        )
         lines.append(f"  {marks[f.severity]}  {setting:<{width}}  {where}{origin}")
         if f.message:
             lines.append(f"          {f.message}")
@@ -147,5 +185,7 @@ def dominant_phase(metrics_lines: list[dict]) -> str | None:
     step = sum(m.get("time/step_s") or 0.0 for m in lines) or sum(totals.values()) or 1.0
     name = max(totals, key=totals.get)
     shares = ", ".join(f"{p} {totals[p] / step:.0%}" for p in _PHASE_ADVICE)
-    return (f"time: {name} dominates ({totals[name] / step:.0%} of step time over {len(lines)} "
-            f"steps; {shares}); to speed it up: {_PHASE_ADVICE[name]}")
+    return (
+        f"time: {name} dominates ({totals[name] / step:.0%} of step time over {len(lines)} "
+        f"steps; {shares}); to speed it up: {_PHASE_ADVICE[name]}"
+    )

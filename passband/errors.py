@@ -18,8 +18,15 @@ This module imports nothing, so every floor (sandbox, verifiers, curriculum, tra
 these errors without importing the rest of the core: it is the one exception to the floors.
 """
 
-__all__ = ["PassbandError", "UsageError", "ConfigError", "DataError", "RunDirError",
-           "CheckpointError", "DiskFullError"]
+__all__ = [
+    "PassbandError",
+    "UsageError",
+    "ConfigError",
+    "DataError",
+    "RunDirError",
+    "CheckpointError",
+    "DiskFullError",
+]
 
 
 class PassbandError(Exception):

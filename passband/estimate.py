@@ -22,9 +22,22 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Hardware", "HARDWARE", "DEVICES", "hardware", "ModelShape", "Workload", "Estimate", "estimate",
-           "shape_from_config", "shape_from_params", "parse_count", "format_estimate",
-           "positions_from_config", "context_warning"]
+__all__ = [
+    "Hardware",
+    "HARDWARE",
+    "DEVICES",
+    "hardware",
+    "ModelShape",
+    "Workload",
+    "Estimate",
+    "estimate",
+    "shape_from_config",
+    "shape_from_params",
+    "parse_count",
+    "format_estimate",
+    "positions_from_config",
+    "context_warning",
+]
 
 GB = 1e9
 
@@ -83,11 +96,17 @@ def parse_count(text: str) -> float:
 
 def shape_from_params(params: float, vocab: int = 32000) -> ModelShape:
     """Guess a dense decoder's shape from its size: N = 12 L d^2 with d = 128 L (Llama-like)."""
-    layers = max(2, round((params / (12 * 128 ** 2)) ** (1 / 3)))
+    layers = max(2, round((params / (12 * 128**2)) ** (1 / 3)))
     hidden = max(64, round(math.sqrt(params / (12 * layers)) / 64) * 64)
-    return ModelShape(params, layers, hidden, vocab, hidden,
-                      f"--params {params:.3g} (shape guessed: {layers} layers, hidden {hidden}, "
-                      f"vocab {vocab}, no grouped-query attention)")
+    return ModelShape(
+        params,
+        layers,
+        hidden,
+        vocab,
+        hidden,
+        f"--params {params:.3g} (shape guessed: {layers} layers, hidden {hidden}, "
+        f"vocab {vocab}, no grouped-query attention)",
+    )
 
 
 def _pick(cfg: dict, *names, default=None):
@@ -110,7 +129,11 @@ def shape_from_config(path: str | Path) -> ModelShape:
     head_dim = int(_pick(cfg, "head_dim", default=h // heads))
     ff = int(_pick(cfg, "intermediate_size", "n_inner", "ffn_dim", default=4 * h))
     vocab = int(_pick(cfg, "vocab_size", default=32000))
-    gated = str(_pick(cfg, "hidden_act", "hidden_activation", default="")).lower() in ("silu", "swish", "gelu_pytorch_tanh")
+    gated = str(_pick(cfg, "hidden_act", "hidden_activation", default="")).lower() in (
+        "silu",
+        "swish",
+        "gelu_pytorch_tanh",
+    )
     attention = h * heads * head_dim * 2 + 2 * h * kv_heads * head_dim  # q, o + k, v
     mlp = (3 if gated else 2) * h * ff
     embeddings = vocab * h * (1 if cfg.get("tie_word_embeddings", True) else 2)
@@ -119,9 +142,15 @@ def shape_from_config(path: str | Path) -> ModelShape:
         params += layers * (heads + 2 * kv_heads) * head_dim
     if "n_positions" in cfg:  # GPT-2 family: learned positions, biases everywhere, LayerNorm bias
         params += cfg["n_positions"] * h + layers * (3 * h + h + ff + h + 2 * h) + h
-    return ModelShape(float(params), layers, h, vocab, kv_heads * head_dim,
-                      f"{file} ({layers} layers, hidden {h}, vocab {vocab}, kv width "
-                      f"{kv_heads * head_dim}{', gated MLP' if gated else ''})")
+    return ModelShape(
+        float(params),
+        layers,
+        h,
+        vocab,
+        kv_heads * head_dim,
+        f"{file} ({layers} layers, hidden {h}, vocab {vocab}, kv width "
+        f"{kv_heads * head_dim}{', gated MLP' if gated else ''})",
+    )
 
 
 def positions_from_config(path: str | Path) -> int | None:
@@ -134,8 +163,9 @@ def positions_from_config(path: str | Path) -> int | None:
     except (OSError, json.JSONDecodeError, UnicodeDecodeError):
         return None
     cfg = cfg.get("text_config", cfg)
-    value = _pick(cfg, "max_position_embeddings", "n_positions", "max_sequence_length",
-                  "seq_length")
+    value = _pick(
+        cfg, "max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"
+    )
     return value if isinstance(value, int) and value > 0 else None
 
 
@@ -144,14 +174,18 @@ def context_warning(positions: int | None, max_new_tokens: int, prompt_tokens: i
     if positions is None:
         return None
     if max_new_tokens >= positions:
-        return (f"max_new_tokens = {max_new_tokens} is not below the model's {positions} positions "
-                "(prompt + completion share them): training refuses this; set max_new_tokens to "
-                f"at most {positions - 1 - prompt_tokens} for {prompt_tokens}-token prompts")
+        return (
+            f"max_new_tokens = {max_new_tokens} is not below the model's {positions} positions "
+            "(prompt + completion share them): training refuses this; set max_new_tokens to "
+            f"at most {positions - 1 - prompt_tokens} for {prompt_tokens}-token prompts"
+        )
     if prompt_tokens + max_new_tokens > positions:
-        return (f"prompts of {prompt_tokens} tokens + max_new_tokens = {max_new_tokens} exceed the "
-                f"model's {positions} positions: longer prompts are refused (or cut with "
-                'prompt_overflow = "truncate"); prompts may have at most '
-                f"{positions - max_new_tokens} tokens")
+        return (
+            f"prompts of {prompt_tokens} tokens + max_new_tokens = {max_new_tokens} exceed the "
+            f"model's {positions} positions: longer prompts are refused (or cut with "
+            'prompt_overflow = "truncate"); prompts may have at most '
+            f"{positions - max_new_tokens} tokens"
+        )
     return None
 
 
@@ -200,28 +234,45 @@ def _memory(shape: ModelShape, w: Workload, est: Estimate) -> None:
     n = shape.params
     k = w.gpus if w.sharded else 1  # FSDP keeps 1/k of every persistent tensor on each GPU
     per = f" / {k} GPUs (FSDP)" if k > 1 else ""
-    est.memory += [("policy weights", 4 * n / k,
-                    f"4 B x {n:.3g} params{per} (fp32 weights; bf16 autocast on GPU)"),
-                   ("gradients", 4 * n / k, f"4 B x {n:.3g}{per}"),
-                   ("AdamW moments", 8 * n / k, f"2 x 4 B x {n:.3g}{per} (exp_avg, exp_avg_sq)")]
+    est.memory += [
+        (
+            "policy weights",
+            4 * n / k,
+            f"4 B x {n:.3g} params{per} (fp32 weights; bf16 autocast on GPU)",
+        ),
+        ("gradients", 4 * n / k, f"4 B x {n:.3g}{per}"),
+        ("AdamW moments", 8 * n / k, f"2 x 4 B x {n:.3g}{per} (exp_avg, exp_avg_sq)"),
+    ]
     if w.beta > 0:
-        est.memory.append(("reference model", 4 * n / k,
-                           f"beta={w.beta:g} > 0: frozen fp32 copy{per}"))
+        est.memory.append(
+            ("reference model", 4 * n / k, f"beta={w.beta:g} > 0: frozen fp32 copy{per}")
+        )
     seq = w.prompt_tokens + w.max_new_tokens
     micro = math.ceil(w.seqs_per_gpu / w.grad_accum)
     per_token = (2 if w.gradient_checkpointing else 34) * shape.hidden * shape.layers
     logits = 8 * shape.vocab  # fp32 logits + log-softmax
     act = micro * seq * (per_token + logits)
-    est.memory.append(("activations (training)", act,
-                       f"{micro} seqs x {seq} tokens x ({'2' if w.gradient_checkpointing else '34'} B "
-                       f"x {shape.hidden} hidden x {shape.layers} layers + 8 B x {shape.vocab} vocab)"))
+    est.memory.append(
+        (
+            "activations (training)",
+            act,
+            f"{micro} seqs x {seq} tokens x ({'2' if w.gradient_checkpointing else '34'} B "
+            f"x {shape.hidden} hidden x {shape.layers} layers + 8 B x {shape.vocab} vocab)",
+        )
+    )
     batch = min(w.rollout_batch_size, w.seqs_per_gpu)
     kv = batch * seq * shape.layers * 2 * shape.kv_dim * 4
     if k > 1:  # the rollout runs on gathered weights (bf16 under mixed precision)
         kv += 2 * n
-    est.memory.append(("KV cache (generation)", kv, f"{batch} seqs x {seq} tokens x {shape.layers} "
-                       f"layers x 2 (K,V) x {shape.kv_dim} x 4 B"
-                       + (f" + 2 B x {n:.3g} weights gathered for the rollout" if k > 1 else "")))
+    est.memory.append(
+        (
+            "KV cache (generation)",
+            kv,
+            f"{batch} seqs x {seq} tokens x {shape.layers} "
+            f"layers x 2 (K,V) x {shape.kv_dim} x 4 B"
+            + (f" + 2 B x {n:.3g} weights gathered for the rollout" if k > 1 else ""),
+        )
+    )
     static = sum(b for item, b, _ in est.memory if not item.startswith(("activations", "KV")))
     est.peak_bytes = static + max(act, kv)
 
@@ -235,15 +286,27 @@ def _time(shape: ModelShape, w: Workload, hw: Hardware, est: Estimate) -> None:
     t_decode = max(bytes_step / (hw.bandwidth_tb_s * 1e12), 2 * n * batch / (hw.tflops * 1e12))
     t_prefill = 2 * n * batch * w.prompt_tokens / (hw.tflops * 1e12 * hw.mfu)
     gen = rounds * (w.max_new_tokens * t_decode + t_prefill)
-    est.time.append(("generation", gen, f"{rounds} generate call(s) x ({w.max_new_tokens} decode "
-                     f"steps x {_seconds(t_decode)} + prefill {_seconds(t_prefill)}); a decode "
-                     f"step reads {bytes_step / GB:.2f} GB at {hw.bandwidth_tb_s:g} TB/s"))
+    est.time.append(
+        (
+            "generation",
+            gen,
+            f"{rounds} generate call(s) x ({w.max_new_tokens} decode "
+            f"steps x {_seconds(t_decode)} + prefill {_seconds(t_prefill)}); a decode "
+            f"step reads {bytes_step / GB:.2f} GB at {hw.bandwidth_tb_s:g} TB/s",
+        )
+    )
     tokens = seqs * (w.prompt_tokens + w.max_new_tokens)
     passes = 6 * w.mu + 2 * (w.beta > 0) + 2 * (w.mu > 1) + 2 * w.mu * w.gradient_checkpointing
     flops = passes * n * tokens
     train = flops / (hw.tflops * 1e12 * hw.mfu)
-    est.time.append(("training", train, f"{passes} x N x tokens = {passes} x {n:.3g} x {tokens} = "
-                     f"{flops:.3g} FLOPs at {hw.tflops:g} TFLOP/s x {hw.mfu:.0%} MFU"))
+    est.time.append(
+        (
+            "training",
+            train,
+            f"{passes} x N x tokens = {passes} x {n:.3g} x {tokens} = "
+            f"{flops:.3g} FLOPs at {hw.tflops:g} TFLOP/s x {hw.mfu:.0%} MFU",
+        )
+    )
     est.step_seconds = gen + train
 
 
@@ -258,9 +321,12 @@ def estimate(shape: ModelShape, workload: Workload, hw: Hardware) -> Estimate:
         "for the hardware (roofline, no framework overhead: HF generate adds per-step latency)",
         "activations: ~34 B per token per hidden unit per layer (Korthikanti et al. 2022, "
         "flash/SDPA attention), ~2 B with gradient checkpointing",
-        (f"{workload.gpus} GPUs, {'FSDP' if workload.sharded else 'DDP'}: each rolls out and "
-         "trains 1/N of the batch; communication time is not included"
-         if workload.gpus > 1 else "one device, no sharding")
+        (
+            f"{workload.gpus} GPUs, {'FSDP' if workload.sharded else 'DDP'}: each rolls out and "
+            "trains 1/N of the batch; communication time is not included"
+            if workload.gpus > 1
+            else "one device, no sharding"
+        )
         + "; verifier time and refill rounds are not included",
     ]
     return est
@@ -279,31 +345,44 @@ def _advice(est: Estimate, hw: Hardware, w: Workload, params: float) -> str:
         total = static * (w.gpus if w.sharded else 1)
         need = math.ceil(total / (budget * 0.6))  # leave ~40% for activations and the rollout
         gathered = 2 * params  # the bf16 weights every GPU holds while it generates
-        rollout = ("" if gathered < budget * 0.8 else
-                   f"; but the rollout gathers the bf16 weights ({gathered / GB:.0f} GB) on every "
-                   "GPU, more than one holds: this size needs tensor-parallel generation, which "
-                   "passband does not do")
-        return (f"{head}; weights, gradients and optimizer states alone need {static / GB:.1f} GB: "
-                f"use LoRA (peft){ref}, or shard them with FSDP (distributed = \"fsdp\") over "
-                f">= {need} GPUs (--gpus {need}){rollout}")
+        rollout = (
+            ""
+            if gathered < budget * 0.8
+            else f"; but the rollout gathers the bf16 weights ({gathered / GB:.0f} GB) on every "
+            "GPU, more than one holds: this size needs tensor-parallel generation, which "
+            "passband does not do"
+        )
+        return (
+            f"{head}; weights, gradients and optimizer states alone need {static / GB:.1f} GB: "
+            f'use LoRA (peft){ref}, or shard them with FSDP (distributed = "fsdp") over '
+            f">= {need} GPUs (--gpus {need}){rollout}"
+        )
     seqs = w.seqs_per_gpu
     per_seq = items["activations (training)"] / math.ceil(seqs / w.grad_accum)
     fits = int((budget - static) // per_seq)
     if items["activations (training)"] >= items["KV cache (generation)"] and fits >= 1:
-        return (f"{head}; activations dominate: set grad_accum >= {math.ceil(seqs / fits)} "
-               f"({fits} sequences per micro-batch fit) or gradient_checkpointing = true")
+        return (
+            f"{head}; activations dominate: set grad_accum >= {math.ceil(seqs / fits)} "
+            f"({fits} sequences per micro-batch fit) or gradient_checkpointing = true"
+        )
     return f"{head}; reduce rollout_batch_size or max_new_tokens, or enable gradient_checkpointing"
 
 
 def format_estimate(est: Estimate, shape: ModelShape, hw: Hardware, workload: Workload) -> str:
     """The estimate as text, every number followed by how it was computed."""
-    lines = [f"model:    {shape.params / 1e9:.3g}B parameters, from {shape.source}",
-             f"hardware: {hw.name}: {hw.memory_gb:.0f} GB, {hw.bandwidth_tb_s:g} TB/s, "
-             f"{hw.tflops:g} TFLOP/s peak, {hw.mfu:.0%} MFU assumed", "", "memory"]
+    lines = [
+        f"model:    {shape.params / 1e9:.3g}B parameters, from {shape.source}",
+        f"hardware: {hw.name}: {hw.memory_gb:.0f} GB, {hw.bandwidth_tb_s:g} TB/s, "
+        f"{hw.tflops:g} TFLOP/s peak, {hw.mfu:.0%} MFU assumed",
+        "",
+        "memory",
+    ]
     width = max(len(item) for item, _, _ in est.memory + est.time)
     lines += [f"  {item:<{width}}  {b / GB:8.2f} GB   {how}" for item, b, how in est.memory]
-    lines.append(f"  {'peak':<{width}}  {est.peak_bytes / GB:8.2f} GB   static items + the larger of "
-                 "activations and KV cache (they are not alive at the same time)")
+    lines.append(
+        f"  {'peak':<{width}}  {est.peak_bytes / GB:8.2f} GB   static items + the larger of "
+        "activations and KV cache (they are not alive at the same time)"
+    )
     lines += [f"  -> {_advice(est, hw, workload, shape.params)}", "", "time per step"]
     lines += [f"  {item:<{width}}  {_seconds(s):>11}   {how}" for item, s, how in est.time]
     lines.append(f"  {'total':<{width}}  {_seconds(est.step_seconds):>11}")

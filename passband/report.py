@@ -46,13 +46,19 @@ def run_alerts(run: RunData) -> list[tuple[int, str]]:
     """Alerts the trainer logged; for a run logged without an ``alerts`` field, a replay of the
     metrics through the default ``AlertMonitor`` (marked as replayed)."""
     if any("alerts" in row for row in run.metrics):
-        return [(row.get("step", i + 1), str(a)) for i, row in enumerate(run.metrics)
-                for a in row.get("alerts") or []]
+        return [
+            (row.get("step", i + 1), str(a))
+            for i, row in enumerate(run.metrics)
+            for a in row.get("alerts") or []
+        ]
     from passband.trainer.alerts import AlertMonitor
 
     monitor = AlertMonitor()
-    return [(a.step, f"{a} (replayed by passband report)") for row in run.metrics
-            for a in monitor.update(row)]
+    return [
+        (a.step, f"{a} (replayed by passband report)")
+        for row in run.metrics
+        for a in monitor.update(row)
+    ]
 
 
 def _pass_rate_rows(run: RunData) -> list[tuple[str, str]]:
@@ -61,9 +67,11 @@ def _pass_rate_rows(run: RunData) -> list[tuple[str, str]]:
         return [("pass rate", "not logged")]
     best = max(range(len(acc)), key=acc.__getitem__)
     k = max(1, len(acc) // 10)
-    return [("pass rate (final)", f"{acc[-1]:.3f} at step {steps[-1]}"),
-            ("pass rate (best)", f"{acc[best]:.3f} at step {steps[best]}"),
-            ("pass rate (first 10% -> last 10%)", f"{_mean(acc[:k]):.3f} -> {_mean(acc[-k:]):.3f}")]
+    return [
+        ("pass rate (final)", f"{acc[-1]:.3f} at step {steps[-1]}"),
+        ("pass rate (best)", f"{acc[best]:.3f} at step {steps[best]}"),
+        ("pass rate (first 10% -> last 10%)", f"{_mean(acc[:k]):.3f} -> {_mean(acc[-k:]):.3f}"),
+    ]
 
 
 def _length_rows(run: RunData) -> list[tuple[str, str]]:
@@ -86,8 +94,13 @@ def _group_rows(run: RunData) -> list[tuple[str, str]]:
     _, zero = series(run.metrics, "groups/zero_variance_share")
     rows = []
     if rolled and effective and sum(rolled):
-        rows.append(("effective-group share", f"{sum(effective) / sum(rolled):.1%} of "
-                     f"{sum(rolled):.0f} rolled groups carried signal"))
+        rows.append(
+            (
+                "effective-group share",
+                f"{sum(effective) / sum(rolled):.1%} of "
+                f"{sum(rolled):.0f} rolled groups carried signal",
+            )
+        )
     if zero:
         rows.append(("zero-variance share (mean, last)", f"{_mean(zero):.1%}, {zero[-1]:.1%}"))
     return rows or [("groups", "not logged")]
@@ -102,8 +115,10 @@ def _concentration_rows(view: RunView) -> list[tuple[str, str]]:
         share, equal = sum(c.top[f]) / len(c.steps), sum(c.equal[f]) / len(c.steps)
         per_step.append(f"top {f:.0%} carry {share:.1%} (equal shares: {equal:.1%})")
     run = [f"top {f:.0%} {s:.1%} (equal {e:.1%})" for f, (s, e) in c.run_top.items()]
-    return [("gradient concentration (mean per step)", ", ".join(per_step)),
-            ("gradient concentration (whole run)", ", ".join(run))]
+    return [
+        ("gradient concentration (mean per step)", ", ".join(per_step)),
+        ("gradient concentration (whole run)", ", ".join(run)),
+    ]
 
 
 def _outlier_rows(view: RunView) -> list[tuple[str, str]]:
@@ -111,10 +126,16 @@ def _outlier_rows(view: RunView) -> list[tuple[str, str]]:
         return []
     if not view.flags:
         k = gradient_threshold(view.group_size, view.advantage)
-        return [("outlier prompts", f"none (no group above {k:g}x its step's median gradient share "
-                 f"or {SCALE_FACTOR:g}x the run's 90th-percentile reward scale)")]
-    named = "; ".join(f"{f.prompt}: {f.rule}, {f.reason}; rewards {describe(f.visits)}"
-                      for f in view.flags[:3])
+        return [
+            (
+                "outlier prompts",
+                f"none (no group above {k:g}x its step's median gradient share "
+                f"or {SCALE_FACTOR:g}x the run's 90th-percentile reward scale)",
+            )
+        ]
+    named = "; ".join(
+        f"{f.prompt}: {f.rule}, {f.reason}; rewards {describe(f.visits)}" for f in view.flags[:3]
+    )
     more = f"; ... and {len(view.flags) - 3} more" if len(view.flags) > 3 else ""
     return [("outlier prompts", f"{len(view.flags)} flagged. {named}{more}")]
 
@@ -124,15 +145,23 @@ def _inactive_rows(view: RunView) -> list[tuple[str, str]]:
     return [("inactive by configuration", "; ".join(off))] if off else []
 
 
-def summarize(run: RunData, *, live: bool = False, view: RunView | None = None) -> list[tuple[str, str]]:
+def summarize(
+    run: RunData, *, live: bool = False, view: RunView | None = None
+) -> list[tuple[str, str]]:
     """The rows of the summary table (and of the text summary), as (label, value) strings."""
     view = view or RunView(run)
     steps = len(run.metrics)
     target = f" of {run.max_steps}" if run.max_steps else ""
     state = "live" if live else ("finished" if run.finished() else "stopped")
-    rows = [("run", str(run.path)),
-            ("steps", f"{steps} logged, last step {run.last_step}{target} ({state})" if steps
-             else f"no steps recorded yet ({state})")]
+    rows = [
+        ("run", str(run.path)),
+        (
+            "steps",
+            f"{steps} logged, last step {run.last_step}{target} ({state})"
+            if steps
+            else f"no steps recorded yet ({state})",
+        ),
+    ]
     if not steps:
         return rows
     rows += _pass_rate_rows(run) + _length_rows(run) + _group_rows(run)
@@ -146,15 +175,21 @@ def summarize(run: RunData, *, live: bool = False, view: RunView | None = None) 
     return rows
 
 
-def format_summary(summary: list[tuple[str, str]], alerts: list[tuple[int, str]],
-                   notes: list[str], *, max_alerts: int = 20) -> str:
+def format_summary(
+    summary: list[tuple[str, str]],
+    alerts: list[tuple[int, str]],
+    notes: list[str],
+    *,
+    max_alerts: int = 20,
+) -> str:
     """Plain-text summary for the terminal."""
     width = max(len(label) for label, _ in summary)
     lines = [f"{label:<{width}}  {value}" for label, value in summary]
     lines.append(f"alerts: {len(alerts) or 'none'}")
     for step, text in alerts[:max_alerts]:
-        lines += textwrap.wrap(f"step {step}: {text}", width=100, initial_indent="  ",
-                               subsequent_indent="      ")
+        lines += textwrap.wrap(
+            f"step {step}: {text}", width=100, initial_indent="  ", subsequent_indent="      "
+        )
     if len(alerts) > max_alerts:
         lines.append(f"  ... and {len(alerts) - max_alerts} more (see the HTML page)")
     lines += [f"note: {note}" for note in notes]
@@ -184,9 +219,16 @@ def _draw(view: RunView, out: Path) -> tuple[dict[str, Path], dict[str, str]]:
     return charts, skipped
 
 
-def write_report(run_dir: str | Path, out_dir: str | Path | None = None, *, live: bool = False,
-                 refresh_s: int = 30, top: int = 15, run: RunData | None = None,
-                 last_visits: int | None = None) -> Report:
+def write_report(
+    run_dir: str | Path,
+    out_dir: str | Path | None = None,
+    *,
+    live: bool = False,
+    refresh_s: int = 30,
+    top: int = 15,
+    run: RunData | None = None,
+    last_visits: int | None = None,
+) -> Report:
     """Render every chart, the HTML page and the text summary of one run directory.
 
     ``top``: rows of the most-visited-prompts table. ``last_visits`` sized the per-prompt heat map
@@ -195,8 +237,12 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, *, live
     from passband.report_page import render_html
 
     if last_visits is not None:
-        warnings.warn("write_report(last_visits=...) is deprecated and ignored: the per-prompt heat "
-                      "map it sized is gone (see top=)", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "write_report(last_visits=...) is deprecated and ignored: the per-prompt heat "
+            "map it sized is gone (see top=)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
 
     run = run or load_run(run_dir)
     view = RunView(run)
@@ -205,8 +251,16 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, *, live
     charts, skipped = _draw(view, out)
     alerts = run_alerts(run)
     summary = summarize(run, live=live, view=view)
-    report = Report(html=out / "index.html", run_dir=run.path, charts=charts, skipped=skipped,
-                    summary=summary, alerts=alerts, notes=list(run.notes), flags=view.flags)
+    report = Report(
+        html=out / "index.html",
+        run_dir=run.path,
+        charts=charts,
+        skipped=skipped,
+        summary=summary,
+        alerts=alerts,
+        notes=list(run.notes),
+        flags=view.flags,
+    )
     report.text = format_summary(summary, alerts, report.notes)
     page = render_html(report, view, live=live, refresh_s=refresh_s, top=top)
     _atomic_write(report.html, page.encode("utf-8"))

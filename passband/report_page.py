@@ -45,7 +45,9 @@ def _alerts_html(alerts: list[tuple[int, str]]) -> str:
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
     return f'<table class="grid"><tr>{head}</tr>{body}</table>'
 
 
@@ -54,9 +56,13 @@ def _flags_html(flags: list[Flag]) -> str:
         return ""
     rows = [[f.prompt, f.rule, f.reason, describe(f.visits)] for f in flags[:30]]
     more = f"<p>... and {len(flags) - 30} more.</p>" if len(flags) > 30 else ""
-    return (f'<section class="flagged" id="flagged"><h2>Flagged prompts ({len(flags)})</h2>'
-            "<p><b>These prompts stand out</b>: look at their reward before the learning rate.</p>"
-            + _table(["prompt", "rule", "why", "reward distribution"], rows) + more + "</section>")
+    return (
+        f'<section class="flagged" id="flagged"><h2>Flagged prompts ({len(flags)})</h2>'
+        "<p><b>These prompts stand out</b>: look at their reward before the learning rate.</p>"
+        + _table(["prompt", "rule", "why", "reward distribution"], rows)
+        + more
+        + "</section>"
+    )
 
 
 def _visited_html(view: RunView, top: int) -> str:
@@ -69,15 +75,35 @@ def _visited_html(view: RunView, top: int) -> str:
     for prompt, visits in ranked:
         rates = [v.pass_rate for v in visits if v.pass_rate is not None]
         spread = [statistics.pstdev(v.rewards) for v in visits if v.rewards]
-        rows.append([prompt, str(len(visits)), f"{visits[0].step}-{visits[-1].step}",
-                     f"{rates[0]:.2f} -> {rates[-1]:.2f}" if rates else "-",
-                     f"{statistics.fmean(spread):.3g}" if spread else "-",
-                     f"{sum(v.share for v in visits) / steps:.3%}", "yes" if prompt in flagged else ""])
-    return (f'<figure id="visited"><figcaption><b>Most-visited prompts.</b> The {len(ranked)} '
-            f"most-visited of {distinct:,} prompts; gradient share is of the whole run (equal "
-            f"shares: {1 / distinct:.3%} per prompt).</figcaption>"
-            + _table(["prompt", "visits", "steps", "pass rate first -> last", "mean group std",
-                      "gradient share", "flagged"], rows) + "</figure>")
+        rows.append(
+            [
+                prompt,
+                str(len(visits)),
+                f"{visits[0].step}-{visits[-1].step}",
+                f"{rates[0]:.2f} -> {rates[-1]:.2f}" if rates else "-",
+                f"{statistics.fmean(spread):.3g}" if spread else "-",
+                f"{sum(v.share for v in visits) / steps:.3%}",
+                "yes" if prompt in flagged else "",
+            ]
+        )
+    return (
+        f'<figure id="visited"><figcaption><b>Most-visited prompts.</b> The {len(ranked)} '
+        f"most-visited of {distinct:,} prompts; gradient share is of the whole run (equal "
+        f"shares: {1 / distinct:.3%} per prompt).</figcaption>"
+        + _table(
+            [
+                "prompt",
+                "visits",
+                "steps",
+                "pass rate first -> last",
+                "mean group std",
+                "gradient share",
+                "flagged",
+            ],
+            rows,
+        )
+        + "</figure>"
+    )
 
 
 def _figure_html(stem: str, title: str, caption: str, png: Path | None, reason: str | None) -> str:
@@ -95,20 +121,29 @@ def render_html(report, view: RunView, *, live: bool, refresh_s: int = 30, top: 
     from passband.plots import CHARTS
 
     refresh = f'<meta http-equiv="refresh" content="{int(refresh_s)}">' if live else ""
-    badge = (f'<span class="badge live">live, refreshes every {int(refresh_s)} s</span>' if live
-             else '<span class="badge done">not live</span>')
-    rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in report.summary)
+    badge = (
+        f'<span class="badge live">live, refreshes every {int(refresh_s)} s</span>'
+        if live
+        else '<span class="badge done">not live</span>'
+    )
+    rows = "".join(
+        f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in report.summary
+    )
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in report.notes)
-    figures = "".join(_figure_html(stem, title, caption, report.charts.get(stem), report.skipped.get(stem))
-                      + (_visited_html(view, top) if stem == "pass_rate_moves" else "")  # per-prompt views
-                      for stem, title, caption, _ in CHARTS)
+    figures = "".join(
+        _figure_html(stem, title, caption, report.charts.get(stem), report.skipped.get(stem))
+        + (_visited_html(view, top) if stem == "pass_rate_moves" else "")  # per-prompt views
+        for stem, title, caption, _ in CHARTS
+    )
     stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">{refresh}'
-            f"<title>passband report: {html.escape(report.run_dir.name)}</title>"
-            f"<style>{_CSS}</style></head><body>"
-            f"<header><h1>passband report{badge}</h1><p>rendered {stamp}</p></header>"
-            f'<section><h2>Summary</h2><table class="summary">{rows}</table></section>'
-            + _flags_html(view.flags)
-            + f"<section><h2>Alerts ({len(report.alerts)})</h2>{_alerts_html(report.alerts)}</section>"
-            + (f'<section class="notes"><h2>Notes</h2><ul>{notes}</ul></section>' if notes else "")
-            + f"<section><h2>Charts</h2>{figures}</section></body></html>")
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">{refresh}'
+        f"<title>passband report: {html.escape(report.run_dir.name)}</title>"
+        f"<style>{_CSS}</style></head><body>"
+        f"<header><h1>passband report{badge}</h1><p>rendered {stamp}</p></header>"
+        f'<section><h2>Summary</h2><table class="summary">{rows}</table></section>'
+        + _flags_html(view.flags)
+        + f"<section><h2>Alerts ({len(report.alerts)})</h2>{_alerts_html(report.alerts)}</section>"
+        + (f'<section class="notes"><h2>Notes</h2><ul>{notes}</ul></section>' if notes else "")
+        + f"<section><h2>Charts</h2>{figures}</section></body></html>"
+    )

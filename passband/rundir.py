@@ -18,7 +18,12 @@ from passband.errors import UsageError
 
 __all__ = ["RunData", "load_run", "read_jsonl", "series"]
 
-METRICS, GROUPS, CURRICULUM, CONFIG = "metrics.jsonl", "groups.jsonl", "curriculum.json", "config.json"
+METRICS, GROUPS, CURRICULUM, CONFIG = (
+    "metrics.jsonl",
+    "groups.jsonl",
+    "curriculum.json",
+    "config.json",
+)
 
 
 @dataclass
@@ -101,7 +106,11 @@ def series(rows: list[dict], key: str) -> tuple[list[int], list[float]]:
     xs, ys = [], []
     for i, row in enumerate(rows):
         value = row.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
             continue
         step = row.get("step")
         xs.append(step if isinstance(step, (int, float)) else i + 1)
@@ -148,19 +157,27 @@ def _curriculum(run: RunData, value: dict | None) -> dict | None:
         return None
     band, estimates = value.get("band"), value.get("estimates")
     numbers = (int, float)
-    if not (isinstance(band, list) and len(band) == 2
-            and all(isinstance(b, numbers) and not isinstance(b, bool) for b in band)):
+    if not (
+        isinstance(band, list)
+        and len(band) == 2
+        and all(isinstance(b, numbers) and not isinstance(b, bool) for b in band)
+    ):
         run.notes.append(f"{CURRICULUM}: 'band' is {band!r}, not [low, high]; ignored.")
         return None
     if not isinstance(estimates, dict):
-        run.notes.append(f"{CURRICULUM}: 'estimates' is not an object of prompt id -> pass "
-                         "rate; ignored.")
+        run.notes.append(
+            f"{CURRICULUM}: 'estimates' is not an object of prompt id -> pass rate; ignored."
+        )
         return None
-    good = {k: v for k, v in estimates.items()
-            if isinstance(v, numbers) and not isinstance(v, bool) and math.isfinite(v)}
+    good = {
+        k: v
+        for k, v in estimates.items()
+        if isinstance(v, numbers) and not isinstance(v, bool) and math.isfinite(v)
+    }
     if len(good) < len(estimates):
-        run.notes.append(f"{CURRICULUM}: {len(estimates) - len(good)} estimate(s) that are not "
-                         "numbers skipped.")
+        run.notes.append(
+            f"{CURRICULUM}: {len(estimates) - len(good)} estimate(s) that are not numbers skipped."
+        )
     return {**value, "estimates": good}
 
 
@@ -180,11 +197,15 @@ def load_run(path: str | Path) -> RunData:
     if not root.exists():
         raise UsageError(f"{root} does not exist; pass the output_dir of a training run.")
     if not root.is_dir():
-        raise UsageError(f"{root} is a file; pass the run directory (the trainer's output_dir) "
-                         f"that contains {METRICS}.")
+        raise UsageError(
+            f"{root} is a file; pass the run directory (the trainer's output_dir) "
+            f"that contains {METRICS}."
+        )
     if not (root / METRICS).is_file() and not (root / CONFIG).is_file():
-        raise UsageError(f"{root} is not a training run: it has neither {METRICS} (one line per "
-                         f"step) nor {CONFIG} (the resolved config). Pass the trainer's output_dir.")
+        raise UsageError(
+            f"{root} is not a training run: it has neither {METRICS} (one line per "
+            f"step) nor {CONFIG} (the resolved config). Pass the trainer's output_dir."
+        )
     run = RunData(path=root)
     run.config = _read_json(run, CONFIG) or {}
     metrics = _read_rows(run, METRICS, "per-step metrics yet (the run has not finished a step)")
@@ -192,6 +213,8 @@ def load_run(path: str | Path) -> RunData:
     run.groups = _read_rows(run, GROUPS, "per-prompt group rewards")
     run.curriculum = _curriculum(run, _read_json(run, CURRICULUM))
     if not (run.path / CURRICULUM).exists():
-        run.notes.append(f"{CURRICULUM} not found: no pass-rate estimates (curriculum off, or no "
-                         "checkpoint written yet).")
+        run.notes.append(
+            f"{CURRICULUM} not found: no pass-rate estimates (curriculum off, or no "
+            "checkpoint written yet)."
+        )
     return run

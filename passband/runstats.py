@@ -26,9 +26,22 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
-__all__ = ["Visit", "Flag", "Concentration", "RunView", "visits_of", "top_share", "concentration",
-           "gradient_threshold", "gradient_ratios", "scale_ratios", "flag_outliers", "pass_rate_moves",
-           "most_visited", "describe"]
+__all__ = [
+    "Visit",
+    "Flag",
+    "Concentration",
+    "RunView",
+    "visits_of",
+    "top_share",
+    "concentration",
+    "gradient_threshold",
+    "gradient_ratios",
+    "scale_ratios",
+    "flag_outliers",
+    "pass_rate_moves",
+    "most_visited",
+    "describe",
+]
 
 SCALE_FACTOR = 5.0  # reward-scale rule: this many times the 90th percentile
 MIN_KEPT = 4  # a step with fewer effective groups has no meaningful median
@@ -72,11 +85,17 @@ def visits_of(groups: list[dict]) -> list[Visit]:
             continue
         clean = tuple(float(r) for r in rewards if _number(r))
         passes = g.get("passes")
-        out.append(Visit(step=int(g["step"]) if _number(g.get("step")) else i,
-                         prompt=str(g["prompt_id"]), rewards=clean,
-                         passes=int(passes) if _number(passes) else 0, kept=bool(g.get("kept")),
-                         share=float(g["grad_share"]) if _number(g.get("grad_share")) else 0.0,
-                         scale=max((abs(r) for r in clean), default=0.0)))
+        out.append(
+            Visit(
+                step=int(g["step"]) if _number(g.get("step")) else i,
+                prompt=str(g["prompt_id"]),
+                rewards=clean,
+                passes=int(passes) if _number(passes) else 0,
+                kept=bool(g.get("kept")),
+                share=float(g["grad_share"]) if _number(g.get("grad_share")) else 0.0,
+                scale=max((abs(r) for r in clean), default=0.0),
+            )
+        )
     return out
 
 
@@ -152,10 +171,15 @@ class Flag:
 
     @property
     def reason(self) -> str:
-        what = "the step's median gradient share" if self.rule == "gradient" else \
-            "the run's 90th-percentile reward scale"
-        return (f"{self.ratio:.1f}x {what} (threshold {self.threshold:g}x) in "
-                f"{self.flagged_visits} of {len(self.visits)} visit(s)")
+        what = (
+            "the step's median gradient share"
+            if self.rule == "gradient"
+            else "the run's 90th-percentile reward scale"
+        )
+        return (
+            f"{self.ratio:.1f}x {what} (threshold {self.threshold:g}x) in "
+            f"{self.flagged_visits} of {len(self.visits)} visit(s)"
+        )
 
 
 def gradient_ratios(visits: list[Visit]) -> dict[int, float]:
@@ -180,13 +204,19 @@ def scale_ratios(visits: list[Visit]) -> dict[int, float]:
     return {id(v): v.scale / p90 for v in visits if v.scale > 0}
 
 
-def flag_outliers(visits: list[Visit], group_size: int, advantage: str | None,
-                  ratios: tuple[dict, dict] | None = None) -> list[Flag]:
+def flag_outliers(
+    visits: list[Visit],
+    group_size: int,
+    advantage: str | None,
+    ratios: tuple[dict, dict] | None = None,
+) -> list[Flag]:
     """Prompts that crossed either rule, worst first. ``ratios``: (gradient, scale) ratios when
     the caller has them already."""
     gradient, scale = ratios or (gradient_ratios(visits), scale_ratios(visits))
-    rules = (("gradient", gradient, gradient_threshold(group_size, advantage)),
-             ("reward scale", scale, SCALE_FACTOR))
+    rules = (
+        ("gradient", gradient, gradient_threshold(group_size, advantage)),
+        ("reward scale", scale, SCALE_FACTOR),
+    )
     flags = []
     for rule, by_visit, limit in rules:
         hits: dict[str, list[float]] = defaultdict(list)
@@ -230,8 +260,10 @@ def describe(visits: list[Visit]) -> str:
         return "no checkable rewards"
     sd = statistics.pstdev(rewards)
     last = " ".join(f"{r:g}" for r in visits[-1].rewards)
-    return (f"mean {statistics.fmean(rewards):.3g}, sd {sd:.3g}, range [{min(rewards):g}, "
-            f"{max(rewards):g}] over {len(rewards)} answers; last group: {last}")
+    return (
+        f"mean {statistics.fmean(rewards):.3g}, sd {sd:.3g}, range [{min(rewards):g}, "
+        f"{max(rewards):g}] over {len(rewards)} answers; last group: {last}"
+    )
 
 
 class RunView:
@@ -282,5 +314,7 @@ class RunView:
 
             values = series(run.metrics, "lr")[1]
             if values and min(values) == max(values):
-                return f"lr constant: {values[0]:g}\n(lr_schedule = {run.setting('lr_schedule', '?')})"
+                return (
+                    f"lr constant: {values[0]:g}\n(lr_schedule = {run.setting('lr_schedule', '?')})"
+                )
         return None

@@ -24,16 +24,18 @@ __all__ = ["resolve_verifier"]
 def resolve_verifier(spec: str, *, where: str = "--verifier") -> Any:
     """A registered name (checked, returned as is) or the object ``module:attribute`` names."""
     if not isinstance(spec, str) or not spec.strip():
-        raise UsageError(f"{where} must be a registered verifier name or module:attribute, "
-                         f"got {spec!r}")
+        raise UsageError(
+            f"{where} must be a registered verifier name or module:attribute, got {spec!r}"
+        )
     if ":" not in spec:
         from passband.verifiers import get
 
         try:
             get(spec)
         except KeyError as exc:
-            raise UsageError(f"{where} {spec!r} is not registered: {exc.args[0]} (or give "
-                             "module:attribute)") from None
+            raise UsageError(
+                f"{where} {spec!r} is not registered: {exc.args[0]} (or give module:attribute)"
+            ) from None
         return spec
     module, _, attr = spec.partition(":")
     if os.getcwd() not in sys.path and "" not in sys.path:  # find ./my_verifiers.py
@@ -54,11 +56,15 @@ def _import(module: str, spec: str, where: str):
         return importlib.import_module(module)
     except ModuleNotFoundError as exc:
         if exc.name and module.startswith(exc.name):
-            raise UsageError(f"{where} {spec!r}: cannot import it: no module named {module!r} (looked in the "
-                             "working directory and sys.path)") from None
+            raise UsageError(
+                f"{where} {spec!r}: cannot import it: no module named {module!r} (looked in the "
+                "working directory and sys.path)"
+            ) from None
         raise UsageError(f"{where} {spec!r}: cannot import it: {exc}") from None
     except Exception as exc:  # the user's module raised while importing: say where, briefly
         frames = traceback.extract_tb(exc.__traceback__)
         at = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-        raise UsageError(f"{where} {spec!r}: cannot import it: importing {module!r} raised "
-                         f"{type(exc).__name__}: {exc}{at}") from None
+        raise UsageError(
+            f"{where} {spec!r}: cannot import it: importing {module!r} raised "
+            f"{type(exc).__name__}: {exc}{at}"
+        ) from None

@@ -56,8 +56,20 @@ from passband.sandbox.pool import Pool, SandboxError, default_pool, run
 from passband.sandbox.session import CandidateError, CandidateGone, RemoteObject, Session
 
 __all__ = [
-    "CandidateError", "CandidateGone", "ExecResult", "LANGUAGES", "Language", "Limits", "Pool",
-    "RemoteObject", "SandboxError", "Session", "capabilities", "default_pool", "register_language", "run",
+    "CandidateError",
+    "CandidateGone",
+    "ExecResult",
+    "LANGUAGES",
+    "Language",
+    "Limits",
+    "Pool",
+    "RemoteObject",
+    "SandboxError",
+    "Session",
+    "capabilities",
+    "default_pool",
+    "register_language",
+    "run",
 ]
 
 
@@ -78,10 +90,14 @@ class _Package(_types.ModuleType):
     @property
     def __doc__(self) -> str:  # type: ignore[override]
         if "_probed_doc" not in self.__dict__:
-            probe = "\n".join(f"- {name}: {'available' if ok else 'not available'}"
-                              for name, ok in _cheap_probe().items())
-            self.__dict__["_probed_doc"] = (f"{self.__dict__['__doc__']}\nProbed on this machine "
-                                            f"(cheap checks; the doctor runs the real ones):\n\n{probe}")
+            probe = "\n".join(
+                f"- {name}: {'available' if ok else 'not available'}"
+                for name, ok in _cheap_probe().items()
+            )
+            self.__dict__["_probed_doc"] = (
+                f"{self.__dict__['__doc__']}\nProbed on this machine "
+                f"(cheap checks; the doctor runs the real ones):\n\n{probe}"
+            )
         return self.__dict__["_probed_doc"]
 
 

@@ -9,7 +9,6 @@ child with exit code 125 (fail closed): a run is never started with less isolati
 from __future__ import annotations
 
 import builtins
-import io
 import os
 import resource
 import signal
@@ -37,20 +36,32 @@ def enter(job: dict, plan: dict, fds: dict) -> None:
 
 
 def _setup(job: dict, plan: dict, fds: dict) -> None:
-    iso.set_parent_death_signal(signal.SIGKILL)  # the zygote dies -> the run (and its namespace) dies
+    iso.set_parent_death_signal(
+        signal.SIGKILL
+    )  # the zygote dies -> the run (and its namespace) dies
     os.setsid()
     _arrange_fds(fds)
     os.chdir(job["workdir"])
     os.umask(0o077)
     os.environ.clear()
-    os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": job["workdir"], "TMPDIR": job["workdir"],
-                       "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"})
+    os.environ.update(
+        {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": job["workdir"],
+            "TMPDIR": job["workdir"],
+            "LANG": "C.UTF-8",
+            "PYTHONIOENCODING": "utf-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+    )
     _set_rlimits(job["limits"], plan)
     iso.no_new_privs()
     if plan["drop_caps"]:
         iso.drop_capabilities()
     if plan["landlock_abi"]:
-        iso.landlock_restrict(plan["read_only"], [job["workdir"]], plan["devices"], plan["landlock_abi"])
+        iso.landlock_restrict(
+            plan["read_only"], [job["workdir"]], plan["devices"], plan["landlock_abi"]
+        )
     if plan["seccomp"]:
         iso.seccomp_deny()
     os.write(SETUP_FD, b"1")  # the only proof the zygote accepts that setup completed
@@ -93,7 +104,10 @@ def _run_program(job: dict) -> None:
         if done.returncode != 0:
             os._exit(done.returncode if done.returncode > 0 else 1)
     if lang["run"]:
-        for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores these; a native program must not
+        for sig in (
+            signal.SIGPIPE,
+            signal.SIGXFSZ,
+        ):  # Python ignores these; a native program must not
             signal.signal(sig, signal.SIG_DFL)
         try:
             os.execve(lang["run"][0], lang["run"], dict(os.environ))
@@ -106,8 +120,12 @@ def _run_program(job: dict) -> None:
 def _run_python(job: dict) -> int:
     """Execute the program in this (warm) interpreter; in session mode, then serve calls."""
     sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", errors="replace", closefd=False)
-    sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
-    sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+    sys.stdout = sys.__stdout__ = open(
+        1, "w", encoding="utf-8", errors="backslashreplace", closefd=False
+    )
+    sys.stderr = sys.__stderr__ = open(
+        2, "w", encoding="utf-8", errors="backslashreplace", closefd=False
+    )
     session = job["mode"] == "session"
     if session:  # only return values grade a session: debug prints must not fill the output cap
         sys.stdout = sys.__stdout__ = open(os.devnull, "w", encoding="utf-8")
@@ -180,10 +198,16 @@ def _changed_arguments(request: dict, args: list, kwargs: dict, handle) -> list:
     """Mutable arguments (list, dict, set, bytearray) the call changed, so the harness's copies
     change too: a test may check an in-place sort, or that its input was left alone."""
     changed = []
-    for where, key, obj in [("i", i, a) for i, a in enumerate(args)] + [("k", k, v) for k, v in kwargs.items()]:
+    for where, key, obj in [("i", i, a) for i, a in enumerate(args)] + [
+        ("k", k, v) for k, v in kwargs.items()
+    ]:
         if type(obj) not in (list, dict, set, bytearray):
             continue  # (so the arguments were not sent as one flat list of scalars, see _wire._flat)
-        sent = request["args"][1][key] if where == "i" else dict((k[1], v) for k, v in request["kwargs"][1])[key]
+        sent = (
+            request["args"][1][key]
+            if where == "i"
+            else dict((k[1], v) for k, v in request["kwargs"][1])[key]
+        )
         try:
             now = wire.encode(obj, handle)
         except Exception:  # noqa: BLE001 - e.g. nested too deeply now: the harness keeps its copy
@@ -212,7 +236,9 @@ def _answer(request: dict, module: types.ModuleType, handles: list, handle) -> d
         elif op in ("str", "float", "int", "index"):  # the harness checks the type of the answer
             value = {"str": str, "float": float, "int": int, "index": _index}[op](target)
         elif op == "setattr":
-            value = setattr(target, request["attr"], wire.decode(request["value"], handles.__getitem__))
+            value = setattr(
+                target, request["attr"], wire.decode(request["value"], handles.__getitem__)
+            )
         elif op == "setitem":
             key, item = (wire.decode(request[k], handles.__getitem__) for k in ("key", "value"))
             target[key] = item

@@ -41,12 +41,20 @@ class Collector:
         finally:
             sel.close()
             os.close(pidfd)
-        code = os.waitstatus_to_exitcode(self.status) if self.status is not None else -signal.SIGKILL
+        code = (
+            os.waitstatus_to_exitcode(self.status) if self.status is not None else -signal.SIGKILL
+        )
         out, err = self.streams.values()
         t_out, t_err = self.truncated.values()
-        return {"exit_code": code, "stdout": out.decode("utf-8", "replace"), "stderr": err.decode("utf-8", "replace"),
-                "timed_out": self.timed_out, "duration_s": time.monotonic() - self.start,
-                "stdout_truncated": t_out, "stderr_truncated": t_err}
+        return {
+            "exit_code": code,
+            "stdout": out.decode("utf-8", "replace"),
+            "stderr": err.decode("utf-8", "replace"),
+            "timed_out": self.timed_out,
+            "duration_s": time.monotonic() - self.start,
+            "stdout_truncated": t_out,
+            "stderr_truncated": t_err,
+        }
 
     def _loop(self, sel, pidfd, reap) -> None:
         deadline = self.start + self.limits["timeout_s"]
@@ -60,7 +68,9 @@ class Collector:
             if drain_until is not None and now >= drain_until:
                 break  # a stray still holds a pipe open (no PID namespace): stop listening
             wait = (deadline - now) if not self.timed_out else 0.5
-            events = sel.select(timeout=max(wait, 0.0) if drain_until is None else drain_until - now)
+            events = sel.select(
+                timeout=max(wait, 0.0) if drain_until is None else drain_until - now
+            )
             for key, _ in events:
                 if key.fd == pidfd:
                     self.status = os.waitpid(self.pid, 0)[1]
@@ -68,7 +78,9 @@ class Collector:
                     reap()
                     drain_until = time.monotonic() + 1.0
                 elif key.fileobj is self.ctrl:
-                    if not self.ctrl.recv(1, socket.MSG_PEEK):  # the harness went away: stop everything
+                    if not self.ctrl.recv(
+                        1, socket.MSG_PEEK
+                    ):  # the harness went away: stop everything
                         self._kill()
                         os.waitpid(self.pid, 0)
                         self.status = 0

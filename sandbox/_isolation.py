@@ -56,11 +56,16 @@ MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_REC, MS_PRIVATE = 2, 4, 32, 16384, 1 << 18
 MNT_DETACH = 2
 
 
-def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None) -> None:
+def mount(
+    source: str | None, target: str, fstype: str | None, flags: int, data: str | None
+) -> None:
     def enc(x: str | None) -> bytes | None:
         return x.encode() if x is not None else None
 
-    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount({target})")
+    _check(
+        _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+        f"mount({target})",
+    )
 
 
 def umount(target: str) -> None:
@@ -68,7 +73,9 @@ def umount(target: str) -> None:
 
 
 def prctl(option: int, arg2: int = 0, arg3: int = 0) -> None:
-    _check(_libc.prctl(option, ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), 0, 0), f"prctl({option})")
+    _check(
+        _libc.prctl(option, ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), 0, 0), f"prctl({option})"
+    )
 
 
 def set_parent_death_signal(sig: int) -> None:
@@ -104,19 +111,29 @@ def landlock_abi() -> int:
     return int(ret) if ret > 0 else 0
 
 
-def landlock_restrict(read_only: list[str], read_write: list[str], devices: list[str], abi: int) -> None:
+def landlock_restrict(
+    read_only: list[str], read_write: list[str], devices: list[str], abi: int
+) -> None:
     """Allow reads (and exec) below ``read_only``, everything below ``read_write``; deny the rest.
 
     With ABI >= 4 TCP bind/connect are denied; with ABI >= 6 signals to processes outside the
     sandbox and abstract unix sockets are denied as well.
     """
     handled_fs = (1 << _FS_BITS_BY_ABI[min(abi, 7)]) - 1
-    attr = struct.pack("QQQ", handled_fs, _NET_ALL if abi >= 4 else 0, _SCOPE_ALL if abi >= 6 else 0)
+    attr = struct.pack(
+        "QQQ", handled_fs, _NET_ALL if abi >= 4 else 0, _SCOPE_ALL if abi >= 6 else 0
+    )
     size = 8 if abi < 4 else (16 if abi < 6 else 24)
     buf = ctypes.create_string_buffer(attr[:size], size)
-    ruleset = _check(_libc.syscall(_NR["landlock_create_ruleset"], buf, size, 0), "landlock_create_ruleset")
+    ruleset = _check(
+        _libc.syscall(_NR["landlock_create_ruleset"], buf, size, 0), "landlock_create_ruleset"
+    )
     try:
-        for paths, access in ((read_only, _FS_READ), (read_write, handled_fs), (devices, _FS_WRITE_DEV)):
+        for paths, access in (
+            (read_only, _FS_READ),
+            (read_write, handled_fs),
+            (devices, _FS_WRITE_DEV),
+        ):
             for path in paths:
                 _landlock_allow(ruleset, path, access & handled_fs)
         no_new_privs()
@@ -134,7 +151,10 @@ def _landlock_allow(ruleset: int, path: str, access: int) -> None:
         if not os.path.isdir(path):  # file rules may only carry file rights
             access &= (1 << 0) | (1 << 1) | (1 << 2) | (1 << 14) | (1 << 15)
         rule = ctypes.create_string_buffer(struct.pack("=Qi", access, fd), 12)
-        _check(_libc.syscall(_NR["landlock_add_rule"], ruleset, 1, rule, 0), f"landlock_add_rule({path})")
+        _check(
+            _libc.syscall(_NR["landlock_add_rule"], ruleset, 1, rule, 0),
+            f"landlock_add_rule({path})",
+        )
     finally:
         os.close(fd)
 
@@ -144,16 +164,45 @@ def _landlock_allow(ruleset: int, path: str, access: int) -> None:
 # fail anyway; the filter is the second wall, and ``socket`` is the network wall when there is no
 # network namespace (AF_UNIX path sockets could reach host daemons; socketpair stays allowed).
 _DENY_X86_64 = {
-    "socket": 41, "ptrace": 101, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
-    "swapon": 167, "swapoff": 168, "reboot": 169, "sethostname": 170, "init_module": 175,
-    "delete_module": 176, "kexec_load": 246, "add_key": 248, "request_key": 249, "keyctl": 250,
-    "unshare": 272, "perf_event_open": 298, "setns": 308, "process_vm_readv": 310,
-    "process_vm_writev": 311, "finit_module": 313, "kexec_file_load": 320, "bpf": 321,
-    "userfaultfd": 323, "io_uring_setup": 425, "open_tree": 428, "move_mount": 429, "fsopen": 430,
-    "fsconfig": 431, "fsmount": 432, "fspick": 433,
+    "socket": 41,
+    "ptrace": 101,
+    "mount": 165,
+    "umount2": 166,
+    "pivot_root": 155,
+    "chroot": 161,
+    "swapon": 167,
+    "swapoff": 168,
+    "reboot": 169,
+    "sethostname": 170,
+    "init_module": 175,
+    "delete_module": 176,
+    "kexec_load": 246,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "unshare": 272,
+    "perf_event_open": 298,
+    "setns": 308,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "finit_module": 313,
+    "kexec_file_load": 320,
+    "bpf": 321,
+    "userfaultfd": 323,
+    "io_uring_setup": 425,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
 }
 _AUDIT_ARCH_X86_64 = 0xC000003E
-_SECCOMP_RET_ALLOW, _SECCOMP_RET_KILL_PROCESS, _SECCOMP_RET_ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
+_SECCOMP_RET_ALLOW, _SECCOMP_RET_KILL_PROCESS, _SECCOMP_RET_ERRNO = (
+    0x7FFF0000,
+    0x80000000,
+    0x00050000,
+)
 _EPERM = 1
 
 
@@ -169,8 +218,16 @@ def seccomp_deny() -> None:
         return struct.pack("HBBI", code, jt, jf, k)
 
     denied = sorted(_DENY_X86_64.values())
-    prog = [ins(ld_abs, 0, 0, 4), ins(jeq, 1, 0, _AUDIT_ARCH_X86_64), ins(ret, 0, 0, _SECCOMP_RET_KILL_PROCESS)]
-    prog += [ins(ld_abs, 0, 0, 0), ins(jge, 0, 1, 0x40000000), ins(ret, 0, 0, _SECCOMP_RET_KILL_PROCESS)]
+    prog = [
+        ins(ld_abs, 0, 0, 4),
+        ins(jeq, 1, 0, _AUDIT_ARCH_X86_64),
+        ins(ret, 0, 0, _SECCOMP_RET_KILL_PROCESS),
+    ]
+    prog += [
+        ins(ld_abs, 0, 0, 0),
+        ins(jge, 0, 1, 0x40000000),
+        ins(ret, 0, 0, _SECCOMP_RET_KILL_PROCESS),
+    ]
     for i, nr in enumerate(denied):
         prog.append(ins(jeq, len(denied) - i, 0, nr))  # jump to the shared EPERM return
     prog += [ins(ret, 0, 0, _SECCOMP_RET_ALLOW), ins(ret, 0, 0, _SECCOMP_RET_ERRNO | _EPERM)]

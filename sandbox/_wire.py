@@ -110,7 +110,14 @@ def encode(value: object, handle=None, depth: int = 0) -> list:
     if isinstance(value, tuple) and hasattr(t, "_fields"):  # a namedtuple keeps its field names
         fields = [f for f in getattr(t, "_fields", ()) if type(f) is str]
         if len(fields) == tuple.__len__(value):
-            return ["N", [str(t.__name__), fields, [encode(v, handle, *nested) for v in tuple.__iter__(value)]]]
+            return [
+                "N",
+                [
+                    str(t.__name__),
+                    fields,
+                    [encode(v, handle, *nested) for v in tuple.__iter__(value)],
+                ],
+            ]
     for tag, base in _CONTAINERS:
         if isinstance(value, base):  # iterate with the built-in's own __iter__, not an override
             items = list(base.__iter__(value))
@@ -119,7 +126,13 @@ def encode(value: object, handle=None, depth: int = 0) -> list:
                 return ["V", [tag, *flat]]
             return [tag, [encode(v, handle, *nested) for v in items]]
     if isinstance(value, dict):
-        return ["d", [[encode(k, handle, *nested), encode(v, handle, *nested)] for k, v in dict.items(value)]]
+        return [
+            "d",
+            [
+                [encode(k, handle, *nested), encode(v, handle, *nested)]
+                for k, v in dict.items(value)
+            ],
+        ]
     if handle is not None:
         return ["h", handle(value)]
     raise Unencodable(f"values of type {t.__name__} cannot cross the sandbox boundary")
@@ -171,7 +184,10 @@ def _library_value(value: object, t: type):
         return None
     fractions, decimal = modules.get("fractions"), modules.get("decimal")
     if fractions is not None and isinstance(value, fractions.Fraction):
-        return "q", [int(fractions.Fraction.numerator.fget(value)), int(fractions.Fraction.denominator.fget(value))]
+        return "q", [
+            int(fractions.Fraction.numerator.fget(value)),
+            int(fractions.Fraction.denominator.fget(value)),
+        ]
     if decimal is not None and isinstance(value, decimal.Decimal):
         return "D", [decimal.Decimal.__str__(value)]
     collections = modules.get("collections")

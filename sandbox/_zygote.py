@@ -26,14 +26,37 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 
 import _child  # noqa: E402
-from _collect import Collector, HarnessGone  # noqa: E402
 import _isolation as iso  # noqa: E402
 import _wire as wire  # noqa: E402
+from _collect import Collector, HarnessGone  # noqa: E402
 
 # Warm modules: a candidate's ``import math`` should cost nothing.
-for _name in ("math", "re", "collections", "itertools", "functools", "heapq", "bisect", "string", "typing",
-              "json", "random", "copy", "operator", "fractions", "decimal", "statistics", "datetime",
-              "dataclasses", "array", "hashlib", "traceback", "subprocess", "fcntl", "resource"):
+for _name in (
+    "math",
+    "re",
+    "collections",
+    "itertools",
+    "functools",
+    "heapq",
+    "bisect",
+    "string",
+    "typing",
+    "json",
+    "random",
+    "copy",
+    "operator",
+    "fractions",
+    "decimal",
+    "statistics",
+    "datetime",
+    "dataclasses",
+    "array",
+    "hashlib",
+    "traceback",
+    "subprocess",
+    "fcntl",
+    "resource",
+):
     __import__(_name)
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -44,8 +67,16 @@ class Zygote:
     def __init__(self) -> None:
         self.base = tempfile.mkdtemp(prefix=f"passband-sandbox-{os.getpid()}-")
         self.report: dict[str, str] = {}
-        self.plan = {"cgroups": [], "pids_cgroup": False, "drop_caps": os.geteuid() == 0, "landlock_abi": 0,
-                     "seccomp": False, "read_only": _read_only_paths(), "devices": _DEVICES, "base_vm": 0}
+        self.plan = {
+            "cgroups": [],
+            "pids_cgroup": False,
+            "drop_caps": os.geteuid() == 0,
+            "landlock_abi": 0,
+            "seccomp": False,
+            "read_only": _read_only_paths(),
+            "devices": _DEVICES,
+            "base_vm": 0,
+        }
         self.pidns_fd = -1
         self.tmpfs = False
         self.memcg = self.pidscg = None
@@ -57,27 +88,47 @@ class Zygote:
     # ---- start-up probes ---------------------------------------------------------------------
     def _probe(self) -> None:
         r = self.report
-        r["process group + subreaper"] = "active: the run's tree is killed and reaped after every run"
+        r["process group + subreaper"] = (
+            "active: the run's tree is killed and reaped after every run"
+        )
         iso.prctl(_PR_SET_CHILD_SUBREAPER, 1)
         root = os.geteuid() == 0
-        r["network namespace"] = self._try(lambda: iso.unshare(iso.CLONE_NEWNET | iso.CLONE_NEWIPC | iso.CLONE_NEWUTS),
-                                           "active: no interfaces but a down loopback; IPC and hostname private")
+        r["network namespace"] = self._try(
+            lambda: iso.unshare(iso.CLONE_NEWNET | iso.CLONE_NEWIPC | iso.CLONE_NEWUTS),
+            "active: no interfaces but a down loopback; IPC and hostname private",
+        )
         r["pid namespace"] = self._probe_pidns()
-        r["capabilities"] = "active: all dropped (bounding set too), no-new-privs" if root else "n/a: not root"
+        r["capabilities"] = (
+            "active: all dropped (bounding set too), no-new-privs" if root else "n/a: not root"
+        )
         self._probe_in_child("landlock", self._landlock_test)
         self._probe_in_child("seccomp", iso.seccomp_deny)
         self._probe_cgroups()
         r["rlimits"] = "active: CPU, address space, file size, open files" + (
-            "" if self.plan["pids_cgroup"] else ", processes (RLIMIT_NPROC; per user, ignored for root)")
-        r["working directory"] = "active: fresh temporary directory per run, removed afterwards; scrubbed environment"
-        r["mount namespace"] = self._try(self._private_tmpfs, "active: working directories live on a private, "
-                                         "size-limited tmpfs (Limits.disk_mb; it counts as memory too)")
+            ""
+            if self.plan["pids_cgroup"]
+            else ", processes (RLIMIT_NPROC; per user, ignored for root)"
+        )
+        r["working directory"] = (
+            "active: fresh temporary directory per run, removed afterwards; scrubbed environment"
+        )
+        r["mount namespace"] = self._try(
+            self._private_tmpfs,
+            "active: working directories live on a private, "
+            "size-limited tmpfs (Limits.disk_mb; it counts as memory too)",
+        )
 
     def _private_tmpfs(self) -> None:
         """Disk quota for runs: our own mount namespace with a tmpfs over the base directory."""
         iso.unshare(iso.CLONE_NEWNS)
         iso.mount(None, "/", None, iso.MS_REC | iso.MS_PRIVATE, None)
-        iso.mount("passband", self.base, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV, "size=256m,nr_inodes=10000,mode=0700")
+        iso.mount(
+            "passband",
+            self.base,
+            "tmpfs",
+            iso.MS_NOSUID | iso.MS_NODEV,
+            "size=256m,nr_inodes=10000,mode=0700",
+        )
         self.tmpfs = True
 
     def _try(self, fn, active: str) -> str:
@@ -123,13 +174,27 @@ class Zygote:
         if name == "landlock":
             abi = iso.landlock_abi() if ok else 0
             self.plan["landlock_abi"] = abi
-            extra = (", TCP bind/connect denied" if abi >= 4 else "") + (", signals outside scoped" if abi >= 6 else "")
-            self.report[name] = (f"active (ABI {abi}): read-only interpreter and system libraries, read-write "
-                                 f"working directory only{extra}") if ok else "inactive: not supported here"
+            extra = (", TCP bind/connect denied" if abi >= 4 else "") + (
+                ", signals outside scoped" if abi >= 6 else ""
+            )
+            self.report[name] = (
+                (
+                    f"active (ABI {abi}): read-only interpreter and system libraries, read-write "
+                    f"working directory only{extra}"
+                )
+                if ok
+                else "inactive: not supported here"
+            )
         else:
             self.plan["seccomp"] = ok
-            self.report[name] = ("active: socket(), ptrace, mount, unshare, setns, bpf, keyctl, kexec, module "
-                                 "loading and io_uring denied") if ok else "inactive: not supported here"
+            self.report[name] = (
+                (
+                    "active: socket(), ptrace, mount, unshare, setns, bpf, keyctl, kexec, module "
+                    "loading and io_uring denied"
+                )
+                if ok
+                else "inactive: not supported here"
+            )
 
     def _probe_cgroups(self) -> None:
         # The zygote joins the cgroups itself, so every forked run is born inside them: moving a
@@ -158,10 +223,16 @@ class Zygote:
                     fh.write("-1000")
             except OSError:
                 pass  # some containers forbid it; the run is still the largest process by far
-        self.report["cgroup pids"] = ("active: max_processes counts every process and thread of the run"
-                                      if self.pidscg else "inactive: cgroup v1 pids not writable")
-        self.report["cgroup memory"] = ("active: memory_mb caps all processes of the run together"
-                                        if self.memcg else "inactive: cgroup v1 memory not writable")
+        self.report["cgroup pids"] = (
+            "active: max_processes counts every process and thread of the run"
+            if self.pidscg
+            else "inactive: cgroup v1 pids not writable"
+        )
+        self.report["cgroup memory"] = (
+            "active: memory_mb caps all processes of the run together"
+            if self.memcg
+            else "inactive: cgroup v1 memory not writable"
+        )
 
     # ---- one run -----------------------------------------------------------------------------
     def run(self, job: dict, rpc_fd: int | None, ctrl: socket.socket) -> dict:
@@ -172,7 +243,9 @@ class Zygote:
             lang = job["language"]
             files = dict(job.get("files") or {}, **{lang["source_file"]: job["code"]})
             for name, content in files.items():
-                with open(os.path.join(workdir, name), "w", encoding="utf-8", errors="replace") as fh:
+                with open(
+                    os.path.join(workdir, name), "w", encoding="utf-8", errors="replace"
+                ) as fh:
                     fh.write(content)
             stdin_fd = _stdin_fd(job.get("stdin") or "", workdir + ".stdin")
             out_r, out_w = os.pipe()
@@ -188,8 +261,12 @@ class Zygote:
             for fd in (stdin_fd, out_w, err_w, setup_w) + ((rpc_fd,) if rpc_fd is not None else ()):
                 os.close(fd)
                 opened.remove(fd)
-            result = Collector(pid, out_r, err_r, ctrl, job["limits"], start).collect(self._reap_strays)
-            set_up = os.read(setup_r, 1) == b"1" or result["timed_out"]  # killed mid-setup: a timeout
+            result = Collector(pid, out_r, err_r, ctrl, job["limits"], start).collect(
+                self._reap_strays
+            )
+            set_up = (
+                os.read(setup_r, 1) == b"1" or result["timed_out"]
+            )  # killed mid-setup: a timeout
             result["setup_error"] = "" if set_up else (result["stderr"][-2000:] or "setup failed")
             result["memory_exceeded"] = self._memory_exceeded(oom_before, result)
             return result
@@ -227,7 +304,9 @@ class Zygote:
             self._cg_values[("tmpfs", "size")] = limits["disk_mb"]
         if not self.memcg:
             return 0
-        self._cg_set(self.memcg, "memory.limit_in_bytes", str((limits["memory_mb"] + _SLACK_MB) << 20))
+        self._cg_set(
+            self.memcg, "memory.limit_in_bytes", str((limits["memory_mb"] + _SLACK_MB) << 20)
+        )
         return self.oom_seen
 
     def _cg_set(self, path: str, key: str, value: str) -> None:
@@ -278,7 +357,9 @@ class Zygote:
     def close(self) -> None:
         if self.tmpfs:
             try:
-                iso.umount(self.base)  # then the host's own (empty) directory is what rmtree removes
+                iso.umount(
+                    self.base
+                )  # then the host's own (empty) directory is what rmtree removes
             except OSError:
                 pass
         shutil.rmtree(self.base, ignore_errors=True)
@@ -297,10 +378,23 @@ _DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"
 
 
 def _read_only_paths() -> list[str]:
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             "/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/ld.so.cache", "/etc/alternatives"}
+    paths = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        "/usr",
+        "/lib",
+        "/lib64",
+        "/lib32",
+        "/bin",
+        "/etc/ld.so.cache",
+        "/etc/alternatives",
+    }
     repo = os.path.dirname(_HERE) + os.sep  # the package's own source tree stays unreadable
-    paths.update(p for p in sys.path if p and p != _HERE and os.path.isdir(p) and not p.startswith(repo))
+    paths.update(
+        p for p in sys.path if p and p != _HERE and os.path.isdir(p) and not p.startswith(repo)
+    )
     return sorted(paths)
 
 
@@ -355,8 +449,16 @@ def main() -> None:
     zygote = Zygote()
     zygote.report["user namespace"] = userns
     try:
-        wire.send(ctrl, {"hello": True, "pid": os.getpid(), "report": zygote.report, "python": sys.executable,
-                         "leftovers": {"dirs": [zygote.base], "cgroups": zygote.cgroup_dirs}})
+        wire.send(
+            ctrl,
+            {
+                "hello": True,
+                "pid": os.getpid(),
+                "report": zygote.report,
+                "python": sys.executable,
+                "leftovers": {"dirs": [zygote.base], "cgroups": zygote.cgroup_dirs},
+            },
+        )
         while True:
             try:
                 job, fds = wire.recv(ctrl, want_fds=1)

@@ -16,7 +16,9 @@ __all__ = ["LANGUAGES", "Language", "get_language", "register_language"]
 class Language:
     name: str
     source_file: str  # the program is written here, inside the working directory
-    compile: tuple[str, ...] | None = None  # run first; a non-zero exit ends the run with its output
+    compile: tuple[str, ...] | None = (
+        None  # run first; a non-zero exit ends the run with its output
+    )
     run: tuple[str, ...] | None = None  # None: execute in the warm Python interpreter itself
 
     def __post_init__(self) -> None:
@@ -24,9 +26,12 @@ class Language:
             raise ValueError(f"Language needs a name and a plain source file name, got {self!r}")
 
     def to_wire(self) -> dict:
-        return {"name": self.name, "source_file": self.source_file,
-                "compile": list(self.compile) if self.compile else None,
-                "run": list(self.run) if self.run else None}
+        return {
+            "name": self.name,
+            "source_file": self.source_file,
+            "compile": list(self.compile) if self.compile else None,
+            "run": list(self.run) if self.run else None,
+        }
 
 
 LANGUAGES: dict[str, Language] = {}
@@ -43,9 +48,19 @@ def get_language(name: str | Language) -> Language:
     try:
         return LANGUAGES[name]
     except KeyError:
-        raise ValueError(f"unknown language {name!r}; known: {', '.join(sorted(LANGUAGES))}") from None
+        raise ValueError(
+            f"unknown language {name!r}; known: {', '.join(sorted(LANGUAGES))}"
+        ) from None
 
 
 register_language(Language("python", "solution.py"))
-register_language(Language("c", "main.c", ("gcc", "-O2", "-std=gnu17", "-o", "prog", "main.c", "-lm"), ("./prog",)))
-register_language(Language("cpp", "main.cpp", ("g++", "-O2", "-std=gnu++17", "-o", "prog", "main.cpp"), ("./prog",)))
+register_language(
+    Language(
+        "c", "main.c", ("gcc", "-O2", "-std=gnu17", "-o", "prog", "main.c", "-lm"), ("./prog",)
+    )
+)
+register_language(
+    Language(
+        "cpp", "main.cpp", ("g++", "-O2", "-std=gnu++17", "-o", "prog", "main.cpp"), ("./prog",)
+    )
+)

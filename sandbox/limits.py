@@ -80,7 +80,12 @@ class ExecResult:
         """Exited 0 within every limit. (For *grading* exit codes prove nothing; see verifiers.code.)"""
         return (
             self.exit_code == 0
-            and not (self.timed_out or self.memory_exceeded or self.stdout_truncated or self.stderr_truncated)
+            and not (
+                self.timed_out
+                or self.memory_exceeded
+                or self.stdout_truncated
+                or self.stderr_truncated
+            )
             and not self.setup_error
         )
 

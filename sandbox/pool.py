@@ -40,9 +40,14 @@ class _Worker:
         self.leftovers: dict = {}
         parent, child = socket.socketpair()
         try:
-            self.proc = subprocess.Popen([python, "-I", _ZYGOTE, str(child.fileno())], pass_fds=[child.fileno()],
-                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         start_new_session=True, env=_WORKER_ENV)
+            self.proc = subprocess.Popen(
+                [python, "-I", _ZYGOTE, str(child.fileno())],
+                pass_fds=[child.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                start_new_session=True,
+                env=_WORKER_ENV,
+            )
         except OSError as exc:
             parent.close()
             raise SandboxError(f"cannot start a sandbox worker with {python}: {exc}") from None
@@ -110,8 +115,15 @@ class Pool:
         self._pid = os.getpid()
         self.report: dict[str, str] = {}
 
-    def run(self, code: str, *, stdin: str = "", limits: Limits = Limits(), language: str | Language = "python",
-            files: dict[str, str] | None = None) -> ExecResult:
+    def run(
+        self,
+        code: str,
+        *,
+        stdin: str = "",
+        limits: Limits = Limits(),
+        language: str | Language = "python",
+        files: dict[str, str] | None = None,
+    ) -> ExecResult:
         """Run ``code`` once in a fresh sandbox and return what it did. Never raises on program behaviour."""
         job = _job("run", code, stdin, limits, language, files)
         for attempt in range(_RETRIES + 1):
@@ -122,7 +134,9 @@ class Pool:
             except WorkerLost as exc:
                 self._discard(worker)
                 if attempt == _RETRIES:
-                    raise SandboxError(f"sandbox worker lost {attempt + 1} times; last: {exc}") from None
+                    raise SandboxError(
+                        f"sandbox worker lost {attempt + 1} times; last: {exc}"
+                    ) from None
                 continue
             self._release(worker)
             return result
@@ -195,7 +209,7 @@ class Pool:
         for worker in workers:
             worker.kill(grace=1.0)
 
-    def __enter__(self) -> "Pool":
+    def __enter__(self) -> Pool:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -234,9 +248,18 @@ def _job(mode, code, stdin, limits, language, files) -> dict:
     lang = get_language(language)
     for name in files or {}:
         if not name or "/" in name or name in (".", "..") or name == lang.source_file:
-            raise ValueError(f"file name {name!r} must be a plain name other than {lang.source_file!r}")
-    return {"mode": mode, "code": code, "stdin": stdin or "", "limits": limits.to_wire(),
-            "language": lang.to_wire(), "files": dict(files or {}), "sent_at": time.time()}
+            raise ValueError(
+                f"file name {name!r} must be a plain name other than {lang.source_file!r}"
+            )
+    return {
+        "mode": mode,
+        "code": code,
+        "stdin": stdin or "",
+        "limits": limits.to_wire(),
+        "language": lang.to_wire(),
+        "files": dict(files or {}),
+        "sent_at": time.time(),
+    }
 
 
 _default: Pool | None = None
@@ -253,7 +276,13 @@ def default_pool() -> Pool:
         return _default
 
 
-def run(code: str, *, stdin: str = "", limits: Limits = Limits(), language: str | Language = "python",
-        files: dict[str, str] | None = None) -> ExecResult:
+def run(
+    code: str,
+    *,
+    stdin: str = "",
+    limits: Limits = Limits(),
+    language: str | Language = "python",
+    files: dict[str, str] | None = None,
+) -> ExecResult:
     """Run ``code`` in the default pool's sandbox. See ``Pool.run``."""
     return default_pool().run(code, stdin=stdin, limits=limits, language=language, files=files)

@@ -45,9 +45,11 @@ class Session:
         self.ready = False
         self.names: frozenset[str] = frozenset()
         self.result: ExecResult | None = None
-        self.calls = 0  # requests sent to the program (the harness tells its own faults from the program's)
+        self.calls = (
+            0  # requests sent to the program (the harness tells its own faults from the program's)
+        )
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         self.start()
         return self
 
@@ -82,9 +84,11 @@ class Session:
             if not self.ready:
                 self._gone = "the program failed while loading"
             return
-        raise SandboxError(f"could not hand the program to a sandbox worker in {_RETRIES + 1} attempts")
+        raise SandboxError(
+            f"could not hand the program to a sandbox worker in {_RETRIES + 1} attempts"
+        )
 
-    def lookup(self, name: str) -> "RemoteObject":
+    def lookup(self, name: str) -> RemoteObject:
         return RemoteObject(self, name=name)
 
     def _request(self, request: dict, passed: tuple | None = None) -> object:
@@ -99,7 +103,11 @@ class Session:
             self._went_away(exc)
         if "raised" in reply:
             raised = reply["raised"]
-            exc = _exception(*raised[:3]) if isinstance(raised, list) and raised else CandidateError("raised")
+            exc = (
+                _exception(*raised[:3])
+                if isinstance(raised, list) and raised
+                else CandidateError("raised")
+            )
             if isinstance(exc, (StopIteration, StopAsyncIteration)) and request.get("op") != "next":
                 # as PEP 479 does for generators: a StopIteration escaping a call would silently end
                 # the test's own map()/all() loop, so that everything after it "passed"
@@ -121,13 +129,23 @@ class Session:
             if not isinstance(change, dict):
                 continue
             i, k = change.get("i"), change.get("k")
-            target = (args[i] if type(i) is int and 0 <= i < len(args)
-                      else kwargs.get(k) if type(k) is str else None)
+            target = (
+                args[i]
+                if type(i) is int and 0 <= i < len(args)
+                else kwargs.get(k)
+                if type(k) is str
+                else None
+            )
             try:
                 new = wire.decode(change.get("v"), lambda h: RemoteObject(self, handle=h))
             except (wire.WireError, TypeError):
                 continue
-            if type(target) is list and type(new) is list or type(target) is bytearray and type(new) is bytes:
+            if (
+                type(target) is list
+                and type(new) is list
+                or type(target) is bytearray
+                and type(new) is bytes
+            ):
                 target[:] = new
             elif type(target) in (dict, set) and type(new) is type(target):
                 target.clear()
@@ -150,9 +168,13 @@ class Session:
             self._finish()
             r = self.result
             if r is not None and not self._gone:
-                self._gone = ("the program ran out of memory" if r.memory_exceeded
-                              else f"the program exited with status {r.exit_code}" if r.exit_code >= 0
-                              else f"the program was killed by signal {-r.exit_code}")
+                self._gone = (
+                    "the program ran out of memory"
+                    if r.memory_exceeded
+                    else f"the program exited with status {r.exit_code}"
+                    if r.exit_code >= 0
+                    else f"the program was killed by signal {-r.exit_code}"
+                )
         self._gone = self._gone or f"the program stopped answering ({exc})"
         raise CandidateGone(self._gone) from None
 
@@ -207,7 +229,9 @@ class RemoteObject:
 
     __slots__ = ("_session", "_name", "_handle")
 
-    def __init__(self, session: Session, *, name: str | None = None, handle: int | None = None) -> None:
+    def __init__(
+        self, session: Session, *, name: str | None = None, handle: int | None = None
+    ) -> None:
         self._session, self._name, self._handle = session, name, handle
 
     def _handle_id(self) -> int:
@@ -218,8 +242,15 @@ class RemoteObject:
 
     def __call__(self, *args, **kwargs):
         s = self._session
-        return s._request({"op": "call", "handle": self._handle_id(), "args": s.encode_args(list(args)),
-                           "kwargs": s.encode_args(kwargs)}, passed=(args, kwargs))
+        return s._request(
+            {
+                "op": "call",
+                "handle": self._handle_id(),
+                "args": s.encode_args(list(args)),
+                "kwargs": s.encode_args(kwargs),
+            },
+            passed=(args, kwargs),
+        )
 
     def __getattr__(self, attr: str):
         if attr.startswith("__"):
@@ -246,12 +277,25 @@ class RemoteObject:
             object.__setattr__(self, attr, value)
             return
         s = self._session
-        s._request({"op": "setattr", "handle": self._handle_id(), "attr": attr, "value": s.encode_args(value)})
+        s._request(
+            {
+                "op": "setattr",
+                "handle": self._handle_id(),
+                "attr": attr,
+                "value": s.encode_args(value),
+            }
+        )
 
     def __setitem__(self, key, value) -> None:
         s = self._session
-        s._request({"op": "setitem", "handle": self._handle_id(), "key": s.encode_args(key),
-                    "value": s.encode_args(value)})
+        s._request(
+            {
+                "op": "setitem",
+                "handle": self._handle_id(),
+                "key": s.encode_args(key),
+                "value": s.encode_args(value),
+            }
+        )
 
     # Conversions the program answers for its own object; the answer must be of the built-in type
     # asked for (a float for float(), ...), so they give nothing a returned plain value would not.
@@ -282,13 +326,17 @@ class RemoteObject:
 
 def _exception(name: object, message: object, bases: object = ()) -> BaseException:
     """A genuine built-in exception for what the program raised: its own class when built-in, else
-    the first built-in ``Exception`` class it derives from (the program says which; claiming any
-    built-in is no more than raising it). ``SystemExit`` and the like become ``CandidateGone``, which
-test code's ``except Exception`` does not catch, as in Python; anything else ``CandidateError``."""
+        the first built-in ``Exception`` class it derives from (the program says which; claiming any
+        built-in is no more than raising it). ``SystemExit`` and the like become ``CandidateGone``, which
+    test code's ``except Exception`` does not catch, as in Python; anything else ``CandidateError``."""
     names = [str(name)] + [str(b) for b in (bases if isinstance(bases, list) else [])[:8]]
-    if not any(isinstance(getattr(builtins, n, None), type) and issubclass(getattr(builtins, n), Exception)
-               for n in names):  # SystemExit, KeyboardInterrupt...: like in Python, no except Exception
-        return CandidateGone(f"the program raised {name} during a call")  # catches it; the test fails
+    if not any(
+        isinstance(getattr(builtins, n, None), type) and issubclass(getattr(builtins, n), Exception)
+        for n in names
+    ):  # SystemExit, KeyboardInterrupt...: like in Python, no except Exception
+        return CandidateGone(
+            f"the program raised {name} during a call"
+        )  # catches it; the test fails
     for candidate in names:
         cls = getattr(builtins, candidate, None)
         if isinstance(cls, type) and issubclass(cls, Exception) and cls.__module__ == "builtins":

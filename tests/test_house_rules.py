@@ -51,7 +51,9 @@ def test_no_floor_imports_a_higher_one():
         for line, module in _imports(path):
             target = _floor_of(module)
             if target is not None and FLOORS.index(target) > FLOORS.index(floor):
-                wrong.append(f"{path.relative_to(REPO)}:{line} ({floor}) imports {module} ({target})")
+                wrong.append(
+                    f"{path.relative_to(REPO)}:{line} ({floor}) imports {module} ({target})"
+                )
     assert not wrong, "imports that point up a floor:\n" + "\n".join(wrong)
 
 
@@ -64,8 +66,11 @@ def test_sandbox_verifiers_and_curriculum_never_import_torch():
     wrong = []
     for floor, path in _modules():
         if floor in ("sandbox", "verifiers", "curriculum"):
-            wrong += [f"{path.relative_to(REPO)}:{line} imports {module}"
-                      for line, module in _imports(path) if module.split(".")[0] in HEAVY]
+            wrong += [
+                f"{path.relative_to(REPO)}:{line} imports {module}"
+                for line, module in _imports(path)
+                if module.split(".")[0] in HEAVY
+            ]
     assert not wrong, "\n".join(wrong)
 
 
@@ -89,18 +94,23 @@ def test_every_config_field_is_documented_on_the_line_after_it():
             for i, item in enumerate(body):
                 if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                     after = body[i + 1] if i + 1 < len(body) else None
-                    if not (isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
-                            and isinstance(after.value.value, str)):
-                        missing.append(f"{path.relative_to(REPO)}:{item.lineno} "
-                                       f"{node.name}.{item.target.id}")
+                    if not (
+                        isinstance(after, ast.Expr)
+                        and isinstance(after.value, ast.Constant)
+                        and isinstance(after.value.value, str)
+                    ):
+                        missing.append(
+                            f"{path.relative_to(REPO)}:{item.lineno} {node.name}.{item.target.id}"
+                        )
     assert not missing, "config fields without an attribute docstring:\n" + "\n".join(missing)
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess:
     if subprocess.run([sys.executable, "-m", "ruff", "--version"], capture_output=True).returncode:
         pytest.fail("ruff is not installed: pip install -e '.[dev]' (the dev extra pins it)")
-    return subprocess.run([sys.executable, "-m", "ruff", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_ruff_lint_passes():

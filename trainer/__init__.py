@@ -10,20 +10,40 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["GRPOConfig", "GRPOTrainer", "HFRollout", "FakeRollout", "Rollout", "RolloutBackend",
-           "StalePolicyError", "load_model_and_tokenizer", "RECOMMENDED", "VLLMRollout",
-           "tis_weights", "LoraSettings", "apply_lora", "register_advantage",
-           "register_aggregation"]
+__all__ = [
+    "GRPOConfig",
+    "GRPOTrainer",
+    "HFRollout",
+    "FakeRollout",
+    "Rollout",
+    "RolloutBackend",
+    "StalePolicyError",
+    "load_model_and_tokenizer",
+    "RECOMMENDED",
+    "VLLMRollout",
+    "tis_weights",
+    "LoraSettings",
+    "apply_lora",
+    "register_advantage",
+    "register_aggregation",
+]
 
 _WHERE = {
-    "GRPOConfig": "config", "RECOMMENDED": "config",
+    "GRPOConfig": "config",
+    "RECOMMENDED": "config",
     "GRPOTrainer": "grpo",
-    "HFRollout": "rollout", "Rollout": "rollout", "RolloutBackend": "rollout",
-    "StalePolicyError": "rollout", "FakeRollout": "fake_rollout",
+    "HFRollout": "rollout",
+    "Rollout": "rollout",
+    "RolloutBackend": "rollout",
+    "StalePolicyError": "rollout",
+    "FakeRollout": "fake_rollout",
     "load_model_and_tokenizer": "models",
-    "VLLMRollout": "rollout_vllm", "tis_weights": "tis",
-    "LoraSettings": "lora", "apply_lora": "lora",
-    "register_advantage": "registry", "register_aggregation": "registry",
+    "VLLMRollout": "rollout_vllm",
+    "tis_weights": "tis",
+    "LoraSettings": "lora",
+    "apply_lora": "lora",
+    "register_advantage": "registry",
+    "register_aggregation": "registry",
 }
 
 

@@ -30,14 +30,24 @@ def _describe(hint: Any) -> str:
         return f"a list of {_plural(args[0]) if args else 'values'}"
     if origin is dict or hint is dict:
         return f"a table of {_plural(args[1]) if args else 'values'}"
-    return {bool: "true or false (a TOML boolean, not a string)", int: "an integer",
-            float: "a number", str: "a string"}.get(hint, getattr(hint, "__name__", str(hint)))
+    return {
+        bool: "true or false (a TOML boolean, not a string)",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+    }.get(hint, getattr(hint, "__name__", str(hint)))
 
 
 def _plural(hint: Any) -> str:
     kind = typing.get_origin(hint) or hint
-    return {dict: "tables", str: "strings", float: "numbers", int: "integers",
-            bool: "booleans", list: "lists"}.get(kind, "values")
+    return {
+        dict: "tables",
+        str: "strings",
+        float: "numbers",
+        int: "integers",
+        bool: "booleans",
+        list: "lists",
+    }.get(kind, "values")
 
 
 def _fits(value: Any, hint: Any) -> bool:
@@ -63,12 +73,18 @@ def _fits(value: Any, hint: Any) -> bool:
             return all(_fits(v, args[0]) for v in value)
         return len(value) == len(args) and all(_fits(v, a) for v, a in zip(value, args))
     if origin is list:
-        return isinstance(value, list) and all(_fits(v, args[0]) for v in value) if args \
+        return (
+            isinstance(value, list) and all(_fits(v, args[0]) for v in value)
+            if args
             else isinstance(value, list)
+        )
     if origin is dict:
-        return isinstance(value, dict) and all(
-            _fits(k, args[0]) and _fits(v, args[1]) for k, v in value.items()) if args \
+        return (
+            isinstance(value, dict)
+            and all(_fits(k, args[0]) and _fits(v, args[1]) for k, v in value.items())
+            if args
             else isinstance(value, dict)
+        )
     if isinstance(hint, type):
         return isinstance(value, hint)
     return True  # a hint this checker does not know: the class's own validation decides

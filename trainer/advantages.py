@@ -8,7 +8,7 @@ Standard deviations are the unbiased (n - 1) estimate over the valid completions
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 
@@ -24,11 +24,11 @@ EPS = 1e-6
 
 def group_mean_std(rewards: torch.Tensor, valid: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean and unbiased std over the valid entries of each row: ``[N, 1]`` each."""
-    v = valid.to(rewards.dtype)                                   # [N, G]
-    count = v.sum(dim=1, keepdim=True)                            # [N, 1]
-    mean = (rewards * v).sum(dim=1, keepdim=True) / count.clamp(min=1)   # [N, 1]
-    sq = ((rewards - mean) ** 2 * v).sum(dim=1, keepdim=True)    # [N, 1]
-    std = (sq / (count - 1).clamp(min=1)).sqrt()                  # [N, 1]
+    v = valid.to(rewards.dtype)  # [N, G]
+    count = v.sum(dim=1, keepdim=True)  # [N, 1]
+    mean = (rewards * v).sum(dim=1, keepdim=True) / count.clamp(min=1)  # [N, 1]
+    sq = ((rewards - mean) ** 2 * v).sum(dim=1, keepdim=True)  # [N, 1]
+    std = (sq / (count - 1).clamp(min=1)).sqrt()  # [N, 1]
     return mean, std
 
 

@@ -188,43 +188,64 @@ class AlertMonitor:
             return None
         quarter = max(1, t.length_window // 4)
         window = list(self._history)
-        len_before, len_now = _mean(x[0] for x in window[:quarter]), _mean(x[0] for x in window[-quarter:])
-        acc_before, acc_now = _mean(x[1] for x in window[:quarter]), _mean(x[1] for x in window[-quarter:])
+        len_before, len_now = (
+            _mean(x[0] for x in window[:quarter]),
+            _mean(x[0] for x in window[-quarter:]),
+        )
+        acc_before, acc_now = (
+            _mean(x[1] for x in window[:quarter]),
+            _mean(x[1] for x in window[-quarter:]),
+        )
         if len_before <= 0:
             return None
         growth = len_now / len_before - 1.0
         if growth <= t.length_growth or acc_now - acc_before > t.pass_rate_tolerance:
             return None
-        return self._alert("length_inflation", growth, (
-            f"mean completion length grew {growth:+.0%} ({len_before:.0f} -> {len_now:.0f} tokens) "
-            f"over {t.length_window} steps while pass rate went {acc_before:.2f} -> {acc_now:.2f}. "
-            "The policy is being paid for length, not correctness. Try: loss_aggregation = "
-            "token_mean or constant_norm (per-sequence averaging dilutes the penalty on long wrong "
-            "answers), a length penalty in the reward, mask_truncated = true, or a smaller "
-            "max_new_tokens. " + _FIRST_LOOK))
+        return self._alert(
+            "length_inflation",
+            growth,
+            (
+                f"mean completion length grew {growth:+.0%} ({len_before:.0f} -> {len_now:.0f} tokens) "
+                f"over {t.length_window} steps while pass rate went {acc_before:.2f} -> {acc_now:.2f}. "
+                "The policy is being paid for length, not correctness. Try: loss_aggregation = "
+                "token_mean or constant_norm (per-sequence averaging dilutes the penalty on long wrong "
+                "answers), a length penalty in the reward, mask_truncated = true, or a smaller "
+                "max_new_tokens. " + _FIRST_LOOK
+            ),
+        )
 
     def _zero_variance(self, m: dict) -> Alert | None:
         share, t = _num(m, "groups/zero_variance_share"), self.thresholds
         streak = self._streak("zero_variance", share is not None and share > t.zero_variance_share)
         if streak < t.zero_variance_steps:
             return None
-        return self._alert("zero_variance", share, (
-            f"{share:.0%} of rolled groups had identical rewards for {streak} consecutive steps "
-            f"(threshold {t.zero_variance_share:.0%}): those groups carry no gradient and the "
-            "refills cost rollouts. Try: widen the curriculum band, raise temperature, raise "
-            "group_size (G), or re-score the dataset to drop prompts that are always solved or "
-            "never solved. " + _FIRST_LOOK))
+        return self._alert(
+            "zero_variance",
+            share,
+            (
+                f"{share:.0%} of rolled groups had identical rewards for {streak} consecutive steps "
+                f"(threshold {t.zero_variance_share:.0%}): those groups carry no gradient and the "
+                "refills cost rollouts. Try: widen the curriculum band, raise temperature, raise "
+                "group_size (G), or re-score the dataset to drop prompts that are always solved or "
+                "never solved. " + _FIRST_LOOK
+            ),
+        )
 
     def _kl(self, m: dict) -> Alert | None:
         kl, t = _num(m, "kl"), self.thresholds
         streak = self._streak("kl_high", kl is not None and kl > t.kl_max)
         if streak < t.kl_steps:
             return None
-        return self._alert("kl_high", kl, (
-            f"KL to the reference model is {kl:.3g} per token (threshold {t.kl_max:g}): the policy "
-            "is drifting far from where it started, often the prelude to reward hacking or "
-            "collapse. Try: a lower learning_rate, a larger beta (KL coefficient), tighter "
-            "clip_low/clip_high, or fewer updates per batch (mu). " + _FIRST_LOOK))
+        return self._alert(
+            "kl_high",
+            kl,
+            (
+                f"KL to the reference model is {kl:.3g} per token (threshold {t.kl_max:g}): the policy "
+                "is drifting far from where it started, often the prelude to reward hacking or "
+                "collapse. Try: a lower learning_rate, a larger beta (KL coefficient), tighter "
+                "clip_low/clip_high, or fewer updates per batch (mu). " + _FIRST_LOOK
+            ),
+        )
 
     def _reward_collapse(self, m: dict) -> Alert | None:
         std, t = _num(m, "reward/std"), self.thresholds
@@ -239,13 +260,18 @@ class AlertMonitor:
             return None
         mean = _num(m, "reward/mean")
         level = "" if mean is None else f" at reward {mean:.3g}"
-        return self._alert("reward_collapse", std, (
-            f"every completion in the batch got the same reward{level} for {streak} steps "
-            f"(reward/std {std:.2g} < {t.reward_std_min:g}): group advantages are all zero and "
-            "nothing is learned. If the reward is at its floor, check the verifier on a few real "
-            "completions (answer format, truncation by max_new_tokens); if at its ceiling, the "
-            "prompts are too easy. Try: raise temperature, raise group_size, enable the "
-            "curriculum. " + _FIRST_LOOK))
+        return self._alert(
+            "reward_collapse",
+            std,
+            (
+                f"every completion in the batch got the same reward{level} for {streak} steps "
+                f"(reward/std {std:.2g} < {t.reward_std_min:g}): group advantages are all zero and "
+                "nothing is learned. If the reward is at its floor, check the verifier on a few real "
+                "completions (answer format, truncation by max_new_tokens); if at its ceiling, the "
+                "prompts are too easy. Try: raise temperature, raise group_size, enable the "
+                "curriculum. " + _FIRST_LOOK
+            ),
+        )
 
     def _verifier(self, m: dict, kind: str) -> Alert | None:
         name = "verifier_errors" if kind == "error" else "verifier_timeouts"
@@ -253,11 +279,18 @@ class AlertMonitor:
         limit = getattr(self.thresholds, f"verifier_{kind}_rate")
         if rate is None or rate <= limit:
             return None
-        advice = ("Run `passband verify` on a few failing completions to see the error detail; "
-                  "a verifier should return 'wrong' or 'invalid' for bad output, never raise."
-                  if kind == "error" else
-                  "Raise verifier_timeout, add verifier_workers, or cap max_new_tokens; for code, "
-                  "check the sandbox limits.")
-        return self._alert(name, rate, (
-            f"{rate:.0%} of completions ended in a verifier {kind} (threshold {limit:.0%}); "
-            f"they are masked out of the loss, so the effective batch shrinks. {advice}"))
+        advice = (
+            "Run `passband verify` on a few failing completions to see the error detail; "
+            "a verifier should return 'wrong' or 'invalid' for bad output, never raise."
+            if kind == "error"
+            else "Raise verifier_timeout, add verifier_workers, or cap max_new_tokens; for code, "
+            "check the sandbox limits."
+        )
+        return self._alert(
+            name,
+            rate,
+            (
+                f"{rate:.0%} of completions ended in a verifier {kind} (threshold {limit:.0%}); "
+                f"they are masked out of the loss, so the effective batch shrinks. {advice}"
+            ),
+        )

@@ -20,8 +20,8 @@ class Group:
     """G completions of one prompt and their verdicts, as rolled out (never changed afterwards;
     which groups are trained on is computed by the loop, not written here)."""
 
-    prompt_id: Any                   # the dataset id (what the curriculum samples)
-    prompt_tokens: list[int]         # the prompt's token ids
+    prompt_id: Any  # the dataset id (what the curriculum samples)
+    prompt_tokens: list[int]  # the prompt's token ids
     completions: list[list[int]]
     truncated: list[bool]
     verdicts: list[Any]
@@ -66,10 +66,16 @@ class UpdateStats:
 
     def result(self, beta: float) -> dict[str, float | None]:
         t = max(self.tokens, 1.0)
-        out = {"kl": self.kl / t if beta > 0 else None, "clip_fraction": self.clipped / t,
-               "entropy": self.entropy / t, "grad_norm": float(np.mean(self.grad_norm)),
-               "loss": float(np.mean(self.loss))}
-        for key in self.mismatch[0] if self.mismatch else ():  # vLLM runs: rollout/logp_diff_mean...
+        out = {
+            "kl": self.kl / t if beta > 0 else None,
+            "clip_fraction": self.clipped / t,
+            "entropy": self.entropy / t,
+            "grad_norm": float(np.mean(self.grad_norm)),
+            "loss": float(np.mean(self.loss)),
+        }
+        for key in (
+            self.mismatch[0] if self.mismatch else ()
+        ):  # vLLM runs: rollout/logp_diff_mean...
             out[key] = float(np.mean([m[key] for m in self.mismatch]))
         return out
 
@@ -79,12 +85,16 @@ NO_UPDATE = {"kl": None, "clip_fraction": None, "entropy": None, "grad_norm": No
 
 def sequences(groups: list[Group], mask_truncated: bool) -> list[tuple[list[int], list[int], bool]]:
     """(prompt tokens, completion tokens, in the loss) of every completion, group by group."""
-    return [(g.prompt_tokens, comp, ok and not (mask_truncated and cut))
-            for g in groups for comp, ok, cut in zip(g.completions, g.valid, g.truncated)]
+    return [
+        (g.prompt_tokens, comp, ok and not (mask_truncated and cut))
+        for g in groups
+        for comp, ok, cut in zip(g.completions, g.valid, g.truncated)
+    ]
 
 
-def micro_batches(seqs: list, adv: torch.Tensor, sampled: list, dist, grad_accum: int,
-                  collate_fn) -> list[dict[str, torch.Tensor]]:
+def micro_batches(
+    seqs: list, adv: torch.Tensor, sampled: list, dist, grad_accum: int, collate_fn
+) -> list[dict[str, torch.Tensor]]:
     """This rank's slice of the sequences, split for accumulation and collated by ``collate_fn``.
     A rank left with none runs one fully masked sequence (zero loss), because DDP needs every
     rank in the all-reduce. ``sampled``: the sampler's log-probs per sequence (vLLM), attached
@@ -95,11 +105,16 @@ def micro_batches(seqs: list, adv: torch.Tensor, sampled: list, dist, grad_accum
     count = dist.micro_batch_count(len(seqs), grad_accum)  # FSDP: the same on every rank
     blank = ([(seqs[0][0], seqs[0][1], False)], torch.zeros(1))  # contributes nothing
     chunks = np.array_split(mine, count or min(grad_accum, max(1, len(mine))))
-    micro = [collate_fn([seqs[i] for i in idx], adv[torch.as_tensor(idx)]) if len(idx)
-             else collate_fn(*blank) for idx in chunks]
+    micro = [
+        collate_fn([seqs[i] for i in idx], adv[torch.as_tensor(idx)])
+        if len(idx)
+        else collate_fn(*blank)
+        for idx in chunks
+    ]
     for mb, idx in zip(micro, chunks) if sampled and all(x is not None for x in sampled) else ():
-        mb["sampler_logp"] = rollout_logprobs_tensor([sampled[i] for i in idx], mb["mask"].shape[1],
-                                                     mb["mask"].device)  # [b, C]
+        mb["sampler_logp"] = rollout_logprobs_tensor(
+            [sampled[i] for i in idx], mb["mask"].shape[1], mb["mask"].device
+        )  # [b, C]
     return micro
 
 
@@ -111,17 +126,23 @@ def collate(seqs: list, adv: torch.Tensor, pad_id: int, device) -> dict[str, tor
     P = max(len(p) for p, _, _ in seqs)
     C = max(max(len(x) for _, x, _ in seqs), 1)
     ids = torch.full((len(seqs), P + C), pad_id, dtype=torch.long)  # [b, P+C]
-    attn = torch.zeros((len(seqs), P + C), dtype=torch.long)             # [b, P+C]
-    mask = torch.zeros((len(seqs), C), dtype=torch.float32)              # [b, C]
+    attn = torch.zeros((len(seqs), P + C), dtype=torch.long)  # [b, P+C]
+    mask = torch.zeros((len(seqs), C), dtype=torch.float32)  # [b, C]
     for i, (prompt, comp, use) in enumerate(seqs):
-        ids[i, P - len(prompt):P] = torch.tensor(prompt)
-        ids[i, P:P + len(comp)] = torch.tensor(comp, dtype=torch.long)
-        attn[i, P - len(prompt):P + len(comp)] = 1
-        mask[i, :len(comp)] = float(use)
-    pos = (attn.cumsum(-1) - 1).clamp(min=0)                              # [b, P+C]
+        ids[i, P - len(prompt) : P] = torch.tensor(prompt)
+        ids[i, P : P + len(comp)] = torch.tensor(comp, dtype=torch.long)
+        attn[i, P - len(prompt) : P + len(comp)] = 1
+        mask[i, : len(comp)] = float(use)
+    pos = (attn.cumsum(-1) - 1).clamp(min=0)  # [b, P+C]
     d = device
-    return {"input_ids": ids.to(d), "attention_mask": attn.to(d), "position_ids": pos.to(d),
-            "targets": ids[:, P:].to(d), "mask": mask.to(d), "adv": adv.to(d)}
+    return {
+        "input_ids": ids.to(d),
+        "attention_mask": attn.to(d),
+        "position_ids": pos.to(d),
+        "targets": ids[:, P:].to(d),
+        "mask": mask.to(d),
+        "adv": adv.to(d),
+    }
 
 
 def pack(seqs: list, adv: torch.Tensor, device) -> dict[str, torch.Tensor]:
@@ -136,7 +157,7 @@ def pack(seqs: list, adv: torch.Tensor, device) -> dict[str, torch.Tensor]:
     """
     lengths = [len(p) + len(c) for p, c, _ in seqs]
     width = max(lengths)
-    bins: list[list[int]] = []   # first fit, longest first: few rows, little padding
+    bins: list[list[int]] = []  # first fit, longest first: few rows, little padding
     free: list[int] = []
     for i in sorted(range(len(seqs)), key=lambda i: -lengths[i]):
         row = next((r for r, room in enumerate(free) if room >= lengths[i]), None)
@@ -146,25 +167,33 @@ def pack(seqs: list, adv: torch.Tensor, device) -> dict[str, torch.Tensor]:
         bins[row].append(i)
         free[row] -= lengths[i]
     C = max(max(len(c) for _, c, _ in seqs), 1)
-    ids = torch.zeros((len(bins), width), dtype=torch.long)     # [R, W]
-    pos = torch.zeros((len(bins), width), dtype=torch.long)     # [R, W]
-    where: list[tuple[int, int, int, int]] = []                 # (row, col, seq, tok) per token
+    ids = torch.zeros((len(bins), width), dtype=torch.long)  # [R, W]
+    pos = torch.zeros((len(bins), width), dtype=torch.long)  # [R, W]
+    where: list[tuple[int, int, int, int]] = []  # (row, col, seq, tok) per token
     for r, members in enumerate(bins):
         start = 0
         for i in members:
             prompt, comp, _ = seqs[i]
             n = len(prompt) + len(comp)
-            ids[r, start:start + n] = torch.tensor(list(prompt) + list(comp), dtype=torch.long)
-            pos[r, start:start + n] = torch.arange(n)
+            ids[r, start : start + n] = torch.tensor(list(prompt) + list(comp), dtype=torch.long)
+            pos[r, start : start + n] = torch.arange(n)
             where += [(r, start + len(prompt) - 1 + k, i, k) for k in range(len(comp))]
             start += n
         pos[r, start:] = torch.arange(width - start)  # the tail: one more (ignored) sequence
     index = torch.tensor(where, dtype=torch.long).reshape(-1, 4)  # [K, 4]
-    mask = torch.zeros((len(seqs), C), dtype=torch.float32)       # [b, C]
+    mask = torch.zeros((len(seqs), C), dtype=torch.float32)  # [b, C]
     for i, (_, comp, use) in enumerate(seqs):
-        mask[i, :len(comp)] = float(use)
-    targets = ids[index[:, 0], index[:, 1] + 1]                   # [K]
+        mask[i, : len(comp)] = float(use)
+    targets = ids[index[:, 0], index[:, 1] + 1]  # [K]
     d = device
-    return {"input_ids": ids.to(d), "position_ids": pos.to(d), "rows": index[:, 0].to(d),
-            "cols": index[:, 1].to(d), "seq": index[:, 2].to(d), "tok": index[:, 3].to(d),
-            "targets": targets.to(d), "mask": mask.to(d), "adv": adv.to(d)}
+    return {
+        "input_ids": ids.to(d),
+        "position_ids": pos.to(d),
+        "rows": index[:, 0].to(d),
+        "cols": index[:, 1].to(d),
+        "seq": index[:, 2].to(d),
+        "tok": index[:, 3].to(d),
+        "targets": targets.to(d),
+        "mask": mask.to(d),
+        "adv": adv.to(d),
+    }

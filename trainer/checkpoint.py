@@ -35,15 +35,24 @@ import torch
 from passband.errors import CheckpointError, DiskFullError
 from passband.trainer.manifest import verify_manifest, write_manifest
 
-__all__ = ["save_checkpoint", "latest_checkpoint", "load_checkpoint", "load_latest_checkpoint",
-           "rng_state", "set_rng_state"]
+__all__ = [
+    "save_checkpoint",
+    "latest_checkpoint",
+    "load_checkpoint",
+    "load_latest_checkpoint",
+    "rng_state",
+    "set_rng_state",
+]
 
 _NAME = re.compile(r"^step_(\d+)$")
 
 
 def rng_state() -> dict[str, Any]:
-    state = {"python": random.getstate(), "numpy": np.random.get_state(),
-             "torch": torch.get_rng_state()}
+    state = {
+        "python": random.getstate(),
+        "numpy": np.random.get_state(),
+        "torch": torch.get_rng_state(),
+    }
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
@@ -57,9 +66,20 @@ def set_rng_state(state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, optimizer, scheduler,
-                    state: dict[str, Any], keep: int, rank_rngs: list | None = None,
-                    model_state: dict | None = None, optimizer_state: dict | None = None) -> Path:
+def save_checkpoint(
+    output_dir: str | Path,
+    step: int,
+    *,
+    model,
+    tokenizer,
+    optimizer,
+    scheduler,
+    state: dict[str, Any],
+    keep: int,
+    rank_rngs: list | None = None,
+    model_state: dict | None = None,
+    optimizer_state: dict | None = None,
+) -> Path:
     """Write ``checkpoints/step_<step>`` atomically and prune to the newest ``keep``.
 
     rank_rngs: ``rng_state()`` of every rank, in rank order (multi-process runs).
@@ -74,16 +94,26 @@ def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, opti
     tmp = root / f".tmp_step_{step}_{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        _write_files(tmp, model=model, tokenizer=tokenizer, optimizer=optimizer,
-                     scheduler=scheduler, state=state, rank_rngs=rank_rngs,
-                     model_state=model_state, optimizer_state=optimizer_state)
+        _write_files(
+            tmp,
+            model=model,
+            tokenizer=tokenizer,
+            optimizer=optimizer,
+            scheduler=scheduler,
+            state=state,
+            rank_rngs=rank_rngs,
+            model_state=model_state,
+            optimizer_state=optimizer_state,
+        )
     except (OSError, RuntimeError) as exc:
         full = _out_of_space(exc, root)
         shutil.rmtree(tmp, ignore_errors=True)
         if full:
-            raise DiskFullError(f"no space left on {root} while writing checkpoint step_{step}; "
-                                "free some space and rerun with --resume (the previous "
-                                "checkpoint is intact)") from exc
+            raise DiskFullError(
+                f"no space left on {root} while writing checkpoint step_{step}; "
+                "free some space and rerun with --resume (the previous "
+                "checkpoint is intact)"
+            ) from exc
         raise
     if final.exists():  # re-saving a step after a resume: move the old one aside first
         old = root / f".old_step_{step}_{os.getpid()}"
@@ -94,8 +124,18 @@ def save_checkpoint(output_dir: str | Path, step: int, *, model, tokenizer, opti
     return final
 
 
-def _write_files(tmp: Path, *, model, tokenizer, optimizer, scheduler, state, rank_rngs,
-                 model_state, optimizer_state) -> None:
+def _write_files(
+    tmp: Path,
+    *,
+    model,
+    tokenizer,
+    optimizer,
+    scheduler,
+    state,
+    rank_rngs,
+    model_state,
+    optimizer_state,
+) -> None:
     with _quiet_hf_progress():
         if model_state is None:
             model.save_pretrained(tmp / "model")
@@ -104,8 +144,10 @@ def _write_files(tmp: Path, *, model, tokenizer, optimizer, scheduler, state, ra
             _fix_architectures(tmp / "model", model)
     if tokenizer is not None and hasattr(tokenizer, "save_pretrained"):
         tokenizer.save_pretrained(tmp / "model")
-    _save(optimizer_state if optimizer_state is not None else optimizer.state_dict(),
-          tmp / "optimizer.pt")
+    _save(
+        optimizer_state if optimizer_state is not None else optimizer.state_dict(),
+        tmp / "optimizer.pt",
+    )
     _save(scheduler.state_dict(), tmp / "scheduler.pt")
     _save(rng_state(), tmp / "rng.pt")
     if rank_rngs is not None:
@@ -143,8 +185,13 @@ def _fix_architectures(model_dir: Path, model) -> None:
     if not path.exists():
         return
     config = json.loads(path.read_text())
-    real = [c.__name__ for c in type(model).__mro__ if c.__name__ != type(model).__name__
-            and not c.__name__.startswith("FSDP") and c.__module__.startswith("transformers.")]
+    real = [
+        c.__name__
+        for c in type(model).__mro__
+        if c.__name__ != type(model).__name__
+        and not c.__name__.startswith("FSDP")
+        and c.__module__.startswith("transformers.")
+    ]
     if real and config.get("architectures") != real[:1]:
         config["architectures"] = real[:1]
         path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
@@ -188,8 +235,15 @@ def latest_checkpoint(output_dir: str | Path) -> Path | None:
 
 
 # What a damaged file raises inside torch / safetensors / json when there is no manifest to check.
-_DAMAGE = (OSError, EOFError, ValueError, RuntimeError, KeyError, CheckpointError,
-           pickle.UnpicklingError)
+_DAMAGE = (
+    OSError,
+    EOFError,
+    ValueError,
+    RuntimeError,
+    KeyError,
+    CheckpointError,
+    pickle.UnpicklingError,
+)
 
 
 def load_latest_checkpoint(output_dir: str | Path, **kwargs) -> tuple[Path, dict[str, Any]] | None:
@@ -206,17 +260,22 @@ def load_latest_checkpoint(output_dir: str | Path, **kwargs) -> tuple[Path, dict
             return path, load_checkpoint(path, **kwargs)
         except _DAMAGE as exc:
             problems.append(f"{path.name}: {exc}")
-            fallback = (f"falling back to {candidates[i + 1].name}" if i + 1 < len(candidates)
-                        else "no older checkpoint left")
+            fallback = (
+                f"falling back to {candidates[i + 1].name}"
+                if i + 1 < len(candidates)
+                else "no older checkpoint left"
+            )
             warnings.warn(f"checkpoint {path} cannot be loaded ({exc}); {fallback}", stacklevel=2)
     if not candidates:
         return None
-    raise CheckpointError(f"no checkpoint in {Path(output_dir) / 'checkpoints'} can be loaded: "
-                          + "; ".join(problems))
+    raise CheckpointError(
+        f"no checkpoint in {Path(output_dir) / 'checkpoints'} can be loaded: " + "; ".join(problems)
+    )
 
 
-def load_checkpoint(path: str | Path, *, model, optimizer, scheduler,
-                    rank: int = 0) -> dict[str, Any]:
+def load_checkpoint(
+    path: str | Path, *, model, optimizer, scheduler, rank: int = 0
+) -> dict[str, Any]:
     """Restore weights, optimizer, scheduler and RNG states in place; return ``state.json``.
 
     The files are checked against the checkpoint's manifest first (``CheckpointError`` naming the
@@ -277,18 +336,24 @@ def _load_weights(model, model_dir: Path) -> None:
     tied = _tied_names(model)
     really_missing = [k for k in missing if k not in tied]
     if really_missing or unexpected:
-        raise RuntimeError(f"checkpoint {model_dir} does not match the model: missing "
-                           f"{really_missing[:5]}, unexpected {list(unexpected)[:5]}")
+        raise RuntimeError(
+            f"checkpoint {model_dir} does not match the model: missing "
+            f"{really_missing[:5]}, unexpected {list(unexpected)[:5]}"
+        )
 
 
 def _by_name(state: dict[str, Any], names: list[str]) -> dict[str, Any]:
     """An optimizer state keyed by parameter name (what FSDP loads); index keys are mapped."""
     if all(isinstance(k, str) for k in state["state"]) and all(
-            isinstance(p, str) for g in state["param_groups"] for p in g["params"]):
+        isinstance(p, str) for g in state["param_groups"] for p in g["params"]
+    ):
         return state
-    return {"state": {names[i]: v for i, v in state["state"].items()},
-            "param_groups": [{**g, "params": [names[i] for i in g["params"]]}
-                             for g in state["param_groups"]]}
+    return {
+        "state": {names[i]: v for i, v in state["state"].items()},
+        "param_groups": [
+            {**g, "params": [names[i] for i in g["params"]]} for g in state["param_groups"]
+        ],
+    }
 
 
 def _by_index(state: dict[str, Any], names: list[str]) -> dict[str, Any]:
@@ -298,11 +363,16 @@ def _by_index(state: dict[str, Any], names: list[str]) -> dict[str, Any]:
     index = {n: i for i, n in enumerate(names)}
     unknown = [n for g in state["param_groups"] for n in g["params"] if n not in index]
     if unknown:
-        raise RuntimeError(f"the checkpoint's optimizer state names parameters this model does "
-                           f"not train: {unknown[:5]}")
-    return {"state": {index[n]: v for n, v in state["state"].items()},
-            "param_groups": [{**g, "params": [index[n] for n in g["params"]]}
-                             for g in state["param_groups"]]}
+        raise RuntimeError(
+            f"the checkpoint's optimizer state names parameters this model does "
+            f"not train: {unknown[:5]}"
+        )
+    return {
+        "state": {index[n]: v for n, v in state["state"].items()},
+        "param_groups": [
+            {**g, "params": [index[n] for n in g["params"]]} for g in state["param_groups"]
+        ],
+    }
 
 
 def _tied_names(model) -> set[str]:

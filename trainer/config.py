@@ -11,13 +11,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
-
-from passband.errors import ConfigError
-from passband.trainer._fieldtypes import check_types
+from typing import Any
 
 from passband.curriculum.posterior import check_band
+from passband.errors import ConfigError
+from passband.trainer._fieldtypes import check_types
 from passband.trainer.registry import ADVANTAGE_REGISTRY, AGGREGATION_REGISTRY
 
 __all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended"]
@@ -28,19 +28,43 @@ DISTRIBUTED = ("auto", "ddp", "fsdp")
 
 # field -> (low, high, what goes wrong outside). ``None`` = unbounded on that side.
 RECOMMENDED: dict[str, tuple[float | None, float | None, str]] = {
-    "group_size": (4, None, "with fewer than 4 samples per prompt most groups have zero reward "
-                   "variance and the group mean/std are too noisy to rank answers"),
-    "beta": (None, 0.01, "a KL weight above 0.01 pins the policy to the reference and "
-             "largely cancels the reward signal on reasoning tasks"),
-    "temperature": (0.3, None, "below 0.3 the G samples of a group are nearly identical, so "
-                    "almost every group has zero variance and is dropped"),
-    "clip_low": (None, 0.3, "a clip range above 0.3 lets single updates move token "
-                 "probabilities far off-policy; training tends to become unstable"),
-    "clip_high": (None, 0.3, "a clip range above 0.3 lets single updates move token "
-                  "probabilities far off-policy; training tends to become unstable"),
-    "learning_rate": (None, 1e-5, "above 1e-5 a pretrained model's weights drift fast: "
-                      "expect collapsed outputs, exploding KL or loss of prior skills "
-                      "(ignore for models trained from scratch: set pretrained = false)"),
+    "group_size": (
+        4,
+        None,
+        "with fewer than 4 samples per prompt most groups have zero reward "
+        "variance and the group mean/std are too noisy to rank answers",
+    ),
+    "beta": (
+        None,
+        0.01,
+        "a KL weight above 0.01 pins the policy to the reference and "
+        "largely cancels the reward signal on reasoning tasks",
+    ),
+    "temperature": (
+        0.3,
+        None,
+        "below 0.3 the G samples of a group are nearly identical, so "
+        "almost every group has zero variance and is dropped",
+    ),
+    "clip_low": (
+        None,
+        0.3,
+        "a clip range above 0.3 lets single updates move token "
+        "probabilities far off-policy; training tends to become unstable",
+    ),
+    "clip_high": (
+        None,
+        0.3,
+        "a clip range above 0.3 lets single updates move token "
+        "probabilities far off-policy; training tends to become unstable",
+    ),
+    "learning_rate": (
+        None,
+        1e-5,
+        "above 1e-5 a pretrained model's weights drift fast: "
+        "expect collapsed outputs, exploding KL or loss of prior skills "
+        "(ignore for models trained from scratch: set pretrained = false)",
+    ),
 }
 
 
@@ -176,33 +200,39 @@ class GRPOConfig:
         check_recommended(self, stacklevel=4)  # past __post_init__ and __init__: the caller's line
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "GRPOConfig":
+    def from_dict(cls, values: dict[str, Any]) -> GRPOConfig:
         """Build from a plain dict (TOML table); unknown keys raise with the list of valid ones."""
         valid = [f.name for f in dataclasses.fields(cls)]
         unknown = sorted(set(values) - set(valid))
         if unknown:
-            raise ConfigError(f"unknown trainer setting(s) {unknown}; valid settings: {', '.join(valid)}")
+            raise ConfigError(
+                f"unknown trainer setting(s) {unknown}; valid settings: {', '.join(valid)}"
+            )
         return cls(**values)
 
     @classmethod
-    def coerce(cls, config: "GRPOConfig | Mapping[str, Any] | None") -> "GRPOConfig":
+    def coerce(cls, config: GRPOConfig | Mapping[str, Any] | None) -> GRPOConfig:
         """A ``GRPOConfig`` from itself, a mapping of its fields (``{"max_steps": 10}``) or None."""
         if config is None or isinstance(config, cls):
             return config if config is not None else cls()
         if isinstance(config, Mapping):
             return cls.from_dict(dict(config))
-        raise TypeError(f"config must be a GRPOConfig or a mapping of its fields, e.g. "
-                        f"{{'max_steps': 10}}; got {type(config).__name__}")
+        raise TypeError(
+            f"config must be a GRPOConfig or a mapping of its fields, e.g. "
+            f"{{'max_steps': 10}}; got {type(config).__name__}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["stop"], d["band"] = list(self.stop), list(self.band)
         d["lora_target_modules"] = list(self.lora_target_modules)
-        d["curriculum"] = {k: list(v) if isinstance(v, tuple) else v
-                           for k, v in dataclasses.asdict(self.curriculum).items()}
+        d["curriculum"] = {
+            k: list(v) if isinstance(v, tuple) else v
+            for k, v in dataclasses.asdict(self.curriculum).items()
+        }
         return d
 
-    def replace(self, **changes: Any) -> "GRPOConfig":
+    def replace(self, **changes: Any) -> GRPOConfig:
         return dataclasses.replace(self, **changes)
 
     def lr_factor(self, step: int) -> float:
@@ -232,64 +262,145 @@ def _is_num(v: Any) -> bool:
 
 
 def _validate(c: GRPOConfig) -> None:
-    for name in ("group_size", "prompts_per_step", "max_new_tokens", "rollout_batch_size",
-                 "mu", "max_steps", "checkpoint_every", "keep_checkpoints", "grad_accum"):
+    for name in (
+        "group_size",
+        "prompts_per_step",
+        "max_new_tokens",
+        "rollout_batch_size",
+        "mu",
+        "max_steps",
+        "checkpoint_every",
+        "keep_checkpoints",
+        "grad_accum",
+    ):
         v = getattr(c, name)
         _need(_is_int(v) and v >= 1, name, v, "an integer >= 1")
     for name in ("top_k", "max_refill_rounds", "warmup_steps", "seed"):
         v = getattr(c, name)
         _need(_is_int(v) and v >= 0, name, v, "an integer >= 0")
     _need(c.group_size >= 2, "group_size", c.group_size, ">= 2 (a group of one has no variance)")
-    _need(_is_num(c.temperature) and c.temperature > 0, "temperature", c.temperature,
-          "> 0 (greedy decoding gives identical samples, so every group would be dropped)")
+    _need(
+        _is_num(c.temperature) and c.temperature > 0,
+        "temperature",
+        c.temperature,
+        "> 0 (greedy decoding gives identical samples, so every group would be dropped)",
+    )
     _need(_is_num(c.top_p) and 0 < c.top_p <= 1, "top_p", c.top_p, "0 < top_p <= 1")
-    _need(_is_num(c.learning_rate) and 0 < c.learning_rate < 1, "learning_rate",
-          c.learning_rate, "0 < learning_rate < 1")
+    _need(
+        _is_num(c.learning_rate) and 0 < c.learning_rate < 1,
+        "learning_rate",
+        c.learning_rate,
+        "0 < learning_rate < 1",
+    )
     _need(_is_num(c.beta) and c.beta >= 0, "beta", c.beta, ">= 0 (0 disables the KL term)")
     for name in ("clip_low", "clip_high"):
         v = getattr(c, name)
         _need(_is_num(v) and 0 < v < 10, name, v, "0 < value < 10 (typical 0.2 - 0.28)")
     _need(c.clip_low < 1, "clip_low", c.clip_low, "< 1 (the ratio floor is 1 - clip_low)")
-    _need(c.loss_aggregation in AGGREGATION_REGISTRY, "loss_aggregation", c.loss_aggregation,
-          f"one of {', '.join(AGGREGATION_REGISTRY.names())} (or a name registered with "
-          "passband.trainer.register_aggregation)")
-    _need(c.advantage in ADVANTAGE_REGISTRY, "advantage", c.advantage,
-          f"one of {', '.join(ADVANTAGE_REGISTRY.names())} (or a name registered with "
-          "passband.trainer.register_advantage)")
-    _need(c.lr_schedule in LR_SCHEDULES, "lr_schedule", c.lr_schedule,
-          f"one of {', '.join(LR_SCHEDULES)}")
+    _need(
+        c.loss_aggregation in AGGREGATION_REGISTRY,
+        "loss_aggregation",
+        c.loss_aggregation,
+        f"one of {', '.join(AGGREGATION_REGISTRY.names())} (or a name registered with "
+        "passband.trainer.register_aggregation)",
+    )
+    _need(
+        c.advantage in ADVANTAGE_REGISTRY,
+        "advantage",
+        c.advantage,
+        f"one of {', '.join(ADVANTAGE_REGISTRY.names())} (or a name registered with "
+        "passband.trainer.register_advantage)",
+    )
+    _need(
+        c.lr_schedule in LR_SCHEDULES,
+        "lr_schedule",
+        c.lr_schedule,
+        f"one of {', '.join(LR_SCHEDULES)}",
+    )
     _need(_is_num(c.weight_decay) and c.weight_decay >= 0, "weight_decay", c.weight_decay, ">= 0")
-    _need(_is_num(c.max_grad_norm) and c.max_grad_norm >= 0, "max_grad_norm", c.max_grad_norm,
-          ">= 0 (0 disables clipping)")
-    _need(_is_num(c.verifier_timeout) and c.verifier_timeout > 0, "verifier_timeout",
-          c.verifier_timeout, "> 0 seconds")
-    _need(c.verifier_workers is None or (_is_int(c.verifier_workers) and c.verifier_workers >= 1),
-          "verifier_workers", c.verifier_workers, "None or an integer >= 1")
-    _need(all(isinstance(s, str) and s for s in c.stop), "stop", c.stop,
-          "a list of non-empty strings")
-    _need(isinstance(c.output_dir, str) and c.output_dir.strip() != "", "output_dir",
-          c.output_dir, "a non-empty path")
-    _need(c.prompt_overflow in ("error", "truncate"), "prompt_overflow", c.prompt_overflow,
-          "error or truncate")
-    _need(c.rollout_backend in ROLLOUT_BACKENDS, "rollout_backend", c.rollout_backend,
-          f"one of {', '.join(ROLLOUT_BACKENDS)}")
-    _need(_is_num(c.vllm_gpu_memory_utilization) and 0 < c.vllm_gpu_memory_utilization <= 1,
-          "vllm_gpu_memory_utilization", c.vllm_gpu_memory_utilization, "0 < value <= 1")
-    _need(_is_num(c.tis_cap) and c.tis_cap >= 0, "tis_cap", c.tis_cap,
-          ">= 0 (0 disables the correction; typical 2 - 5)")
-    _need(c.distributed in DISTRIBUTED, "distributed", c.distributed,
-          f"one of {', '.join(DISTRIBUTED)}")
-    _need(not (c.distributed == "fsdp" and c.lora_r > 0), "distributed", c.distributed,
-          "ddp or auto when lora_r > 0 (LoRA with FSDP is not supported: the adapters and "
-          "their optimizer state are small, so DDP holds them easily)")
-    _need(_is_int(c.lora_r) and c.lora_r >= 0, "lora_r", c.lora_r,
-          "an integer >= 0 (0 = full fine-tuning; typical 8 - 64)")
-    _need(_is_num(c.lora_alpha) and c.lora_alpha > 0, "lora_alpha", c.lora_alpha,
-          "> 0 (typical 2 x lora_r)")
-    _need(len(c.lora_target_modules) > 0
-          and all(isinstance(t, str) and t for t in c.lora_target_modules),
-          "lora_target_modules", c.lora_target_modules,
-          'module names such as ["q_proj", "v_proj"], or ["all-linear"]')
+    _need(
+        _is_num(c.max_grad_norm) and c.max_grad_norm >= 0,
+        "max_grad_norm",
+        c.max_grad_norm,
+        ">= 0 (0 disables clipping)",
+    )
+    _need(
+        _is_num(c.verifier_timeout) and c.verifier_timeout > 0,
+        "verifier_timeout",
+        c.verifier_timeout,
+        "> 0 seconds",
+    )
+    _need(
+        c.verifier_workers is None or (_is_int(c.verifier_workers) and c.verifier_workers >= 1),
+        "verifier_workers",
+        c.verifier_workers,
+        "None or an integer >= 1",
+    )
+    _need(
+        all(isinstance(s, str) and s for s in c.stop), "stop", c.stop, "a list of non-empty strings"
+    )
+    _need(
+        isinstance(c.output_dir, str) and c.output_dir.strip() != "",
+        "output_dir",
+        c.output_dir,
+        "a non-empty path",
+    )
+    _need(
+        c.prompt_overflow in ("error", "truncate"),
+        "prompt_overflow",
+        c.prompt_overflow,
+        "error or truncate",
+    )
+    _need(
+        c.rollout_backend in ROLLOUT_BACKENDS,
+        "rollout_backend",
+        c.rollout_backend,
+        f"one of {', '.join(ROLLOUT_BACKENDS)}",
+    )
+    _need(
+        _is_num(c.vllm_gpu_memory_utilization) and 0 < c.vllm_gpu_memory_utilization <= 1,
+        "vllm_gpu_memory_utilization",
+        c.vllm_gpu_memory_utilization,
+        "0 < value <= 1",
+    )
+    _need(
+        _is_num(c.tis_cap) and c.tis_cap >= 0,
+        "tis_cap",
+        c.tis_cap,
+        ">= 0 (0 disables the correction; typical 2 - 5)",
+    )
+    _need(
+        c.distributed in DISTRIBUTED,
+        "distributed",
+        c.distributed,
+        f"one of {', '.join(DISTRIBUTED)}",
+    )
+    _need(
+        not (c.distributed == "fsdp" and c.lora_r > 0),
+        "distributed",
+        c.distributed,
+        "ddp or auto when lora_r > 0 (LoRA with FSDP is not supported: the adapters and "
+        "their optimizer state are small, so DDP holds them easily)",
+    )
+    _need(
+        _is_int(c.lora_r) and c.lora_r >= 0,
+        "lora_r",
+        c.lora_r,
+        "an integer >= 0 (0 = full fine-tuning; typical 8 - 64)",
+    )
+    _need(
+        _is_num(c.lora_alpha) and c.lora_alpha > 0,
+        "lora_alpha",
+        c.lora_alpha,
+        "> 0 (typical 2 x lora_r)",
+    )
+    _need(
+        len(c.lora_target_modules) > 0
+        and all(isinstance(t, str) and t for t in c.lora_target_modules),
+        "lora_target_modules",
+        c.lora_target_modules,
+        'module names such as ["q_proj", "v_proj"], or ["all-linear"]',
+    )
 
 
 def _resolve_curriculum(c: GRPOConfig) -> None:
@@ -316,7 +427,9 @@ def check_recommended(config: Any, *, warn: bool = True, stacklevel: int = 2) ->
         if value is None or (name == "learning_rate" and not get("pretrained", True)):
             continue
         if (low is not None and value < low) or (high is not None and value > high):
-            rng = f">= {low}" if high is None else (f"<= {high}" if low is None else f"{low}..{high}")
+            rng = (
+                f">= {low}" if high is None else (f"<= {high}" if low is None else f"{low}..{high}")
+            )
             messages.append(f"{name} = {value} is outside the recommended range ({rng}): {risk}")
     if warn:
         for m in messages:
@@ -331,7 +444,10 @@ def __getattr__(name: str) -> Any:
     """``LOSS_AGGREGATIONS`` / ``ADVANTAGES``: deprecated copies of the registries' names."""
     if name not in _DEPRECATED:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(f"passband.trainer.config.{name} is deprecated and goes in the next release; "
-                  "use passband.trainer.registry (ADVANTAGE_REGISTRY / AGGREGATION_REGISTRY).names()",
-                  DeprecationWarning, stacklevel=2)
+    warnings.warn(
+        f"passband.trainer.config.{name} is deprecated and goes in the next release; "
+        "use passband.trainer.registry (ADVANTAGE_REGISTRY / AGGREGATION_REGISTRY).names()",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return tuple(_DEPRECATED[name].names())

@@ -11,7 +11,8 @@ refused by default, or with ``prompt_overflow = "truncate"`` keeps its last toke
 from __future__ import annotations
 
 import warnings
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from passband.errors import ConfigError, DataError
 
@@ -31,8 +32,10 @@ def as_rows(dataset) -> tuple[Any, list[str]]:
     if len(rows) == 0:
         raise DataError("train_dataset is empty")
     if "prompt" not in columns and "messages" not in columns:
-        raise DataError("train_dataset needs a 'prompt' column (text or chat messages) or a "
-                        f"'messages' column; its columns are: {', '.join(columns)}")
+        raise DataError(
+            "train_dataset needs a 'prompt' column (text or chat messages) or a "
+            f"'messages' column; its columns are: {', '.join(columns)}"
+        )
     return rows, columns
 
 
@@ -56,13 +59,19 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> list:
     good = [row for i, row in enumerate(rows) if i not in problems]
     problems = [f"row {i}: {p}" for i, p in sorted(problems.items())]
     if problems:
-        said = "; ".join(problems[:_SHOWN]) + (f"; and {len(problems) - _SHOWN} more"
-                                                if len(problems) > _SHOWN else "")
+        said = "; ".join(problems[:_SHOWN]) + (
+            f"; and {len(problems) - _SHOWN} more" if len(problems) > _SHOWN else ""
+        )
         if not config.skip_bad_rows or not good:
-            raise DataError(f"{len(problems)} of {len(rows)} training rows are unusable: {said}. "
-                            "Fix them, or set skip_bad_rows = true to train on the rest")
-        warnings.warn(f"skipping {len(problems)} of {len(rows)} unusable training rows "
-                      f"(skip_bad_rows = true): {said}", stacklevel=2)
+            raise DataError(
+                f"{len(problems)} of {len(rows)} training rows are unusable: {said}. "
+                "Fix them, or set skip_bad_rows = true to train on the rest"
+            )
+        warnings.warn(
+            f"skipping {len(problems)} of {len(rows)} unusable training rows "
+            f"(skip_bad_rows = true): {said}",
+            stacklevel=2,
+        )
     return good
 
 
@@ -81,10 +90,15 @@ def _row_problem(row: Mapping[str, Any], needed: list[str]) -> str | None:
     if isinstance(prompt, str):
         if not prompt.strip():
             return "the prompt is empty"
-    elif not (isinstance(prompt, (list, tuple)) and prompt
-              and all(isinstance(m, Mapping) and "role" in m for m in prompt)):
-        return (f"the prompt is a {type(prompt).__name__}; give text or a list of chat messages "
-                "({'role': ..., 'content': ...})")
+    elif not (
+        isinstance(prompt, (list, tuple))
+        and prompt
+        and all(isinstance(m, Mapping) and "role" in m for m in prompt)
+    ):
+        return (
+            f"the prompt is a {type(prompt).__name__}; give text or a list of chat messages "
+            "({'role': ..., 'content': ...})"
+        )
     for column in needed:
         if column not in row:
             return f"lacks the reference column {column!r}"
@@ -108,9 +122,11 @@ def _prompt_budget(model, config) -> int | None:
     if positions is None:
         return None
     if config.max_new_tokens >= positions:
-        raise ConfigError(f"GRPOConfig.max_new_tokens = {config.max_new_tokens} leaves no room for "
-                          f"a prompt: the model has {positions} positions (prompt + completion); "
-                          f"set max_new_tokens below {positions}")
+        raise ConfigError(
+            f"GRPOConfig.max_new_tokens = {config.max_new_tokens} leaves no room for "
+            f"a prompt: the model has {positions} positions (prompt + completion); "
+            f"set max_new_tokens below {positions}"
+        )
     return positions - config.max_new_tokens
 
 
@@ -128,10 +144,13 @@ def _prompt_text(tokenizer, prompt) -> tuple[str, bool]:
     if isinstance(prompt, str):
         return prompt, True
     if getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template(list(prompt), add_generation_prompt=True,
-                                             tokenize=False), False
-    raise DataError("the dataset gives chat messages but the tokenizer has no chat "
-                    "template; give a 'prompt' text column or a tokenizer with one")
+        return tokenizer.apply_chat_template(
+            list(prompt), add_generation_prompt=True, tokenize=False
+        ), False
+    raise DataError(
+        "the dataset gives chat messages but the tokenizer has no chat "
+        "template; give a 'prompt' text column or a tokenizer with one"
+    )
 
 
 # No tokenizer in use packs more than this many characters into one token on real text, so a
@@ -151,12 +170,12 @@ def _token_counts(tokenizer, prompts: list, limit: int) -> list[int]:
     ``limit`` when it is certainly longer. Tokenized in batches: one call per prompt costs more
     than the tokenizing itself."""
     texts = [_prompt_text(tokenizer, p) for p in prompts]
-    heads = [text[:(limit + 1) * _CHARS] for text, _ in texts]
+    heads = [text[: (limit + 1) * _CHARS] for text, _ in texts]
     counts = [2 * len(text.encode("utf-8")) + 16 for text, _ in texts]
     for specials in (True, False):
         idx = [i for i, (t, s) in enumerate(texts) if s is specials and not _surely_fits(t, limit)]
         for start in range(0, len(idx), 512):
-            chunk = idx[start:start + 512]
+            chunk = idx[start : start + 512]
             ids = tokenizer([heads[i] for i in chunk], add_special_tokens=specials)["input_ids"]
             for i, one in zip(chunk, ids):
                 counts[i] = len(one)
@@ -172,13 +191,15 @@ def _fit_prompt(row: dict, tokenizer, limit: int, overflow: str) -> str | None:
     prompt = prompt_of(row)
     if _token_counts(tokenizer, [prompt], limit)[0] <= limit:
         return None
-    too_long = (f"the prompt has more than {limit} tokens, the room the model's positions leave "
-                "after max_new_tokens")
+    too_long = (
+        f"the prompt has more than {limit} tokens, the room the model's positions leave "
+        "after max_new_tokens"
+    )
     if overflow != "truncate":
         return too_long + '; shorten it or set prompt_overflow = "truncate"'
     if not isinstance(prompt, str):
         return too_long + ' (prompt_overflow = "truncate" works on text prompts, not messages)'
-    tail = tokenizer(prompt[-(limit + 1) * _CHARS:], add_special_tokens=False)["input_ids"]
+    tail = tokenizer(prompt[-(limit + 1) * _CHARS :], add_special_tokens=False)["input_ids"]
     for keep in range(limit - 4, 0, -max(1, limit // 8)):  # decode + re-encode may add a token
         text = tokenizer.decode(tail[-keep:], skip_special_tokens=True)
         if _token_counts(tokenizer, [text], limit)[0] <= limit:

@@ -27,8 +27,9 @@ from __future__ import annotations
 import contextlib
 import os
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -61,7 +62,9 @@ class Dist:
     def device(self) -> torch.device:
         """The accelerator this rank owns (CPU when there is none)."""
         if torch.cuda.is_available():
-            return torch.device("cuda", self.local_rank if self.enabled else torch.cuda.current_device())
+            return torch.device(
+                "cuda", self.local_rank if self.enabled else torch.cuda.current_device()
+            )
         return torch.device("cpu")
 
     def shard(self, n: int) -> range:
@@ -89,7 +92,9 @@ class Dist:
         """Element-wise sum over ranks (float64, so token counts stay exact)."""
         if not self.enabled or not values:
             return [float(v) for v in values]
-        t = torch.tensor([float(v) for v in values], dtype=torch.float64, device=self._comm_device())
+        t = torch.tensor(
+            [float(v) for v in values], dtype=torch.float64, device=self._comm_device()
+        )
         torch.distributed.all_reduce(t)
         return t.tolist()
 
@@ -117,12 +122,14 @@ class Dist:
             return model
         if self.sharded:
             from passband.trainer.fsdp import shard_model
+
             return shard_model(model, bf16=bf16)
         from torch.nn.parallel import DistributedDataParallel
 
         device = next(model.parameters()).device
-        return DistributedDataParallel(model,
-                                       device_ids=[device.index] if device.type == "cuda" else None)
+        return DistributedDataParallel(
+            model, device_ids=[device.index] if device.type == "cuda" else None
+        )
 
     def no_sync(self, module: torch.nn.Module, skip: bool):
         """DDP: accumulate locally (no all-reduce) for every micro-batch but the last one.
@@ -137,6 +144,7 @@ class Dist:
         enter together) so each rank decodes without per-token collectives."""
         if self.sharded and uses_model:
             from passband.trainer.fsdp import unsharded
+
             return unsharded(model)
         return contextlib.nullcontext()
 
@@ -195,10 +203,12 @@ def warn_if_unbalanced(dist: Dist, config) -> None:
     if not dist.is_main or chunks >= dist.world_size:
         return
     fit = G * -(-n // dist.world_size)
-    warnings.warn(f"prompts_per_step = {n} makes {chunks} generation chunk(s) of "
-                  f"rollout_batch_size // group_size prompts for {dist.world_size} ranks, so some "
-                  f"ranks sit idle while others generate; set rollout_batch_size <= {fit} to "
-                  "spread the generation over the ranks")
+    warnings.warn(
+        f"prompts_per_step = {n} makes {chunks} generation chunk(s) of "
+        f"rollout_batch_size // group_size prompts for {dist.world_size} ranks, so some "
+        f"ranks sit idle while others generate; set rollout_batch_size <= {fit} to "
+        "spread the generation over the ranks"
+    )
 
 
 def group_seed(seed: int, step: int, round_: int, position: int) -> int:

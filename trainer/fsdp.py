@@ -22,13 +22,23 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import torch
 
-__all__ = ["resolve_strategy", "shard_model", "is_fsdp", "unsharded", "full_model_state",
-           "full_optimizer_state", "load_optimizer_state", "load_model_state", "full_tensor",
-           "STRATEGIES"]
+__all__ = [
+    "resolve_strategy",
+    "shard_model",
+    "is_fsdp",
+    "unsharded",
+    "full_model_state",
+    "full_optimizer_state",
+    "load_optimizer_state",
+    "load_model_state",
+    "full_tensor",
+    "STRATEGIES",
+]
 
 STRATEGIES = ("auto", "ddp", "fsdp")
 
@@ -45,6 +55,7 @@ def resolve_strategy(name: str) -> str:
 
 def is_fsdp(model: Any) -> bool:
     from torch.distributed.fsdp import FSDPModule
+
     return isinstance(model, FSDPModule)
 
 
@@ -54,8 +65,9 @@ def shard_model(model: torch.nn.Module, *, bf16: bool = False) -> torch.nn.Modul
 
     kwargs: dict[str, Any] = {}
     if bf16 and torch.cuda.is_available() and torch.cuda.is_bf16_supported():
-        kwargs["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16,
-                                                   reduce_dtype=torch.float32)
+        kwargs["mp_policy"] = MixedPrecisionPolicy(
+            param_dtype=torch.bfloat16, reduce_dtype=torch.float32
+        )
     for layer in _layers(model):
         fully_shard(layer, **kwargs)
     # FSDP2 keeps the root's weights (embeddings, LM head) gathered from forward to backward by
@@ -77,6 +89,7 @@ def _layers(model: torch.nn.Module) -> list[torch.nn.Module]:
 
 def _units(model: torch.nn.Module) -> list:
     from torch.distributed.fsdp import FSDPModule
+
     return [m for m in model.modules() if isinstance(m, FSDPModule)]
 
 
@@ -109,12 +122,14 @@ def full_tensor(tensor: torch.Tensor) -> torch.Tensor:
 
 def _options(**kwargs):
     from torch.distributed.checkpoint.state_dict import StateDictOptions
+
     return StateDictOptions(full_state_dict=True, **kwargs)
 
 
 def full_model_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
     """The unsharded state dict on CPU, on rank 0 (other ranks get ``{}``). Collective."""
     from torch.distributed.checkpoint.state_dict import get_model_state_dict
+
     state = get_model_state_dict(model, options=_options(cpu_offload=True))
     owners = dict(model.named_parameters())  # one name per parameter: tied aliases are left out
     aliases = {n for n, _ in model.named_parameters(remove_duplicate=False) if n not in owners}
@@ -124,16 +139,19 @@ def full_model_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
 def full_optimizer_state(model: torch.nn.Module, optimizer) -> dict[str, Any]:
     """The optimizer state keyed by parameter name, unsharded, on rank 0. Collective."""
     from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
+
     return get_optimizer_state_dict(model, optimizer, options=_options(cpu_offload=True))
 
 
 def load_model_state(model: torch.nn.Module, weights: dict[str, torch.Tensor]) -> None:
     """Load a full state dict (every rank holds it) into the sharded model."""
     from torch.distributed.checkpoint.state_dict import set_model_state_dict
+
     set_model_state_dict(model, weights, options=_options(strict=False))
 
 
 def load_optimizer_state(model: torch.nn.Module, optimizer, state: dict[str, Any]) -> None:
     """Load a full, name-keyed optimizer state into the sharded optimizer."""
     from torch.distributed.checkpoint.state_dict import set_optimizer_state_dict
+
     set_optimizer_state_dict(model, optimizer, state, options=_options())

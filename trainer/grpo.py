@@ -32,7 +32,8 @@ import contextlib
 import random
 import time
 import warnings
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -40,27 +41,42 @@ import torch
 from passband.trainer import resume
 from passband.trainer.advantages import get_advantage
 from passband.trainer.alerts import AlertMonitor
-from passband.trainer.batch import (NO_UPDATE, Group, UpdateStats, collate, micro_batches, pack,
-                                    sequences)
+from passband.trainer.batch import (
+    NO_UPDATE,
+    Group,
+    UpdateStats,
+    collate,
+    micro_batches,
+    pack,
+    sequences,
+)
 from passband.trainer.checkpoint import load_latest_checkpoint, rng_state, save_checkpoint
 from passband.trainer.config import GRPOConfig
 from passband.trainer.data import as_rows, check_rows, prompt_of
 from passband.trainer.distributed import group_seed, init_distributed, warn_if_unbalanced
 from passband.trainer.fsdp import full_model_state, full_optimizer_state, full_tensor
-from passband.trainer.lora import adapters_disabled, is_lora, lora_from_config
 from passband.trainer.logprobs import completion_logprobs, packing_works
+from passband.trainer.lora import adapters_disabled, is_lora, lora_from_config
 from passband.trainer.losses import BatchNorms, clipped_surrogate, get_aggregation, k3_kl
-from passband.trainer.metrics import (MetricsWriter, PhaseTimer, ProgressBar, grad_weights,
-                                      group_lines, group_metrics, length_metrics, reward_metrics)
+from passband.trainer.metrics import (
+    MetricsWriter,
+    PhaseTimer,
+    ProgressBar,
+    grad_weights,
+    group_lines,
+    group_metrics,
+    length_metrics,
+    reward_metrics,
+)
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer
 from passband.trainer.outdir import claim_output_dir
-from passband.trainer.rollout import RolloutBackend, StalePolicyError
 from passband.trainer.refill import draws_for, predicted_signal, real_shortfall, short_batch_note
+from passband.trainer.rollout import RolloutBackend, StalePolicyError
 from passband.trainer.rollout_vllm import make_rollout_backend
 from passband.trainer.sampling import check_sampler, make_sampler, sampler_estimates
+from passband.trainer.scoring import Scorer
 from passband.trainer.startup import start_verifier_workers
 from passband.trainer.tis import tis_correct
-from passband.trainer.scoring import Scorer
 
 __all__ = ["GRPOTrainer"]
 
@@ -77,17 +93,34 @@ class GRPOTrainer:
     priors / sampler: position -> (passes, trials) (default: the rows' pre-scores), or any sampler.
     """
 
-    def __init__(self, model, tokenizer, train_dataset, reward, config: GRPOConfig | None = None,
-                 *, reference_columns: Mapping[str, str] | None = None,
-                 rollout_backend: RolloutBackend | None = None, priors=None, sampler=None):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        train_dataset,
+        reward,
+        config: GRPOConfig | None = None,
+        *,
+        reference_columns: Mapping[str, str] | None = None,
+        rollout_backend: RolloutBackend | None = None,
+        priors=None,
+        sampler=None,
+    ):
         self.config = c = GRPOConfig.coerce(config)  # None, a GRPOConfig or a mapping
         if rollout_backend is not None and not isinstance(rollout_backend, RolloutBackend):
-            raise TypeError("rollout_backend must subclass passband.trainer.RolloutBackend (what "
-                            f"the loop calls); got {type(rollout_backend).__name__}")
+            raise TypeError(
+                "rollout_backend must subclass passband.trainer.RolloutBackend (what "
+                f"the loop calls); got {type(rollout_backend).__name__}"
+            )
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         self.rows, _ = as_rows(train_dataset)  # checked in full once the tokenizer is loaded
-        self.scorer = Scorer(reward, reference_columns, c.verifier_timeout, c.verifier_workers,
-                             success_threshold=c.curriculum.success_threshold)
+        self.scorer = Scorer(
+            reward,
+            reference_columns,
+            c.verifier_timeout,
+            c.verifier_workers,
+            success_threshold=c.curriculum.success_threshold,
+        )
         # the verifier workers start while the model loads and the first rollout generates
         self._warm = start_verifier_workers(self.scorer, self.rows, c.verifier_workers)
         from_path = not isinstance(model, torch.nn.Module)
@@ -95,21 +128,26 @@ class GRPOTrainer:
         if torch.cuda.is_available() and (from_path or self.dist.enabled):
             self.model.to(self.dist.device())  # several ranks: each on its own GPU (NCCL)
         self.dist.broadcast_from_main(self.model)  # every rank starts from rank 0's weights
-        self.rows = check_rows(self.rows, self.scorer, self.tokenizer, self.model, c)  # every row, now
+        self.rows = check_rows(
+            self.rows, self.scorer, self.tokenizer, self.model, c
+        )  # every row, now
         self.device = next(self.model.parameters()).device
         # The reference is the policy as given, copied before any update or checkpoint load;
         # a LoRA policy needs no copy: its base, with the adapters switched off, is the reference.
         self.model = lora_from_config(self.model, c)  # lora_r > 0 and not already a peft model
         self.lora = is_lora(self.model)
         if self.lora and self.dist.sharded:
-            raise ValueError("LoRA with FSDP is not supported: launch without --use_fsdp (DDP) "
-                             "and set distributed = \"ddp\"")
+            raise ValueError(
+                "LoRA with FSDP is not supported: launch without --use_fsdp (DDP) "
+                'and set distributed = "ddp"'
+            )
         self.reference = frozen_copy(self.model) if c.beta > 0 and not self.lora else None
         if self.reference is not None and self.dist.sharded:
             self.reference = self.dist.wrap(self.reference, bf16=c.bf16)  # sharded like the policy
         if c.gradient_checkpointing:
             self.model.gradient_checkpointing_enable(
-                gradient_checkpointing_kwargs={"use_reentrant": False})
+                gradient_checkpointing_kwargs={"use_reentrant": False}
+            )
         self.policy = self.dist.wrap(self.model, bf16=c.bf16)  # DDP / FSDP with several ranks
         warn_if_unbalanced(self.dist, c)
         self._own_backend = rollout_backend is None  # close() shuts down only what it started
@@ -121,11 +159,16 @@ class GRPOTrainer:
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda k: c.lr_factor(k))
         self._bar: ProgressBar | None = None
         self._write(f"passband: {self.scorer.success_rule}")
-        self.sampler = check_sampler(sampler) if sampler is not None else make_sampler(
-            self.rows, c, priors=priors, model=model, log=self._write)
+        self.sampler = (
+            check_sampler(sampler)
+            if sampler is not None
+            else make_sampler(self.rows, c, priors=priors, model=model, log=self._write)
+        )
         self.advantage_fn = get_advantage(c.advantage)
         self.aggregate = get_aggregation(c.loss_aggregation)
-        self.writer = MetricsWriter(c.output_dir, tensorboard=c.tensorboard, enabled=self.dist.is_main)
+        self.writer = MetricsWriter(
+            c.output_dir, tensorboard=c.tensorboard, enabled=self.dist.is_main
+        )
         self.alerts = AlertMonitor() if self.dist.is_main else None
         self.step, self.policy_version, self.elapsed_s, self._short_batches = 0, 0, 0.0, 0
         self._time, self._calls = PhaseTimer(), 0  # this step's phases and generate calls
@@ -134,8 +177,9 @@ class GRPOTrainer:
     def train(self) -> dict[str, Any]:
         """Run until ``max_steps``; returns the last metrics line."""
         c = self.config
-        lock = claim_output_dir(c.output_dir, resume=c.resume, overwrite=c.overwrite,
-                                enabled=self.dist.is_main)  # a second run on it is refused
+        lock = claim_output_dir(
+            c.output_dir, resume=c.resume, overwrite=c.overwrite, enabled=self.dist.is_main
+        )  # a second run on it is refused
         self._begin()
         self.dist.barrier()  # rank 0 has reset or cut back the run directory
         self._bar = ProgressBar(c.max_steps, self.step, c.progress and self.dist.is_main)
@@ -171,12 +215,21 @@ class GRPOTrainer:
             self.scheduler.step()
         self.step, step_s = self.step + 1, time.perf_counter() - start
         self.elapsed_s += step_s
-        metrics = {"step": self.step, "time_s": self.elapsed_s, "policy_version": version,
-                   **reward_metrics(groups), **group_metrics(groups, kept, rounds),
-                   **length_metrics(groups), **stats, "lr": lr, "time/step_s": step_s,
-                   **self._time.metrics(), "generate/calls": self._calls,
-                   "throughput/tokens_per_s": sum(len(x) for g in groups for x in g.completions) / step_s,
-                   **{f"curriculum/{k}": v for k, v in self.sampler.metrics().items()}}
+        metrics = {
+            "step": self.step,
+            "time_s": self.elapsed_s,
+            "policy_version": version,
+            **reward_metrics(groups),
+            **group_metrics(groups, kept, rounds),
+            **length_metrics(groups),
+            **stats,
+            "lr": lr,
+            "time/step_s": step_s,
+            **self._time.metrics(),
+            "generate/calls": self._calls,
+            "throughput/tokens_per_s": sum(len(x) for g in groups for x in g.completions) / step_s,
+            **{f"curriculum/{k}": v for k, v in self.sampler.metrics().items()},
+        }
         metrics["alerts"] = self._check_alerts(metrics)
         self.writer.log_step(metrics, group_lines(self.step, groups, kept, weights))
         if self._bar is not None:
@@ -189,7 +242,7 @@ class GRPOTrainer:
             self.backend.close()
             self._own_backend = False
 
-    def __enter__(self) -> "GRPOTrainer":
+    def __enter__(self) -> GRPOTrainer:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -209,18 +262,28 @@ class GRPOTrainer:
             rounds += 1
             used = [g.prompt_id for g in groups]
             with self._time("sample"):
-                ids = self.sampler.sample(needed, exclude=used) if used else self.sampler.sample(needed)
+                ids = (
+                    self.sampler.sample(needed, exclude=used)
+                    if used
+                    else self.sampler.sample(needed)
+                )
                 if c.filter_zero_variance and c.max_refill_rounds > 0:
                     more = draws_for(needed, predicted_signal(self.sampler, ids), len(self.rows))
-                    ids += self.sampler.sample(more - needed, exclude=used + ids) if more > needed else []
+                    ids += (
+                        self.sampler.sample(more - needed, exclude=used + ids)
+                        if more > needed
+                        else []
+                    )
             groups += self._rollout_groups(ids, rounds)
         return groups, max(rounds, 0)
 
     def _trained(self, groups: list[Group]) -> list[Group]:
         """The first ``prompts_per_step`` groups with reward variance (unfiltered: checkable)."""
         c = self.config
-        ok = [g for g in groups if (not g.zero_variance if c.filter_zero_variance else any(g.valid))]
-        return ok[:c.prompts_per_step]
+        ok = [
+            g for g in groups if (not g.zero_variance if c.filter_zero_variance else any(g.valid))
+        ]
+        return ok[: c.prompts_per_step]
 
     def _rollout_groups(self, prompt_ids: Sequence[Any], round_: int = 0) -> list[Group]:
         """This rank rolls out and scores its slice; every rank gets all groups and observes them.
@@ -231,18 +294,36 @@ class GRPOTrainer:
         mine = [k for chunk in chunks for k in chunk]  # positions in the round's prompt list
         rows = [self.rows[prompt_ids[k]] for k in mine]
         seeds = [group_seed(c.seed, self.step, round_, k) for k in mine]
-        with self._time("generate"), self._autocast(), self.dist.generation(
-                self.model, uses_model=self.backend.shares_policy):
+        with (
+            self._time("generate"),
+            self._autocast(),
+            self.dist.generation(self.model, uses_model=self.backend.shares_policy),
+        ):
             out = self.backend.rollout([prompt_of(r) for r in rows], G, seeds) if rows else None
         self._calls += 1
         with self._time("score"):
-            verdicts = self.scorer(out.texts, [r for r in rows for _ in range(G)],
-                                   [len(x) for x in out.completion_ids]) if rows else []
+            verdicts = (
+                self.scorer(
+                    out.texts,
+                    [r for r in rows for _ in range(G)],
+                    [len(x) for x in out.completion_ids],
+                )
+                if rows
+                else []
+            )
         logp = out.logprobs if out is not None else None  # engines that report them (vLLM)
-        local = [Group(prompt_ids[k], out.prompt_tokens[i * G], out.completion_ids[i * G:(i + 1) * G],
-                       out.truncated[i * G:(i + 1) * G], verdicts[i * G:(i + 1) * G],
-                       out.policy_version, sampler_logp=logp[i * G:(i + 1) * G] if logp else None)
-                 for i, k in enumerate(mine)]
+        local = [
+            Group(
+                prompt_ids[k],
+                out.prompt_tokens[i * G],
+                out.completion_ids[i * G : (i + 1) * G],
+                out.truncated[i * G : (i + 1) * G],
+                verdicts[i * G : (i + 1) * G],
+                out.policy_version,
+                sampler_logp=logp[i * G : (i + 1) * G] if logp else None,
+            )
+            for i, k in enumerate(mine)
+        ]
         groups = self.dist.gather(local)  # in position order: the same list on every rank
         for g in groups:
             trials = sum(g.valid)
@@ -255,15 +336,20 @@ class GRPOTrainer:
         c = self.config
         stale = sorted({g.policy_version for g in groups} - {self.policy_version})
         if stale:
-            raise StalePolicyError(f"completions from policy version(s) {stale} cannot train policy "
-                                   f"version {self.policy_version}: the ratio would be computed "
-                                   "against other weights. Roll out again after each update.")
-        adv = self._advantages(groups)                                            # [B = N*G]
+            raise StalePolicyError(
+                f"completions from policy version(s) {stale} cannot train policy "
+                f"version {self.policy_version}: the ratio would be computed "
+                "against other weights. Roll out again after each update."
+            )
+        adv = self._advantages(groups)  # [B = N*G]
         seqs = sequences(groups, c.mask_truncated)
         sampled = [lp for g in groups for lp in (g.sampler_logp or [None] * len(g.completions))]
         micro = micro_batches(seqs, adv, sampled, self.dist, c.grad_accum, self._collate)
-        norms = BatchNorms(tokens=sum(len(x) for _, x, use in seqs if use),  # the global batch's
-                           sequences=len(seqs), constant=c.max_new_tokens)
+        norms = BatchNorms(
+            tokens=sum(len(x) for _, x, use in seqs if use),  # the global batch's
+            sequences=len(seqs),
+            constant=c.max_new_tokens,
+        )
         with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
             old = [self._logprobs(self.model, mb)[0] for mb in micro] if c.mu > 1 else None
             ref = [self._reference_logprobs(mb) for mb in micro] if c.beta > 0 else None
@@ -274,15 +360,22 @@ class GRPOTrainer:
             loss = 0.0
             for k, mb in enumerate(micro):  # DDP all-reduces the summed gradient after the last
                 with self.dist.no_sync(self.policy, skip=k < len(micro) - 1):
-                    loss += self._micro_step(mb, old[k] if old else None, ref[k] if ref else None,
-                                             norms, stats, first=(it == 0))
+                    loss += self._micro_step(
+                        mb,
+                        old[k] if old else None,
+                        ref[k] if ref else None,
+                        norms,
+                        stats,
+                        first=(it == 0),
+                    )
             norm = torch.nn.utils.clip_grad_norm_(params, c.max_grad_norm or float("inf"))
             self.optimizer.step()
             stats.loss.append(loss)
             stats.grad_norm.append(float(full_tensor(norm)))  # FSDP: a DTensor
         self.optimizer.zero_grad(set_to_none=True)
         stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss = self.dist.sum(
-            [stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss])
+            [stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss]
+        )
         self.policy_version += 1
         with self._time("sync"):
             self.backend.sync(self.model, self.policy_version)
@@ -290,25 +383,34 @@ class GRPOTrainer:
 
     def _advantages(self, groups: list[Group]) -> torch.Tensor:
         rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)  # [N, G]
-        valid = torch.tensor([g.valid for g in groups], dtype=torch.bool)         # [N, G]
-        return self.advantage_fn(rewards, valid).reshape(-1)                      # [B = N*G]
+        valid = torch.tensor([g.valid for g in groups], dtype=torch.bool)  # [N, G]
+        return self.advantage_fn(rewards, valid).reshape(-1)  # [B = N*G]
 
-    def _micro_step(self, mb: dict[str, torch.Tensor], old_logp: torch.Tensor | None,
-                    ref_logp: torch.Tensor | None, norms: BatchNorms, stats: UpdateStats,
-                    first: bool) -> float:
+    def _micro_step(
+        self,
+        mb: dict[str, torch.Tensor],
+        old_logp: torch.Tensor | None,
+        ref_logp: torch.Tensor | None,
+        norms: BatchNorms,
+        stats: UpdateStats,
+        first: bool,
+    ) -> float:
         """Forward and backward of one micro-batch; its loss is its share of the batch loss."""
         c = self.config
-        logp, entropy = self._logprobs(self.policy, mb, entropy=first)             # [b, C]
+        logp, entropy = self._logprobs(self.policy, mb, entropy=first)  # [b, C]
         if old_logp is None:
-            old_logp = logp.detach()                                                # [b, C]
-        loss_tok, clip_on = clipped_surrogate(logp, old_logp, mb["adv"],
-                                              c.clip_low, c.clip_high)             # [b, C]
-        mask = mb["mask"]                                                          # [b, C]
+            old_logp = logp.detach()  # [b, C]
+        loss_tok, clip_on = clipped_surrogate(
+            logp, old_logp, mb["adv"], c.clip_low, c.clip_high
+        )  # [b, C]
+        mask = mb["mask"]  # [b, C]
         if "sampler_logp" in mb:  # vLLM sampled these tokens: correct (TIS) and log the mismatch
-            loss_tok, mismatch = tis_correct(loss_tok, old_logp, mb["sampler_logp"], mask, c.tis_cap)
+            loss_tok, mismatch = tis_correct(
+                loss_tok, old_logp, mb["sampler_logp"], mask, c.tis_cap
+            )
             stats.mismatch += [mismatch] if first else []
         if ref_logp is not None:
-            kl = k3_kl(logp, ref_logp)                                             # [b, C]
+            kl = k3_kl(logp, ref_logp)  # [b, C]
             loss_tok = loss_tok + c.beta * kl
             stats.kl += float((kl.detach() * mask).sum()) if first else 0.0
         loss = self.aggregate(loss_tok, mask, norms)
@@ -320,8 +422,11 @@ class GRPOTrainer:
         return float(loss.detach())
 
     def _collate(self, seqs: list, adv: torch.Tensor) -> dict[str, torch.Tensor]:
-        return (pack(seqs, adv, self.device) if self._pack  # no padding computed
-                else collate(seqs, adv, self.pad_id, self.device))
+        return (
+            pack(seqs, adv, self.device)
+            if self._pack  # no padding computed
+            else collate(seqs, adv, self.pad_id, self.device)
+        )
 
     def _logprobs(self, model, mb: dict[str, torch.Tensor], entropy: bool = False):
         """Log-probs of the completion tokens under ``model`` at the sampling temperature."""
@@ -342,8 +447,12 @@ class GRPOTrainer:
         """Resume from the newest checkpoint, or start fresh with every RNG seeded."""
         c = self.config
         if loaded := c.resume and load_latest_checkpoint(
-                c.output_dir, model=self.model, optimizer=self.optimizer,
-                scheduler=self.scheduler, rank=self.dist.rank):
+            c.output_dir,
+            model=self.model,
+            optimizer=self.optimizer,
+            scheduler=self.scheduler,
+            rank=self.dist.rank,
+        ):
             ckpt, state = loaded
             resume.reconcile(state, ckpt, c, self.optimizer, self.scheduler, say=self._write)
             self.step, self.policy_version = state["step"], state["policy_version"]
@@ -367,17 +476,32 @@ class GRPOTrainer:
         rngs = self.dist.gather([rng_state()])
         full = {}  # FSDP: every rank takes part in gathering the full states; rank 0 gets them
         if self.dist.sharded:
-            full = {"model_state": full_model_state(self.model),
-                    "optimizer_state": full_optimizer_state(self.model, self.optimizer)}
+            full = {
+                "model_state": full_model_state(self.model),
+                "optimizer_state": full_optimizer_state(self.model, self.optimizer),
+            }
         if not self.dist.is_main:
             return self.dist.barrier()
-        state = {"step": self.step, "policy_version": self.policy_version,
-                 "elapsed_s": self.elapsed_s, "short_batches": self._short_batches,
-                 "sampler": self.sampler.state_dict(), "config": c.to_dict()}
-        save_checkpoint(c.output_dir, self.step, model=self.model, tokenizer=self.tokenizer,
-                        optimizer=self.optimizer, scheduler=self.scheduler, state=state,
-                        keep=c.keep_checkpoints, rank_rngs=rngs if self.dist.enabled else None,
-                        **full)
+        state = {
+            "step": self.step,
+            "policy_version": self.policy_version,
+            "elapsed_s": self.elapsed_s,
+            "short_batches": self._short_batches,
+            "sampler": self.sampler.state_dict(),
+            "config": c.to_dict(),
+        }
+        save_checkpoint(
+            c.output_dir,
+            self.step,
+            model=self.model,
+            tokenizer=self.tokenizer,
+            optimizer=self.optimizer,
+            scheduler=self.scheduler,
+            state=state,
+            keep=c.keep_checkpoints,
+            rank_rngs=rngs if self.dist.enabled else None,
+            **full,
+        )
         self.writer.write_curriculum(c.band, sampler_estimates(self.sampler))
         self.dist.barrier()
 
@@ -388,11 +512,16 @@ class GRPOTrainer:
             return
         self._short_batches += 1
         if self._short_batches <= 3 or self._short_batches % 50 == 0:
-            self._write(short_batch_note(self.step + 1, kept, c.prompts_per_step, rounds,
-                                         self._short_batches))
+            self._write(
+                short_batch_note(
+                    self.step + 1, kept, c.prompts_per_step, rounds, self._short_batches
+                )
+            )
 
     def _check_alerts(self, metrics: dict[str, Any]) -> list[str]:
-        lines = [f"{a.name}: {a.message}" for a in self.alerts.update(metrics)] if self.alerts else []
+        lines = (
+            [f"{a.name}: {a.message}" for a in self.alerts.update(metrics)] if self.alerts else []
+        )
         for line in lines:
             self._write(f"passband alert (step {self.step}): {line}")
         return lines
@@ -400,4 +529,3 @@ class GRPOTrainer:
     def _write(self, line: str) -> None:
         if self.dist.is_main:
             self._bar.write(line) if self._bar is not None else print(line)
-

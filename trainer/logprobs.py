@@ -24,26 +24,30 @@ from passband.trainer.losses import token_entropy, token_logprobs
 
 __all__ = ["completion_logprobs", "packing_works"]
 
-_CHUNK_ELEMENTS = 1 << 24        # tokens x vocabulary per chunk: 64 MiB of fp32 logits
-_CHECKPOINT_ELEMENTS = 1 << 26   # above this many logits per micro-batch, recompute chunks
+_CHUNK_ELEMENTS = 1 << 24  # tokens x vocabulary per chunk: 64 MiB of fp32 logits
+_CHECKPOINT_ELEMENTS = 1 << 26  # above this many logits per micro-batch, recompute chunks
 
 
-def completion_logprobs(model, mb: dict[str, torch.Tensor], temperature: float, *,
-                        entropy: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+def completion_logprobs(
+    model, mb: dict[str, torch.Tensor], temperature: float, *, entropy: bool = False
+) -> tuple[torch.Tensor, torch.Tensor | None]:
     """``[b, C]`` log-probs of the completion tokens at ``temperature`` (and their entropy)."""
     if "rows" not in mb:
         return _padded_logprobs(model, mb, temperature, entropy)
     b, C = mb["mask"].shape
     with _hidden_instead_of_logits(model) as box:
         model(input_ids=mb["input_ids"], position_ids=mb["position_ids"], use_cache=False)
-    hidden = box["hidden"][mb["rows"], mb["cols"]]                              # [K, H]
+    hidden = box["hidden"][mb["rows"], mb["cols"]]  # [K, H]
     head = _output_head(model)
     logp, ent = _chunked(hidden, head.weight, head.bias, mb["targets"], temperature, entropy)
     where = (mb["seq"], mb["tok"])
     grid = torch.zeros((b, C), dtype=logp.dtype, device=logp.device).index_put(where, logp)
-    ent_grid = (torch.zeros((b, C), dtype=ent.dtype, device=ent.device).index_put(where, ent)
-                if ent is not None else None)
-    return grid, ent_grid                                                      # [b, C]
+    ent_grid = (
+        torch.zeros((b, C), dtype=ent.dtype, device=ent.device).index_put(where, ent)
+        if ent is not None
+        else None
+    )
+    return grid, ent_grid  # [b, C]
 
 
 def _chunked(hidden, weight, bias, targets, temperature: float, entropy: bool):
@@ -52,17 +56,18 @@ def _chunked(hidden, weight, bias, targets, temperature: float, entropy: bool):
     recompute = torch.is_grad_enabled() and K * V > _CHECKPOINT_ELEMENTS
 
     def chunk(h, t):
-        logits = F.linear(h, weight, bias).float() / temperature               # [k, V]
-        lp = token_logprobs(logits.unsqueeze(0), t.unsqueeze(0))[0]            # [k]
+        logits = F.linear(h, weight, bias).float() / temperature  # [k, V]
+        lp = token_logprobs(logits.unsqueeze(0), t.unsqueeze(0))[0]  # [k]
         with torch.no_grad():
             ent = token_entropy(logits) if entropy else torch.zeros(0, device=h.device)
         return lp, ent
 
     parts = []
     for a in range(0, K, step):
-        h, t = hidden[a:a + step], targets[a:a + step]
+        h, t = hidden[a : a + step], targets[a : a + step]
         if recompute:
             from torch.utils.checkpoint import checkpoint
+
             parts.append(checkpoint(chunk, h, t, use_reentrant=False))
         else:
             parts.append(chunk(h, t))
@@ -78,7 +83,7 @@ def _hidden_instead_of_logits(model):
     box: dict[str, Any] = {}
 
     def hook(module, args):
-        box["hidden"] = args[0]                                                # [R, W, H]
+        box["hidden"] = args[0]  # [R, W, H]
         return (args[0][..., :0, :],)
 
     handle = _output_head(model).register_forward_pre_hook(hook)
@@ -95,10 +100,15 @@ def _output_head(model):
 
 def _padded_logprobs(model, mb, temperature: float, entropy: bool):
     C = mb["targets"].shape[1]
-    out = model(input_ids=mb["input_ids"], attention_mask=mb["attention_mask"],
-                position_ids=mb["position_ids"], use_cache=False, logits_to_keep=C + 1)
-    logits = out.logits[:, -(C + 1):-1].float() / temperature                  # [b, C, V]
-    logp = token_logprobs(logits, mb["targets"])                               # [b, C]
+    out = model(
+        input_ids=mb["input_ids"],
+        attention_mask=mb["attention_mask"],
+        position_ids=mb["position_ids"],
+        use_cache=False,
+        logits_to_keep=C + 1,
+    )
+    logits = out.logits[:, -(C + 1) : -1].float() / temperature  # [b, C, V]
+    logp = token_logprobs(logits, mb["targets"])  # [b, C]
     return logp, token_entropy(logits) if entropy else None
 
 
@@ -117,7 +127,9 @@ def packing_works(model, device) -> bool:
         packed, _ = completion_logprobs(model, pack(seqs, adv, device), 1.0)
         padded, _ = completion_logprobs(model, collate(seqs, adv, 0, device), 1.0)
         mask = collate(seqs, adv, 0, device)["mask"].bool()
-        return bool(torch.allclose(packed[mask].float(), padded[mask].float(), atol=1e-3, rtol=1e-3))
+        return bool(
+            torch.allclose(packed[mask].float(), padded[mask].float(), atol=1e-3, rtol=1e-3)
+        )
     except Exception:  # any model that cannot take this input is served by the padded layout
         return False
     finally:

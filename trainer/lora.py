@@ -13,12 +13,20 @@ peft is imported inside the functions, so importing this module needs only torch
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-__all__ = ["LoraSettings", "apply_lora", "lora_from_config", "is_lora", "adapters_disabled", "load_adapter_weights",
-           "trainable_share"]
+__all__ = [
+    "LoraSettings",
+    "apply_lora",
+    "lora_from_config",
+    "is_lora",
+    "adapters_disabled",
+    "load_adapter_weights",
+    "trainable_share",
+]
 
 
 @dataclass(frozen=True)
@@ -37,18 +45,23 @@ class LoraSettings:
     def __post_init__(self) -> None:
         object.__setattr__(self, "target_modules", tuple(self.target_modules))
         if not (isinstance(self.r, int) and self.r >= 1):
-            raise ValueError(f"LoraSettings.r = {self.r!r} is out of range: an integer >= 1 "
-                             "(typical 8 - 64)")
+            raise ValueError(
+                f"LoraSettings.r = {self.r!r} is out of range: an integer >= 1 (typical 8 - 64)"
+            )
         if not self.alpha > 0:
-            raise ValueError(f"LoraSettings.alpha = {self.alpha!r} is out of range: > 0 "
-                             "(typical 2 x r)")
+            raise ValueError(
+                f"LoraSettings.alpha = {self.alpha!r} is out of range: > 0 (typical 2 x r)"
+            )
         if not 0 <= self.dropout < 1:
-            raise ValueError(f"LoraSettings.dropout = {self.dropout!r} is out of range: "
-                             "0 <= dropout < 1")
+            raise ValueError(
+                f"LoraSettings.dropout = {self.dropout!r} is out of range: 0 <= dropout < 1"
+            )
         names = self.target_modules
         if not names or not all(isinstance(t, str) and t for t in names):
-            raise ValueError(f"LoraSettings.target_modules = {self.target_modules!r}: give module "
-                             "names such as ['q_proj', 'v_proj'] or ['all-linear']")
+            raise ValueError(
+                f"LoraSettings.target_modules = {self.target_modules!r}: give module "
+                "names such as ['q_proj', 'v_proj'] or ['all-linear']"
+            )
 
 
 def apply_lora(model, settings: LoraSettings = LoraSettings()):
@@ -60,8 +73,14 @@ def apply_lora(model, settings: LoraSettings = LoraSettings()):
     targets: Any = settings.target_modules
     if targets == ("all-linear",):
         targets = "all-linear"  # peft's shorthand is a plain string, not a list entry
-    config = LoraConfig(r=settings.r, lora_alpha=settings.alpha, lora_dropout=settings.dropout,
-                        target_modules=targets, task_type="CAUSAL_LM", bias="none")
+    config = LoraConfig(
+        r=settings.r,
+        lora_alpha=settings.alpha,
+        lora_dropout=settings.dropout,
+        target_modules=targets,
+        task_type="CAUSAL_LM",
+        bias="none",
+    )
     return get_peft_model(model, config)
 
 
@@ -73,8 +92,12 @@ def lora_from_config(model, config):
     """
     if not config.lora_r or is_lora(model):
         return model
-    return apply_lora(model, LoraSettings(r=config.lora_r, alpha=config.lora_alpha,
-                                          target_modules=config.lora_target_modules))
+    return apply_lora(
+        model,
+        LoraSettings(
+            r=config.lora_r, alpha=config.lora_alpha, target_modules=config.lora_target_modules
+        ),
+    )
 
 
 def is_lora(model) -> bool:
@@ -92,8 +115,10 @@ def adapters_disabled(model) -> Iterator[None]:
     """
     model = getattr(model, "module", model)
     if not is_lora(model):
-        raise ValueError("adapters_disabled needs a peft model; a full fine-tune needs a frozen "
-                         "reference copy instead")
+        raise ValueError(
+            "adapters_disabled needs a peft model; a full fine-tune needs a frozen "
+            "reference copy instead"
+        )
     with model.disable_adapter():
         yield
 
@@ -109,13 +134,16 @@ def load_adapter_weights(model, model_dir: str | Path) -> None:
 
     path = Path(model_dir) / "adapter_model.safetensors"
     if not path.exists():
-        raise FileNotFoundError(f"no adapter_model.safetensors in {model_dir}: was this "
-                                "checkpoint written by a LoRA run?")
+        raise FileNotFoundError(
+            f"no adapter_model.safetensors in {model_dir}: was this "
+            "checkpoint written by a LoRA run?"
+        )
     result = set_peft_model_state_dict(getattr(model, "module", model), load_file(str(path)))
     unexpected = list(getattr(result, "unexpected_keys", []) or [])
     if unexpected:
-        raise RuntimeError(f"adapter checkpoint {model_dir} does not match the model: "
-                           f"unexpected {unexpected[:5]}")
+        raise RuntimeError(
+            f"adapter checkpoint {model_dir} does not match the model: unexpected {unexpected[:5]}"
+        )
 
 
 def trainable_share(model) -> tuple[int, int]:

@@ -34,8 +34,10 @@ def _files(root: Path) -> list[Path]:
 
 def write_manifest(root: Path) -> None:
     """Record every file under ``root`` (written last, so its presence means "complete")."""
-    files = {p.relative_to(root).as_posix(): {"size": p.stat().st_size, "sha256": _digest(p)}
-             for p in _files(root)}
+    files = {
+        p.relative_to(root).as_posix(): {"size": p.stat().st_size, "sha256": _digest(p)}
+        for p in _files(root)
+    }
     (root / MANIFEST).write_text(json.dumps({"version": 1, "files": files}, indent=1))
 
 
@@ -57,8 +59,9 @@ def verify_manifest(root: Path) -> bool:
             raise CheckpointError(f"{f} is missing (listed in {MANIFEST})")
         size = f.stat().st_size
         if size != want["size"]:
-            raise CheckpointError(f"{f} is {size} bytes, the manifest says {want['size']} "
-                                  "(truncated or overwritten)")
+            raise CheckpointError(
+                f"{f} is {size} bytes, the manifest says {want['size']} (truncated or overwritten)"
+            )
         if _digest(f) != want["sha256"]:
             raise CheckpointError(f"{f} does not match its SHA-256 in {MANIFEST} (corrupted)")
     return True

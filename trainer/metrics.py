@@ -15,26 +15,61 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-__all__ = ["MetricsWriter", "ProgressBar", "PhaseTimer", "PHASES", "STEP_KEYS", "reward_metrics",
-           "component_metrics", "group_metrics", "length_metrics", "group_lines", "grad_weights"]
+__all__ = [
+    "MetricsWriter",
+    "ProgressBar",
+    "PhaseTimer",
+    "PHASES",
+    "STEP_KEYS",
+    "reward_metrics",
+    "component_metrics",
+    "group_metrics",
+    "length_metrics",
+    "group_lines",
+    "grad_weights",
+]
 
 # Where a step's time goes, in the order a step runs them: ``time/<phase>_s`` in every line.
 PHASES = ("sample", "generate", "score", "update", "sync")
 
 # Keys every metrics line has (plus reward/<component>, reward_scale/<component> and curriculum/<key>).
 STEP_KEYS = (
-    "step", "time_s", "policy_version", "reward/mean", "reward/std", "pass_rate",
-    "groups/rolled", "groups/zero_variance_share", "groups/refill_rounds", "groups/effective",
-    "groups/dropped", "completions/masked", "verifier/error_rate", "verifier/timeout_rate",
-    "length/mean", "length/max", "length/truncated_share", "kl", "clip_fraction", "entropy",
-    "grad_norm", "lr", "loss", "time/step_s", *(f"time/{p}_s" for p in PHASES),
-    "generate/calls", "generate/completions_per_trained", "groups/surplus",
-    "throughput/tokens_per_s", "alerts",
+    "step",
+    "time_s",
+    "policy_version",
+    "reward/mean",
+    "reward/std",
+    "pass_rate",
+    "groups/rolled",
+    "groups/zero_variance_share",
+    "groups/refill_rounds",
+    "groups/effective",
+    "groups/dropped",
+    "completions/masked",
+    "verifier/error_rate",
+    "verifier/timeout_rate",
+    "length/mean",
+    "length/max",
+    "length/truncated_share",
+    "kl",
+    "clip_fraction",
+    "entropy",
+    "grad_norm",
+    "lr",
+    "loss",
+    "time/step_s",
+    *(f"time/{p}_s" for p in PHASES),
+    "generate/calls",
+    "generate/completions_per_trained",
+    "groups/surplus",
+    "throughput/tokens_per_s",
+    "alerts",
 )
 
 
@@ -123,8 +158,10 @@ def _tensorboard(directory: Path):
     try:
         from torch.utils.tensorboard import SummaryWriter
     except ImportError:
-        warnings.warn("tensorboard = true but the tensorboard package is not installed "
-                      "(pip install 'passband[tensorboard]'); logging to metrics.jsonl only")
+        warnings.warn(
+            "tensorboard = true but the tensorboard package is not installed "
+            "(pip install 'passband[tensorboard]'); logging to metrics.jsonl only"
+        )
         return None
     return SummaryWriter(str(directory / "tensorboard"))
 
@@ -137,8 +174,14 @@ class ProgressBar:
         if enabled:
             from tqdm.auto import tqdm
 
-            self._bar = tqdm(total=total, initial=initial, desc="grpo", unit="step",
-                             dynamic_ncols=True, file=sys.stderr)
+            self._bar = tqdm(
+                total=total,
+                initial=initial,
+                desc="grpo",
+                unit="step",
+                dynamic_ncols=True,
+                file=sys.stderr,
+            )
 
     def update(self, m: Mapping[str, Any]) -> None:
         if self._bar is None:
@@ -147,7 +190,8 @@ class ProgressBar:
         self._bar.set_postfix_str(
             f"reward {fmt(m['reward/mean'], '.3f')} pass {fmt(m['pass_rate'], '.2f')} "
             f"groups {m['groups/effective']}/{m['groups/rolled']} kl {fmt(m['kl'], '.4f')} "
-            f"len {fmt(m['length/mean'], '.0f')} {fmt(m['time/step_s'], '.1f')}s/step")
+            f"len {fmt(m['length/mean'], '.0f')} {fmt(m['time/step_s'], '.1f')}s/step"
+        )
         self._bar.update(1)
 
     def write(self, line: str) -> None:
@@ -197,7 +241,7 @@ def grad_weights(groups: list, adv, tokens: list[int]) -> list[float]:
     weights = [abs(a) * n for a, n in zip(adv.tolist(), tokens)]
     out, start = [], 0
     for g in groups:
-        out.append(float(sum(weights[start:start + len(g.verdicts)])))
+        out.append(float(sum(weights[start : start + len(g.verdicts)])))
         start += len(g.verdicts)
     return out
 
@@ -212,10 +256,14 @@ def reward_metrics(groups: list) -> dict[str, Any]:
     }
     out.update(component_metrics(ok))
     n = max(len(verdicts), 1)
-    out.update({"pass_rate": sum(v.passed for v in ok) / len(ok) if ok else None,
-                "completions/masked": len(verdicts) - len(ok),
-                "verifier/error_rate": sum(v.status == "error" for v in verdicts) / n,
-                "verifier/timeout_rate": sum(v.status == "timeout" for v in verdicts) / n})
+    out.update(
+        {
+            "pass_rate": sum(v.passed for v in ok) / len(ok) if ok else None,
+            "completions/masked": len(verdicts) - len(ok),
+            "verifier/error_rate": sum(v.status == "error" for v in verdicts) / n,
+            "verifier/timeout_rate": sum(v.status == "timeout" for v in verdicts) / n,
+        }
+    )
     return out
 
 
@@ -225,7 +273,9 @@ def component_metrics(verdicts: list) -> dict[str, float]:
     whose spread dwarfs the others decides the ranking inside every group."""
     out: dict[str, float] = {}
     for name in sorted({k for v in verdicts for k in v.components}):
-        vals = np.array([v.components[name] for v in verdicts if name in v.components], dtype=np.float64)
+        vals = np.array(
+            [v.components[name] for v in verdicts if name in v.components], dtype=np.float64
+        )
         out[f"reward/{name}"] = float(vals.mean())
         out[f"reward_scale/{name}"] = float(vals.std())
     return out
@@ -233,28 +283,41 @@ def component_metrics(verdicts: list) -> dict[str, float]:
 
 def group_metrics(groups: list, kept: list, rounds: int) -> dict[str, Any]:
     usable = [g for g in groups if not g.zero_variance]
-    return {"groups/rolled": len(groups),
-            "groups/zero_variance_share": (len(groups) - len(usable)) / max(len(groups), 1),
-            "groups/refill_rounds": rounds, "groups/effective": len(kept),
-            "groups/dropped": len(groups) - len(kept),
-            "groups/surplus": max(0, len(usable) - len(kept)) if kept else 0,
-            "generate/completions_per_trained": (sum(len(g.verdicts) for g in groups)
-                                              / max(sum(len(g.verdicts) for g in kept), 1))}
+    return {
+        "groups/rolled": len(groups),
+        "groups/zero_variance_share": (len(groups) - len(usable)) / max(len(groups), 1),
+        "groups/refill_rounds": rounds,
+        "groups/effective": len(kept),
+        "groups/dropped": len(groups) - len(kept),
+        "groups/surplus": max(0, len(usable) - len(kept)) if kept else 0,
+        "generate/completions_per_trained": (
+            sum(len(g.verdicts) for g in groups) / max(sum(len(g.verdicts) for g in kept), 1)
+        ),
+    }
 
 
 def length_metrics(groups: list) -> dict[str, Any]:
     lengths = [len(x) for g in groups for x in g.completions]
     truncated = [t for g in groups for t in g.truncated]
-    return {"length/mean": float(np.mean(lengths)) if lengths else None,
-            "length/max": max(lengths) if lengths else None,
-            "length/truncated_share": float(np.mean(truncated)) if truncated else None}
+    return {
+        "length/mean": float(np.mean(lengths)) if lengths else None,
+        "length/max": max(lengths) if lengths else None,
+        "length/truncated_share": float(np.mean(truncated)) if truncated else None,
+    }
 
 
 def group_lines(step: int, groups: list, kept: list, weights: list[float]) -> list[dict[str, Any]]:
     """One line per rolled-out group; ``kept`` are the trained ones, ``weights`` theirs in order."""
     share = {id(g): w for g, w in zip(kept, weights)}
     total = sum(weights) or 1.0
-    return [{"step": step, "prompt_id": g.prompt_id,
-             "rewards": [v.score if v.checkable else None for v in g.verdicts],
-             "passes": g.passes, "kept": id(g) in share,
-             "grad_share": share.get(id(g), 0.0) / total} for g in groups]
+    return [
+        {
+            "step": step,
+            "prompt_id": g.prompt_id,
+            "rewards": [v.score if v.checkable else None for v in g.verdicts],
+            "passes": g.passes,
+            "kept": id(g) in share,
+            "grad_share": share.get(id(g), 0.0) / total,
+        }
+        for g in groups
+    ]

@@ -10,8 +10,9 @@ from passband.errors import ConfigError
 __all__ = ["load_model_and_tokenizer", "frozen_copy"]
 
 
-def load_model_and_tokenizer(model: Any, tokenizer: Any = None, *,
-                             dtype: str = "float32") -> tuple[Any, Any]:
+def load_model_and_tokenizer(
+    model: Any, tokenizer: Any = None, *, dtype: str = "float32"
+) -> tuple[Any, Any]:
     """``(model, tokenizer)`` from objects or local directories.
 
     A path is loaded with ``AutoModelForCausalLM`` / ``AutoTokenizer`` with ``local_files_only``,
@@ -23,24 +24,28 @@ def load_model_and_tokenizer(model: Any, tokenizer: Any = None, *,
 
     model_dir = model if isinstance(model, (str, os.PathLike)) else None
     if model_dir is not None:
-        model = AutoModelForCausalLM.from_pretrained(_local_dir(model_dir, "model"),
-                                                     local_files_only=True, dtype=dtype)
+        model = AutoModelForCausalLM.from_pretrained(
+            _local_dir(model_dir, "model"), local_files_only=True, dtype=dtype
+        )
     if tokenizer is None:
         if model_dir is None:
             raise ConfigError("a tokenizer is required when the model is given as an object")
         tokenizer = model_dir
     if isinstance(tokenizer, (str, os.PathLike)):
-        tokenizer = AutoTokenizer.from_pretrained(_local_dir(tokenizer, "tokenizer"),
-                                                  local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(
+            _local_dir(tokenizer, "tokenizer"), local_files_only=True
+        )
     return model, tokenizer
 
 
 def _local_dir(path: Any, what: str) -> str:
     path = os.fspath(path)
     if not os.path.isdir(path):
-        raise ConfigError(f"{what} path {path!r} is not a local directory; passband loads "
-                                "models from disk only (download it first, e.g. with "
-                                "`huggingface-cli download`)")
+        raise ConfigError(
+            f"{what} path {path!r} is not a local directory; passband loads "
+            "models from disk only (download it first, e.g. with "
+            "`huggingface-cli download`)"
+        )
     return path
 
 

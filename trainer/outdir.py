@@ -24,8 +24,14 @@ from passband.errors import RunDirError
 __all__ = ["OutputDirLock", "claim_output_dir", "RUN_FILES"]
 
 # What a run writes; any of these means the directory holds a run.
-RUN_FILES = ("metrics.jsonl", "groups.jsonl", "config.json", "curriculum.json", "checkpoints",
-             "tensorboard")
+RUN_FILES = (
+    "metrics.jsonl",
+    "groups.jsonl",
+    "config.json",
+    "curriculum.json",
+    "checkpoints",
+    "tensorboard",
+)
 _LEFTOVERS = (".*.tmp*", "checkpoints/.tmp_step_*", "checkpoints/.old_step_*")
 
 
@@ -41,8 +47,9 @@ class OutputDirLock:
             self._fd = None
 
 
-def claim_output_dir(output_dir: str | os.PathLike, *, resume: bool, overwrite: bool = False,
-                     enabled: bool = True) -> OutputDirLock:
+def claim_output_dir(
+    output_dir: str | os.PathLike, *, resume: bool, overwrite: bool = False, enabled: bool = True
+) -> OutputDirLock:
     """Lock ``output_dir`` for this run, refuse to clobber a previous run, sweep leftovers.
 
     ``enabled=False`` (ranks other than 0) takes no lock and changes nothing. It refuses a
@@ -54,8 +61,10 @@ def claim_output_dir(output_dir: str | os.PathLike, *, resume: bool, overwrite: 
         raise RunDirError(f"output_dir {str(root)!r} is a file, not a directory")
     if not enabled:
         if not (resume or overwrite) and any((root / "checkpoints").glob("step_*/state.json")):
-            raise RunDirError(f"output_dir {str(root)!r} holds a previous run (checkpoints); "
-                              "pass --resume or --overwrite, or choose another output_dir")
+            raise RunDirError(
+                f"output_dir {str(root)!r} holds a previous run (checkpoints); "
+                "pass --resume or --overwrite, or choose another output_dir"
+            )
         return OutputDirLock(None, None)
     root.mkdir(parents=True, exist_ok=True)
     lock = _lock(root)
@@ -83,12 +92,16 @@ def _previous_run(root: Path, resume: bool, overwrite: bool) -> list[str]:
         return previous
     listed = ", ".join(previous)
     if resume:  # a fresh start would replace logs that no checkpoint can continue
-        raise RunDirError(f"output_dir {str(root)!r} holds a previous run ({listed}) but no "
-                          "checkpoint to resume from; pass --overwrite (overwrite = true) to "
-                          "replace it, or choose another output_dir")
-    raise RunDirError(f"output_dir {str(root)!r} holds a previous run ({listed}); pass --resume "
-                      "(resume = true) to continue it, --overwrite (overwrite = true) to replace "
-                      "it, or choose another output_dir")
+        raise RunDirError(
+            f"output_dir {str(root)!r} holds a previous run ({listed}) but no "
+            "checkpoint to resume from; pass --overwrite (overwrite = true) to "
+            "replace it, or choose another output_dir"
+        )
+    raise RunDirError(
+        f"output_dir {str(root)!r} holds a previous run ({listed}); pass --resume "
+        "(resume = true) to continue it, --overwrite (overwrite = true) to replace "
+        "it, or choose another output_dir"
+    )
 
 
 def _lock(root: Path) -> OutputDirLock:
@@ -99,8 +112,10 @@ def _lock(root: Path) -> OutputDirLock:
     except BlockingIOError:
         holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
         os.close(fd)
-        raise RunDirError(f"output_dir {str(root)!r} is in use by another run (pid {holder}); "
-                          "wait for it to finish or choose another output_dir") from None
+        raise RunDirError(
+            f"output_dir {str(root)!r} is in use by another run (pid {holder}); "
+            "wait for it to finish or choose another output_dir"
+        ) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return OutputDirLock(path, fd)

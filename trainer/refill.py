@@ -16,15 +16,22 @@ curriculum learns from them) but not trained on: the batch keeps ``prompts_per_s
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["draws_for", "predicted_signal", "short_batch_note", "real_shortfall",
-           "MAX_OVERSAMPLE", "SHORTFALL_SHARE"]
+__all__ = [
+    "draws_for",
+    "predicted_signal",
+    "short_batch_note",
+    "real_shortfall",
+    "MAX_OVERSAMPLE",
+    "SHORTFALL_SHARE",
+]
 
-MAX_OVERSAMPLE = 2.0   # never roll out more than this many times the groups still needed
+MAX_OVERSAMPLE = 2.0  # never roll out more than this many times the groups still needed
 SHORTFALL_SHARE = 1 / 8  # missing groups a step tolerates before a top-up round, as a share
-_Z = 0.5               # margin in standard deviations of the count of groups with signal
-_FLOOR = 0.05          # a prediction below this is not trusted to size a draw
+_Z = 0.5  # margin in standard deviations of the count of groups with signal
+_FLOOR = 0.05  # a prediction below this is not trusted to size a draw
 
 
 def real_shortfall(missing: int, prompts_per_step: int, first_round: bool) -> bool:
@@ -63,6 +70,8 @@ def draws_for(needed: int, chance: float | None, available: int) -> int:
 def short_batch_note(step: int, kept: int, wanted: int, rounds: int, times: int) -> str:
     """The line the trainer prints when a step trains on fewer groups than ``prompts_per_step``."""
     what = "skipping the update" if kept == 0 else "training on the smaller batch"
-    return (f"step {step}: {kept}/{wanted} groups have reward variance after {rounds} refill "
-            f"round(s); {what} (happened {times}x; raise max_refill_rounds or see "
-            "groups/zero_variance_share)")
+    return (
+        f"step {step}: {kept}/{wanted} groups have reward variance after {rounds} refill "
+        f"round(s); {what} (happened {times}x; raise max_refill_rounds or see "
+        "groups/zero_variance_share)"
+    )

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
-__all__ = ["Registry", "ADVANTAGE_REGISTRY", "AGGREGATION_REGISTRY", "register_advantage",
-           "register_aggregation"]
+__all__ = [
+    "Registry",
+    "ADVANTAGE_REGISTRY",
+    "AGGREGATION_REGISTRY",
+    "register_advantage",
+    "register_aggregation",
+]
 
 
 class Registry:
@@ -59,12 +64,18 @@ class Registry:
         except KeyError:
             close = difflib.get_close_matches(str(name), self.names(), n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise KeyError(f"unknown {self.kind} {name!r}.{hint} Known: {', '.join(self.names())}") from None
+            raise KeyError(
+                f"unknown {self.kind} {name!r}.{hint} Known: {', '.join(self.names())}"
+            ) from None
 
 
-ADVANTAGE_REGISTRY = Registry("advantage", "passband.trainer.advantages",
-                              ("group", "no_std", "batch_std"))
-AGGREGATION_REGISTRY = Registry("loss aggregation", "passband.trainer.losses",
-                                ("token_mean", "seq_mean_token_mean", "constant_norm"))
+ADVANTAGE_REGISTRY = Registry(
+    "advantage", "passband.trainer.advantages", ("group", "no_std", "batch_std")
+)
+AGGREGATION_REGISTRY = Registry(
+    "loss aggregation",
+    "passband.trainer.losses",
+    ("token_mean", "seq_mean_token_mean", "constant_norm"),
+)
 register_advantage = ADVANTAGE_REGISTRY.register
 register_aggregation = AGGREGATION_REGISTRY.register

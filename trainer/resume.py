@@ -24,8 +24,11 @@ _UNTRACKED = ("resume", "overwrite", "progress")  # how to run, not what is trai
 
 def changed_settings(saved: dict[str, Any], current: dict[str, Any]) -> dict[str, tuple]:
     """``name -> (checkpoint value, new value)`` for every trainer setting that differs."""
-    return {k: (saved[k], v) for k, v in current.items()
-            if k in saved and k not in _UNTRACKED and _norm(saved[k]) != _norm(v)}
+    return {
+        k: (saved[k], v)
+        for k, v in current.items()
+        if k in saved and k not in _UNTRACKED and _norm(saved[k]) != _norm(v)
+    }
 
 
 def _norm(value: Any) -> Any:
@@ -35,9 +38,13 @@ def _norm(value: Any) -> Any:
 def check_resumable(changes: dict[str, tuple], checkpoint) -> None:
     fixed = {k: v for k, v in changes.items() if k in _FIXED}
     if fixed:
-        said = ", ".join(f"trainer.{k} (checkpoint {a!r}, now {b!r})" for k, (a, b) in fixed.items())
-        raise ConfigError(f"cannot resume {checkpoint} with changed {said}: the checkpoint holds "
-                          "state for the old value; put them back or start a new run")
+        said = ", ".join(
+            f"trainer.{k} (checkpoint {a!r}, now {b!r})" for k, (a, b) in fixed.items()
+        )
+        raise ConfigError(
+            f"cannot resume {checkpoint} with changed {said}: the checkpoint holds "
+            "state for the old value; put them back or start a new run"
+        )
 
 
 def apply_to_optimizer(changes: dict[str, tuple], config, optimizer, scheduler) -> list[str]:
@@ -62,8 +69,9 @@ def apply_to_optimizer(changes: dict[str, tuple], config, optimizer, scheduler) 
     return lines
 
 
-def reconcile(state: dict[str, Any], checkpoint, config, optimizer, scheduler, *,
-              say=print) -> list[str]:
+def reconcile(
+    state: dict[str, Any], checkpoint, config, optimizer, scheduler, *, say=print
+) -> list[str]:
     """After loading ``checkpoint`` (its ``state.json`` is ``state``): refuse, apply or name as
     ignored each changed setting; ``say`` gets one line per change (the trainer's console)."""
     changes = changed_settings(state.get("config", {}), config.to_dict())

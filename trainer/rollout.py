@@ -23,15 +23,25 @@ from __future__ import annotations
 
 import abc
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence, Union
+from typing import Any
 
 import torch
 
 from passband.trainer.data import encode_prompt  # the one encoding the row checks use
 
-__all__ = ["Rollout", "RolloutBackend", "HFRollout", "StalePolicyError", "Prompt",
-           "group_sizes", "seeds_or_random", "encode_prompt", "row_seed"]
+__all__ = [
+    "Rollout",
+    "RolloutBackend",
+    "HFRollout",
+    "StalePolicyError",
+    "Prompt",
+    "group_sizes",
+    "seeds_or_random",
+    "encode_prompt",
+    "row_seed",
+]
 
 # A prompt is plain text or a list of chat messages ({"role", "content"}).
 Prompt = str | Sequence[dict]
@@ -45,14 +55,14 @@ class StalePolicyError(RuntimeError):
 class Rollout:
     """``sum(group sizes)`` sequences; prompt i owns the next ``group_sizes()[i]`` rows in order."""
 
-    prompt_tokens: list[list[int]]   # unpadded prompt tokens, one list per sequence
+    prompt_tokens: list[list[int]]  # unpadded prompt tokens, one list per sequence
     completion_ids: list[list[int]]  # sampled tokens up to and including EOS / stop string
-    texts: list[str]                 # decoded completions (special tokens skipped)
-    truncated: list[bool]            # hit max_new_tokens without EOS or a stop string
-    policy_version: int              # weights that sampled these tokens
-    group_size: int | list[int]      # samples per prompt: one number, or one per prompt
+    texts: list[str]  # decoded completions (special tokens skipped)
+    truncated: list[bool]  # hit max_new_tokens without EOS or a stop string
+    policy_version: int  # weights that sampled these tokens
+    group_size: int | list[int]  # samples per prompt: one number, or one per prompt
     logprobs: list[list[float]] | None = None  # the sampler's log-prob of each completion token
-                                               # (after temperature); None when it reports none
+    # (after temperature); None when it reports none
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -60,7 +70,9 @@ class Rollout:
     @property
     def prompt_ids(self) -> list[list[int]]:
         """Deprecated alias of ``prompt_tokens`` (token ids, not dataset ids); removed next release."""
-        warnings.warn("Rollout.prompt_ids is renamed prompt_tokens", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "Rollout.prompt_ids is renamed prompt_tokens", DeprecationWarning, stacklevel=2
+        )
         return self.prompt_tokens
 
     def group_sizes(self) -> list[int]:
@@ -74,7 +86,9 @@ def group_sizes(n: int | Sequence[int], prompts: int) -> list[int]:
     """``n`` as one sample count per prompt (``n`` is a number for all, or a list with one each)."""
     sizes = [int(n)] * prompts if isinstance(n, int) else [int(k) for k in n]
     if len(sizes) != prompts or any(k < 1 for k in sizes):
-        raise ValueError(f"rollout: n must be an integer >= 1 or one per prompt ({prompts}); got {n!r}")
+        raise ValueError(
+            f"rollout: n must be an integer >= 1 or one per prompt ({prompts}); got {n!r}"
+        )
     return sizes
 
 
@@ -101,8 +115,9 @@ class RolloutBackend(abc.ABC):
     shares_policy: bool = False
 
     @abc.abstractmethod
-    def rollout(self, prompts: list[Prompt], n: int | Sequence[int],
-                seeds: Sequence[int] | None = None) -> Rollout:
+    def rollout(
+        self, prompts: list[Prompt], n: int | Sequence[int], seeds: Sequence[int] | None = None
+    ) -> Rollout:
         """``n`` completions per prompt (a number, or one per prompt), prompt by prompt in order.
 
         ``seeds``: one per prompt; a prompt's samples depend on its seed alone. ``None``: seeds
@@ -113,10 +128,10 @@ class RolloutBackend(abc.ABC):
     def sync(self, model: Any, policy_version: int) -> None:
         """Make later rollouts use ``model``'s current weights, tagged ``policy_version``."""
 
-    def sleep(self) -> None:
+    def sleep(self) -> None:  # noqa: B027 - optional hook: a no-op unless overridden
         """Free accelerator memory during the update (the next ``sync`` wakes it); default: nothing."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook: a no-op unless overridden
         """Release what the backend started (engines, temporary files); safe to call twice."""
 
     def generate(self, prompts: list[Prompt], n: int = 1) -> list[list[str]]:
@@ -156,10 +171,15 @@ class _SeededSampling:
     inverse CDF from one uniform per (row, position) and returned as the only finite score.
     """
 
-    def __init__(self, seeds: list[int], prompt_width: int, temperature: float, top_k: int,
-                 top_p: float):
-        from transformers import (LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper,
-                                  TopPLogitsWarper)
+    def __init__(
+        self, seeds: list[int], prompt_width: int, temperature: float, top_k: int, top_p: float
+    ):
+        from transformers import (
+            LogitsProcessorList,
+            TemperatureLogitsWarper,
+            TopKLogitsWarper,
+            TopPLogitsWarper,
+        )
 
         self.seeds, self.width = seeds, prompt_width
         warpers = [TemperatureLogitsWarper(temperature)]
@@ -169,13 +189,14 @@ class _SeededSampling:
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
         position = input_ids.shape[1] - self.width
-        probs = torch.softmax(self.warpers(input_ids, scores).double(), dim=-1)   # [b, V]
-        cdf = probs.cumsum(-1)                                                      # [b, V]
-        u = torch.tensor([_uniform(s, position) for s in self.seeds], dtype=cdf.dtype,
-                         device=cdf.device)                                         # [b]
-        token = torch.searchsorted(cdf, (u * cdf[:, -1]).unsqueeze(-1))             # [b, 1]
+        probs = torch.softmax(self.warpers(input_ids, scores).double(), dim=-1)  # [b, V]
+        cdf = probs.cumsum(-1)  # [b, V]
+        u = torch.tensor(
+            [_uniform(s, position) for s in self.seeds], dtype=cdf.dtype, device=cdf.device
+        )  # [b]
+        token = torch.searchsorted(cdf, (u * cdf[:, -1]).unsqueeze(-1))  # [b, 1]
         token = token.clamp(max=scores.shape[-1] - 1)
-        return torch.full_like(scores, -torch.inf).scatter_(1, token, 0.0)          # [b, V]
+        return torch.full_like(scores, -torch.inf).scatter_(1, token, 0.0)  # [b, V]
 
 
 class _StopOnStrings:
@@ -189,7 +210,7 @@ class _StopOnStrings:
         self.window = max(len(s) for s in self.stop) + 4  # tokens are >= 1 char, +slack
 
     def __call__(self, input_ids: torch.Tensor, scores=None, **kwargs) -> torch.Tensor:
-        tails = input_ids[:, self.prompt_len:][:, -self.window:]  # [B, <=window]
+        tails = input_ids[:, self.prompt_len :][:, -self.window :]  # [B, <=window]
         texts = self.tokenizer.batch_decode(tails, skip_special_tokens=True)
         done = [any(s in t for s in self.stop) for t in texts]
         return torch.tensor(done, dtype=torch.bool, device=input_ids.device)  # [B]
@@ -200,9 +221,19 @@ class HFRollout(RolloutBackend):
 
     shares_policy = True
 
-    def __init__(self, model, tokenizer, *, max_new_tokens: int, temperature: float = 1.0,
-                 top_p: float = 1.0, top_k: int = 0, stop: Sequence[str] = (),
-                 batch_size: int = 64, policy_version: int = 0):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        *,
+        max_new_tokens: int,
+        temperature: float = 1.0,
+        top_p: float = 1.0,
+        top_k: int = 0,
+        stop: Sequence[str] = (),
+        batch_size: int = 64,
+        policy_version: int = 0,
+    ):
         if max_new_tokens < 1 or batch_size < 1:
             raise ValueError("HFRollout: max_new_tokens and batch_size must be >= 1")
         self.model, self.tokenizer = model, tokenizer
@@ -219,8 +250,9 @@ class HFRollout(RolloutBackend):
         # Same module object as the trainer's policy: nothing to copy, only the version moves.
         self.model, self.policy_version = model, int(policy_version)
 
-    def rollout(self, prompts: list[Prompt], n: int | Sequence[int],
-                seeds: Sequence[int] | None = None) -> Rollout:
+    def rollout(
+        self, prompts: list[Prompt], n: int | Sequence[int], seeds: Sequence[int] | None = None
+    ) -> Rollout:
         sizes = group_sizes(n, len(prompts))
         prompt_seeds = seeds_or_random(seeds, len(prompts))
         encoded = [self.encode_prompt(p) for p in prompts]
@@ -238,9 +270,19 @@ class HFRollout(RolloutBackend):
                 truncated += t
         finally:
             self.model.train(was_training)
-        texts = self.tokenizer.batch_decode(completions, skip_special_tokens=True) if completions else []
-        return Rollout(rows, completions, texts, truncated, self.policy_version,
-                       n if isinstance(n, int) else sizes)
+        texts = (
+            self.tokenizer.batch_decode(completions, skip_special_tokens=True)
+            if completions
+            else []
+        )
+        return Rollout(
+            rows,
+            completions,
+            texts,
+            truncated,
+            self.policy_version,
+            n if isinstance(n, int) else sizes,
+        )
 
     def encode_prompt(self, prompt: Prompt) -> list[int]:
         """Token ids of one prompt; chat messages go through the tokenizer's chat template."""
@@ -248,31 +290,41 @@ class HFRollout(RolloutBackend):
 
     # -- internals ----------------------------------------------------------------------------
     @torch.no_grad()
-    def _generate_batch(self, rows: list[list[int]],
-                        seeds: list[int]) -> tuple[list[list[int]], list[bool]]:
+    def _generate_batch(
+        self, rows: list[list[int]], seeds: list[int]
+    ) -> tuple[list[list[int]], list[bool]]:
         device = next(self.model.parameters()).device
         width = max(len(r) for r in rows)
         input_ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)  # [b, P]
-        attention = torch.zeros((len(rows), width), dtype=torch.long)             # [b, P]
+        attention = torch.zeros((len(rows), width), dtype=torch.long)  # [b, P]
         for i, r in enumerate(rows):  # left padding: every prompt ends at column P
-            input_ids[i, width - len(r):] = torch.tensor(r)
-            attention[i, width - len(r):] = 1
+            input_ids[i, width - len(r) :] = torch.tensor(r)
+            attention[i, width - len(r) :] = 1
         # Greedy over scores that _SeededSampling leaves finite for the sampled token only; the
         # model's own sampling defaults (a chat model's generation_config) are switched off.
-        kwargs: dict[str, Any] = dict(max_new_tokens=self.max_new_tokens, use_cache=True,
-                                      pad_token_id=self.pad_id, eos_token_id=sorted(self.eos_ids),
-                                      repetition_penalty=1.0, do_sample=False, temperature=None,
-                                      top_p=None, top_k=None,
-                                      # an FSDP policy is unsharded around the rollout: no rank
-                                      # waits for the others token by token
-                                      synced_gpus=False)
+        kwargs: dict[str, Any] = dict(
+            max_new_tokens=self.max_new_tokens,
+            use_cache=True,
+            pad_token_id=self.pad_id,
+            eos_token_id=sorted(self.eos_ids),
+            repetition_penalty=1.0,
+            do_sample=False,
+            temperature=None,
+            top_p=None,
+            top_k=None,
+            # an FSDP policy is unsharded around the rollout: no rank
+            # waits for the others token by token
+            synced_gpus=False,
+        )
         if self.temperature > 0:
-            kwargs["logits_processor"] = [_SeededSampling(seeds, width, self.temperature,
-                                                          self.top_k, self.top_p)]
+            kwargs["logits_processor"] = [
+                _SeededSampling(seeds, width, self.temperature, self.top_k, self.top_p)
+            ]
         if self.stop:
             kwargs["stopping_criteria"] = [_StopOnStrings(self.tokenizer, self.stop, width)]
-        out = self.model.generate(input_ids=input_ids.to(device),
-                                  attention_mask=attention.to(device), **kwargs)  # [b, P+C]
+        out = self.model.generate(
+            input_ids=input_ids.to(device), attention_mask=attention.to(device), **kwargs
+        )  # [b, P+C]
         generated = out[:, width:].tolist()
         cut = [self._cut(ids) for ids in generated]
         return [c for c, _ in cut], [t for _, t in cut]
@@ -281,11 +333,11 @@ class HFRollout(RolloutBackend):
         """Keep tokens up to the first EOS or stop string; report truncation."""
         for k, tok in enumerate(ids):
             if tok in self.eos_ids:
-                return ids[:k + 1], False
+                return ids[: k + 1], False
         if self.stop:
             text = self.tokenizer.decode(ids, skip_special_tokens=True)
             if any(s in text for s in self.stop):
-                return ids[:self._first_stop_len(ids)], False
+                return ids[: self._first_stop_len(ids)], False
         return ids, len(ids) >= self.max_new_tokens
 
     def _first_stop_len(self, ids: list[int]) -> int:
@@ -304,8 +356,10 @@ class HFRollout(RolloutBackend):
 def _eos_ids(model, tokenizer) -> set[int]:
     """EOS ids from the tokenizer and the model's generation config (chat models often have two)."""
     ids: set[int] = set()
-    for source in (tokenizer.eos_token_id,
-                   getattr(getattr(model, "generation_config", None), "eos_token_id", None)):
+    for source in (
+        tokenizer.eos_token_id,
+        getattr(getattr(model, "generation_config", None), "eos_token_id", None),
+    ):
         if isinstance(source, int):
             ids.add(source)
         elif isinstance(source, (list, tuple)):

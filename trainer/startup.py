@@ -11,13 +11,15 @@ import contextlib
 import os
 import pickle
 import threading
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 __all__ = ["start_verifier_workers"]
 
 
-def start_verifier_workers(scorer, rows: Sequence[Mapping[str, Any]],
-                           workers: int | None) -> threading.Thread | None:
+def start_verifier_workers(
+    scorer, rows: Sequence[Mapping[str, Any]], workers: int | None
+) -> threading.Thread | None:
     """Score one empty answer per worker on a background thread; ``None`` when the reward runs
     inline (it cannot be sent to a worker, so there is nothing to start)."""
     try:

@@ -15,18 +15,20 @@ import torch
 __all__ = ["logprob_mismatch", "rollout_logprobs_tensor", "tis_correct", "tis_weights"]
 
 
-def rollout_logprobs_tensor(logprobs: list[list[float]], width: int,
-                            device: torch.device | str = "cpu") -> torch.Tensor:
+def rollout_logprobs_tensor(
+    logprobs: list[list[float]], width: int, device: torch.device | str = "cpu"
+) -> torch.Tensor:
     """Right-padded ``[N, width]`` tensor of sampler log-probs (padding 0, masked by the caller)."""
     out = torch.zeros((len(logprobs), width), dtype=torch.float32)  # [N, T]
     for i, row in enumerate(logprobs):
         row = row[:width]
-        out[i, :len(row)] = torch.tensor(row, dtype=torch.float32)
+        out[i, : len(row)] = torch.tensor(row, dtype=torch.float32)
     return out.to(device)
 
 
-def tis_weights(trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
-                cap: float = 2.0) -> torch.Tensor:
+def tis_weights(
+    trainer_logp: torch.Tensor, rollout_logp: torch.Tensor, cap: float = 2.0
+) -> torch.Tensor:
     """Truncated importance weights ``min(pi_trainer / pi_sampler, cap)`` per token, no gradient.
 
     The tokens were drawn from the sampler's distribution, but the loss assumes they came from
@@ -42,8 +44,13 @@ def tis_weights(trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
     return torch.exp(diff).clamp(max=cap)  # [N, T]
 
 
-def tis_correct(loss_tok: torch.Tensor, trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
-                mask: torch.Tensor, cap: float) -> tuple[torch.Tensor, dict[str, float]]:
+def tis_correct(
+    loss_tok: torch.Tensor,
+    trainer_logp: torch.Tensor,
+    rollout_logp: torch.Tensor,
+    mask: torch.Tensor,
+    cap: float,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """Per-token loss times ``tis_weights`` (``cap = 0``: unchanged), and ``logprob_mismatch``.
 
     The mismatch is measured either way, so a run without the correction still shows how far
@@ -55,8 +62,9 @@ def tis_correct(loss_tok: torch.Tensor, trainer_logp: torch.Tensor, rollout_logp
     return loss_tok, stats
 
 
-def logprob_mismatch(trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
-                     mask: torch.Tensor, cap: float = 2.0) -> dict[str, float]:
+def logprob_mismatch(
+    trainer_logp: torch.Tensor, rollout_logp: torch.Tensor, mask: torch.Tensor, cap: float = 2.0
+) -> dict[str, float]:
     """How far the sampler's log-probs are from the trainer's, over the masked tokens.
 
     ``rollout/logp_diff_mean`` and ``_max`` are |log pi_trainer - log pi_sampler|;
@@ -67,10 +75,16 @@ def logprob_mismatch(trainer_logp: torch.Tensor, rollout_logp: torch.Tensor,
     keep = mask.bool() & ~torch.isnan(rollout_logp)  # [N, T]
     diff = (trainer_logp.detach().float() - rollout_logp.float())[keep]  # [K]
     if diff.numel() == 0:
-        return {"rollout/logp_diff_mean": 0.0, "rollout/logp_diff_max": 0.0,
-                "rollout/kl": 0.0, "rollout/tis_capped": 0.0}
+        return {
+            "rollout/logp_diff_mean": 0.0,
+            "rollout/logp_diff_max": 0.0,
+            "rollout/kl": 0.0,
+            "rollout/tis_capped": 0.0,
+        }
     ratio = torch.exp(diff)  # pi_trainer / pi_sampler on tokens drawn from the sampler
-    return {"rollout/logp_diff_mean": diff.abs().mean().item(),
-            "rollout/logp_diff_max": diff.abs().max().item(),
-            "rollout/kl": (ratio - 1 - diff).mean().item(),
-            "rollout/tis_capped": (ratio > cap).float().mean().item()}
+    return {
+        "rollout/logp_diff_mean": diff.abs().mean().item(),
+        "rollout/logp_diff_max": diff.abs().max().item(),
+        "rollout/kl": (ratio - 1 - diff).mean().item(),
+        "rollout/tis_capped": (ratio > cap).float().mean().item(),
+    }

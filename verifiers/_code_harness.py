@@ -32,7 +32,9 @@ class HarnessFault(Exception):
 class Check:
     label: str  # the assert's source text (clipped)
     passed: bool
-    kind: str = "ok"  # ok | wrong (failed or raised) | gone (program ended) | harness (reference problem)
+    kind: str = (
+        "ok"  # ok | wrong (failed or raised) | gone (program ended) | harness (reference problem)
+    )
     message: str = ""
 
 
@@ -44,7 +46,9 @@ class _Namespace(dict):
     the tests call the name itself (then it is the program's function that happens to share it).
     """
 
-    def __init__(self, session: Session, called: frozenset[str] = frozenset(), entry: str = "") -> None:
+    def __init__(
+        self, session: Session, called: frozenset[str] = frozenset(), entry: str = ""
+    ) -> None:
         super().__init__()
         self._session, self._called, self._entry = session, called, entry
 
@@ -76,7 +80,11 @@ def called_names(*sources: str) -> frozenset[str]:
             tree = ast.parse(source or "")
         except SyntaxError:
             continue
-        names.update(n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
+        names.update(
+            n.func.id
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        )
     return frozenset(names)
 
 
@@ -89,9 +97,13 @@ class _AssertRewriter(ast.NodeTransformer):
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         self.generic_visit(node)
         label = (ast.get_source_segment(self.source, node) or ast.unparse(node))[:200]
-        thunk = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
-                           body=node.test)
-        call = ast.Call(func=ast.Name(_RECORD, ast.Load()), args=[thunk, ast.Constant(label)], keywords=[])
+        thunk = ast.Lambda(
+            args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=node.test,
+        )
+        call = ast.Call(
+            func=ast.Name(_RECORD, ast.Load()), args=[thunk, ast.Constant(label)], keywords=[]
+        )
         return ast.copy_location(ast.Expr(call), node)
 
 
@@ -104,7 +116,9 @@ def compile_tests(source: str, filename: str):
     try:
         tree = ast.parse(source, filename)
     except SyntaxError as exc:
-        raise HarnessFault(f"reference test code does not parse ({filename}, line {exc.lineno}): {exc.msg}") from None
+        raise HarnessFault(
+            f"reference test code does not parse ({filename}, line {exc.lineno}): {exc.msg}"
+        ) from None
     tree = ast.fix_missing_locations(_AssertRewriter(source).visit(tree))
     return compile(tree, filename, "exec")
 
@@ -112,7 +126,9 @@ def compile_tests(source: str, filename: str):
 class Runner:
     """Executes test units against one session and collects a ``Check`` per evaluated assert."""
 
-    def __init__(self, session: Session, called: frozenset[str] = frozenset(), entry: str = "") -> None:
+    def __init__(
+        self, session: Session, called: frozenset[str] = frozenset(), entry: str = ""
+    ) -> None:
         self.session = session
         self.ns = _Namespace(session, called, entry)
         self.ns[_RECORD] = self._record
@@ -131,7 +147,9 @@ class Runner:
         except Exception as exc:  # noqa: BLE001 - the candidate raised, or returned something unusable
             self.checks.append(Check(label, False, "wrong", f"{type(exc).__name__}: {exc}"[:300]))
             return
-        self.checks.append(Check(label, truth, "ok" if truth else "wrong", "" if truth else "assertion is false"))
+        self.checks.append(
+            Check(label, truth, "ok" if truth else "wrong", "" if truth else "assertion is false")
+        )
 
     def run_unit(self, code, label: str) -> None:
         """Execute one unit; an exception outside an assert is one failed check."""
@@ -145,7 +163,9 @@ class Runner:
             self.checks.append(Check(label, False, "harness", str(exc)))
             return
         except NameError as exc:
-            self.checks.append(Check(label, False, "wrong", f"NameError: {exc} (not defined by the program)"))
+            self.checks.append(
+                Check(label, False, "wrong", f"NameError: {exc} (not defined by the program)")
+            )
             return
         except Exception as exc:  # noqa: BLE001
             self.checks.append(Check(label, False, "wrong", f"{type(exc).__name__}: {exc}"[:300]))
@@ -174,11 +194,17 @@ class Runner:
         except Unencodable as exc:
             raise HarnessFault(f"reference setup code: {exc}") from None
         except Exception as exc:  # noqa: BLE001
-            if self.session.calls == calls_before:  # the program never took part: the reference is broken
-                raise HarnessFault(f"reference setup code failed: {type(exc).__name__}: {exc}") from None
+            if (
+                self.session.calls == calls_before
+            ):  # the program never took part: the reference is broken
+                raise HarnessFault(
+                    f"reference setup code failed: {type(exc).__name__}: {exc}"
+                ) from None
             # Setup code that already runs the tests (MultiPL-E's trailing ``check(f)``) or builds
             # data with the program's classes failed on what the program answered: a failed test.
-            self.checks.append(Check("reference setup", False, "wrong", f"{type(exc).__name__}: {exc}"[:300]))
+            self.checks.append(
+                Check("reference setup", False, "wrong", f"{type(exc).__name__}: {exc}"[:300])
+            )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -195,11 +221,20 @@ def trusted_prompt(prompt, entry_root: str) -> str:
         tree = ast.parse(prompt)
     except SyntaxError:
         return ""
-    kept = [node for node in tree.body
-            if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                    and (node.name == entry_root or _is_stub(node)))]
-    if not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom))
-               for n in kept):
+    kept = [
+        node
+        for node in tree.body
+        if not (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and (node.name == entry_root or _is_stub(node))
+        )
+    ]
+    if not any(
+        isinstance(
+            n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+        )
+        for n in kept
+    ):
         return ""
     return ast.unparse(ast.Module(body=kept, type_ignores=[]))
 
@@ -209,5 +244,8 @@ def _is_stub(node: ast.AST) -> bool:
     must then call the program's version, so it is not a trusted helper."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    return all(isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
-               for stmt in node.body)
+    return all(
+        isinstance(stmt, ast.Pass)
+        or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+        for stmt in node.body
+    )

@@ -20,7 +20,9 @@ def as_verdict(value: object, who: str = "verifier") -> Verdict:
     if isinstance(value, Verdict):
         return value
     if isinstance(value, bool):
-        return Verdict.ok(f"{who} returned True") if value else Verdict.wrong(f"{who} returned False")
+        return (
+            Verdict.ok(f"{who} returned True") if value else Verdict.wrong(f"{who} returned False")
+        )
     if isinstance(value, numbers.Real):
         score = float(value)
         if not math.isfinite(score):
@@ -29,7 +31,9 @@ def as_verdict(value: object, who: str = "verifier") -> Verdict:
         return Verdict(score, status, f"{who} returned {score:g}")
     if value is None:
         return Verdict.error(f"{who} returned None")
-    return Verdict.error(f"{who} returned {type(value).__name__}, expected a Verdict, bool or number")
+    return Verdict.error(
+        f"{who} returned {type(value).__name__}, expected a Verdict, bool or number"
+    )
 
 
 def call_safely(fn, completion: str, reference: dict, who: str = "verifier") -> Verdict:
@@ -42,7 +46,11 @@ def call_safely(fn, completion: str, reference: dict, who: str = "verifier") -> 
 
 def clip(text: str, limit: int = _DETAIL_LIMIT) -> str:
     """Keep details short: a 100,000-character completion must not end up in every log line."""
-    return text if len(text) <= limit else text[: limit - 15] + f"... (+{len(text) - limit + 15} chars)"
+    return (
+        text
+        if len(text) <= limit
+        else text[: limit - 15] + f"... (+{len(text) - limit + 15} chars)"
+    )
 
 
 def describe(fn: object) -> str:

@@ -24,13 +24,21 @@ import pickle
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.reduction import ForkingPickler as _ForkingPickler
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from passband.verifiers._spawning import WorkerProcess, context
 from passband.verifiers._worker import worker_main
 
-__all__ = ["DeadlineExceeded", "NotPortable", "WorkerCrashed", "call_with_deadline", "in_worker", "warm_up"]
+__all__ = [
+    "DeadlineExceeded",
+    "NotPortable",
+    "WorkerCrashed",
+    "call_with_deadline",
+    "in_worker",
+    "warm_up",
+]
 
 _STARTUP_TIMEOUT_S = 120.0  # a cold worker imports sympy & co.; not counted against the deadline
 # Direct calls from many threads (a reward function inside another trainer) each need a worker to
@@ -58,8 +66,9 @@ def in_worker() -> bool:
     return _IN_WORKER
 
 
-def call_with_deadline(fn: Callable[..., Any], *args: Any, timeout: float, queue_counts: bool = False,
-                       **kwargs: Any) -> Any:
+def call_with_deadline(
+    fn: Callable[..., Any], *args: Any, timeout: float, queue_counts: bool = False, **kwargs: Any
+) -> Any:
     """``fn(*args, **kwargs)`` in a worker process; raises ``DeadlineExceeded`` after ``timeout`` s.
 
     ``fn`` and its arguments must be picklable (a top-level function, not a lambda). Exceptions
@@ -74,7 +83,9 @@ def call_with_deadline(fn: Callable[..., Any], *args: Any, timeout: float, queue
     if _IN_WORKER:
         return fn(*args, **kwargs)
     pool = _pool()
-    (kind, value), = list(pool.run(fn, [(args, kwargs)], float(timeout), queue_counts=queue_counts))
+    ((kind, value),) = list(
+        pool.run(fn, [(args, kwargs)], float(timeout), queue_counts=queue_counts)
+    )
     if kind == "ok":
         return value
     if kind == "timeout":
@@ -123,10 +134,13 @@ class _Worker:
             _, self.pid = self.conn.recv()
         except (EOFError, OSError):
             self.kill()
-            raise WorkerCrashed(f"a passband worker died while starting (exit code {self.process.exitcode})") from None
+            raise WorkerCrashed(
+                f"a passband worker died while starting (exit code {self.process.exitcode})"
+            ) from None
 
-    def stream(self, fn, calls: Sequence, payload: bytes, first: float, timeout: float,
-               precise: bool) -> Iterator[tuple[str, Any]]:
+    def stream(
+        self, fn, calls: Sequence, payload: bytes, first: float, timeout: float, precise: bool
+    ) -> Iterator[tuple[str, Any]]:
         """Yield one outcome per call; stops after the first ``timeout``/``unsure``/``crash``.
 
         ``first`` is the first call's deadline, ``timeout`` each later one's, counted from the
@@ -151,7 +165,10 @@ class _Worker:
                     yield "unsure", None  # which of the unreported calls killed it is not known
                     return
                 code = self.process.exitcode
-                yield "crash", WorkerCrashed(f"worker died while running {_name(fn)} (exit code {code})")
+                yield (
+                    "crash",
+                    WorkerCrashed(f"worker died while running {_name(fn)} (exit code {code})"),
+                )
                 return
             except Exception as exc:  # a result this process cannot unpickle: the batch is lost
                 yield "raise", RuntimeError(f"cannot load the result of {_name(fn)}: {exc}")
@@ -199,8 +216,15 @@ class _Pool:
         self._replacers: list[threading.Thread] = []
         self._started_any = False
 
-    def run(self, fn, calls: Sequence, timeout: float, *, queue_counts: bool = False,
-            precise: bool = False) -> Iterator[tuple[str, Any]]:
+    def run(
+        self,
+        fn,
+        calls: Sequence,
+        timeout: float,
+        *,
+        queue_counts: bool = False,
+        precise: bool = False,
+    ) -> Iterator[tuple[str, Any]]:
         """Outcomes of ``fn(*args, **kwargs)`` for each call, in order, on one worker.
 
         The deadline applies to each call separately. After a timeout or crash the stream stops
@@ -251,7 +275,9 @@ class _Pool:
                     return None, float(wait)
                 self._cond.wait(left)
         start = time.monotonic()
-        cold = not self._started_any  # the first start boots the server and imports sympy: never counted
+        cold = (
+            not self._started_any
+        )  # the first start boots the server and imports sympy: never counted
         worker = self._start_reserved()
         self._started_any = True
         return worker, (time.monotonic() if not cold else start) - queued_at
@@ -290,7 +316,9 @@ class _Pool:
             if self._closed:
                 return
             self._replacers = [t for t in self._replacers if t.is_alive()]
-            thread = threading.Thread(target=self._replace, name="passband-worker-replace", daemon=True)
+            thread = threading.Thread(
+                target=self._replace, name="passband-worker-replace", daemon=True
+            )
             self._replacers.append(thread)
         thread.start()
 

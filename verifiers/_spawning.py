@@ -29,7 +29,9 @@ def context():
     # "__main__": the server must never re-run the user's script.
     from multiprocessing import forkserver
 
-    preload = [m for m in getattr(forkserver._forkserver, "_preload_modules", []) if m != "__main__"]
+    preload = [
+        m for m in getattr(forkserver._forkserver, "_preload_modules", []) if m != "__main__"
+    ]
     if _PRELOAD not in preload:
         ctx.set_forkserver_preload(preload + [_PRELOAD])
     return ctx
@@ -76,11 +78,19 @@ def _process_class(method: str):
     except (KeyError, ImportError, AttributeError):
         return base
     namespace = dict(popen_module.__dict__, spawn=_NoMainSpawn())
-    popen_cls = type("_Popen", (popen_module.Popen,), {
-        "_launch": types.FunctionType(launch.__code__, namespace, "_launch", launch.__defaults__),
-        "__module__": __name__,
-    })
-    return type("WorkerProcess", (base,), {"_Popen": staticmethod(popen_cls), "__module__": __name__})
+    popen_cls = type(
+        "_Popen",
+        (popen_module.Popen,),
+        {
+            "_launch": types.FunctionType(
+                launch.__code__, namespace, "_launch", launch.__defaults__
+            ),
+            "__module__": __name__,
+        },
+    )
+    return type(
+        "WorkerProcess", (base,), {"_Popen": staticmethod(popen_cls), "__module__": __name__}
+    )
 
 
 WorkerProcess = _process_class(METHOD)

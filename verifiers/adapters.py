@@ -7,7 +7,7 @@ the hard-timeout worker machinery, and keep "could not check" apart from "wrong"
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Union
+from collections.abc import Callable, Mapping
 
 from passband.verifiers import _deadline
 from passband.verifiers._coerce import call_safely, describe
@@ -18,11 +18,13 @@ from passband.verifiers.verdict import Verdict
 __all__ = ["as_trl_reward", "as_verl_compute_score"]
 
 # Keyword arguments TRL adds next to the dataset columns; they are not reference fields.
-_TRL_EXTRAS = frozenset({"trainer_state", "log_extra", "log_metric", "environments", "completion_ids"})
+_TRL_EXTRAS = frozenset(
+    {"trainer_state", "log_extra", "log_metric", "environments", "completion_ids"}
+)
 
 
 def as_trl_reward(
-    reward: Union[str, Reward, Callable[..., object]],
+    reward: str | Reward | Callable[..., object],
     *,
     fields: Mapping[str, str] | None = None,
     timeout: float = 10.0,
@@ -37,11 +39,13 @@ def as_trl_reward(
     of a ``Reward`` and the error/timeout rates are logged through TRL's ``log_metric``.
     """
     composed = reward if isinstance(reward, Reward) else Reward.from_verifier(reward)
-    return _TrlReward(composed, dict(fields or {}), float(timeout), workers, name or _default_name(reward))
+    return _TrlReward(
+        composed, dict(fields or {}), float(timeout), workers, name or _default_name(reward)
+    )
 
 
 def as_verl_compute_score(
-    reward: Union[str, Reward, Callable[..., object]],
+    reward: str | Reward | Callable[..., object],
     *,
     ground_truth_field: str = "answer",
     timeout: float = 10.0,
@@ -76,7 +80,9 @@ class _TrlReward:
             if completion_ids is not None:
                 ref[NUM_TOKENS] = len(completion_ids[i])
             references.append(ref)
-        verdicts = verify_batch(self.reward, texts, references, timeout=self.timeout, workers=self.workers)
+        verdicts = verify_batch(
+            self.reward, texts, references, timeout=self.timeout, workers=self.workers
+        )
         _log(kwargs.get("log_metric"), self.__name__, verdicts)
         return [v.score if v.checkable else None for v in verdicts]
 
@@ -88,11 +94,17 @@ class _VerlComputeScore:
     def __repr__(self) -> str:
         return f"as_verl_compute_score({self.reward!r}, ground_truth_field={self.ground_truth_field!r})"
 
-    def __call__(self, data_source, solution_str, ground_truth, extra_info=None, **_ignored) -> dict:
+    def __call__(
+        self, data_source, solution_str, ground_truth, extra_info=None, **_ignored
+    ) -> dict:
         reference = dict(extra_info) if isinstance(extra_info, Mapping) else {}
         reference[self.ground_truth_field] = ground_truth
         verdict = _score_one(self.reward, solution_str, reference, self.timeout)
-        out = {"score": verdict.score, "acc": float(verdict.passed), "checkable": float(verdict.checkable)}
+        out = {
+            "score": verdict.score,
+            "acc": float(verdict.passed),
+            "checkable": float(verdict.checkable),
+        }
         out.update(verdict.components)
         for name in self.reward.component_names:
             out.setdefault(name, 0.0)
@@ -136,7 +148,9 @@ def _log(log_metric, name: str, verdicts: list[Verdict]) -> None:
     log_metric(f"{name}/timeout_rate", sum(v.status == "timeout" for v in verdicts) / n)
     log_metric(f"{name}/pass_rate", sum(v.passed for v in verdicts) / n)
     for component in sorted({k for v in verdicts for k in v.components}):
-        log_metric(f"{name}/{component}", sum(v.components.get(component, 0.0) for v in verdicts) / n)
+        log_metric(
+            f"{name}/{component}", sum(v.components.get(component, 0.0) for v in verdicts) / n
+        )
 
 
 def _default_name(reward) -> str:

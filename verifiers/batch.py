@@ -18,9 +18,8 @@ import os
 import threading
 import time
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Mapping
-from typing import Callable, Sequence, Union
 
 from passband.verifiers import _deadline
 from passband.verifiers._coerce import call_safely, describe
@@ -37,9 +36,9 @@ _HOPELESS = 4  # items that all timed out, and nothing else finished: the batch 
 
 
 def verify_batch(
-    name_or_reward: Union[str, Callable[..., object]],
+    name_or_reward: str | Callable[..., object],
     completions: Sequence[str],
-    references: Union[Mapping[str, object], Sequence[Mapping[str, object]], None] = None,
+    references: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None,
     *,
     timeout: float = 10.0,
     workers: int | None = None,
@@ -66,13 +65,19 @@ def verify_batch(
     """
     verifier = get(name_or_reward) if isinstance(name_or_reward, str) else name_or_reward
     if not callable(verifier):
-        raise TypeError(f"verify_batch needs a verifier name or a callable, got {type(verifier).__name__}")
+        raise TypeError(
+            f"verify_batch needs a verifier name or a callable, got {type(verifier).__name__}"
+        )
     completions = list(completions)
     refs = _references(references, len(completions))
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    if batch_timeout is not None and (not isinstance(batch_timeout, (int, float)) or not batch_timeout > 0):
-        raise ValueError(f"batch_timeout must be None or a positive number of seconds, got {batch_timeout!r}")
+    if batch_timeout is not None and (
+        not isinstance(batch_timeout, (int, float)) or not batch_timeout > 0
+    ):
+        raise ValueError(
+            f"batch_timeout must be None or a positive number of seconds, got {batch_timeout!r}"
+        )
     workers = _workers(workers)
     items = list(zip(completions, refs))
     if not items:
@@ -82,7 +87,7 @@ def verify_batch(
     inline = _inline(verifier, items) if getattr(verifier, "inline_safe", False) is True else []
     if len(inline) == len(items):
         return inline
-    items = items[len(inline):]
+    items = items[len(inline) :]
     try:
         return inline + _run_in_workers(verifier, items, float(timeout), workers, batch_timeout)
     except _deadline.NotPortable as exc:
@@ -118,10 +123,14 @@ def _references(references, n: int) -> list[dict]:
         return [dict(references) for _ in range(n)]
     refs = list(references)
     if len(refs) != n:
-        raise ValueError(f"got {n} completions but {len(refs)} references; pass one dict per completion or one for all")
+        raise ValueError(
+            f"got {n} completions but {len(refs)} references; pass one dict per completion or one for all"
+        )
     for i, ref in enumerate(refs):
         if not isinstance(ref, Mapping):
-            raise TypeError(f"references[{i}] must be a dict of reference fields, got {type(ref).__name__}")
+            raise TypeError(
+                f"references[{i}] must be a dict of reference fields, got {type(ref).__name__}"
+            )
     return [dict(ref) for ref in refs]
 
 
@@ -133,7 +142,9 @@ def _workers(workers: int | None) -> int:
     return workers
 
 
-def _run_in_workers(verifier, items: list, timeout: float, workers: int, batch_timeout: float | None) -> list[Verdict]:
+def _run_in_workers(
+    verifier, items: list, timeout: float, workers: int, batch_timeout: float | None
+) -> list[Verdict]:
     # Two chunks per worker balance the load; fewer, larger chunks cost fewer round trips (a
     # timeout in a large chunk costs no more: the rest of it is resubmitted).
     size = max(1, min(_MAX_CHUNK, -(-len(items) // (workers * 2))))
@@ -145,12 +156,17 @@ def _run_in_workers(verifier, items: list, timeout: float, workers: int, batch_t
             _run_chunk(verifier, items, chunk, timeout, results, cutoff)
     else:
         with ThreadPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
-            for future in [pool.submit(_run_chunk, verifier, items, c, timeout, results, cutoff) for c in chunks]:
+            for future in [
+                pool.submit(_run_chunk, verifier, items, c, timeout, results, cutoff)
+                for c in chunks
+            ]:
                 future.result()  # re-raises NotPortable
     return results  # type: ignore[return-value]
 
 
-def _run_chunk(verifier, items: list, indices: list[int], timeout: float, results: list, cutoff: "_Cutoff") -> None:
+def _run_chunk(
+    verifier, items: list, indices: list[int], timeout: float, results: list, cutoff: _Cutoff
+) -> None:
     """Score ``indices`` on one worker; after a kill, the rest goes to a fresh worker.
 
     After an ``unsure`` kill (several calls were in flight unreported) the rest runs in precise
@@ -164,7 +180,9 @@ def _run_chunk(verifier, items: list, indices: list[int], timeout: float, result
             return
         calls = [((verifier, items[i][0], items[i][1], name), {}) for i in pending]
         done = 0
-        for kind, value in _deadline._pool().run(call_safely, calls, min(timeout, cutoff.left()), precise=precise):
+        for kind, value in _deadline._pool().run(
+            call_safely, calls, min(timeout, cutoff.left()), precise=precise
+        ):
             if kind == "unsure":
                 precise = True
                 break
@@ -174,7 +192,9 @@ def _run_chunk(verifier, items: list, indices: list[int], timeout: float, result
             if kind == "ok":
                 results[i] = value
             elif kind == "timeout":
-                results[i] = Verdict.timeout(f"{name} ran past {timeout:g} s; its worker was killed")
+                results[i] = Verdict.timeout(
+                    f"{name} ran past {timeout:g} s; its worker was killed"
+                )
             elif isinstance(value, _deadline.NotPortable):
                 raise value
             else:  # crash, or an exception outside the verifier (e.g. its result did not pickle)
@@ -209,7 +229,9 @@ class _Cutoff:
             if self._end is not None and time.monotonic() >= self._end:
                 self.reason = "not run: the batch reached its batch_timeout"
             elif self._others == 0 and self._timeouts >= self._hopeless:
-                self.reason = f"not run: the first {self._timeouts} items of the batch all timed out"
+                self.reason = (
+                    f"not run: the first {self._timeouts} items of the batch all timed out"
+                )
             return bool(self.reason)
 
 
@@ -224,4 +246,6 @@ def _inline_soft(verifier, completion: str, reference: dict, timeout: float) -> 
     thread.join(timeout)
     if box:
         return box[0]
-    return Verdict.timeout(f"{describe(verifier)} ran past {timeout:g} s (soft timeout: ran inline, not killed)")
+    return Verdict.timeout(
+        f"{describe(verifier)} ran past {timeout:g} s (soft timeout: ran inline, not killed)"
+    )

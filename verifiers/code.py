@@ -62,18 +62,32 @@ import math
 import re
 
 from passband.sandbox import CandidateGone, Limits, SandboxError, default_pool
-from passband.verifiers._code_harness import Check, HarnessFault, Runner, called_names, compile_tests, trusted_prompt
+from passband.verifiers._code_harness import (
+    Check,
+    HarnessFault,
+    Runner,
+    called_names,
+    compile_tests,
+    trusted_prompt,
+)
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
 __all__ = ["code_verifier", "extract_code", "outputs_match"]
 
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
+_FENCE = re.compile(
+    r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
+)
 _TAGS = {"python": ("python", "py", "python3"), "c": ("c",), "cpp": ("cpp", "c++", "cc", "cxx")}
 
 
-def code_verifier(*, timeout_s: float = 10.0, memory_mb: int = 512, partial_credit: bool = False,
-                  float_tol: float | None = None):
+def code_verifier(
+    *,
+    timeout_s: float = 10.0,
+    memory_mb: int = 512,
+    partial_credit: bool = False,
+    float_tol: float | None = None,
+):
     """The ``code`` verifier with other defaults (reference fields still override per call)."""
     Limits(timeout_s=timeout_s, memory_mb=memory_mb)  # validates both, naming the bad value
     if float_tol is not None and not (isinstance(float_tol, (int, float)) and 0 <= float_tol < 1):
@@ -82,19 +96,41 @@ def code_verifier(*, timeout_s: float = 10.0, memory_mb: int = 512, partial_cred
 
 
 class _Code:
-    def __init__(self, timeout_s: float, memory_mb: int, partial_credit: bool, float_tol: float | None) -> None:
+    def __init__(
+        self, timeout_s: float, memory_mb: int, partial_credit: bool, float_tol: float | None
+    ) -> None:
         self.timeout_s, self.memory_mb = timeout_s, memory_mb
         self.partial_credit, self.float_tol = partial_credit, float_tol
 
     def __repr__(self) -> str:
-        return (f"code_verifier(timeout_s={self.timeout_s:g}, memory_mb={self.memory_mb}, "
-                f"partial_credit={self.partial_credit}, float_tol={self.float_tol})")
+        return (
+            f"code_verifier(timeout_s={self.timeout_s:g}, memory_mb={self.memory_mb}, "
+            f"partial_credit={self.partial_credit}, float_tol={self.float_tol})"
+        )
 
-    def __call__(self, completion: str, *, tests=None, test=None, io=None, entry_point=None, test_imports=None,
-                 test_setup_code=None, prompt=None, timeout_s=None, memory_mb=None, partial_credit=None,
-                 float_tol=None, language="python", **_ignored) -> Verdict:
+    def __call__(
+        self,
+        completion: str,
+        *,
+        tests=None,
+        test=None,
+        io=None,
+        entry_point=None,
+        test_imports=None,
+        test_setup_code=None,
+        prompt=None,
+        timeout_s=None,
+        memory_mb=None,
+        partial_credit=None,
+        float_tol=None,
+        language="python",
+        **_ignored,
+    ) -> Verdict:
         try:
-            limits = Limits(timeout_s=float(timeout_s or self.timeout_s), memory_mb=int(memory_mb or self.memory_mb))
+            limits = Limits(
+                timeout_s=float(timeout_s or self.timeout_s),
+                memory_mb=int(memory_mb or self.memory_mb),
+            )
         except (TypeError, ValueError) as exc:
             return Verdict.error(f"bad limits in the reference: {exc}")
         partial = self.partial_credit if partial_credit is None else bool(partial_credit)
@@ -103,8 +139,11 @@ class _Code:
             return Verdict.error("the reference needs exactly one of 'tests', 'test' or 'io'")
         if not isinstance(completion, str):
             return Verdict.invalid(f"completion is {type(completion).__name__}, not text")
-        program = extract_code(completion, language if io is not None else "python",
-                               _tested_names(tests, entry_point) if io is None else ())
+        program = extract_code(
+            completion,
+            language if io is not None else "python",
+            _tested_names(tests, entry_point) if io is None else (),
+        )
         if program is None:
             return Verdict.invalid("no code found in the completion")
         try:
@@ -112,9 +151,13 @@ class _Code:
                 checks, timed_out = _grade_io(program, io, limits, language, tol, partial)
             else:
                 program = _with_prompt(program, prompt, entry_point)
-                imports = [test_imports] if isinstance(test_imports, str) else list(test_imports or [])
+                imports = (
+                    [test_imports] if isinstance(test_imports, str) else list(test_imports or [])
+                )
                 imports += [test_setup_code] if test_setup_code else []
-                checks, timed_out = _grade_calls(program, tests, test, entry_point, imports, limits, partial, prompt)
+                checks, timed_out = _grade_calls(
+                    program, tests, test, entry_point, imports, limits, partial, prompt
+                )
         except HarnessFault as exc:
             return Verdict.error(str(exc)[:500])
         except SandboxError as exc:
@@ -135,8 +178,11 @@ def extract_code(text: str, language: str = "python", defines: tuple[str, ...] =
     for chosen in ([b for t, b in blocks if t in wanted], [b for _, b in blocks]):
         chosen = [b for b in chosen if b.strip()]
         if chosen and defines:
-            pattern = re.compile(rf"^[ \t]*(?:(?:async\s+)?def|class)\s+(?:{'|'.join(map(re.escape, defines))})\b"
-                                 rf"|^(?:{'|'.join(map(re.escape, defines))})\s*=", re.MULTILINE)
+            pattern = re.compile(
+                rf"^[ \t]*(?:(?:async\s+)?def|class)\s+(?:{'|'.join(map(re.escape, defines))})\b"
+                rf"|^(?:{'|'.join(map(re.escape, defines))})\s*=",
+                re.MULTILINE,
+            )
             defining = [b for b in chosen if pattern.search(b)]
             chosen = defining or chosen
         if chosen:
@@ -171,7 +217,9 @@ def _with_prompt(program: str, prompt, entry_point) -> str:
         return program
     if not defines.search(program):
         return prompt + program
-    if re.search(r"^[ \t]*from[ \t]+__future__[ \t]+import", program, re.MULTILINE) or not _parses(prompt):
+    if re.search(r"^[ \t]*from[ \t]+__future__[ \t]+import", program, re.MULTILINE) or not _parses(
+        prompt
+    ):
         return program  # a __future__ import must come first; a stub prompt cannot go in front
     return prompt.rstrip() + "\n\n\n" + program
 
@@ -206,21 +254,38 @@ def _entry_ok(entry_point) -> bool:
     return isinstance(node, ast.Name)
 
 
-def _grade_calls(program, tests, test, entry_point, test_imports, limits, partial, prompt) -> tuple[list[Check], bool]:
+def _grade_calls(
+    program, tests, test, entry_point, test_imports, limits, partial, prompt
+) -> tuple[list[Check], bool]:
     units, setup = _units(tests, test, entry_point, test_imports)
     called = called_names(setup, *(tests if tests is not None else ()))
-    prelude = (trusted_prompt(prompt, _entry_parts(entry_point)[0])
-               if isinstance(prompt, str) and isinstance(entry_point, str) else "")
+    prelude = (
+        trusted_prompt(prompt, _entry_parts(entry_point)[0])
+        if isinstance(prompt, str) and isinstance(entry_point, str)
+        else ""
+    )
     with default_pool().session(program, limits=limits) as session:
         if not session.ready:
             session.close()
             if session.result is None or session.result.setup_error:
-                raise SandboxError(session.result.setup_error if session.result else "no result from the sandbox")
-            why = _tail((session.result.stderr if session.result else "") or "it exited while loading")
+                raise SandboxError(
+                    session.result.setup_error if session.result else "no result from the sandbox"
+                )
+            why = _tail(
+                (session.result.stderr if session.result else "") or "it exited while loading"
+            )
             timed_out = bool(session.result and session.result.timed_out)
-            return [Check("program loads", False, "gone" if timed_out else "wrong",
-                          f"the program failed while loading: {why}")], timed_out
-        runner = Runner(session, called, _entry_parts(entry_point)[0] if _entry_ok(entry_point) else "")
+            return [
+                Check(
+                    "program loads",
+                    False,
+                    "gone" if timed_out else "wrong",
+                    f"the program failed while loading: {why}",
+                )
+            ], timed_out
+        runner = Runner(
+            session, called, _entry_parts(entry_point)[0] if _entry_ok(entry_point) else ""
+        )
         try:
             runner.prelude(prelude)
             runner.setup(setup, "<reference setup>")
@@ -240,28 +305,40 @@ def _grade_calls(program, tests, test, entry_point, test_imports, limits, partia
 def _units(tests, test, entry_point, test_imports):
     if tests is not None:
         if isinstance(tests, str) or not all(isinstance(t, str) for t in tests):
-            raise HarnessFault("reference field 'tests' must be a list of strings (assert statements)")
+            raise HarnessFault(
+                "reference field 'tests' must be a list of strings (assert statements)"
+            )
         setup = "\n".join(test_imports or [])
-        return [(compile_tests(t, f"<test {i}>"), t.strip()[:200]) for i, t in enumerate(tests)], setup
+        return [
+            (compile_tests(t, f"<test {i}>"), t.strip()[:200]) for i, t in enumerate(tests)
+        ], setup
     if not isinstance(test, str) or not _entry_ok(entry_point):
-        raise HarnessFault("reference field 'test' needs a string of test code and an 'entry_point' "
-                           "(a function name, or a method such as 'Solution().twoSum')")
+        raise HarnessFault(
+            "reference field 'test' needs a string of test code and an 'entry_point' "
+            "(a function name, or a method such as 'Solution().twoSum')"
+        )
     call = f"check({entry_point.strip()})"
     return [(compile_tests(call, "<check>"), call)], test
 
 
 def _grade_io(program, cases, limits, language, tol, partial) -> tuple[list[Check], bool]:
     if not isinstance(cases, (list, tuple)) or not cases:
-        raise HarnessFault("reference field 'io' must be a non-empty list of {'stdin', 'stdout'} objects")
+        raise HarnessFault(
+            "reference field 'io' must be a non-empty list of {'stdin', 'stdout'} objects"
+        )
     pool, checks, timed_out = default_pool(), [], False
     for i, case in enumerate(cases):
-        if not isinstance(case, dict) or not isinstance(case.get("stdout", case.get("output")), str):
+        if not isinstance(case, dict) or not isinstance(
+            case.get("stdout", case.get("output")), str
+        ):
             raise HarnessFault(f"io case {i} must be an object with string 'stdin' and 'stdout'")
         want = case.get("stdout", case.get("output"))
         # the output cap must never fail a right answer: allow twice the expected output, at least
         cap = max(limits.max_output_bytes, 2 * len(want.encode("utf-8", "replace")) + (64 << 10))
         case_limits = dataclasses.replace(limits, max_output_bytes=min(cap, 1 << 30))
-        result = pool.run(program, stdin=str(case.get("stdin") or ""), limits=case_limits, language=language)
+        result = pool.run(
+            program, stdin=str(case.get("stdin") or ""), limits=case_limits, language=language
+        )
         if result.setup_error:
             raise SandboxError(result.setup_error)
         label = f"io case {i}"
@@ -269,12 +346,20 @@ def _grade_io(program, cases, limits, language, tol, partial) -> tuple[list[Chec
             timed_out = True
             checks.append(Check(label, False, "gone", "timed out"))
         elif result.stdout_truncated:
-            checks.append(Check(label, False, "wrong", "output exceeded the cap (twice the expected size)"))
+            checks.append(
+                Check(label, False, "wrong", "output exceeded the cap (twice the expected size)")
+            )
         elif result.exit_code != 0:
-            kind = "memory limit exceeded" if result.memory_exceeded else f"exit code {result.exit_code}"
+            kind = (
+                "memory limit exceeded"
+                if result.memory_exceeded
+                else f"exit code {result.exit_code}"
+            )
             checks.append(Check(label, False, "wrong", f"{kind}: {_tail(result.stderr)}"))
         elif not outputs_match(result.stdout, want, tol):
-            checks.append(Check(label, False, "wrong", f"output differs: got {_tail(result.stdout, 80)!r}"))
+            checks.append(
+                Check(label, False, "wrong", f"output differs: got {_tail(result.stdout, 80)!r}")
+            )
         else:
             checks.append(Check(label, True))
         if not partial and not checks[-1].passed:
@@ -312,7 +397,10 @@ def _close(a: str, b: str, tol: float) -> bool:
 
 def _verdict(checks: list[Check], timed_out: bool, partial: bool) -> Verdict:
     passed = sum(c.passed for c in checks)
-    lines = [f"{'PASS' if c.passed else 'FAIL'} {c.label}" + (f" -- {c.message}" if c.message else "") for c in checks]
+    lines = [
+        f"{'PASS' if c.passed else 'FAIL'} {c.label}" + (f" -- {c.message}" if c.message else "")
+        for c in checks
+    ]
     detail = f"{passed}/{len(checks)} checks passed\n" + "\n".join(lines[:50])
     if any(c.kind == "harness" for c in checks):
         return Verdict.error(detail[:2000])

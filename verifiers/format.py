@@ -22,7 +22,9 @@ __all__ = ["exact_match", "regex_format", "tag_format"]
 _FLAG_NAMES = {"DOTALL": re.DOTALL, "IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE}
 
 
-def regex_format(pattern: str, *, fullmatch: bool = True, flags: str = "DOTALL", timeout: float = 2.0):
+def regex_format(
+    pattern: str, *, fullmatch: bool = True, flags: str = "DOTALL", timeout: float = 2.0
+):
     """A verifier that passes when ``pattern`` matches the whole completion (or any part, with
     ``fullmatch=False``). ``flags``: ``|``-separated names among DOTALL, IGNORECASE, MULTILINE."""
     return _RegexFormat(pattern, fullmatch=fullmatch, flags=flags, timeout=timeout)
@@ -31,10 +33,14 @@ def regex_format(pattern: str, *, fullmatch: bool = True, flags: str = "DOTALL",
 def tag_format(*tags: str, timeout: float = 2.0):
     """``tag_format("think", "answer")``: ``<think>...</think>`` then ``<answer>...</answer>``,
     nothing else but whitespace around them, each tag exactly once."""
-    if not tags or not all(isinstance(t, str) and re.fullmatch(r"[A-Za-z_][\w.-]*", t) for t in tags):
+    if not tags or not all(
+        isinstance(t, str) and re.fullmatch(r"[A-Za-z_][\w.-]*", t) for t in tags
+    ):
         raise ValueError(f"tag_format needs tag names like 'think', 'answer'; got {tags!r}")
     body = r"\s*".join(rf"<{t}>(?:(?!</?{t}>).)*</{t}>" for t in tags)
-    return _RegexFormat(rf"\s*{body}\s*", fullmatch=True, flags="DOTALL", timeout=timeout, label=f"tags {tags}")
+    return _RegexFormat(
+        rf"\s*{body}\s*", fullmatch=True, flags="DOTALL", timeout=timeout, label=f"tags {tags}"
+    )
 
 
 def exact_match(*, case_sensitive: bool = False, pattern: str | None = None, timeout: float = 2.0):
@@ -52,7 +58,13 @@ class _RegexFormat:
         _compile(pattern, flags)  # a bad pattern fails here, at construction
         if not timeout > 0:
             raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
-        self.pattern, self.fullmatch, self.flags, self.timeout, self.label = pattern, fullmatch, flags, timeout, label
+        self.pattern, self.fullmatch, self.flags, self.timeout, self.label = (
+            pattern,
+            fullmatch,
+            flags,
+            timeout,
+            label,
+        )
 
     def __repr__(self) -> str:
         what = self.label or f"pattern={self.pattern!r}"
@@ -68,11 +80,15 @@ class _RegexFormat:
         if not isinstance(completion, str):
             return Verdict.invalid(f"completion is {type(completion).__name__}, not text")
         try:
-            span = _bounded(_match, pattern, self.flags, self.fullmatch, completion, timeout=self.timeout)
+            span = _bounded(
+                _match, pattern, self.flags, self.fullmatch, completion, timeout=self.timeout
+            )
         except _deadline.DeadlineExceeded:
             return Verdict.timeout(f"regex {clip(pattern, 80)!r} ran past {self.timeout:g} s")
         if span is None:
-            expected = self.label if pattern is self.pattern and self.label else repr(clip(pattern, 120))
+            expected = (
+                self.label if pattern is self.pattern and self.label else repr(clip(pattern, 120))
+            )
             return Verdict.wrong(f"format not matched: expected {expected}")
         return Verdict.ok("format matched")
 

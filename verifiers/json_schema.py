@@ -31,8 +31,12 @@ from passband.verifiers.verdict import Verdict
 
 __all__ = ["extract_json", "json_schema_verifier"]
 
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.DOTALL | re.MULTILINE)
-_MAX_SCAN_STARTS = 20_000  # bare-text scan: openings tried (each a cheap parse; the deadline bounds the rest)
+_FENCE = re.compile(
+    r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.DOTALL | re.MULTILINE
+)
+_MAX_SCAN_STARTS = (
+    20_000  # bare-text scan: openings tried (each a cheap parse; the deadline bounds the rest)
+)
 # An opening bracket that can start JSON: not LaTeX's \frac{1}, ^{2} or [0, 1] ... but [1, 2] is JSON.
 _JSON_START = re.compile(r'\{\s*["}]|\[\s*(?:[\[{"\]\-\d]|true\b|false\b|null\b)')
 _MAX_DEPTH = 20_000
@@ -61,10 +65,13 @@ class _JsonSchema:
         if _deadline.in_worker():
             return _judge_deep(completion, schema)
         try:
-            return _deadline.call_with_deadline(_judge_deep, completion, schema, timeout=self.timeout,
-                                                queue_counts=True)
+            return _deadline.call_with_deadline(
+                _judge_deep, completion, schema, timeout=self.timeout, queue_counts=True
+            )
         except _deadline.DeadlineExceeded:
-            return Verdict.timeout(f"schema validation ran past {self.timeout:g} s (catastrophic pattern?)")
+            return Verdict.timeout(
+                f"schema validation ran past {self.timeout:g} s (catastrophic pattern?)"
+            )
         except _deadline.WorkerCrashed as exc:
             return Verdict.error(f"json_schema worker crashed: {exc}")
 
@@ -80,7 +87,9 @@ def _judge_deep(completion: str, schema: object) -> Verdict:
     try:
         threading.stack_size(_DEEP_STACK)
         sys.setrecursionlimit(max(old_limit, 10 * _MAX_DEPTH))
-        thread = threading.Thread(target=lambda: box.append(_judge(completion, schema)), daemon=True)
+        thread = threading.Thread(
+            target=lambda: box.append(_judge(completion, schema)), daemon=True
+        )
         thread.start()
     finally:
         threading.stack_size(old_stack)
@@ -96,18 +105,24 @@ def _judge(completion: str, schema: object) -> Verdict:
         except ValueError as exc:
             return Verdict.error(f"reference field 'schema' is not valid JSON: {exc}")
     if not isinstance(schema, (dict, bool)):
-        return Verdict.error(f"reference field 'schema' must be a JSON object, got {type(schema).__name__}")
+        return Verdict.error(
+            f"reference field 'schema' must be a JSON object, got {type(schema).__name__}"
+        )
     try:
         validator = _compiled(json.dumps(schema, sort_keys=True))
     except ValueError as exc:  # JSON text that is valid but not a valid schema
         return Verdict.error(str(exc))
-    found, instance, where = extract_json(completion, schema.get("type") if isinstance(schema, dict) else None)
+    found, instance, where = extract_json(
+        completion, schema.get("type") if isinstance(schema, dict) else None
+    )
     if not found:
         return Verdict.invalid(where)
     try:
         errors = list(validator.iter_errors(instance))
     except Exception as exc:  # unresolvable $ref and the like: a reference-data problem
-        return Verdict.error(f"reference field 'schema' could not be applied: {type(exc).__name__}: {clip(str(exc), 200)}")
+        return Verdict.error(
+            f"reference field 'schema' could not be applied: {type(exc).__name__}: {clip(str(exc), 200)}"
+        )
     if not errors:
         return Verdict.ok(f"valid JSON ({where}) matches the schema")
     from jsonschema import exceptions
@@ -115,7 +130,9 @@ def _judge(completion: str, schema: object) -> Verdict:
     best = exceptions.best_match(errors)
     more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
     rule = f"{best.validator}={clip(repr(best.validator_value), 60)}"
-    return Verdict.wrong(f"at {_path(best)}: {rule} failed{more}: {clip(best.message, 200)} [{where}]")
+    return Verdict.wrong(
+        f"at {_path(best)}: {rule} failed{more}: {clip(best.message, 200)} [{where}]"
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -127,12 +144,16 @@ def _compiled(schema_json: str):
     schema = json.loads(schema_json)
     cls = validators.validator_for(schema, default=None) if isinstance(schema, dict) else None
     if cls is None and isinstance(schema, dict) and "$schema" in schema:
-        raise ValueError(f"reference field 'schema': unknown $schema {clip(str(schema['$schema']), 80)!r}")
+        raise ValueError(
+            f"reference field 'schema': unknown $schema {clip(str(schema['$schema']), 80)!r}"
+        )
     cls = cls or validators.Draft202012Validator
     try:
         cls.check_schema(schema)
     except exceptions.SchemaError as exc:
-        raise ValueError(f"reference field 'schema' is not a valid schema at {_path(exc)}: {clip(exc.message, 200)}") from None
+        raise ValueError(
+            f"reference field 'schema' is not a valid schema at {_path(exc)}: {clip(exc.message, 200)}"
+        ) from None
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
@@ -145,7 +166,11 @@ def extract_json(text: str, want: object = None) -> tuple[bool, object, str]:
     """
     depth = _depth(text)
     if depth > _MAX_DEPTH:
-        return False, None, f"no JSON within the nesting limit: brackets nest {depth} levels deep (limit {_MAX_DEPTH})"
+        return (
+            False,
+            None,
+            f"no JSON within the nesting limit: brackets nest {depth} levels deep (limit {_MAX_DEPTH})",
+        )
     blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(text)]
     for wanted, label in (("json", "last ```json block"), ("", "last bare ``` block")):
         chosen = [body for lang, body in blocks if lang == wanted]
@@ -164,7 +189,11 @@ def extract_json(text: str, want: object = None) -> tuple[bool, object, str]:
             value, passed_over = decoder.raw_decode(text, start)
         except (ValueError, RecursionError):
             if first is None and _never_closes(text, start):
-                return False, None, f"the JSON value at character {start} is cut off (it never closes)"
+                return (
+                    False,
+                    None,
+                    f"the JSON value at character {start} is cut off (it never closes)",
+                )
             continue
         if wanted is None or _json_type(value) & wanted:
             return True, value, "first JSON value in the text"
@@ -175,7 +204,9 @@ def extract_json(text: str, want: object = None) -> tuple[bool, object, str]:
 
 
 def _json_type(value: object) -> set[str]:
-    return {"object"} if isinstance(value, dict) else {"array"} if isinstance(value, list) else set()
+    return (
+        {"object"} if isinstance(value, dict) else {"array"} if isinstance(value, list) else set()
+    )
 
 
 def _depth(text: str) -> int:

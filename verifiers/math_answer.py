@@ -45,7 +45,12 @@ import math
 import re
 from dataclasses import dataclass
 
-from passband.verifiers._deadline import DeadlineExceeded, WorkerCrashed, call_with_deadline, in_worker
+from passband.verifiers._deadline import (
+    DeadlineExceeded,
+    WorkerCrashed,
+    call_with_deadline,
+    in_worker,
+)
 from passband.verifiers.math_equiv import fast_equal, slow_compare
 from passband.verifiers.math_extract import STRATEGIES, extract_answer, extract_gold
 from passband.verifiers.math_rules import align
@@ -77,10 +82,14 @@ class MathConfig:
     """Longer extracted answers are ``invalid`` without parsing (>= 10)."""
 
     def __post_init__(self) -> None:
-        strategies = (self.strategies,) if isinstance(self.strategies, str) else tuple(self.strategies)
+        strategies = (
+            (self.strategies,) if isinstance(self.strategies, str) else tuple(self.strategies)
+        )
         unknown = [s for s in strategies if s not in STRATEGIES]
         if not strategies or unknown:
-            raise ValueError(f"strategies must be a non-empty subset of {STRATEGIES}, got {self.strategies!r}")
+            raise ValueError(
+                f"strategies must be a non-empty subset of {STRATEGIES}, got {self.strategies!r}"
+            )
         if len(set(strategies)) != len(strategies):
             raise ValueError(f"strategies must not repeat a name, got {strategies!r}")
         object.__setattr__(self, "strategies", strategies)
@@ -104,7 +113,7 @@ def math_verifier(
     timeout: float = 3.0,
     max_completion_chars: int = 20_000,
     max_answer_chars: int = 1_000,
-) -> "_MathVerifier":
+) -> _MathVerifier:
     """A picklable ``math`` verifier with its own extraction order and time limit.
 
     >>> strict = math_verifier(strategies=("boxed",), timeout=5.0)
@@ -112,7 +121,9 @@ def math_verifier(
     'ok'
     """
     strategies = strategies if isinstance(strategies, str) else tuple(strategies)
-    return _MathVerifier(MathConfig(strategies, selection, timeout, max_completion_chars, max_answer_chars))
+    return _MathVerifier(
+        MathConfig(strategies, selection, timeout, max_completion_chars, max_answer_chars)
+    )
 
 
 class _MathVerifier:
@@ -140,7 +151,9 @@ class _MathVerifier:
     def _check(self, completion, reference: dict) -> Verdict:
         cfg = self.config
         if _FIELD not in reference:
-            return Verdict.error(f"reference field {_FIELD!r} is missing; pass the gold answer as {_FIELD}=...")
+            return Verdict.error(
+                f"reference field {_FIELD!r} is missing; pass the gold answer as {_FIELD}=..."
+            )
         try:
             gold = extract_gold(reference[_FIELD], max_chars=cfg.max_completion_chars)
         except ValueError as exc:
@@ -149,13 +162,20 @@ class _MathVerifier:
             return Verdict.error(f"reference field {_FIELD!r} has unbalanced braces: {gold[:80]!r}")
         if not isinstance(completion, str):
             return Verdict.invalid(f"completion must be a string, got {type(completion).__name__}")
-        found = extract_answer(completion, cfg.strategies, selection=cfg.selection,
-                               max_chars=cfg.max_completion_chars, max_answer_chars=cfg.max_answer_chars)
+        found = extract_answer(
+            completion,
+            cfg.strategies,
+            selection=cfg.selection,
+            max_chars=cfg.max_completion_chars,
+            max_answer_chars=cfg.max_answer_chars,
+        )
         if found is None:
             return Verdict.invalid(f"no answer found (tried {', '.join(cfg.strategies)})")
         how, pred = found
         if len(pred) > cfg.max_answer_chars:
-            return Verdict.invalid(f"{how} answer is {len(pred)} characters; the limit is {cfg.max_answer_chars}")
+            return Verdict.invalid(
+                f"{how} answer is {len(pred)} characters; the limit is {cfg.max_answer_chars}"
+            )
         gold, pred, same = align(gold, pred)
         same = fast_equal(gold, pred) if same is None else same
         if same is not None:
@@ -172,9 +192,13 @@ class _MathVerifier:
             if in_worker():  # the enclosing worker's deadline already bounds us
                 status, detail = slow_compare(gold, pred)
             else:
-                status, detail = call_with_deadline(slow_compare, gold, pred, timeout=timeout, queue_counts=True)
+                status, detail = call_with_deadline(
+                    slow_compare, gold, pred, timeout=timeout, queue_counts=True
+                )
         except DeadlineExceeded:
-            return Verdict.timeout(f"comparing {_short(pred)} with the gold took over {timeout:g} s")
+            return Verdict.timeout(
+                f"comparing {_short(pred)} with the gold took over {timeout:g} s"
+            )
         except WorkerCrashed as exc:  # e.g. sympy exhausting memory on a tower of powers
             return Verdict.invalid(f"the answer {_short(pred)} crashed the checker: {exc}")
         except RecursionError:

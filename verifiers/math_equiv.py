@@ -29,7 +29,9 @@ __all__ = ["fast_equal", "normalize", "repair", "slow_compare"]
 
 _DIGIT_GROUP_RE = re.compile(r"(?<=\d)(?:,?\\[,!]\s*|\\[,!]?,\s*)(?=\d{3}(?!\d))")
 _SPACING_RE = re.compile(r"(?<!\\)\\[,;:> ]|\\q?quad\b|~|\\displaystyle|\\left\b\.?|\\right\b\.?")
-_WRAPPER_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}")
+_WRAPPER_RE = re.compile(
+    r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}"
+)
 _DEGREE_RE = re.compile(r"\^\s*\{?\\circ\}?|\\circ\b|\\degree\b|°")
 _FRAC_RE = re.compile(r"\\[dt]frac(?![A-Za-z])")
 _ASSIGN_RE = re.compile(r"([A-Za-z])\s*=\s*(.+)", re.DOTALL)
@@ -48,8 +50,12 @@ _SPACE_RE = re.compile(r"(?<!\d) +| +(?!\d)")
 _THOUSANDS_SPACE_RE = re.compile(r"(?<=\d) (?=\d{3}(?!\d))")
 _IMAGINARY_RE = re.compile(r"(?<![A-Za-z\\])i(?![A-Za-z])|\\sqrt\s*\{\s*-")
 _PAREN_SQRT_RE = re.compile(r"\\sqrt\s*\(([^()]{1,40})\)")  # 7\sqrt(3): a root, never "7"
-_UPRIGHT_CONST_RE = re.compile(r"\\(?:mathrm|mathit|text|rm|operatorname)\s*\{\s*([ei])\s*\}")  # \mathrm{e}
-_IN_SET_RE = re.compile(r"^[A-Za-z]\s*\\in(?![A-Za-z])\s*(?=[\[(\\{]|\\(?:mathbb|emptyset|varnothing))")
+_UPRIGHT_CONST_RE = re.compile(
+    r"\\(?:mathrm|mathit|text|rm|operatorname)\s*\{\s*([ei])\s*\}"
+)  # \mathrm{e}
+_IN_SET_RE = re.compile(
+    r"^[A-Za-z]\s*\\in(?![A-Za-z])\s*(?=[\[(\\{]|\\(?:mathbb|emptyset|varnothing))"
+)
 
 
 def normalize(text: str) -> str:
@@ -151,7 +157,10 @@ def slow_compare(gold: str, pred: str) -> tuple[str, str]:
     _quiet_math_verify()
     gold_parsed = _parse_gold(gold)
     if not _has_math(gold_parsed):
-        return "error", f"reference field 'answer': math-verify cannot parse the gold answer {_short(gold)}"
+        return (
+            "error",
+            f"reference field 'answer': math-verify cannot parse the gold answer {_short(gold)}",
+        )
     pred_parsed = _parse_latex(pred)
     if not _has_math(pred_parsed):
         return "invalid", f"cannot parse the answer {_short(pred)}"

@@ -39,7 +39,9 @@ def contradicts(gold: object, pred: object) -> bool:
     try:
         if gold.atoms(Float) or pred.atoms(Float):
             return _floats_differ(gold, pred)
-        diff = sympy.expand(gold - pred) if (gold.free_symbols or pred.free_symbols) else gold - pred
+        diff = (
+            sympy.expand(gold - pred) if (gold.free_symbols or pred.free_symbols) else gold - pred
+        )
         if diff == 0:
             return False
         if diff.is_Rational:
@@ -65,7 +67,11 @@ def complex_equal(gold: object, pred: object) -> bool:
 
 def _plain_expr(value: object) -> bool:
     """A sympy expression that is a value: not a relation, set, tuple, boolean or matrix."""
-    return isinstance(value, Expr) and not value.is_Relational if isinstance(value, sympy.Basic) else False
+    return (
+        isinstance(value, Expr) and not value.is_Relational
+        if isinstance(value, sympy.Basic)
+        else False
+    )
 
 
 def _with_i(value: Expr) -> Expr:
@@ -78,9 +84,14 @@ def _nonzero(diff: Expr, gold: Expr, pred: Expr) -> bool:
     """The difference is clearly nonzero at ``_DIGITS`` digits (at random points if it has unknowns)."""
     symbols = sorted(diff.free_symbols, key=lambda s: s.name)
     rng = random.Random(0)
-    points = [{}] if not symbols else [
-        {s: sympy.Rational(rng.randint(101, 997), rng.randint(101, 997)) for s in symbols} for _ in range(_POINTS)
-    ]
+    points = (
+        [{}]
+        if not symbols
+        else [
+            {s: sympy.Rational(rng.randint(101, 997), rng.randint(101, 997)) for s in symbols}
+            for _ in range(_POINTS)
+        ]
+    )
     for point in points:
         d, g, p = (abs(complex(x.subs(point).evalf(_DIGITS))) for x in (diff, gold, pred))
         scale = max(g, p)

@@ -35,7 +35,8 @@ MARKERS = frozenset({"boxed", "gsm8k", "answer_is", "answer_line"})  # explicit 
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _BRACE_RE = re.compile(r"\\[{}]|[{}]")
 _ANSWER_IS_RE = re.compile(
-    r"(?:answer|(?:correct|right|best)\s+(?:option|choice))\s+(?:is|would\s+be|will\s+be)\s*[:：]?", re.IGNORECASE
+    r"(?:answer|(?:correct|right|best)\s+(?:option|choice))\s+(?:is|would\s+be|will\s+be)\s*[:：]?",
+    re.IGNORECASE,
 )
 _ANSWER_LINE_RE = re.compile(
     r"^[ \t>#*_]*(?:final\s+)?answer[ \t*_]*[:：][ \t*_]*(.*)$", re.IGNORECASE | re.MULTILINE
@@ -49,23 +50,58 @@ _FILLER_RE = re.compile(
     re.IGNORECASE,
 )
 _WORDY_RE = re.compile(r"([A-Za-z]{2,})\b[^\\^=()]*?(-?\$?\d[\d,]*(?:\.\d+)?\s?%?)[^\\^=()]*")
-_MATH_WORDS = ("sqrt", "pi", "frac", "ln", "log", "sin", "cos", "tan", "exp", "arc", "cot", "sec", "csc", "mod")
+_MATH_WORDS = (
+    "sqrt",
+    "pi",
+    "frac",
+    "ln",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "exp",
+    "arc",
+    "cot",
+    "sec",
+    "csc",
+    "mod",
+)
 # Text after these is not the answer: end-of-turn tokens, or a few-shot model writing the next question.
-_RUNON_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>", "</s>", "<|im_start|>",
-                  "<|start_header_id|>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "\nHuman:", "\nUser:",
-                  "Next question:")
-_NEXT_QUESTION_RE = re.compile(r"\n(?:\n[ \t]{0,4}(?:Problem|Q)|[ \t]{0,4}Question)[ \t]{0,2}\d{0,3}[ \t]{0,2}:")
+_RUNON_MARKERS = (
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|eot_id|>",
+    "<|end_of_text|>",
+    "</s>",
+    "<|im_start|>",
+    "<|start_header_id|>",
+    "<\uff5cend\u2581of\u2581sentence\uff5c>",
+    "\nHuman:",
+    "\nUser:",
+    "Next question:",
+)
+_NEXT_QUESTION_RE = re.compile(
+    r"\n(?:\n[ \t]{0,4}(?:Problem|Q)|[ \t]{0,4}Question)[ \t]{0,2}\d{0,3}[ \t]{0,2}:"
+)
 _JOINER_RE = re.compile(  # what may separate sibling boxes
     r"\\[()\[\]]|[$,\s]|\band\b|\bor\b|\b[A-Za-z]\s*=|\\(?:text|mbox)\s*\{\s*(?:and|or|,)?\s*\}|\\q?quad\b"
 )
-_SENTENCE_START_RE = re.compile(r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)")  # "Toulouse has", "Janet, who"
+_SENTENCE_START_RE = re.compile(
+    r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)"
+)  # "Toulouse has", "Janet, who"
 _CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
 _MAX_BOX_TRIES = 8
 _MAX_LINE = 300
 
 
-def extract_answer(text: str, strategies=STRATEGIES, *, selection: str = "latest", max_chars: int = 20_000,
-                   max_answer_chars: int = 1_000) -> tuple[str, str] | None:
+def extract_answer(
+    text: str,
+    strategies=STRATEGIES,
+    *,
+    selection: str = "latest",
+    max_chars: int = 20_000,
+    max_answer_chars: int = 1_000,
+) -> tuple[str, str] | None:
     """``(strategy, answer_text)``, or None when the completion states no answer.
 
     selection ``"latest"``: of the answer *markers* found (boxed, gsm8k, answer_is, answer_line),
@@ -84,7 +120,9 @@ def extract_answer(text: str, strategies=STRATEGIES, *, selection: str = "latest
     for rank, name in enumerate(strategies):
         hit = _EXTRACTORS[name](text, max_answer_chars) if name in MARKERS else None
         if hit is not None:
-            hits.append((hit[0], -rank, name, hit[1].strip()))  # later wins; ties go to the earlier name
+            hits.append(
+                (hit[0], -rank, name, hit[1].strip())
+            )  # later wins; ties go to the earlier name
     if hits:
         _, _, name, answer = max(hits)
         return (name, answer) if answer else None
@@ -97,7 +135,9 @@ def _first(text: str, strategies, limit: int) -> tuple[str, str] | None:
         if hit is not None and hit[1].strip():
             return name, hit[1].strip()
         if hit is not None and name == "boxed":
-            return None  # a \boxed{ that never closes: truncated; the numbers before it are no answer
+            return (
+                None  # a \boxed{ that never closes: truncated; the numbers before it are no answer
+            )
     return None
 
 
@@ -105,13 +145,13 @@ def _final_part(text: str) -> str:
     """Where the answer can be: after the reasoning, before any run-on (literal finds: linear)."""
     close = text.rfind("</think>")
     if close >= 0:
-        text = text[close + len("</think>"):]
+        text = text[close + len("</think>") :]
     elif "<think>" in text:
         return ""  # the reasoning never finished: whatever it says on the way is no answer
     cuts = [at for at in (text.find(marker) for marker in _RUNON_MARKERS) if at > 0]
     question = _NEXT_QUESTION_RE.search(text, 1)
     cuts += [question.start()] if question else []
-    text = text[:min(cuts)] if cuts else text
+    text = text[: min(cuts)] if cuts else text
     return text.replace("\u2212", "-")
 
 
@@ -179,10 +219,12 @@ def _boxed(text: str, limit: int) -> tuple[int, str] | None:
         parts, at = [body[0]], boxes[i][0]
         for start, end in reversed(boxes[:i]):  # siblings joined by "and", "," or "$ $" only
             sibling = _box_body(text, end, limit)
-            gap = text[sibling[1]:at] if sibling and sibling[1] >= 0 else "?"
+            gap = text[sibling[1] : at] if sibling and sibling[1] >= 0 else "?"
             if len(gap) > 40 or _JOINER_RE.sub("", gap):
                 break
-            if sibling[0].strip() not in (part.strip() for part in parts):  # a repeated box is one answer
+            if sibling[0].strip() not in (
+                part.strip() for part in parts
+            ):  # a repeated box is one answer
                 parts.append(sibling[0])
             at = start
         return boxes[i][1], ", ".join(reversed(parts))
@@ -191,7 +233,7 @@ def _boxed(text: str, limit: int) -> tuple[int, str] | None:
 
 def _box_body(text: str, start: int, limit: int) -> tuple[str, int] | None:
     """``(content, end)`` of the box opened at ``start``; ``("", -1)`` if it never closes; None if empty."""
-    rest = text[start:start + limit + 2]
+    rest = text[start : start + limit + 2]
     stripped = rest.lstrip()
     offset = len(rest) - len(stripped)
     if not stripped.startswith("{"):  # "\boxed 5": a single token
@@ -206,7 +248,7 @@ def _box_body(text: str, start: int, limit: int) -> tuple[str, int] | None:
             continue
         depth += 1 if tok == "{" else -1
         if depth == 0:
-            content = rest[offset + 1:offset + brace.start()]
+            content = rest[offset + 1 : offset + brace.start()]
             return (content, start + offset + brace.end()) if content.strip() else None
     return "", -1
 
@@ -215,8 +257,8 @@ def _gsm8k(text: str, limit: int) -> tuple[int, str] | None:
     at = text.rfind("####")
     if at < 0:
         return None
-    line = text[at + 4:].lstrip(" \t:").split("\n", 1)[0]
-    return at, _trim_phrase(line[:limit + 50]) or ""
+    line = text[at + 4 :].lstrip(" \t:").split("\n", 1)[0]
+    return at, _trim_phrase(line[: limit + 50]) or ""
 
 
 def _answer_is(text: str, limit: int) -> tuple[int, str] | None:
@@ -225,9 +267,11 @@ def _answer_is(text: str, limit: int) -> tuple[int, str] | None:
         previous, last = last, match
     if last is None:
         return None
-    if previous is not None and not text[last.end():].strip(" \t\n.:*"):
+    if previous is not None and not text[last.end() :].strip(" \t\n.:*"):
         last = previous  # "... The answer is 160.The answer is" cut off: the one before counts
-    rest = text[last.end():last.end() + limit + 50]  # a long answer is read whole, up to the answer limit
+    rest = text[
+        last.end() : last.end() + limit + 50
+    ]  # a long answer is read whole, up to the answer limit
     if not rest.split("\n", 1)[0].strip(" \t*_:"):  # "The answer is:\n\n$18"
         rest = rest.lstrip(" \t\n*_:")
     return last.end(), _trim_phrase(rest) or ""
@@ -241,18 +285,18 @@ def _answer_line(text: str, limit: int) -> tuple[int, str] | None:
         return None
     phrase = last.group(1).strip(" *_")
     if not phrase:  # "**Final Answer:**" then the answer on the next non-empty line
-        following = text[last.end():last.end() + _MAX_LINE * 4].strip().split("\n", 1)
+        following = text[last.end() : last.end() + _MAX_LINE * 4].strip().split("\n", 1)
         phrase = following[0] if following else ""
     if _BOX_RE.search(phrase):
         return last.start(1), (_boxed(phrase, limit) or (0, ""))[1]
     if _SENTENCE_START_RE.match(phrase) and not _FILLER_RE.match(phrase):
         # "Answer: Toulouse has 160 sheep, so together they have 260 sheep." - a sentence: its last number
-        sentence = phrase[:limit + 50]
+        sentence = phrase[: limit + 50]
         end = _CLAUSE_END_RE.search(sentence)
-        stated = last_number(sentence[:end.start()] if end else sentence, limit)
+        stated = last_number(sentence[: end.start()] if end else sentence, limit)
         if stated is not None and re.search(r"\d", stated[1]):
             return last.start(1), stated[1]
-    return last.start(1), _trim_phrase(phrase[:limit + 50]) or ""
+    return last.start(1), _trim_phrase(phrase[: limit + 50]) or ""
 
 
 def _trim_phrase(phrase: str) -> str | None:
@@ -262,7 +306,7 @@ def _trim_phrase(phrase: str) -> str | None:
         filler = _FILLER_RE.match(phrase)
         if not filler or not filler.group(0):
             break
-        phrase = phrase[filler.end():]
+        phrase = phrase[filler.end() :]
     if phrase.startswith(("\\(", "\\[")):
         close = phrase.find("\\)" if phrase[1] == "(" else "\\]", 2)
         return phrase[2:close] if close > 0 else None
@@ -280,7 +324,7 @@ def _trim_phrase(phrase: str) -> str | None:
             return currency.group(1)
         phrase = phrase[1:]
     end = _SENTENCE_END_RE.search(phrase)
-    phrase = phrase[:end.start()] if end else phrase
+    phrase = phrase[: end.start()] if end else phrase
     wordy = _WORDY_RE.fullmatch(phrase.strip())
     if wordy and not wordy.group(1).lower().startswith(_MATH_WORDS):
         return wordy.group(2)  # "she makes 18 dollars": the number in a worded answer

@@ -22,7 +22,9 @@ import re
 __all__ = ["NUMBER_RE", "PROSE_RE", "chain_rhs", "drop_commands", "last_math", "last_number"]
 
 NUMBER_RE = re.compile(
-    r"(?<![\w.,])(-?\$?)(?:(\d{1,3}(?:,\d{3})+(?![\d])|\d{1,3}(?: \d{3})+(?![\d/\w-])|\d+)(\.\d+)?(?: \d+/\d+(?![\d/])|/\d+)?|\.\d+)(?![\d])"
+    r"(?<![\w.,])(-?\$?)"
+    r"(?:(\d{1,3}(?:,\d{3})+(?![\d])|\d{1,3}(?: \d{3})+(?![\d/\w-])|\d+)"  # 1,234 | 2 500 | 42
+    r"(\.\d+)?(?: \d+/\d+(?![\d/])|/\d+)?|\.\d+)(?![\d])"  # decimals, mixed numbers, fractions
     r"(?: (?:thousand|million|billion)\b)?"
 )
 PROSE_RE = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\s+[A-Za-z]{2,}\b")
@@ -47,9 +49,13 @@ _PREP_RE = re.compile(
     r"(?:(?:the|a|first|next|last|all|each|every|his|her|their)\s+){0,2}$"
 )
 _NOTE_RE = re.compile(r"(?:^|\n|\()[ \t*_]*(?:Note|Explanation)\b", re.IGNORECASE)
-_ASIDE_RE = re.compile(r"\((?=[^()]*[A-Za-z\u00d7*+])(?![^()]*=)[^()]{1,300}\)[\s.!]*$")  # a closing aside
+_ASIDE_RE = re.compile(
+    r"\((?=[^()]*[A-Za-z\u00d7*+])(?![^()]*=)[^()]{1,300}\)[\s.!]*$"
+)  # a closing aside
 _ROOT = r"-?\d+(?:\.\d+)?(?:/\d+)?"
-_ROOTS_RE = re.compile(rf"(?<![A-Za-z])([a-z])\s*=\s*{_ROOT}(?:\s*(?:,\s*)?(?:or|and|,)\s*\1\s*=\s*{_ROOT})+")
+_ROOTS_RE = re.compile(
+    rf"(?<![A-Za-z])([a-z])\s*=\s*{_ROOT}(?:\s*(?:,\s*)?(?:or|and|,)\s*\1\s*=\s*{_ROOT})+"
+)
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*|\\textbf\{([^{}\n]{1,80})\}")
 
 
@@ -80,7 +86,7 @@ def _delimited_spans(text: str) -> list[tuple[int, int, str]]:
             if mark in _CLOSER:
                 opened = tok
         elif mark == _CLOSER[opened.group(0)]:
-            spans.append((opened.start(), tok.end(), text[opened.end():tok.start()]))
+            spans.append((opened.start(), tok.end(), text[opened.end() : tok.start()]))
             opened = None
     return spans
 
@@ -91,7 +97,7 @@ def _dollar_spans(text: str) -> list[tuple[int, int, str]]:
     marks = [m.start() for m in re.finditer(r"\$", text)]
     if len(marks) % 2:
         return []
-    spans = [(a, b + 1, text[a + 1:b]) for a, b in zip(marks[::2], marks[1::2])]
+    spans = [(a, b + 1, text[a + 1 : b]) for a, b in zip(marks[::2], marks[1::2])]
     if any(PROSE_RE.search(drop_commands(body)) for _, _, body in spans):
         return []
     return spans
@@ -111,11 +117,17 @@ def chain_rhs(body: str) -> str:
     if "=" not in body:
         return body
     lhs, rhs = body.rsplit("=", 1)
-    lhs = re.sub(r"\\(?:text|mathrm|textbf)\s*\{[^{}]*\}|\\(?:times|cdot|div|[dt]?frac|left|right)", " ", lhs)
+    lhs = re.sub(
+        r"\\(?:text|mathrm|textbf)\s*\{[^{}]*\}|\\(?:times|cdot|div|[dt]?frac|left|right)", " ", lhs
+    )
     words = re.findall(r"[A-Za-z]+", lhs)
     computation = (
         not words
-        or (len(words) == 1 and (len(words[0]) == 1 or len(words[0]) >= 3) and lhs.strip() == words[0])
+        or (
+            len(words) == 1
+            and (len(words[0]) == 1 or len(words[0]) >= 3)
+            and lhs.strip() == words[0]
+        )
         or (re.search(r"\d", lhs) and all(len(w) >= 2 for w in words))
     )
     return rhs.strip() if computation and rhs.strip() else body
@@ -130,10 +142,10 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
     for note in _NOTE_RE.finditer(text):  # noqa: B007 - keeps the last match
         pass
     if note is not None and NUMBER_RE.search(text, 0, note.start()):
-        text = text[:note.start()]  # "... 260 sheep in total.\n\nNote: Charleston alone has 80."
+        text = text[: note.start()]  # "... 260 sheep in total.\n\nNote: Charleston alone has 80."
     aside = _ASIDE_RE.search(text, max(0, len(text) - 400))
     if aside is not None and NUMBER_RE.search(text, 0, aside.start()):
-        text = text[:aside.start()]  # "She makes $18 per day (9 eggs x $2)."
+        text = text[: aside.start()]  # "She makes $18 per day (9 eggs x $2)."
     roots = _roots(text)
     if roots is not None:
         return roots
@@ -143,21 +155,21 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
     last = numbers[-1]
     sentence_start = max((m.end() for m in _SENTENCE_RE.finditer(text, 0, last.start())), default=0)
     money = [m for m in numbers if m.start() >= sentence_start and "$" in m.group(1)]
-    if money and money[-1] is not last and "=" not in text[money[-1].end():]:
+    if money and money[-1] is not last and "=" not in text[money[-1].end() :]:
         later = [m for m in numbers if m.start() > money[-1].start()]
-        gap = text[money[-1].end():later[0].start()]
+        gap = text[money[-1].end() : later[0].start()]
         if _FOR_RE.fullmatch(gap) and all(_COUNTED_RE.match(text, m.end()) for m in later):
-            return money[-1].start(), money[-1].group(0)[:limit + 1]
+            return money[-1].start(), money[-1].group(0)[: limit + 1]
     same = [m for m in numbers if m.start() >= sentence_start]
     while len(same) > 1 and _counted_after(text, same[-2], same[-1]):
         same.pop()  # "He runs 540 meters in 3 sprints": the 3 qualifies the 540
-    return same[-1].start(), same[-1].group(0)[:limit + 1]
+    return same[-1].start(), same[-1].group(0)[: limit + 1]
 
 
 def _roots(text: str) -> tuple[int, str] | None:
-    """"The roots are x = -4 or x = 1.": every root in the closing sentence, not just the last."""
+    """ "The roots are x = -4 or x = 1.": every root in the closing sentence, not just the last."""
     last = None
-    for last in _ROOTS_RE.finditer(text, max(0, len(text) - 400)):
+    for last in _ROOTS_RE.finditer(text, max(0, len(text) - 400)):  # noqa: B007 - keeps the last
         pass
     if last is None or _SENTENCE_RE.search(text.rstrip(" .!\n*$"), last.end()):
         return None
@@ -165,12 +177,16 @@ def _roots(text: str) -> tuple[int, str] | None:
 
 
 def _counted_after(text: str, before: re.Match, number: re.Match) -> bool:
-    gap = text[before.end():number.start()]
-    return "=" not in gap and bool(_PREP_RE.search(gap[-30:])) and bool(_COUNTED_RE.match(text, number.end()))
+    gap = text[before.end() : number.start()]
+    return (
+        "=" not in gap
+        and bool(_PREP_RE.search(gap[-30:]))
+        and bool(_COUNTED_RE.match(text, number.end()))
+    )
 
 
 def _no_digits(text: str) -> tuple[int, str] | None:
-    """"She has five apples." / "The correct option is **(B)**.": a number word, else a bold phrase."""
+    """ "She has five apples." / "The correct option is **(B)**.": a number word, else a bold phrase."""
     last = None
     for last in _WORD_NUMBER_RE.finditer(text):  # noqa: B007 - keeps the last match
         pass

@@ -25,18 +25,28 @@ _NUM_RE = re.compile(
     r"(?P<sign>[-+]?)\s*(?P<int>\d{1,3}(?:,\d{3})+|\d+)?(?P<dec>\.\d+)?\s*(?P<pct>%)?"
     r"\s*(?P<unit>[A-Za-z][A-Za-z .'\-/]*?(?:\^\{?\d\}?|[²³])?)?\s*"
 )
-_LATEX_FRAC_RE = re.compile(r"(?P<sign>[-+]?)\s*\\frac\s*(?:\{\s*(-?\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))")
+_LATEX_FRAC_RE = re.compile(
+    r"(?P<sign>[-+]?)\s*\\frac\s*(?:\{\s*(-?\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"
+)
 _SLASH_FRAC_RE = re.compile(r"(?P<sign>[-+]?)\s*(\d+)\s*/\s*(\d+)")
 # 1 1/2 and 2\frac{1}{4} (the proper fraction is what makes it a mixed number); units may follow
 _MIXED_RE = re.compile(
     r"(?P<sign>[-+]?)\s*(?P<whole>\d+)\s*(?:\s(?P<n1>\d+)\s*/\s*(?P<d1>\d+)|\\frac\s*\{(?P<n2>\d+)\}\s*\{(?P<d2>\d+)\})"
     r"(?:\s+[A-Za-z][A-Za-z ]*)?"
 )
-_REPEATING_RE = re.compile(r"(?P<sign>-?)(?P<int>\d*)\.(?P<fixed>\d*)\\overline\s*\{(?P<rep>\d{1,50})\}")
-_WORD_VALUES = {w: n for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
-_WORD_VALUES.update({w: 10 * n for n, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)})
+_REPEATING_RE = re.compile(
+    r"(?P<sign>-?)(?P<int>\d*)\.(?P<fixed>\d*)\\overline\s*\{(?P<rep>\d{1,50})\}"
+)
+_WORD_VALUES = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty".split()
+    )
+}
+_WORD_VALUES.update(
+    {w: 10 * n for n, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)}
+)
 _WORD_NUM_RE = re.compile(r"(?P<word>[A-Za-z]+)(?:-(?P<unit>[A-Za-z]+))?(?:\s+[A-Za-z][A-Za-z ]*)?")
 _SCI_RE = re.compile(
     r"(?P<sign>[-+]?)\s*(?:(?P<mant>\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|\*)\s*)?10\s*\^\s*\{?\s*(?P<exp>[-+]?\d{1,3})\s*\}?"
@@ -48,31 +58,77 @@ _AND_RE = re.compile(r"\s+(?:and|or)\s+")
 _PM_RE = re.compile(r"\\pm\s*(.+)")
 _INEQ = r"(<|>|\\le|\\leq|\\ge|\\geq|\\lt|\\gt|≤|≥|<=|>=)"
 _INEQ_RE = re.compile(rf"[a-z]\s*{_INEQ}\s*(?P<b>[-+]?\d+(?:\.\d+)?)")
-_RANGE_RE = re.compile(rf"(?P<a>[-+]?\d+(?:\.\d+)?)\s*{_INEQ}\s*[a-z]\s*{_INEQ}\s*(?P<b>[-+]?\d+(?:\.\d+)?)")
+_RANGE_RE = re.compile(
+    rf"(?P<a>[-+]?\d+(?:\.\d+)?)\s*{_INEQ}\s*[a-z]\s*{_INEQ}\s*(?P<b>[-+]?\d+(?:\.\d+)?)"
+)
 _RAD = r"\\sqrt\s*(?:\{\s*(?P<rad>\d+)\s*\}|(?P<rad1>\d))"
 _SURD_RES = (
     re.compile(rf"(?P<sign>[-+]?)\s*(?P<coef>\d+)?\s*(?:\\cdot|\*)?\s*{_RAD}"),
-    re.compile(rf"(?P<sign>[-+]?)\s*\\frac\s*\{{\s*(?P<coef>\d+)?\s*{_RAD}\s*\}}\s*\{{\s*(?P<den>\d+)\s*\}}"),
-    re.compile(rf"(?P<sign>[-+]?)\s*\\frac\s*\{{\s*(?P<coef>\d+)\s*\}}\s*\{{\s*(?P<den>\d+)\s*\}}\s*{_RAD}"),
+    re.compile(
+        rf"(?P<sign>[-+]?)\s*\\frac\s*\{{\s*(?P<coef>\d+)?\s*{_RAD}\s*\}}\s*\{{\s*(?P<den>\d+)\s*\}}"
+    ),
+    re.compile(
+        rf"(?P<sign>[-+]?)\s*\\frac\s*\{{\s*(?P<coef>\d+)\s*\}}\s*\{{\s*(?P<den>\d+)\s*\}}\s*{_RAD}"
+    ),
 )
 _PI = r"\\pi(?![A-Za-z])"
 _PI_RES = (
-    re.compile(rf"(?P<sign>[-+]?)\s*(?P<coef>\d+)?\s*(?:\\cdot|\*)?\s*{_PI}(?:\s*/\s*(?P<den>\d+))?"),
+    re.compile(
+        rf"(?P<sign>[-+]?)\s*(?P<coef>\d+)?\s*(?:\\cdot|\*)?\s*{_PI}(?:\s*/\s*(?P<den>\d+))?"
+    ),
     re.compile(rf"(?P<sign>[-+]?)\s*{_PI}\s*(?:\\cdot|\*)?\s*(?P<coef>\d+)"),
-    re.compile(rf"(?P<sign>[-+]?)\s*\\frac\s*\{{\s*(?P<coef>\d+)?\s*{_PI}\s*\}}\s*\{{\s*(?P<den>\d+)\s*\}}"),
-    re.compile(rf"(?P<sign>[-+]?)\s*\\frac\s*\{{\s*(?P<coef>\d+)\s*\}}\s*\{{\s*(?P<den>\d+)\s*\}}\s*{_PI}"),
+    re.compile(
+        rf"(?P<sign>[-+]?)\s*\\frac\s*\{{\s*(?P<coef>\d+)?\s*{_PI}\s*\}}\s*\{{\s*(?P<den>\d+)\s*\}}"
+    ),
+    re.compile(
+        rf"(?P<sign>[-+]?)\s*\\frac\s*\{{\s*(?P<coef>\d+)\s*\}}\s*\{{\s*(?P<den>\d+)\s*\}}\s*{_PI}"
+    ),
 )
 _REAL = r"\d+(?:\.\d+)?"
-_COMPLEX_RE = re.compile(rf"(?P<re>[-+]?{_REAL})\s*(?P<sign>[-+])\s*(?P<im>{_REAL})?\s*(?:\\cdot)?\s*i")
+_COMPLEX_RE = re.compile(
+    rf"(?P<re>[-+]?{_REAL})\s*(?P<sign>[-+])\s*(?P<im>{_REAL})?\s*(?:\\cdot)?\s*i"
+)
 _IMAG_RE = re.compile(rf"(?P<sign>[-+]?)\s*(?P<im>{_REAL})?\s*(?:\\cdot)?\s*i")
-_CHOICE_RE = re.compile(r"\(?([A-E])\)?|\(([A-E])\)\s+[^()\s].{0,40}")  # "(B) 12": AMC's letter and value
+_CHOICE_RE = re.compile(
+    r"\(?([A-E])\)?|\(([A-E])\)\s+[^()\s].{0,40}"
+)  # "(B) 12": AMC's letter and value
 _WORDS_RE = re.compile(r"[A-Za-z]{3,}(?: [A-Za-z]{2,})*|[A-Za-z]{2,}(?: [A-Za-z]{2,})+")
 _MATRIX_RE = re.compile(r"\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}", re.DOTALL)
 # Words that are mathematics, not units or names: "2 pi" is not 2, "\text{sin}" is not a word.
-_MATH_WORDS = {"pi", "sqrt", "e", "i", "inf", "infty", "ln", "log", "sin", "cos", "tan", "exp",
-               "mod", "choose", "cdot", "times", "div", "frac", "and", "or", "to", "plus", "minus"}
-_INFINITIES = {"\\infty": float("inf"), "+\\infty": float("inf"), "-\\infty": float("-inf"), "∞": float("inf"),
-               "-∞": float("-inf"), "inf": float("inf"), "-inf": float("-inf")}
+_MATH_WORDS = {
+    "pi",
+    "sqrt",
+    "e",
+    "i",
+    "inf",
+    "infty",
+    "ln",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "exp",
+    "mod",
+    "choose",
+    "cdot",
+    "times",
+    "div",
+    "frac",
+    "and",
+    "or",
+    "to",
+    "plus",
+    "minus",
+}
+_INFINITIES = {
+    "\\infty": float("inf"),
+    "+\\infty": float("inf"),
+    "-\\infty": float("-inf"),
+    "∞": float("inf"),
+    "-∞": float("-inf"),
+    "inf": float("inf"),
+    "-inf": float("-inf"),
+}
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _MAX_DIGITS = 400
 _MAX_RADICAND = 10**8
@@ -80,7 +136,17 @@ _MAX_RADICAND = 10**8
 
 def exact_value(text: str) -> tuple | None:
     """``(kind, ...)`` for a shape in this module's list, else None."""
-    for reader in (_number, _surd, _pi, _complex, _choice, _words, _matrix, _inequality, _collection):
+    for reader in (
+        _number,
+        _surd,
+        _pi,
+        _complex,
+        _choice,
+        _words,
+        _matrix,
+        _inequality,
+        _collection,
+    ):
         value = reader(text)
         if value is not None:
             return value
@@ -117,7 +183,9 @@ def _number(text: str) -> tuple | None:
     if not match or not (match.group("int") or match.group("dec")):
         return None
     unit = (match.group("unit") or "").strip()
-    if unit and (len(unit.split()[0]) < 2 or set(re.split(r"[\s.\-/^{}\d]+", unit.lower())) & _MATH_WORDS):
+    if unit and (
+        len(unit.split()[0]) < 2 or set(re.split(r"[\s.\-/^{}\d]+", unit.lower())) & _MATH_WORDS
+    ):
         return None
     digits = (match.group("int") or "0").replace(",", "") + (match.group("dec") or "")
     if len(digits) > _MAX_DIGITS:
@@ -134,11 +202,16 @@ def _special_number(text: str) -> Fraction | None:
     value = _power(text)
     if value is not None:
         return value
-    if set(re.findall(r"[a-z]+", text.replace("\\frac", "").lower())) & _MATH_WORDS:  # "two pi", "1 1/2 e"
+    if (
+        set(re.findall(r"[a-z]+", text.replace("\\frac", "").lower())) & _MATH_WORDS
+    ):  # "two pi", "1 1/2 e"
         return None
     match = _MIXED_RE.fullmatch(text)
     if match:
-        num, den = int(match.group("n1") or match.group("n2")), int(match.group("d1") or match.group("d2"))
+        num, den = (
+            int(match.group("n1") or match.group("n2")),
+            int(match.group("d1") or match.group("d2")),
+        )
         if not 0 < num < den:  # "2 3/2" is no mixed number: leave it alone
             return None
         value = int(match.group("whole")) + Fraction(num, den)
@@ -301,7 +374,11 @@ def _inequality(text: str) -> tuple | None:
         if any(op.startswith(("\\g", ">", "≥")) for op in ops):
             return None
         low, high = Fraction(match.group("a")), Fraction(match.group("b"))
-        return "seq", ("(" if _strict(ops[0]) else "[") + (")" if _strict(ops[1]) else "]"), (low, high)
+        return (
+            "seq",
+            ("(" if _strict(ops[0]) else "[") + (")" if _strict(ops[1]) else "]"),
+            (low, high),
+        )
     match = _INEQ_RE.fullmatch(text)
     if not match:
         return None
@@ -322,7 +399,9 @@ def _collection(text: str) -> tuple | None:
         return None if items is None else ("set", frozenset(items))
     if text[:1] in "([" and text[-1:] in ")]":
         items = _items(text[1:-1])
-        return None if items is None or len(items) < 2 else ("seq", text[0] + text[-1], tuple(items))
+        return (
+            None if items is None or len(items) < 2 else ("seq", text[0] + text[-1], tuple(items))
+        )
     pm = _PM_RE.fullmatch(text)  # "\\pm 2": both signs
     if pm and _plain_number(pm.group(1)) is not None:
         value = _plain_number(pm.group(1))

@@ -34,7 +34,9 @@ _GE = r"(?:>=|\\geq?|\\geqslant|≥|>|\\gt)"
 _NE = r"(?:\\neq?|≠|!=)"
 _VAR = r"(?P<var>[A-Za-z])"
 _BOUND = r"(?P<{}>[^<>=≤≥\\]*?(?:\\(?:sqrt|frac|pi|infty|dfrac|tfrac)[^<>=≤≥]*?)?)"
-_RANGE_RE = re.compile(rf"\s*{_BOUND.format('a')}\s*(?P<op1>{_LE})\s*{_VAR}\s*(?P<op2>{_LE})\s*{_BOUND.format('b')}\s*")
+_RANGE_RE = re.compile(
+    rf"\s*{_BOUND.format('a')}\s*(?P<op1>{_LE})\s*{_VAR}\s*(?P<op2>{_LE})\s*{_BOUND.format('b')}\s*"
+)
 _UPPER_RE = re.compile(rf"\s*{_VAR}\s*(?P<op>{_LE}|{_GE}|{_NE})\s*{_BOUND.format('b')}\s*")
 _INTERVAL_HINT_RE = re.compile(r"\\infty|∞|\\cup|^\s*\[|\]\s*$")
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
 
 from passband.verifiers.registry import did_you_mean
 from passband.verifiers.verdict import Verdict
@@ -54,8 +54,10 @@ def register_penalty(name: str, *, replace: bool = False) -> Callable[[Callable]
 
     def decorator(factory: Callable) -> Callable:
         if name in _PENALTIES and not replace and _PENALTIES[name] is not factory:
-            raise ValueError(f"a penalty named {name!r} is already registered; pick another name "
-                             "or pass replace=True")
+            raise ValueError(
+                f"a penalty named {name!r} is already registered; pick another name "
+                "or pass replace=True"
+            )
         _PENALTIES[name] = factory
         return factory
 
@@ -68,7 +70,9 @@ def get_penalty(name: str) -> Callable[..., object]:
         return _PENALTIES[name]
     except KeyError:
         known = penalty_names()
-        raise KeyError(f"unknown penalty {name!r} (known: {', '.join(known)}).{did_you_mean(name, known)}") from None
+        raise KeyError(
+            f"unknown penalty {name!r} (known: {', '.join(known)}).{did_you_mean(name, known)}"
+        ) from None
 
 
 def penalty_names() -> list[str]:
@@ -160,7 +164,9 @@ class _LengthNormalized(_Penalty):
     def __init__(self, target, weight, tokenizer):
         self.target, self.weight, self.tokenizer = target, weight, tokenizer
 
-    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+    def __call__(
+        self, completion: str, verdict: Verdict, num_tokens: int | None = None
+    ) -> PenaltyOutcome:
         length, unit = self._length(completion, num_tokens)
         if not verdict.passed:
             return PenaltyOutcome(0.0, f"not applied: answer not correct ({length} {unit})")
@@ -172,15 +178,24 @@ class _Overlong(_Penalty):
     name = "overlong"
 
     def __init__(self, max_length, cache, weight, tokenizer):
-        self.max_length, self.cache, self.weight, self.tokenizer = max_length, cache, weight, tokenizer
+        self.max_length, self.cache, self.weight, self.tokenizer = (
+            max_length,
+            cache,
+            weight,
+            tokenizer,
+        )
 
-    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+    def __call__(
+        self, completion: str, verdict: Verdict, num_tokens: int | None = None
+    ) -> PenaltyOutcome:
         length, unit = self._length(completion, num_tokens)
         soft = self.max_length - self.cache
         if length <= soft:
             return PenaltyOutcome(0.0, f"{length} {unit} <= {soft}")
         share = min(1.0, (length - soft) / self.cache)
-        return PenaltyOutcome(-self.weight * share, f"{length} {unit} > soft limit {soft} (max {self.max_length})")
+        return PenaltyOutcome(
+            -self.weight * share, f"{length} {unit} > soft limit {soft} (max {self.max_length})"
+        )
 
 
 class _LengthCap(_Penalty):
@@ -189,10 +204,14 @@ class _LengthCap(_Penalty):
     def __init__(self, max_length, tokenizer):
         self.max_length, self.tokenizer = max_length, tokenizer
 
-    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+    def __call__(
+        self, completion: str, verdict: Verdict, num_tokens: int | None = None
+    ) -> PenaltyOutcome:
         length, unit = self._length(completion, num_tokens)
         if length > self.max_length:
-            return PenaltyOutcome(0.0, f"{length} {unit} > cap {self.max_length}: total set to 0", True)
+            return PenaltyOutcome(
+                0.0, f"{length} {unit} > cap {self.max_length}: total set to 0", True
+            )
         return PenaltyOutcome(0.0, f"{length} {unit} <= cap {self.max_length}")
 
 
@@ -202,7 +221,9 @@ class _NgramRepetition(_Penalty):
     def __init__(self, n, threshold, weight, tokenizer):
         self.n, self.threshold, self.weight, self.tokenizer = n, threshold, weight, tokenizer
 
-    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+    def __call__(
+        self, completion: str, verdict: Verdict, num_tokens: int | None = None
+    ) -> PenaltyOutcome:
         if self.tokenizer is not None:
             units, unit = _encode(self.tokenizer, completion), "tokens"
         else:
@@ -212,7 +233,9 @@ class _NgramRepetition(_Penalty):
             return PenaltyOutcome(0.0, f"fewer than {self.n} {unit}")
         repeated = 1.0 - len(set(grams)) / len(grams)
         share = max(0.0, (repeated - self.threshold) / (1.0 - self.threshold))
-        return PenaltyOutcome(-self.weight * share, f"{repeated:.0%} of {self.n}-grams of {unit} repeated")
+        return PenaltyOutcome(
+            -self.weight * share, f"{repeated:.0%} of {self.n}-grams of {unit} repeated"
+        )
 
 
 class _RepeatedParagraphs(_Penalty):
@@ -221,7 +244,9 @@ class _RepeatedParagraphs(_Penalty):
     def __init__(self, min_chars, weight):
         self.min_chars, self.weight = min_chars, weight
 
-    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+    def __call__(
+        self, completion: str, verdict: Verdict, num_tokens: int | None = None
+    ) -> PenaltyOutcome:
         paragraphs = [" ".join(p.split()) for p in re.split(r"\n[ \t]*\n", completion)]
         paragraphs = [p for p in paragraphs if len(p) >= self.min_chars]
         if not paragraphs:
@@ -245,14 +270,18 @@ class _AnswerHedging(_Penalty):
     def __init__(self, max_distinct, weight, zero_total):
         self.max_distinct, self.weight, self.zero_total = max_distinct, weight, zero_total
 
-    def __call__(self, completion: str, verdict: Verdict, num_tokens: int | None = None) -> PenaltyOutcome:
+    def __call__(
+        self, completion: str, verdict: Verdict, num_tokens: int | None = None
+    ) -> PenaltyOutcome:
         found = candidate_answers(completion)
         distinct = sorted(set(found))
         detail = f"{len(distinct)} distinct answers in {len(found)} statements"
         if len(distinct) <= self.max_distinct:
             return PenaltyOutcome(0.0, detail)
         shown = ", ".join(repr(a[:30]) for a in distinct[:5])
-        return PenaltyOutcome(-self.weight, f"{detail} (> {self.max_distinct}): {shown}", self.zero_total)
+        return PenaltyOutcome(
+            -self.weight, f"{detail} (> {self.max_distinct}): {shown}", self.zero_total
+        )
 
 
 def candidate_answers(text: str) -> list[str]:
@@ -267,7 +296,14 @@ def candidate_answers(text: str) -> list[str]:
 def _canonical(answer: str) -> str:
     """Cheap normal form so ``\\frac{1}{2}``, ``1/2``, ``0.50`` (and ``1,000``/``1000``) count once."""
     a = "".join(answer.split()).strip("$.")
-    for old, new in (("\\!", ""), ("\\,", ""), ("\\left", ""), ("\\right", ""), ("\\dfrac", "\\frac"), ("\\tfrac", "\\frac")):
+    for old, new in (
+        ("\\!", ""),
+        ("\\,", ""),
+        ("\\left", ""),
+        ("\\right", ""),
+        ("\\dfrac", "\\frac"),
+        ("\\tfrac", "\\frac"),
+    ):
         a = a.replace(old, new)
     if re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", a):
         a = a.replace(",", "")

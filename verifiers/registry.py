@@ -7,8 +7,8 @@ output. Plugins declare ``[project.entry-points."passband.verifiers"] name = "mo
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from importlib import metadata
-from typing import Callable
 
 from passband.verifiers.verdict import Verdict
 
@@ -48,8 +48,10 @@ def get(name: str) -> Verifier:
         return _REGISTRY[name]
     except KeyError:
         known = names()
-        raise KeyError(f"unknown verifier {name!r}.{did_you_mean(name, known)} Known verifiers: "
-                       f"{', '.join(known)}") from None
+        raise KeyError(
+            f"unknown verifier {name!r}.{did_you_mean(name, known)} Known verifiers: "
+            f"{', '.join(known)}"
+        ) from None
 
 
 def names() -> list[str]:
@@ -87,6 +89,8 @@ def _load_plugins() -> None:
         except Exception as exc:  # a broken plugin must not take the registry down
             import warnings
 
-            warnings.warn(f"passband: could not load verifier plugin {ep.name!r} ({ep.value}): {exc}")
+            warnings.warn(
+                f"passband: could not load verifier plugin {ep.name!r} ({ep.value}): {exc}"
+            )
             continue
         register(ep.name)(fn)

@@ -19,7 +19,7 @@ The reserved reference key ``num_tokens`` goes to the penalties, never to the ve
 from __future__ import annotations
 
 import inspect
-from typing import Callable, Mapping, Sequence, Union
+from collections.abc import Callable, Mapping, Sequence
 
 from passband.verifiers._coerce import call_safely, clip, describe
 from passband.verifiers.registry import get
@@ -36,10 +36,10 @@ class Reward:
 
     def __init__(
         self,
-        terms: Mapping[str, Union[VerifierLike, tuple]],
+        terms: Mapping[str, VerifierLike | tuple],
         *,
         gates: Sequence[str] = (),
-        penalties: Union[Sequence, Mapping[str, object]] = (),
+        penalties: Sequence | Mapping[str, object] = (),
         fields: Mapping[str, str] | None = None,
         primary: str | None = None,
         gate_value: float = 0.0,
@@ -51,9 +51,13 @@ class Reward:
         for gate in self.gates:
             if gate not in self._terms:
                 raise ValueError(f"gate {gate!r} is not a term; terms are {sorted(self._terms)}")
-        self.primary = primary or next(name for name in self._terms if name not in self.gates or len(self._terms) == 1)
+        self.primary = primary or next(
+            name for name in self._terms if name not in self.gates or len(self._terms) == 1
+        )
         if self.primary not in self._terms:
-            raise ValueError(f"primary {self.primary!r} is not a term; terms are {sorted(self._terms)}")
+            raise ValueError(
+                f"primary {self.primary!r} is not a term; terms are {sorted(self._terms)}"
+            )
         self._penalties = _penalties(penalties)
         clash = set(self._penalties) & set(self._terms)
         if clash:
@@ -62,7 +66,9 @@ class Reward:
         self.gate_value = float(gate_value)
 
     @classmethod
-    def from_verifier(cls, verifier: VerifierLike, fields: Mapping[str, str] | None = None, **options) -> "Reward":
+    def from_verifier(
+        cls, verifier: VerifierLike, fields: Mapping[str, str] | None = None, **options
+    ) -> Reward:
         """One term named ``correct``: ``Reward.from_verifier("math", {"answer": "gold"})``."""
         return cls({"correct": verifier}, fields=fields, **options)
 
@@ -82,7 +88,12 @@ class Reward:
             components[gate] = self._terms[gate].weight * verdict.score
             if not verdict.passed:
                 status = verdict.status if not verdict.checkable else "wrong"
-                return Verdict(self.gate_value, status, clip(f"gate {gate!r} failed: {verdict.detail}"), components)
+                return Verdict(
+                    self.gate_value,
+                    status,
+                    clip(f"gate {gate!r} failed: {verdict.detail}"),
+                    components,
+                )
         verdicts = {g: None for g in self.gates}
         for name, term in self._terms.items():
             if name not in verdicts:
@@ -93,10 +104,16 @@ class Reward:
 
     def _run(self, name: str, completion: str, reference: dict) -> Verdict:
         term = self._terms[name]
-        accepted = reference if term.fields is None else {k: v for k, v in reference.items() if k in term.fields}
+        accepted = (
+            reference
+            if term.fields is None
+            else {k: v for k, v in reference.items() if k in term.fields}
+        )
         return call_safely(term.verifier, completion, accepted, name)
 
-    def _apply_penalties(self, completion, primary: Verdict, num_tokens, components: dict) -> Verdict:
+    def _apply_penalties(
+        self, completion, primary: Verdict, num_tokens, components: dict
+    ) -> Verdict:
         total = sum(components.values())
         notes = [f"{self.primary}: {primary.status} ({primary.detail})"]
         capped = False
@@ -104,7 +121,9 @@ class Reward:
             try:
                 outcome = penalty(completion, primary, num_tokens=num_tokens)
             except Exception as exc:  # noqa: BLE001 - a broken penalty must not sink the batch
-                return Verdict(0.0, "error", f"penalty {name!r} raised {type(exc).__name__}: {exc}", components)
+                return Verdict(
+                    0.0, "error", f"penalty {name!r} raised {type(exc).__name__}: {exc}", components
+                )
             components[name] = outcome.value
             total += outcome.value
             capped = capped or outcome.zero_total
@@ -142,16 +161,24 @@ def _term(name: str, spec) -> _Term:
     if isinstance(verifier, str):
         verifier = get(verifier)  # unknown names raise here, listing the known ones
     if not callable(verifier):
-        raise TypeError(f"term {name!r}: expected a verifier name or callable, got {type(verifier).__name__}")
+        raise TypeError(
+            f"term {name!r}: expected a verifier name or callable, got {type(verifier).__name__}"
+        )
     return _Term(verifier, float(weight), label)
 
 
 def _penalties(penalties) -> dict:
-    items = penalties.items() if isinstance(penalties, Mapping) else [(getattr(p, "name", None), p) for p in penalties]
+    items = (
+        penalties.items()
+        if isinstance(penalties, Mapping)
+        else [(getattr(p, "name", None), p) for p in penalties]
+    )
     out: dict = {}
     for name, penalty in items:
         if not callable(penalty) or not name:
-            raise TypeError(f"penalties must be callables with a name, e.g. overlong(1024, 256); got {penalty!r}")
+            raise TypeError(
+                f"penalties must be callables with a name, e.g. overlong(1024, 256); got {penalty!r}"
+            )
         if name in out:
             raise ValueError(f"two penalties named {name!r}; pass a dict to name them apart")
         out[name] = penalty

@@ -17,8 +17,8 @@ import math
 import pickle
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping
 
 from passband.verifiers import _deadline
 from passband.verifiers.verdict import Verdict
@@ -176,7 +176,11 @@ def _problem(result, score_range) -> str | None:
 
 
 def _same(a, b) -> bool:
-    return a[0] == b[0] and (a[1].score, a[1].status) == (b[1].score, b[1].status) if a[0] == "verdict" else a == b
+    return (
+        a[0] == b[0] and (a[1].score, a[1].status) == (b[1].score, b[1].status)
+        if a[0] == "verdict"
+        else a == b
+    )
 
 
 def _show(text: str) -> str:

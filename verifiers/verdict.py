@@ -7,9 +7,9 @@ timeouts instead of training on them as zeros.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 STATUSES = ("ok", "wrong", "invalid", "error", "timeout")
 
@@ -55,21 +55,21 @@ class Verdict:
 
     # Short constructors keep verifier code readable.
     @classmethod
-    def ok(cls, detail: str = "", score: float = 1.0) -> "Verdict":
+    def ok(cls, detail: str = "", score: float = 1.0) -> Verdict:
         return cls(score, "ok", detail)
 
     @classmethod
-    def wrong(cls, detail: str = "", score: float = 0.0) -> "Verdict":
+    def wrong(cls, detail: str = "", score: float = 0.0) -> Verdict:
         return cls(score, "wrong", detail)
 
     @classmethod
-    def invalid(cls, detail: str = "") -> "Verdict":
+    def invalid(cls, detail: str = "") -> Verdict:
         return cls(0.0, "invalid", detail)
 
     @classmethod
-    def error(cls, detail: str = "") -> "Verdict":
+    def error(cls, detail: str = "") -> Verdict:
         return cls(0.0, "error", detail)
 
     @classmethod
-    def timeout(cls, detail: str = "") -> "Verdict":
+    def timeout(cls, detail: str = "") -> Verdict:
         return cls(0.0, "timeout", detail)

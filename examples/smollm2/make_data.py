@@ -22,14 +22,20 @@ NAMES = ["Maria", "John", "Aiko", "Omar", "Lena", "Carlos", "Priya", "Tom", "Sof
 FUNCTIONS = [  # (name, description, tests)
     ("add", "returns the sum of a and b", ["assert add(2, 3) == 5", "assert add(-1, 1) == 0"]),
     ("double", "returns x times two", ["assert double(4) == 8", "assert double(0) == 0"]),
-    ("is_even", "returns True when n is even", ["assert is_even(4) is True",
-                                                  "assert is_even(7) is False"]),
+    (
+        "is_even",
+        "returns True when n is even",
+        ["assert is_even(4) is True", "assert is_even(7) is False"],
+    ),
     ("square", "returns x squared", ["assert square(3) == 9", "assert square(-2) == 4"]),
     ("first", "returns the first item of the list xs", ["assert first([5, 6]) == 5"]),
     ("last", "returns the last item of the list xs", ["assert last([5, 6]) == 6"]),
     ("negate", "returns -x", ["assert negate(3) == -3", "assert negate(-2) == 2"]),
-    ("maximum", "returns the larger of a and b", ["assert maximum(2, 9) == 9",
-                                                   "assert maximum(4, 1) == 4"]),
+    (
+        "maximum",
+        "returns the larger of a and b",
+        ["assert maximum(2, 9) == 9", "assert maximum(4, 1) == 4"],
+    ),
 ]
 
 
@@ -47,17 +53,34 @@ def json_rows(n: int, seed: int = 0) -> list[dict]:
     rng, rows = random.Random(seed), []
     for i in range(n):
         name, age = NAMES[i % len(NAMES)], rng.randint(18, 80)
-        schema = {"type": "object", "required": ["name", "age"],
-                  "properties": {"name": {"const": name}, "age": {"const": age}}}
+        schema = {
+            "type": "object",
+            "required": ["name", "age"],
+            "properties": {"name": {"const": name}, "age": {"const": age}},
+        }
         text = f"{name} is {age} years old and lives in a small town."
-        rows.append({"prompt": chat(f'Extract the name and age from this sentence as JSON with '
-                                    f'keys "name" and "age": {text}'), "schema": schema})
+        rows.append(
+            {
+                "prompt": chat(
+                    f"Extract the name and age from this sentence as JSON with "
+                    f'keys "name" and "age": {text}'
+                ),
+                "schema": schema,
+            }
+        )
     return rows
 
 
 def code_rows() -> list[dict]:
-    return [{"prompt": chat(f"Write a Python function {name} that {what}. Reply with only the "
-                            "code."), "tests": tests} for name, what, tests in FUNCTIONS]
+    return [
+        {
+            "prompt": chat(
+                f"Write a Python function {name} that {what}. Reply with only the code."
+            ),
+            "tests": tests,
+        }
+        for name, what, tests in FUNCTIONS
+    ]
 
 
 def write(rows: list[dict], path: Path) -> None:

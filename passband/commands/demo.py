@@ -21,17 +21,33 @@ _DEMO_MARKERS = ("demo_summary.json", "warm_start")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--output-dir", default="runs/demo", help="run directory (default: runs/demo)")
-    parser.add_argument("--steps", type=int, default=None, help="GRPO steps (default: 100, quick: 50)")
-    parser.add_argument("--sft-steps", type=int, default=None, help="warm-start steps (default: 400)")
+    parser.add_argument(
+        "--output-dir", default="runs/demo", help="run directory (default: runs/demo)"
+    )
+    parser.add_argument(
+        "--steps", type=int, default=None, help="GRPO steps (default: 100, quick: 50)"
+    )
+    parser.add_argument(
+        "--sft-steps", type=int, default=None, help="warm-start steps (default: 400)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed for data, model and training")
-    parser.add_argument("--quick", action="store_true", help="reduced run (50 steps, no twin) for smoke tests")
-    parser.add_argument("--curriculum", action=argparse.BooleanOptionalAction, default=None,
-                        help="sample prompts with the pass-rate curriculum (default) or, with "
-                             "--no-curriculum, uniformly (zero-variance filtering is on either way)")
-    parser.add_argument("--compare", action=argparse.BooleanOptionalAction, default=None,
-                        help="also train uniform sampling + refill to the same generation and "
-                             "print what the curriculum saved (default: on; off with --quick)")
+    parser.add_argument(
+        "--quick", action="store_true", help="reduced run (50 steps, no twin) for smoke tests"
+    )
+    parser.add_argument(
+        "--curriculum",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="sample prompts with the pass-rate curriculum (default) or, with "
+        "--no-curriculum, uniformly (zero-variance filtering is on either way)",
+    )
+    parser.add_argument(
+        "--compare",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also train uniform sampling + refill to the same generation and "
+        "print what the curriculum saved (default: on; off with --quick)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
@@ -40,7 +56,11 @@ def _config(args: argparse.Namespace):
     from passband.demo.sft import SFTConfig
     from passband.errors import UsageError
 
-    changes: dict = {"output_dir": args.output_dir, "seed": args.seed, "progress": not args.no_progress}
+    changes: dict = {
+        "output_dir": args.output_dir,
+        "seed": args.seed,
+        "progress": not args.no_progress,
+    }
     if args.curriculum is not None:
         changes["use_curriculum"] = args.curriculum
     if args.compare is not None:
@@ -110,16 +130,24 @@ def _report(run_dir: Path) -> list[Path]:
 def _print_saving(result) -> None:
     """What the curriculum saved against uniform sampling + refill at the same generation."""
     cur, uni = result.cost, result.uniform["cost"]
-    print(f"\n=== what the curriculum saved (same warm start; {cur['generated']} answers generated "
-          f"by the curriculum run, {uni['generated']} by the twin) ===")
+    print(
+        f"\n=== what the curriculum saved (same warm start; {cur['generated']} answers generated "
+        f"by the curriculum run, {uni['generated']} by the twin) ==="
+    )
     print(f"{'sampling':<22}{'steps':>7}{'groups generated / trained':>29}{'held-out':>11}")
-    print(f"{'pass-rate curriculum':<22}{cur['steps']:>7}{cur['per_trained']:>29.2f}"
-          f"{result.after['accuracy']:>11.1%}")
-    print(f"{'uniform + refill':<22}{uni['steps']:>7}{uni['per_trained']:>29.2f}"
-          f"{result.uniform['after']['accuracy']:>11.1%}")
+    print(
+        f"{'pass-rate curriculum':<22}{cur['steps']:>7}{cur['per_trained']:>29.2f}"
+        f"{result.after['accuracy']:>11.1%}"
+    )
+    print(
+        f"{'uniform + refill':<22}{uni['steps']:>7}{uni['per_trained']:>29.2f}"
+        f"{result.uniform['after']['accuracy']:>11.1%}"
+    )
     gain = (result.after["accuracy"] - result.uniform["after"]["accuracy"]) * 100
-    print(f"curriculum vs uniform + refill at equal generation: {gain:+.1f}pt held-out; "
-          f"{1 - cur['per_trained'] / uni['per_trained']:.0%} less generation per trained group")
+    print(
+        f"curriculum vs uniform + refill at equal generation: {gain:+.1f}pt held-out; "
+        f"{1 - cur['per_trained'] / uni['per_trained']:.0%} less generation per trained group"
+    )
 
 
 def _print_summary(result, pictures: list[Path]) -> None:
@@ -134,8 +162,12 @@ def _print_summary(result, pictures: list[Path]) -> None:
     if result.uniform:
         _print_saving(result)
     extra = f", uniform twin {t['uniform_s']:.0f}s" if "uniform_s" in t else ""
-    print(f"time: warm start {t['warm_start_s']:.0f}s, GRPO {t['grpo_s']:.0f}s{extra}, "
-          f"total {t['total_s']:.0f}s")
-    print(f"run directory: {result.run_dir} (metrics.jsonl, groups.jsonl, checkpoints/, warm_start/)")
+    print(
+        f"time: warm start {t['warm_start_s']:.0f}s, GRPO {t['grpo_s']:.0f}s{extra}, "
+        f"total {t['total_s']:.0f}s"
+    )
+    print(
+        f"run directory: {result.run_dir} (metrics.jsonl, groups.jsonl, checkpoints/, warm_start/)"
+    )
     for path in pictures:
         print(f"plot: {path}")

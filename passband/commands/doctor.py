@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import tomllib
 import warnings
 from pathlib import Path
+
+import tomllib
 
 HELP = "Check a training config against recommended ranges and estimate memory and time per step."
 
@@ -13,18 +14,42 @@ HELP = "Check a training config against recommended ranges and estimate memory a
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from passband.estimate import DEVICES
 
-    parser.add_argument("config", metavar="CONFIG", help="TOML run config ([model], [data], [trainer])")
-    parser.add_argument("overrides", nargs="*", metavar="section.key=value",
-                        help="overrides, as for passband train (e.g. trainer.group_size=16)")
-    parser.add_argument("--gpu", choices=DEVICES, default="h200",
-                        help="hardware to estimate for (default h200; cpu = this machine)")
-    parser.add_argument("--params", default=None, metavar="N",
-                        help="parameter count (7e9, 1.5B) when [model] path has no config.json")
-    parser.add_argument("--prompt-tokens", type=int, default=256, metavar="T",
-                        help="typical prompt length in tokens (default 256)")
-    parser.add_argument("--gpus", type=int, default=1, metavar="N",
-                        help="processes / GPUs the run will use (default 1); with "
-                             'trainer.distributed = "fsdp" the model state is split over them')
+    parser.add_argument(
+        "config", metavar="CONFIG", help="TOML run config ([model], [data], [trainer])"
+    )
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="section.key=value",
+        help="overrides, as for passband train (e.g. trainer.group_size=16)",
+    )
+    parser.add_argument(
+        "--gpu",
+        choices=DEVICES,
+        default="h200",
+        help="hardware to estimate for (default h200; cpu = this machine)",
+    )
+    parser.add_argument(
+        "--params",
+        default=None,
+        metavar="N",
+        help="parameter count (7e9, 1.5B) when [model] path has no config.json",
+    )
+    parser.add_argument(
+        "--prompt-tokens",
+        type=int,
+        default=256,
+        metavar="T",
+        help="typical prompt length in tokens (default 256)",
+    )
+    parser.add_argument(
+        "--gpus",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes / GPUs the run will use (default 1); with "
+        'trainer.distributed = "fsdp" the model state is split over them',
+    )
 
 
 def read_trainer_settings(path: str, overrides: list[str]) -> tuple[dict, set[str], str | None]:
@@ -40,8 +65,9 @@ def read_trainer_settings(path: str, overrides: list[str]) -> tuple[dict, set[st
         warnings.simplefilter("ignore", UserWarning)
         config = load_config(path, overrides)
     raw = tomllib.loads(Path(path).read_text()).get("trainer", {})
-    explicit = set(raw) | {k.split(".", 1)[1] for k, _ in parse_overrides(overrides)
-                           if k.startswith("trainer.")}
+    explicit = set(raw) | {
+        k.split(".", 1)[1] for k, _ in parse_overrides(overrides) if k.startswith("trainer.")
+    }
     return config.trainer.to_dict(), explicit, config.model.path
 
 
@@ -59,9 +85,14 @@ def _shape(args: argparse.Namespace, model_path: str | None):
         try:
             return shape_from_config(candidate), None
         except (KeyError, ValueError, TypeError) as exc:
-            return None, f"{candidate}/config.json lacks a field the estimate needs ({exc}); pass --params"
-    return None, (f"[model] path {model_path!r} has no config.json here; pass --params 7e9 "
-                  "(or 1.5B, 500M) to estimate memory and time")
+            return (
+                None,
+                f"{candidate}/config.json lacks a field the estimate needs ({exc}); pass --params",
+            )
+    return None, (
+        f"[model] path {model_path!r} has no config.json here; pass --params 7e9 "
+        "(or 1.5B, 500M) to estimate memory and time"
+    )
 
 
 def _print_context(model_path: str | None, max_new_tokens: int, prompt_tokens: int) -> None:
@@ -72,8 +103,10 @@ def _print_context(model_path: str | None, max_new_tokens: int, prompt_tokens: i
     if problem:
         print(f"\nWARN  context: {problem}")
     elif positions is not None:
-        print(f"\nok    context: {prompt_tokens}-token prompts + max_new_tokens = {max_new_tokens} "
-              f"fit the model's {positions} positions")
+        print(
+            f"\nok    context: {prompt_tokens}-token prompts + max_new_tokens = {max_new_tokens} "
+            f"fit the model's {positions} positions"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,11 +131,24 @@ def run(args: argparse.Namespace) -> int:
     if shape is None:
         print(f"estimate skipped: {why_not}")
         return 0
-    workload = Workload(**{k: values[k] for k in ("prompts_per_step", "group_size", "max_new_tokens",
-                                                  "rollout_batch_size", "grad_accum", "mu", "beta",
-                                                  "gradient_checkpointing")},
-                        prompt_tokens=args.prompt_tokens, gpus=args.gpus,
-                        sharded=values["distributed"] == "fsdp" and args.gpus > 1)
+    workload = Workload(
+        **{
+            k: values[k]
+            for k in (
+                "prompts_per_step",
+                "group_size",
+                "max_new_tokens",
+                "rollout_batch_size",
+                "grad_accum",
+                "mu",
+                "beta",
+                "gradient_checkpointing",
+            )
+        },
+        prompt_tokens=args.prompt_tokens,
+        gpus=args.gpus,
+        sharded=values["distributed"] == "fsdp" and args.gpus > 1,
+    )
     hw = hardware(args.gpu)
     print(format_estimate(estimate(shape, workload, hw), shape, hw, workload))
     return 0

@@ -10,16 +10,38 @@ HELP = "Render charts, an HTML page and a text summary of a training run directo
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_dir", metavar="RUN_DIR", help="the trainer's output_dir (has metrics.jsonl)")
-    parser.add_argument("--out", default=None, help="where to write the PNGs and index.html "
-                        "(default: RUN_DIR/report)")
-    parser.add_argument("--watch", nargs="?", type=float, const=30.0, default=None, metavar="SECONDS",
-                        help="re-render every SECONDS (default 30) while the run is live; the page "
-                        "refreshes itself in the browser")
-    parser.add_argument("--stale-after", type=float, default=900.0, metavar="SECONDS",
-                        help="with --watch: stop once no file changed for this long (default 900)")
-    parser.add_argument("--top", type=int, default=15, metavar="N",
-                        help="rows of the most-visited-prompts table (default 15)")
+    parser.add_argument(
+        "run_dir", metavar="RUN_DIR", help="the trainer's output_dir (has metrics.jsonl)"
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="where to write the PNGs and index.html (default: RUN_DIR/report)",
+    )
+    parser.add_argument(
+        "--watch",
+        nargs="?",
+        type=float,
+        const=30.0,
+        default=None,
+        metavar="SECONDS",
+        help="re-render every SECONDS (default 30) while the run is live; the page "
+        "refreshes itself in the browser",
+    )
+    parser.add_argument(
+        "--stale-after",
+        type=float,
+        default=900.0,
+        metavar="SECONDS",
+        help="with --watch: stop once no file changed for this long (default 900)",
+    )
+    parser.add_argument(
+        "--top",
+        type=int,
+        default=15,
+        metavar="N",
+        help="rows of the most-visited-prompts table (default 15)",
+    )
     parser.add_argument("--last", type=int, default=None, help=argparse.SUPPRESS)  # deprecated
 
 
@@ -29,8 +51,11 @@ def _positive(args: argparse.Namespace) -> None:
     if args.top < 1:
         raise UsageError(f"--top {args.top}: must be >= 1 (rows of the most-visited table)")
     if args.last is not None:  # the heat map it sized is gone; accepted for one release
-        print("note: --last is deprecated and ignored: the per-prompt heat map it sized was "
-              "replaced by views that scale (see --top)", file=sys.stderr)
+        print(
+            "note: --last is deprecated and ignored: the per-prompt heat map it sized was "
+            "replaced by views that scale (see --top)",
+            file=sys.stderr,
+        )
     if args.watch is not None and args.watch <= 0:
         raise UsageError(f"--watch {args.watch}: must be > 0 seconds")
 
@@ -58,8 +83,10 @@ def run(args: argparse.Namespace) -> int:
         while True:
             report, live = _render_once(args, live=True)
             stamp = time.strftime("%H:%M:%S")
-            print(f"[{stamp}] {report.summary[1][1]}; {len(report.alerts)} alert(s); {report.html}",
-                  flush=True)
+            print(
+                f"[{stamp}] {report.summary[1][1]}; {len(report.alerts)} alert(s); {report.html}",
+                flush=True,
+            )
             if not live:
                 break
             time.sleep(args.watch)

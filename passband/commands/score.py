@@ -16,30 +16,63 @@ HELP = "Pre-score a dataset: pass rate per prompt under a model, band class, his
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dataset", metavar="DATASET",
-                        help=".jsonl, .parquet, .csv, or a directory saved with datasets' save_to_disk")
-    parser.add_argument("--config", default=None, metavar="RUN.toml",
-                        help="take the model, prompt column/template and reward (verifier, "
-                             "references, penalties) from a training config; flags override it")
-    parser.add_argument("--model", default=None, help="local model directory (nothing is downloaded)")
-    parser.add_argument("--tokenizer", default=None, help="tokenizer directory (default: the model's)")
-    parser.add_argument("--verifier", default=None,
-                        help="registered verifier name (e.g. math, exact), or module:attribute naming "
-                             "a Reward or a picklable callable")
-    parser.add_argument("--ref", action="append", default=[], metavar="KEY=COLUMN",
-                        help="pass dataset COLUMN to the verifier as KEY (repeatable), e.g. "
-                             "--ref answer=solution; default: every column except the prompt")
-    parser.add_argument("--prompt-column", default=None, help="column with the prompt text or "
-                        "chat messages (default: prompt)")
-    parser.add_argument("--prompt-template", default=None,
-                        help='build prompts from columns, e.g. "{question} Think step by step."')
-    parser.add_argument("--out", required=True, help="output path; its suffix picks the format "
-                                                     "(a path without suffix = saved HF dataset)")
+    parser.add_argument(
+        "dataset",
+        metavar="DATASET",
+        help=".jsonl, .parquet, .csv, or a directory saved with datasets' save_to_disk",
+    )
+    parser.add_argument(
+        "--config",
+        default=None,
+        metavar="RUN.toml",
+        help="take the model, prompt column/template and reward (verifier, "
+        "references, penalties) from a training config; flags override it",
+    )
+    parser.add_argument(
+        "--model", default=None, help="local model directory (nothing is downloaded)"
+    )
+    parser.add_argument(
+        "--tokenizer", default=None, help="tokenizer directory (default: the model's)"
+    )
+    parser.add_argument(
+        "--verifier",
+        default=None,
+        help="registered verifier name (e.g. math, exact), or module:attribute naming "
+        "a Reward or a picklable callable",
+    )
+    parser.add_argument(
+        "--ref",
+        action="append",
+        default=[],
+        metavar="KEY=COLUMN",
+        help="pass dataset COLUMN to the verifier as KEY (repeatable), e.g. "
+        "--ref answer=solution; default: every column except the prompt",
+    )
+    parser.add_argument(
+        "--prompt-column",
+        default=None,
+        help="column with the prompt text or chat messages (default: prompt)",
+    )
+    parser.add_argument(
+        "--prompt-template",
+        default=None,
+        help='build prompts from columns, e.g. "{question} Think step by step."',
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="output path; its suffix picks the format (a path without suffix = saved HF dataset)",
+    )
     parser.add_argument("--k", type=int, default=8, help="answers per prompt (default 8)")
-    parser.add_argument("--first", type=int, default=4,
-                        help="adaptive: stop after this many answers if all agree (default 4)")
-    parser.add_argument("--no-adaptive", dest="adaptive", action="store_false",
-                        help="always sample k answers")
+    parser.add_argument(
+        "--first",
+        type=int,
+        default=4,
+        help="adaptive: stop after this many answers if all agree (default 4)",
+    )
+    parser.add_argument(
+        "--no-adaptive", dest="adaptive", action="store_false", help="always sample k answers"
+    )
     parser.add_argument("--band", type=float, nargs=2, default=(0.2, 0.8), metavar=("LOW", "HIGH"))
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--top-p", type=float, default=1.0)
@@ -48,15 +81,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=16, help="prompts per generate call")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--split", default=None, help="split of a saved DatasetDict")
-    parser.add_argument("--rescore", action="store_true",
-                        help="score rows that already have pass_rate / *_solve_rate columns")
-    parser.add_argument("--prior-column", default=None,
-                        help="take existing difficulty only from this column")
+    parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="score rows that already have pass_rate / *_solve_rate columns",
+    )
+    parser.add_argument(
+        "--prior-column", default=None, help="take existing difficulty only from this column"
+    )
     parser.add_argument("--plot", default=None, help="histogram PNG (default: OUT.pass_rate.png)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per verification")
-    parser.add_argument("--success-threshold", type=float, default=None,
-                        help="a plain-number reward passes at >= this (default: the config's "
-                             "[curriculum] success_threshold, else 0.5); verdicts pass on passed")
+    parser.add_argument(
+        "--success-threshold",
+        type=float,
+        default=None,
+        help="a plain-number reward passes at >= this (default: the config's "
+        "[curriculum] success_threshold, else 0.5); verdicts pass on passed",
+    )
     parser.add_argument("--workers", type=int, default=None, help="verifier processes")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
@@ -78,8 +119,15 @@ def run(args: argparse.Namespace) -> int:
     generate = _load_generator(args)
     plot = args.plot or f"{os.fspath(Path(args.out))}.pass_rate.png"
     try:
-        result = prescore(rows, generate, verifier, out_path=args.out, plot_path=plot,
-                          progress=args.progress, **options)
+        result = prescore(
+            rows,
+            generate,
+            verifier,
+            out_path=args.out,
+            plot_path=plot,
+            progress=args.progress,
+            **options,
+        )
     except PrescoreError as exc:
         raise UsageError(str(exc)) from None
     print(result.summary())
@@ -124,8 +172,10 @@ def _apply_config(args: argparse.Namespace):
             verifier, config_refs = run.reward.build()
             refs = refs or dict(config_refs or {})
     if not args.model or not verifier:
-        raise UsageError("give --model and --verifier, or a --config whose [model] and [reward] "
-                         "sections name them")
+        raise UsageError(
+            "give --model and --verifier, or a --config whose [model] and [reward] "
+            "sections name them"
+        )
     return verifier, refs or None
 
 
@@ -133,16 +183,32 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
     from passband.errors import UsageError
 
     if args.temperature < 0 or not 0 < args.top_p <= 1 or args.max_tokens < 1:
-        raise UsageError(f"--temperature {args.temperature} must be >= 0, --top-p {args.top_p} in "
-                         f"(0, 1], --max-tokens {args.max_tokens} >= 1")
-    return dict(k=args.k, first=min(args.first, args.k), adaptive=args.adaptive,
-                band=tuple(args.band), batch_size=args.batch_size, seed=args.seed,
-                prompt_column=args.prompt_column or "prompt", prompt_template=args.prompt_template,
-                references=refs, rescore=args.rescore,
-                prior_column=args.prior_column, timeout=args.timeout, workers=args.workers,
-                success_threshold=0.5 if args.success_threshold is None else args.success_threshold,
-                settings={"model": args.model, "temperature": args.temperature,
-                          "top_p": args.top_p, "max_tokens": args.max_tokens})
+        raise UsageError(
+            f"--temperature {args.temperature} must be >= 0, --top-p {args.top_p} in "
+            f"(0, 1], --max-tokens {args.max_tokens} >= 1"
+        )
+    return dict(
+        k=args.k,
+        first=min(args.first, args.k),
+        adaptive=args.adaptive,
+        band=tuple(args.band),
+        batch_size=args.batch_size,
+        seed=args.seed,
+        prompt_column=args.prompt_column or "prompt",
+        prompt_template=args.prompt_template,
+        references=refs,
+        rescore=args.rescore,
+        prior_column=args.prior_column,
+        timeout=args.timeout,
+        workers=args.workers,
+        success_threshold=0.5 if args.success_threshold is None else args.success_threshold,
+        settings={
+            "model": args.model,
+            "temperature": args.temperature,
+            "top_p": args.top_p,
+            "max_tokens": args.max_tokens,
+        },
+    )
 
 
 def _resolve_verifier(spec: str):
@@ -186,7 +252,13 @@ def _load_generator(args: argparse.Namespace) -> _SeededGenerate:
     if device.startswith("cuda") and torch.cuda.is_bf16_supported():
         model = model.to(dtype=torch.bfloat16)
     model = model.to(device)
-    backend = HFRollout(model, tokenizer, max_new_tokens=args.max_tokens,
-                        temperature=args.temperature, top_p=args.top_p, stop=tuple(args.stop),
-                        batch_size=max(1, args.batch_size * args.k))
+    backend = HFRollout(
+        model,
+        tokenizer,
+        max_new_tokens=args.max_tokens,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        stop=tuple(args.stop),
+        batch_size=max(1, args.batch_size * args.k),
+    )
     return _SeededGenerate(backend)

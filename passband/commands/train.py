@@ -18,13 +18,23 @@ HELP = "Train a model with GRPO from a TOML config (overrides: section.key=value
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", help="TOML file with [model], [data], [reward], [trainer]")
-    parser.add_argument("overrides", nargs="*", metavar="section.key=value",
-                        help="override a config value, e.g. trainer.learning_rate=1e-6")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue from the newest checkpoint in trainer.output_dir")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace the previous run in trainer.output_dir (metrics, "
-                             "checkpoints); without it, or --resume, such a directory is refused")
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="section.key=value",
+        help="override a config value, e.g. trainer.learning_rate=1e-6",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue from the newest checkpoint in trainer.output_dir",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the previous run in trainer.output_dir (metrics, "
+        "checkpoints); without it, or --resume, such a directory is refused",
+    )
     parser.add_argument("--output-dir", default=None, help="shortcut for trainer.output_dir=...")
 
 
@@ -35,8 +45,9 @@ def run(args: argparse.Namespace) -> int:
     from passband.errors import DiskFullError, UsageError
 
     if args.resume and args.overwrite:
-        raise UsageError("--resume continues the run in output_dir and --overwrite replaces it; "
-                         "pass one of them")
+        raise UsageError(
+            "--resume continues the run in output_dir and --overwrite replaces it; pass one of them"
+        )
     overrides = list(args.overrides)
     if args.resume:
         overrides.append("trainer.resume=true")
@@ -53,20 +64,30 @@ def run(args: argparse.Namespace) -> int:
 
     # Mistakes the user can make surface as passband.errors (the CLI prints them); anything else
     # escaping from here is a bug and keeps its traceback.
-    trainer = GRPOTrainer(cfg.model.path, cfg.model.tokenizer, rows, reward, cfg.trainer,
-                          reference_columns=reference_columns)
+    trainer = GRPOTrainer(
+        cfg.model.path,
+        cfg.model.tokenizer,
+        rows,
+        reward,
+        cfg.trainer,
+        reference_columns=reference_columns,
+    )
     try:
         last = trainer.train()
     except OSError as exc:  # a log write on a full disk names no file: name the run directory
         if exc.errno != errno.ENOSPC:
             raise
-        raise DiskFullError(f"no space left on {exc.filename or cfg.trainer.output_dir}; free some "
-                            "space and rerun with --resume") from None
+        raise DiskFullError(
+            f"no space left on {exc.filename or cfg.trainer.output_dir}; free some "
+            "space and rerun with --resume"
+        ) from None
     finally:
         trainer.close()  # a vLLM engine it started
     from passband.trainer.distributed import finish_distributed
 
     finish_distributed()  # under torchrun / accelerate launch: leave the process group cleanly
     if trainer.dist.is_main:
-        print(f"done: {last.get('step', trainer.step)} steps; run directory {cfg.trainer.output_dir}")
+        print(
+            f"done: {last.get('step', trainer.step)} steps; run directory {cfg.trainer.output_dir}"
+        )
     return 0

@@ -22,18 +22,43 @@ _VERDICT_KEYS = ("score", "status", "detail", "components")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", type=Path, nargs="?", help="JSONL or Parquet file with one completion per row")
-    parser.add_argument("--list", action="store_true", help="print the registered verifier names and exit")
-    parser.add_argument("--verifier", "-v",
-                        help="registered verifier name (math, json_schema, exact, regex, ...) or module:attribute of a verifier/Reward")
-    parser.add_argument("--completion-column", "-c", default="completion", help="column holding the completion")
-    parser.add_argument("--ref", action="append", default=[], metavar="FIELD=COLUMN",
-                        help="reference field from a column, e.g. --ref answer=gold (repeatable); "
-                        "by default every other column is passed under its own name")
-    parser.add_argument("--output", "-o", type=Path, help="output .jsonl or .parquet (default: INPUT.verdicts.jsonl)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per completion (hard, worker killed)")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
-    parser.add_argument("--chunk-size", type=int, default=256, help="rows scored and fsynced per chunk")
+    parser.add_argument(
+        "input", type=Path, nargs="?", help="JSONL or Parquet file with one completion per row"
+    )
+    parser.add_argument(
+        "--list", action="store_true", help="print the registered verifier names and exit"
+    )
+    parser.add_argument(
+        "--verifier",
+        "-v",
+        help="registered verifier name (math, json_schema, exact, regex, ...) or module:attribute of a verifier/Reward",
+    )
+    parser.add_argument(
+        "--completion-column", "-c", default="completion", help="column holding the completion"
+    )
+    parser.add_argument(
+        "--ref",
+        action="append",
+        default=[],
+        metavar="FIELD=COLUMN",
+        help="reference field from a column, e.g. --ref answer=gold (repeatable); "
+        "by default every other column is passed under its own name",
+    )
+    parser.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        help="output .jsonl or .parquet (default: INPUT.verdicts.jsonl)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per completion (hard, worker killed)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=None, help="worker processes (default: CPU count)"
+    )
+    parser.add_argument(
+        "--chunk-size", type=int, default=256, help="rows scored and fsynced per chunk"
+    )
     parser.add_argument("--overwrite", action="store_true", help="start over instead of resuming")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -85,12 +110,15 @@ def _refuse_own_input(source: Path, *outputs: Path) -> None:
     for out in outputs:
         meta = out.with_name(out.name + ".meta.json")
         for path in (out, meta):
-            same = path.resolve() == source.resolve() or (path.exists()
-                                                          and os.path.samefile(path, source))
+            same = path.resolve() == source.resolve() or (
+                path.exists() and os.path.samefile(path, source)
+            )
             if same:
-                raise UsageError(f"--output {str(out)!r} would overwrite the input {str(source)!r}"
-                                 "; choose another output path (verdicts are written beside the "
-                                 "input rows, never over them)")
+                raise UsageError(
+                    f"--output {str(out)!r} would overwrite the input {str(source)!r}"
+                    "; choose another output path (verdicts are written beside the "
+                    "input rows, never over them)"
+                )
 
 
 def _resolve_verifier(spec: str):
@@ -128,12 +156,18 @@ def _check_columns(rows: list[dict], completion_column: str, refs: dict[str, str
     if not rows:
         return
     columns = sorted({k for row in rows[:100] for k in row})
-    for what, column in [("--completion-column", completion_column)] + [(f"--ref {f}=", c) for f, c in refs.items()]:
+    for what, column in [("--completion-column", completion_column)] + [
+        (f"--ref {f}=", c) for f, c in refs.items()
+    ]:
         if column not in columns:
-            raise UsageError(f"{what} {column!r}: no such column; the input has {', '.join(columns)}")
+            raise UsageError(
+                f"{what} {column!r}: no such column; the input has {', '.join(columns)}"
+            )
     clash = [k for k in _VERDICT_KEYS if k in columns]
     if clash:
-        raise UsageError(f"input already has column(s) {clash} that the verdict would overwrite; rename them")
+        raise UsageError(
+            f"input already has column(s) {clash} that the verdict would overwrite; rename them"
+        )
 
 
 def _references(row: dict, completion_column: str, refs: dict[str, str]) -> dict:
@@ -149,15 +183,21 @@ def _prepare_journal(journal: Path, args, rows: list[dict]) -> int:
     from passband.errors import UsageError
 
     meta_path = journal.with_name(journal.name + ".meta.json")
-    meta = {"input": str(args.input.resolve()), "verifier": args.verifier,
-            "completion_column": args.completion_column, "ref": sorted(args.ref)}
+    meta = {
+        "input": str(args.input.resolve()),
+        "verifier": args.verifier,
+        "completion_column": args.completion_column,
+        "ref": sorted(args.ref),
+    }
     if args.overwrite or not journal.exists():
         journal.parent.mkdir(parents=True, exist_ok=True)
         journal.write_bytes(b"")
         meta_path.write_text(json.dumps(meta))
         return 0
     if meta_path.exists() and json.loads(meta_path.read_text()) != meta:
-        raise UsageError(f"{journal} was written by a different run ({meta_path}); pass --overwrite or another --output")
+        raise UsageError(
+            f"{journal} was written by a different run ({meta_path}); pass --overwrite or another --output"
+        )
     data = journal.read_bytes()
     keep = data.rfind(b"\n") + 1
     if keep != len(data):
@@ -165,12 +205,16 @@ def _prepare_journal(journal: Path, args, rows: list[dict]) -> int:
             f.truncate(keep)
     written = data[:keep].splitlines()
     if len(written) > len(rows):
-        raise UsageError(f"{journal} has {len(written)} rows but the input only {len(rows)}; pass --overwrite")
+        raise UsageError(
+            f"{journal} has {len(written)} rows but the input only {len(rows)}; pass --overwrite"
+        )
     changed = _first_changed(written, rows)
     if changed is not None:
-        raise UsageError(f"{args.input}: row {changed} changed since {journal} was written, so its "
-                         "verdict (and any after it) may be stale; pass --overwrite to score the "
-                         "input again")
+        raise UsageError(
+            f"{args.input}: row {changed} changed since {journal} was written, so its "
+            "verdict (and any after it) may be stale; pass --overwrite to score the "
+            "input again"
+        )
     return len(written)
 
 
@@ -197,17 +241,33 @@ def _score_rows(verifier, rows: list[dict], refs: dict, journal: Path, done: int
 
     from passband.verifiers import verify_batch
 
-    with open(journal, "ab") as out, tqdm(total=len(rows), initial=done, unit="row", desc="verify",
-                                         disable=args.no_progress, dynamic_ncols=True) as bar:
+    with (
+        open(journal, "ab") as out,
+        tqdm(
+            total=len(rows),
+            initial=done,
+            unit="row",
+            desc="verify",
+            disable=args.no_progress,
+            dynamic_ncols=True,
+        ) as bar,
+    ):
         for start in range(done, len(rows), args.chunk_size):
             chunk = rows[start : start + args.chunk_size]
             completions = [_text(row.get(args.completion_column)) for row in chunk]
             references = [_references(row, args.completion_column, refs) for row in chunk]
-            verdicts = verify_batch(verifier, completions, references, timeout=args.timeout, workers=args.workers)
+            verdicts = verify_batch(
+                verifier, completions, references, timeout=args.timeout, workers=args.workers
+            )
             lines = []
             for row, verdict in zip(chunk, verdicts):
-                record = dict(row, score=verdict.score, status=verdict.status, detail=verdict.detail,
-                              components=dict(verdict.components))
+                record = dict(
+                    row,
+                    score=verdict.score,
+                    status=verdict.status,
+                    detail=verdict.detail,
+                    components=dict(verdict.components),
+                )
                 lines.append(json.dumps(record, ensure_ascii=False, default=str) + "\n")
             # backslashreplace writes a lone surrogate as the JSON escape \udXXX: still valid JSON
             _append(out, "".join(lines).encode("utf-8", "backslashreplace"), journal)
@@ -226,8 +286,10 @@ def _append(out, data: bytes, journal: Path) -> None:
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             raise
-        raise DiskFullError(f"no space left on {journal}; free some space and rerun the same "
-                            "command: it resumes after the last complete row") from None
+        raise DiskFullError(
+            f"no space left on {journal}; free some space and rerun the same "
+            "command: it resumes after the last complete row"
+        ) from None
 
 
 def _text(value) -> str:

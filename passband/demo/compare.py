@@ -30,13 +30,20 @@ class RunCost:
         return self.groups_rolled / max(1, self.groups_trained)
 
     def as_dict(self) -> dict:
-        return {"steps": self.steps, "generated": self.generated, "groups_rolled": self.groups_rolled,
-                "groups_trained": self.groups_trained, "per_trained": self.per_trained}
+        return {
+            "steps": self.steps,
+            "generated": self.generated,
+            "groups_rolled": self.groups_rolled,
+            "groups_trained": self.groups_trained,
+            "per_trained": self.per_trained,
+        }
 
 
 def run_cost(lines: list[dict], group_size: int) -> RunCost:
     rolled = sum(m["groups/rolled"] for m in lines)
-    return RunCost(len(lines), rolled * group_size, rolled, sum(m["groups/effective"] for m in lines))
+    return RunCost(
+        len(lines), rolled * group_size, rolled, sum(m["groups/effective"] for m in lines)
+    )
 
 
 def read_cost(run_dir: Path, group_size: int) -> RunCost:

@@ -13,7 +13,9 @@ from passband.demo.task import LEVELS, arith_verifier
 __all__ = ["greedy_accuracy", "greedy_answers"]
 
 
-def greedy_answers(model, tokenizer, prompts: list[str], *, max_new_tokens: int = 8, batch_size: int = 256) -> list[str]:
+def greedy_answers(
+    model, tokenizer, prompts: list[str], *, max_new_tokens: int = 8, batch_size: int = 256
+) -> list[str]:
     """Greedy completions for ``prompts`` (left-padded batches, stop at eos)."""
     import torch
 
@@ -23,7 +25,12 @@ def greedy_answers(model, tokenizer, prompts: list[str], *, max_new_tokens: int 
     out: list[str] = []
     try:
         for start in range(0, len(prompts), batch_size):
-            enc = tokenizer(prompts[start : start + batch_size], return_tensors="pt", padding=True, add_special_tokens=False)
+            enc = tokenizer(
+                prompts[start : start + batch_size],
+                return_tensors="pt",
+                padding=True,
+                add_special_tokens=False,
+            )
             with torch.no_grad():
                 gen = model.generate(
                     **enc,
@@ -32,18 +39,26 @@ def greedy_answers(model, tokenizer, prompts: list[str], *, max_new_tokens: int 
                     pad_token_id=tokenizer.pad_token_id,
                     eos_token_id=tokenizer.eos_token_id,
                 )  # [B, P + new]
-            out.extend(tokenizer.batch_decode(gen[:, enc["input_ids"].shape[1] :], skip_special_tokens=True))
+            out.extend(
+                tokenizer.batch_decode(
+                    gen[:, enc["input_ids"].shape[1] :], skip_special_tokens=True
+                )
+            )
     finally:
         tokenizer.padding_side = side
         model.train(was_training)
     return out
 
 
-def greedy_accuracy(model, tokenizer, problems: list[dict], *, max_new_tokens: int = 8) -> dict[str, float]:
+def greedy_accuracy(
+    model, tokenizer, problems: list[dict], *, max_new_tokens: int = 8
+) -> dict[str, float]:
     """``{"accuracy": overall, "level/<name>": per level}`` over ``problems``."""
     if not problems:
         raise ValueError("greedy_accuracy needs at least one problem")
-    answers = greedy_answers(model, tokenizer, [p["prompt"] for p in problems], max_new_tokens=max_new_tokens)
+    answers = greedy_answers(
+        model, tokenizer, [p["prompt"] for p in problems], max_new_tokens=max_new_tokens
+    )
     verify = arith_verifier()
     hits: dict[str, list[bool]] = defaultdict(list)
     for problem, answer in zip(problems, answers):

@@ -23,7 +23,13 @@ class ModelSize:
     max_positions: int = 64
 
     def __post_init__(self) -> None:
-        for name in ("hidden_size", "num_layers", "num_heads", "intermediate_size", "max_positions"):
+        for name in (
+            "hidden_size",
+            "num_layers",
+            "num_heads",
+            "intermediate_size",
+            "max_positions",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"ModelSize.{name} must be >= 1, got {getattr(self, name)}")
         if self.hidden_size % self.num_heads:

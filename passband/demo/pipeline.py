@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from passband.demo.compare import read_cost, train_to_budget
 from passband.demo.evaluate import greedy_accuracy
@@ -74,7 +74,9 @@ class DemoConfig:
 
     def __post_init__(self) -> None:
         if not self.levels or any(not 0 <= lv < len(LEVELS) for lv in self.levels):
-            raise ValueError(f"DemoConfig.levels must be indices in [0, {len(LEVELS) - 1}], got {self.levels}")
+            raise ValueError(
+                f"DemoConfig.levels must be indices in [0, {len(LEVELS) - 1}], got {self.levels}"
+            )
         for name in ("n_train", "n_heldout", "grpo_steps", "prompts_per_step", "max_new_tokens"):
             if getattr(self, name) < 1:
                 raise ValueError(f"DemoConfig.{name} must be >= 1, got {getattr(self, name)}")
@@ -82,7 +84,7 @@ class DemoConfig:
             raise ValueError(f"DemoConfig.group_size must be >= 2, got {self.group_size}")
 
     @classmethod
-    def quick(cls, **changes) -> "DemoConfig":
+    def quick(cls, **changes) -> DemoConfig:
         """A reduced run (half the GRPO steps, no uniform twin) that still shows a real gain."""
         base = dict(n_heldout=300, grpo_steps=50, compare=False)
         base.update(changes)
@@ -109,13 +111,23 @@ def grpo_config(cfg: DemoConfig, output_dir: str | Path, **changes):
     from passband.trainer import GRPOConfig
 
     values = dict(
-        group_size=cfg.group_size, prompts_per_step=cfg.prompts_per_step,
-        max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-        learning_rate=cfg.learning_rate, beta=cfg.beta, max_steps=cfg.grpo_steps, seed=cfg.seed,
-        output_dir=str(output_dir), checkpoint_every=cfg.checkpoint_every, keep_checkpoints=1,
-        rollout_batch_size=cfg.group_size * cfg.prompts_per_step, pretrained=False,
-        use_curriculum=cfg.use_curriculum, filter_zero_variance=cfg.filter_zero_variance,
-        progress=cfg.progress, verifier_workers=1,
+        group_size=cfg.group_size,
+        prompts_per_step=cfg.prompts_per_step,
+        max_new_tokens=cfg.max_new_tokens,
+        temperature=cfg.temperature,
+        learning_rate=cfg.learning_rate,
+        beta=cfg.beta,
+        max_steps=cfg.grpo_steps,
+        seed=cfg.seed,
+        output_dir=str(output_dir),
+        checkpoint_every=cfg.checkpoint_every,
+        keep_checkpoints=1,
+        rollout_batch_size=cfg.group_size * cfg.prompts_per_step,
+        pretrained=False,
+        use_curriculum=cfg.use_curriculum,
+        filter_zero_variance=cfg.filter_zero_variance,
+        progress=cfg.progress,
+        verifier_workers=1,
     )
     values.update(changes)
     return GRPOConfig(**values)
@@ -127,10 +139,16 @@ def prepare(cfg: DemoConfig, log: Callable[[str], None] = print):
     train, heldout = make_splits(cfg.n_train, cfg.n_heldout, seed=cfg.seed, levels=cfg.levels)
     model = build_model(tokenizer, cfg.model, seed=cfg.seed)
     n_params = sum(p.numel() for p in model.parameters())
-    log(f"tiny Qwen2 model: {n_params / 1e3:.0f}k parameters, {len(tokenizer)}-token character vocabulary")
-    shares = {LEVELS[i].name: cfg.levels.count(i) / len(cfg.levels) for i in dict.fromkeys(cfg.levels)}
-    log(f"task: {len(train)} training / {len(heldout)} held-out problems, levels "
-        + ", ".join(f"{name} {share:.0%}" for name, share in shares.items()))
+    log(
+        f"tiny Qwen2 model: {n_params / 1e3:.0f}k parameters, {len(tokenizer)}-token character vocabulary"
+    )
+    shares = {
+        LEVELS[i].name: cfg.levels.count(i) / len(cfg.levels) for i in dict.fromkeys(cfg.levels)
+    }
+    log(
+        f"task: {len(train)} training / {len(heldout)} held-out problems, levels "
+        + ", ".join(f"{name} {share:.0%}" for name, share in shares.items())
+    )
     warm_start(model, tokenizer, train, cfg.sft, progress=cfg.progress)
     return tokenizer, train, heldout, model
 
@@ -175,8 +193,13 @@ def _uniform_twin(cfg: DemoConfig, run_dir: Path, train, heldout, answers: int, 
 
     model = AutoModelForCausalLM.from_pretrained(run_dir / "warm_start")
     tokenizer = build_tokenizer()
-    config = grpo_config(cfg, run_dir / "uniform_refill", use_curriculum=False,
-                         checkpoint_every=10**9, max_steps=10**6)
+    config = grpo_config(
+        cfg,
+        run_dir / "uniform_refill",
+        use_curriculum=False,
+        checkpoint_every=10**9,
+        max_steps=10**6,
+    )
     log(f"uniform sampling + refill from the same warm start, to the same {answers} answers")
     cost = train_to_budget(GRPOTrainer(model, tokenizer, train, arith_verifier(), config), answers)
     acc = greedy_accuracy(model, tokenizer, heldout, max_new_tokens=cfg.max_new_tokens)
@@ -185,7 +208,13 @@ def _uniform_twin(cfg: DemoConfig, run_dir: Path, train, heldout, answers: int, 
 
 
 def _write_summary(cfg: DemoConfig, result: DemoResult) -> None:
-    summary = {"config": asdict(cfg), "before": result.before, "after": result.after,
-               "gain": result.gain, "timings": result.timings, "cost": result.cost,
-               "uniform_refill": result.uniform}
+    summary = {
+        "config": asdict(cfg),
+        "before": result.before,
+        "after": result.after,
+        "gain": result.gain,
+        "timings": result.timings,
+        "cost": result.cost,
+        "uniform_refill": result.uniform,
+    }
     (result.run_dir / "demo_summary.json").write_text(json.dumps(summary, indent=2, default=str))

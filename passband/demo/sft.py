@@ -47,7 +47,9 @@ def _batch(tokenizer, problems: list[dict]):
     rows, labels = [], []
     for p in problems:
         prompt = tokenizer(p["prompt"], add_special_tokens=False)["input_ids"]
-        answer = tokenizer(p["answer"], add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        answer = tokenizer(p["answer"], add_special_tokens=False)["input_ids"] + [
+            tokenizer.eos_token_id
+        ]
         rows.append(prompt + answer)
         labels.append([-100] * len(prompt) + answer)
     width = max(len(r) for r in rows)
@@ -58,7 +60,9 @@ def _batch(tokenizer, problems: list[dict]):
     return ids, mask, lab
 
 
-def warm_start(model, tokenizer, problems: list[dict], config: SFTConfig = SFTConfig(), *, progress=True) -> list[float]:
+def warm_start(
+    model, tokenizer, problems: list[dict], config: SFTConfig = SFTConfig(), *, progress=True
+) -> list[float]:
     """Train ``model`` in place on ``problems``; returns the loss of every step."""
     import torch
     from tqdm.auto import tqdm
@@ -73,7 +77,9 @@ def warm_start(model, tokenizer, problems: list[dict], config: SFTConfig = SFTCo
     losses: list[float] = []
     bar = tqdm(range(config.steps), desc="warm start (SFT)", disable=not progress, leave=False)
     for _ in bar:
-        ids, mask, labels = _batch(tokenizer, rng.sample(problems, min(config.batch_size, len(problems))))
+        ids, mask, labels = _batch(
+            tokenizer, rng.sample(problems, min(config.batch_size, len(problems)))
+        )
         loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
         optimizer.zero_grad(set_to_none=True)
         loss.backward()

@@ -20,7 +20,15 @@ from dataclasses import dataclass
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
-__all__ = ["LEVELS", "SPREAD_LEVELS", "VERIFIER_NAME", "Level", "arith_verifier", "make_problem", "make_splits"]
+__all__ = [
+    "LEVELS",
+    "SPREAD_LEVELS",
+    "VERIFIER_NAME",
+    "Level",
+    "arith_verifier",
+    "make_problem",
+    "make_splits",
+]
 
 VERIFIER_NAME = "demo_arith"
 
@@ -82,7 +90,9 @@ def make_splits(
     if not levels:
         raise ValueError("levels must name at least one level")
     heldout = _draw(n_heldout, random.Random(f"heldout-{seed}"), levels, exclude=set())
-    train = _draw(n_train, random.Random(f"train-{seed}"), levels, exclude={p["prompt"] for p in heldout})
+    train = _draw(
+        n_train, random.Random(f"train-{seed}"), levels, exclude={p["prompt"] for p in heldout}
+    )
     return train, heldout
 
 
@@ -94,7 +104,9 @@ def _draw(n: int, rng: random.Random, levels: tuple[int, ...], exclude: set[str]
     turn = 0
     while len(out) < n:
         if not live:
-            raise ValueError(f"cannot draw {n} distinct problems from levels {levels}; ask for fewer")
+            raise ValueError(
+                f"cannot draw {n} distinct problems from levels {levels}; ask for fewer"
+            )
         level = live[turn % len(live)]
         for _ in range(200):  # 200 straight repeats: this level is (nearly) exhausted
             problem = make_problem(rng, level)
@@ -123,7 +135,7 @@ class _ArithVerifier:
         if match is None:
             return Verdict.invalid("completion does not start with an integer")
         if completion[match.end() :].strip():
-            return Verdict.wrong(f"text after the answer: {completion[match.end():][:20]!r}")
+            return Verdict.wrong(f"text after the answer: {completion[match.end() :][:20]!r}")
         try:
             gold = int(str(answer).strip())
         except ValueError:

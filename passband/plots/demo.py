@@ -22,8 +22,12 @@ def _smooth(values: list[float], window: int = 10) -> list[float]:
     return out
 
 
-def plot_demo(run_dir: str | Path, before: dict[str, float], after: dict[str, float],
-              saving: dict | None = None) -> Path:
+def plot_demo(
+    run_dir: str | Path,
+    before: dict[str, float],
+    after: dict[str, float],
+    saving: dict | None = None,
+) -> Path:
     """Write ``run_dir/demo.png``: before/after bars (left), pass rate and length by step
     (middle), and with ``saving`` (the demo summary's ``cost`` and ``uniform_refill``) what the
     curriculum saved against uniform sampling + refill at equal generation (right)."""
@@ -35,7 +39,9 @@ def plot_demo(run_dir: str | Path, before: dict[str, float], after: dict[str, fl
     keys = ["accuracy"] + sorted(k for k in before if k.startswith("level/"))
     xs = range(len(keys))
     left.bar([x - 0.2 for x in xs], [before[k] for k in keys], width=0.4, label="after warm start")
-    left.bar([x + 0.2 for x in xs], [after.get(k, 0.0) for k in keys], width=0.4, label="after GRPO")
+    left.bar(
+        [x + 0.2 for x in xs], [after.get(k, 0.0) for k in keys], width=0.4, label="after GRPO"
+    )
     left.set_xticks(list(xs), ["all"] + [k.split("/", 1)[1] for k in keys[1:]])
     left.set(ylim=(0, 1), ylabel="held-out greedy accuracy", title="Held-out accuracy")
     left.legend(loc="upper left")
@@ -45,7 +51,9 @@ def plot_demo(run_dir: str | Path, before: dict[str, float], after: dict[str, fl
         steps, rates = series(rows, "pass_rate")
         right.plot(steps, rates, color="tab:blue", alpha=0.25)
         right.plot(steps, _smooth(rates), color="tab:blue", label="pass rate")
-        right.set(xlabel="GRPO step", ylabel="pass rate (sampled, T=1)", ylim=(0, 1), title="Training")
+        right.set(
+            xlabel="GRPO step", ylabel="pass rate (sampled, T=1)", ylim=(0, 1), title="Training"
+        )
         twin = right.twinx()
         steps, lengths = series(rows, "length/mean")
         twin.plot(steps, _smooth(lengths), color="tab:orange", label="mean length")
@@ -63,7 +71,14 @@ def _plot_saving(ax, after: dict, saving: dict) -> None:
     accs = [after["accuracy"], uni["after"]["accuracy"]]
     bars = ax.bar(names, ratios, color=["tab:green", "tab:gray"])
     for bar, acc in zip(bars, accs):
-        ax.annotate(f"held-out {acc:.1%}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                    ha="center", va="bottom")
-    ax.set(ylabel="groups generated per group trained", ylim=(0, 1.25 * max(ratios)),
-           title=f"Same generation: {cur['generated']} answers")
+        ax.annotate(
+            f"held-out {acc:.1%}",
+            (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+            ha="center",
+            va="bottom",
+        )
+    ax.set(
+        ylabel="groups generated per group trained",
+        ylim=(0, 1.25 * max(ratios)),
+        title=f"Same generation: {cur['generated']} answers",
+    )

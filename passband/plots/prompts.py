@@ -12,8 +12,14 @@ from passband.curriculum.plot import POOL_COLORS, figure, save, say
 from passband.rundir import series
 from passband.runstats import FRACTIONS, RunView, pass_rate_moves
 
-__all__ = ["chart_concentration", "chart_outliers", "chart_reward_distributions",
-           "chart_pass_rate_moves", "chart_curriculum", "chart_pass_rate_histogram"]
+__all__ = [
+    "chart_concentration",
+    "chart_outliers",
+    "chart_reward_distributions",
+    "chart_pass_rate_moves",
+    "chart_curriculum",
+    "chart_pass_rate_histogram",
+]
 
 _NO_GROUPS = "groups.jsonl is missing or has no rows with prompt_id and rewards"
 
@@ -30,19 +36,35 @@ def chart_concentration(view: RunView, path: Path) -> str | None:
     flagged = {v.step for flag in view.flags if flag.rule == "gradient" for v in flag.visits}
     hits = [(s, y) for s, y in zip(c.steps, c.top[FRACTIONS[0]]) if s in flagged]
     if hits:
-        ax.scatter(*zip(*hits), color="tab:red", marker="o", s=40, zorder=3, label="flagged outlier")
-    ax.set(xlabel="step", ylabel="share of Σ|advantage|·tokens", ylim=(0, 1.02),
-           title="Per step: share carried by the heaviest effective groups (≥ 1 group)")
+        ax.scatter(
+            *zip(*hits), color="tab:red", marker="o", s=40, zorder=3, label="flagged outlier"
+        )
+    ax.set(
+        xlabel="step",
+        ylabel="share of Σ|advantage|·tokens",
+        ylim=(0, 1.02),
+        title="Per step: share carried by the heaviest effective groups (≥ 1 group)",
+    )
     ax.legend(loc="upper right", fontsize=7)
     xs, ys = c.lorenz
     lorenz.plot([0, 1], [0, 1], color="gray", ls="--", lw=1, label="equal shares")
     lorenz.plot(xs, ys, color="black", lw=1.5, label="this run")
     for f, color in zip(FRACTIONS, ("tab:red", "tab:blue")):
         share, equal = c.run_top[f]
-        lorenz.scatter([equal], [share], color=color, zorder=3,
-                       label=f"top {f:.0%}: {share:.1%} (equal {equal:.1%})")
-    lorenz.set(xlabel="heaviest share of all effective groups", ylabel="share of the run's gradient",
-               xlim=(0, 1), ylim=(0, 1.02), title=f"Over the run ({len(view.run.groups):,} groups)")
+        lorenz.scatter(
+            [equal],
+            [share],
+            color=color,
+            zorder=3,
+            label=f"top {f:.0%}: {share:.1%} (equal {equal:.1%})",
+        )
+    lorenz.set(
+        xlabel="heaviest share of all effective groups",
+        ylabel="share of the run's gradient",
+        xlim=(0, 1),
+        ylim=(0, 1.02),
+        title=f"Over the run ({len(view.run.groups):,} groups)",
+    )
     lorenz.legend(loc="lower right", fontsize=7)
     save(fig, path)
     return None
@@ -71,16 +93,30 @@ def chart_outliers(view: RunView, path: Path) -> str | None:
     from passband.runstats import SCALE_FACTOR, gradient_threshold
 
     shown = view.flags[:10]
-    fig, axes = figure(11, 3.6 if not shown else 3.6 + 0.3 * len(shown), rows=2 if shown else 1,
-                       cols=2, **({"height_ratios": [3, 1.2 + 0.3 * len(shown)]} if shown else {}))
+    fig, axes = figure(
+        11,
+        3.6 if not shown else 3.6 + 0.3 * len(shown),
+        rows=2 if shown else 1,
+        cols=2,
+        **({"height_ratios": [3, 1.2 + 0.3 * len(shown)]} if shown else {}),
+    )
     k = gradient_threshold(view.group_size, view.advantage)
     gradient, scale = view.ratios
-    _ratio_histogram(axes[0][0], list(gradient.values()), k,
-                     "group's gradient share / its step's median")
-    _ratio_histogram(axes[0][1], list(scale.values()), SCALE_FACTOR,
-                     "group's max |reward| / the run's 90th percentile")
-    axes[0][0].set_title("Gradient rule" + ("" if any(f.rule == "gradient" for f in shown) else ": none flagged"))
-    axes[0][1].set_title("Reward-scale rule" + ("" if any(f.rule != "gradient" for f in shown) else ": none flagged"))
+    _ratio_histogram(
+        axes[0][0], list(gradient.values()), k, "group's gradient share / its step's median"
+    )
+    _ratio_histogram(
+        axes[0][1],
+        list(scale.values()),
+        SCALE_FACTOR,
+        "group's max |reward| / the run's 90th percentile",
+    )
+    axes[0][0].set_title(
+        "Gradient rule" + ("" if any(f.rule == "gradient" for f in shown) else ": none flagged")
+    )
+    axes[0][1].set_title(
+        "Reward-scale rule" + ("" if any(f.rule != "gradient" for f in shown) else ": none flagged")
+    )
     if shown:
         gs = axes[1][0].get_gridspec()
         axes[1][0].remove()
@@ -95,10 +131,15 @@ def chart_outliers(view: RunView, path: Path) -> str | None:
         for row, flag in enumerate(shown):
             rewards = [r for v in flag.visits for r in v.rewards]
             ax.scatter(rewards, [row] * len(rewards), color="tab:red", alpha=0.5, s=18)
-        ax.set_yticks(range(len(shown) + 1), [f"{f.prompt[:20]} ({f.rule})" for f in shown] + ["all groups"],
-                      fontsize=8)
-        ax.set(xlabel="reward of each answer",
-               title="Flagged prompts' rewards (red) against the run's (range, quartiles, median)")
+        ax.set_yticks(
+            range(len(shown) + 1),
+            [f"{f.prompt[:20]} ({f.rule})" for f in shown] + ["all groups"],
+            fontsize=8,
+        )
+        ax.set(
+            xlabel="reward of each answer",
+            title="Flagged prompts' rewards (red) against the run's (range, quartiles, median)",
+        )
     save(fig, path)
     return None
 
@@ -130,9 +171,19 @@ def chart_reward_distributions(view: RunView, path: Path) -> str | None:
         lo, hi = min(values), max(values)
         edges = [lo + (hi - lo) * i / 30 for i in range(31)] if hi > lo else [lo - 0.5, lo + 0.5]
         for window in windows:
-            ax.hist(np.asarray(window[col]), bins=edges, histtype="step", lw=1.5,
-                    label=f"{window[0]} ({len(window[col])} groups)")
-        ax.set(xlabel=what, ylabel="groups (log)", yscale="log", title=f"{what.capitalize()}, per window of steps")
+            ax.hist(
+                np.asarray(window[col]),
+                bins=edges,
+                histtype="step",
+                lw=1.5,
+                label=f"{window[0]} ({len(window[col])} groups)",
+            )
+        ax.set(
+            xlabel=what,
+            ylabel="groups (log)",
+            yscale="log",
+            title=f"{what.capitalize()}, per window of steps",
+        )
         ax.legend(fontsize=7)
     save(fig, path)
     return None
@@ -154,14 +205,26 @@ def chart_pass_rate_moves(view: RunView, path: Path) -> str | None:
     xs, ys = zip(*cells)
     counts = list(cells.values())
     top = max(counts)
-    dots = ax.scatter(xs, ys, s=[30 + 400 * (n / top) ** 0.5 for n in counts], c=counts,
-                      cmap="viridis", alpha=0.85, edgecolors="black", linewidths=0.3)
+    dots = ax.scatter(
+        xs,
+        ys,
+        s=[30 + 400 * (n / top) ** 0.5 for n in counts],
+        c=counts,
+        cmap="viridis",
+        alpha=0.85,
+        edgecolors="black",
+        linewidths=0.3,
+    )
     fig.colorbar(dots, ax=ax, label="prompts")
     ax.plot([0, 1], [0, 1], color="gray", ls="--", lw=1)
-    ax.set(xlim=(-0.05, 1.05), ylim=(-0.05, 1.05), xlabel="pass rate at the first visit",
-           ylabel="pass rate at the last visit",
-           title=f"{len(moves):,} prompts seen more than once\n{up:,} up, "
-                 f"{len(moves) - up - down:,} same, {down:,} down")
+    ax.set(
+        xlim=(-0.05, 1.05),
+        ylim=(-0.05, 1.05),
+        xlabel="pass rate at the first visit",
+        ylabel="pass rate at the last visit",
+        title=f"{len(moves):,} prompts seen more than once\n{up:,} up, "
+        f"{len(moves) - up - down:,} same, {down:,} down",
+    )
     save(fig, path)
     return None
 
@@ -169,13 +232,19 @@ def chart_pass_rate_moves(view: RunView, path: Path) -> str | None:
 def chart_curriculum(view: RunView, path: Path) -> str | None:
     m = view.run.metrics
     in_band = series(m, "curriculum/in_band_share")
-    pools = [p for p in ("warmup", "active", "easy", "fresh") if series(m, f"curriculum/pool/{p}")[0]]
+    pools = [
+        p for p in ("warmup", "active", "easy", "fresh") if series(m, f"curriculum/pool/{p}")[0]
+    ]
     if not in_band[0] and not pools:
         return "no curriculum/* metrics (curriculum off, or not logged)"
     fig, axes = figure(10, 4, cols=2)
     ax, band = axes[0]
     if pools:
-        rows = [r for r in m if all(isinstance(r.get(f"curriculum/pool/{p}"), (int, float)) for p in pools)]
+        rows = [
+            r
+            for r in m
+            if all(isinstance(r.get(f"curriculum/pool/{p}"), (int, float)) for p in pools)
+        ]
         steps = [r.get("step", i + 1) for i, r in enumerate(rows)]
         stack = [[r[f"curriculum/pool/{p}"] for r in rows] for p in pools]
         ax.stackplot(steps, stack, labels=pools, colors=[POOL_COLORS[p] for p in pools], alpha=0.8)
@@ -185,7 +254,12 @@ def chart_curriculum(view: RunView, path: Path) -> str | None:
         say(ax, "pool sizes not logged by this run")
     if in_band[0]:
         band.plot(*in_band, color="tab:green", lw=1.5)
-        band.set(xlabel="step", ylabel="share", ylim=(-0.02, 1.02), title="Share of sampled prompts in band")
+        band.set(
+            xlabel="step",
+            ylabel="share",
+            ylim=(-0.02, 1.02),
+            title="Share of sampled prompts in band",
+        )
     else:
         say(band, "in-band share not logged by this run")
     save(fig, path)

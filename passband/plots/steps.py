@@ -9,8 +9,15 @@ from passband.curriculum.plot import figure, integer_ticks, save, say
 from passband.rundir import series
 from passband.runstats import RunView
 
-__all__ = ["inflation_steps", "chart_accuracy_length", "chart_groups", "chart_reward",
-           "chart_optimization", "chart_time", "PHASES"]
+__all__ = [
+    "inflation_steps",
+    "chart_accuracy_length",
+    "chart_groups",
+    "chart_reward",
+    "chart_optimization",
+    "chart_time",
+    "PHASES",
+]
 
 _FIXED_REWARD_KEYS = {"reward/mean", "reward/std"}
 _OPT_KEYS = ("kl", "clip_fraction", "entropy", "grad_norm", "lr", "loss")
@@ -40,14 +47,21 @@ def chart_accuracy_length(view: RunView, path: Path) -> str | None:
     fig, axes = figure()
     ax = axes[0][0]
     ax.plot(*acc, color="tab:blue", label="pass rate")
-    ax.set(xlabel="step", ylabel="pass rate", ylim=(-0.02, 1.02), title="Accuracy and completion length")
+    ax.set(
+        xlabel="step",
+        ylabel="pass rate",
+        ylim=(-0.02, 1.02),
+        title="Accuracy and completion length",
+    )
     twin = ax.twinx()
     twin.plot(*length, color="tab:orange", label="mean completion length")
     twin.set_ylabel("tokens")
     marked = set(inflation_steps(run.metrics))
     points = [(x, y) for x, y in zip(*length) if x in marked]
     if points:
-        twin.scatter(*zip(*points), marker="v", s=36, color="tab:red", zorder=3, label="length inflation")
+        twin.scatter(
+            *zip(*points), marker="v", s=36, color="tab:red", zorder=3, label="length inflation"
+        )
     handles = ax.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
     ax.legend(handles=handles, loc="upper left", fontsize=8)
     save(fig, path)
@@ -63,14 +77,21 @@ def chart_groups(view: RunView, path: Path) -> str | None:
     fig, axes = figure(9, 5.5, rows=2)
     top, bottom = axes[0][0], axes[1][0]
     top.plot(*share, color="tab:purple")
-    top.set(ylabel="zero-variance share", ylim=(-0.02, 1.02), title="Groups with no signal (before filtering)")
+    top.set(
+        ylabel="zero-variance share",
+        ylim=(-0.02, 1.02),
+        title="Groups with no signal (before filtering)",
+    )
     if effective[0]:  # a filled step line, not one bar per step: 100k steps draw as fast as 100
-        bottom.fill_between(*effective, step="mid", color="tab:green", alpha=0.6, lw=0,
-                            label="effective groups")
+        bottom.fill_between(
+            *effective, step="mid", color="tab:green", alpha=0.6, lw=0, label="effective groups"
+        )
     bottom.set(xlabel="step", ylabel="effective groups", title="Groups trained on, and refills")
     twin = bottom.twinx()
     twin.step(*refills, where="mid", color="tab:red", label="refill rounds")
-    twin.set(ylabel="refill rounds", ylim=(-0.05, max(1, *refills[1]) + 0.05) if refills[1] else None)
+    twin.set(
+        ylabel="refill rounds", ylim=(-0.05, max(1, *refills[1]) + 0.05) if refills[1] else None
+    )
     integer_ticks(bottom.yaxis, twin.yaxis)
     handles = bottom.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
     fig.legend(handles=handles, loc="outside right lower", fontsize=8)
@@ -87,16 +108,24 @@ def _component_scales(metrics: list[dict], names: list[str]) -> tuple[list[float
         key, what = "reward_scale/{}", "std across completions (median over steps)"
     else:
         key, what = "reward/{}", "|mean| (median over steps; this run logged no reward_scale/*)"
-    values = [statistics.median([abs(v) for v in series(metrics, key.format(n))[1]] or [0.0])
-              for n in names]
+    values = [
+        statistics.median([abs(v) for v in series(metrics, key.format(n))[1]] or [0.0])
+        for n in names
+    ]
     return values, what
 
 
 def chart_reward(view: RunView, path: Path) -> str | None:
     m = view.run.metrics
     steps, mean = series(m, "reward/mean")
-    names = sorted({k.removeprefix("reward/") for row in m for k in row
-                    if k.startswith("reward/") and k not in _FIXED_REWARD_KEYS})
+    names = sorted(
+        {
+            k.removeprefix("reward/")
+            for row in m
+            for k in row
+            if k.startswith("reward/") and k not in _FIXED_REWARD_KEYS
+        }
+    )
     if not steps and not names:
         return "no reward/mean or reward components in metrics.jsonl"
     fig, axes = figure(10, 4, cols=2, width_ratios=[3, 2])

@@ -20,9 +20,10 @@ def test_budget_and_floor_hold_and_certain_prompts_get_the_floor():
 def test_greedy_matches_brute_force_optimum():
     posts = [(1.5, 9.0), (4.0, 4.0), (9.0, 1.2), (1.0, 3.0)]
     budget, floor = 28, 4
-    best = max((c for c in itertools.product(range(floor, budget + 1), repeat=4)
-                if sum(c) == budget),
-               key=lambda c: sum(signal_chance(a, b, g) for (a, b), g in zip(posts, c)))
+    best = max(
+        (c for c in itertools.product(range(floor, budget + 1), repeat=4) if sum(c) == budget),
+        key=lambda c: sum(signal_chance(a, b, g) for (a, b), g in zip(posts, c)),
+    )
     got = allocate(posts, budget, floor=floor)
     value = lambda c: sum(signal_chance(a, b, g) for (a, b), g in zip(posts, c))  # noqa: E731
     assert value(got) == pytest.approx(value(best), abs=1e-12)
@@ -39,11 +40,11 @@ def test_curriculum_group_sizes_are_fixed_unless_switched_on():
     fixed = Curriculum(range(4))
     assert fixed.group_sizes([0, 1, 2, 3], 32) == [8, 8, 8, 8]
     sure = dict(prior_weight=1.0, max_evidence=1000.0)  # 400 of 400 passed: certain
-    cur = Curriculum(range(4), adaptive_group_size=True, priors={0: (400, 400), 1: (2, 16)},
-                     **sure)
+    cur = Curriculum(range(4), adaptive_group_size=True, priors={0: (400, 400), 1: (2, 16)}, **sure)
     sizes = cur.group_sizes([0, 1, 2, 3], 32)
     assert sum(sizes) == 32 and min(sizes) >= 4
     assert sizes[0] == 4 and sizes[1] > 8  # solved: the floor; a rare success: the most answers
-    floor6 = Curriculum(range(4), adaptive_group_size=True, min_group_size=6,
-                        priors={0: (400, 400)}, **sure).group_sizes([0, 1, 2, 3], 32)
+    floor6 = Curriculum(
+        range(4), adaptive_group_size=True, min_group_size=6, priors={0: (400, 400)}, **sure
+    ).group_sizes([0, 1, 2, 3], 32)
     assert floor6[0] == 6 and sum(floor6) == 32

@@ -9,8 +9,9 @@ from passband.curriculum.posterior import check_band
 from passband.trainer.config import GRPOConfig
 
 
-@pytest.mark.parametrize("band", [(0.8, 0.2), (0.2, 0.2), (-0.1, 0.5), (0.5, 1.5), (0.2,), "ab", None,
-                                  ("low", "high")])
+@pytest.mark.parametrize(
+    "band", [(0.8, 0.2), (0.2, 0.2), (-0.1, 0.5), (0.5, 1.5), (0.2,), "ab", None, ("low", "high")]
+)
 def test_every_owner_rejects_a_bad_band_with_the_same_message(band):
     with pytest.raises(ValueError) as direct:
         check_band(band, owner="X")
@@ -22,8 +23,11 @@ def test_every_owner_rejects_a_bad_band_with_the_same_message(band):
     assert str(prescore.value) == "PrescoreConfig" + expected
     # the trainer checks exact types first: a band that is no pair of numbers says so instead
     typed = isinstance(band, tuple) and len(band) == 2 and all(isinstance(b, float) for b in band)
-    assert str(trainer.value) == ("GRPOConfig" + expected if typed
-                                  else f"GRPOConfig.band = {band!r} must be a list of 2 numbers")
+    assert str(trainer.value) == (
+        "GRPOConfig" + expected
+        if typed
+        else f"GRPOConfig.band = {band!r} must be a list of 2 numbers"
+    )
     assert "0 <= low < high <= 1" in expected and repr(band) in expected
 
 

@@ -4,7 +4,13 @@ import random
 import pytest
 
 from passband.curriculum import (
-    Curriculum, PrescoreError, band_class, prescore, priors_from_rows, read_rows, write_rows,
+    Curriculum,
+    PrescoreError,
+    band_class,
+    prescore,
+    priors_from_rows,
+    read_rows,
+    write_rows,
 )
 from passband.curriculum.simulate import CoinFlipGenerator
 
@@ -36,8 +42,16 @@ class _CrashAfter(CoinFlipGenerator):
 def test_adaptive_stops_only_when_the_first_answers_agree(tmp_path):
     rows, table = _dataset(60)
     gen = CoinFlipGenerator(table)
-    res = prescore(rows, gen, "exact", out_path=tmp_path / "o.jsonl", progress=False,
-                   k=8, first=4, batch_size=8)
+    res = prescore(
+        rows,
+        gen,
+        "exact",
+        out_path=tmp_path / "o.jsonl",
+        progress=False,
+        k=8,
+        first=4,
+        batch_size=8,
+    )
     for row in res.rows:
         p = table[row["prompt"]][0]
         assert row["trials"] in (4, 8)
@@ -51,18 +65,26 @@ def test_adaptive_stops_only_when_the_first_answers_agree(tmp_path):
     assert res.samples < 8 * 60
 
     fixed = CoinFlipGenerator(table)
-    res = prescore(rows, fixed, "exact", out_path=tmp_path / "f.jsonl", progress=False,
-                   adaptive=False)
+    res = prescore(
+        rows, fixed, "exact", out_path=tmp_path / "f.jsonl", progress=False, adaptive=False
+    )
     assert {r["trials"] for r in res.rows} == {8} and fixed.samples == 480
 
 
 def test_adaptive_saves_samples_and_agrees_with_fixed_k(tmp_path):
     """On known pass rates, with a realistic U-shaped mix: fewer samples, same classes mostly."""
     rows, table = _dataset(300, seed=3, rates=(0.0, 0.0, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.98, 1.0))
-    fixed = prescore(rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "a.jsonl",
-                     progress=False, adaptive=False)
-    adaptive = prescore(rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "b.jsonl",
-                        progress=False)
+    fixed = prescore(
+        rows,
+        CoinFlipGenerator(table),
+        "exact",
+        out_path=tmp_path / "a.jsonl",
+        progress=False,
+        adaptive=False,
+    )
+    adaptive = prescore(
+        rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "b.jsonl", progress=False
+    )
     agree = sum(a["band_class"] == f["band_class"] for a, f in zip(adaptive.rows, fixed.rows))
     assert adaptive.samples <= 0.75 * fixed.samples
     assert agree / len(rows) >= 0.9
@@ -71,9 +93,17 @@ def test_adaptive_saves_samples_and_agrees_with_fixed_k(tmp_path):
 
 def test_output_has_score_columns_and_settings(tmp_path):
     rows, table = _dataset(5)
-    res = prescore(rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "o.jsonl",
-                   plot_path=tmp_path / "h.png", progress=False, k=6, first=3,
-                   settings={"model": "coin", "temperature": 1.0, "max_tokens": 32})
+    res = prescore(
+        rows,
+        CoinFlipGenerator(table),
+        "exact",
+        out_path=tmp_path / "o.jsonl",
+        plot_path=tmp_path / "h.png",
+        progress=False,
+        k=6,
+        first=3,
+        settings={"model": "coin", "temperature": 1.0, "max_tokens": 32},
+    )
     written = read_rows(tmp_path / "o.jsonl")
     assert written == res.rows
     for row in written:
@@ -92,21 +122,36 @@ def test_existing_difficulty_columns_are_read_not_rescored(tmp_path):
     gen = CoinFlipGenerator(table)
     res = prescore(rows, gen, "exact", out_path=tmp_path / "o.jsonl", progress=False)
     assert gen.samples == res.samples > 0 and res.scored == 1 and res.from_prior == 5
-    assert res.rows[0]["band_class"] == "too_easy" and res.rows[0]["score_source"] == "prior:pass_rate"
+    assert (
+        res.rows[0]["band_class"] == "too_easy" and res.rows[0]["score_source"] == "prior:pass_rate"
+    )
     assert res.rows[0]["trials"] is None and res.rows[1]["score_source"] == "sampled"
 
-    solve = [{"prompt": r["prompt"], "answer": r["answer"], "llama8b_solve_rate": 0.1,
-              "qwen_solve_rate": 0.3} for r in rows[:2]]
-    res = prescore(solve, CoinFlipGenerator(table), "exact", out_path=tmp_path / "s.jsonl",
-                   progress=False)
+    solve = [
+        {
+            "prompt": r["prompt"],
+            "answer": r["answer"],
+            "llama8b_solve_rate": 0.1,
+            "qwen_solve_rate": 0.3,
+        }
+        for r in rows[:2]
+    ]
+    res = prescore(
+        solve, CoinFlipGenerator(table), "exact", out_path=tmp_path / "s.jsonl", progress=False
+    )
     assert res.rows[0]["pass_rate"] == pytest.approx(0.2)
     assert res.rows[0]["score_source"] == "prior:llama8b_solve_rate+qwen_solve_rate"
     gen = CoinFlipGenerator(table)
     res = prescore(solve, gen, "exact", out_path=tmp_path / "r.jsonl", progress=False, rescore=True)
     assert res.scored == 2 and gen.samples > 0
     with pytest.raises(PrescoreError, match="expected a rate in"):
-        prescore([{"prompt": "q", "pass_rate": 42}], gen, "exact", out_path=tmp_path / "x.jsonl",
-                 progress=False)
+        prescore(
+            [{"prompt": "q", "pass_rate": 42}],
+            gen,
+            "exact",
+            out_path=tmp_path / "x.jsonl",
+            progress=False,
+        )
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet", ""])
@@ -115,8 +160,13 @@ def test_formats_round_trip(tmp_path, suffix):
     src = tmp_path / f"in{suffix}"
     write_rows(rows, src)
     assert read_rows(src) == rows
-    res = prescore(read_rows(src), CoinFlipGenerator(table), "exact",
-                   out_path=tmp_path / f"out{suffix}", progress=False)
+    res = prescore(
+        read_rows(src),
+        CoinFlipGenerator(table),
+        "exact",
+        out_path=tmp_path / f"out{suffix}",
+        progress=False,
+    )
     back = read_rows(tmp_path / f"out{suffix}")
     assert [r["prompt"] for r in back] == [r["prompt"] for r in rows]
     assert [float(r["pass_rate"]) for r in back] == [r["pass_rate"] for r in res.rows]
@@ -146,18 +196,26 @@ def test_a_journal_from_other_settings_is_refused(tmp_path):
     rows, table = _dataset(20)
     out = tmp_path / "o.jsonl"
     with pytest.raises(_Crash):
-        prescore(rows, _CrashAfter(table, limit=3), "exact", out_path=out, progress=False,
-                 batch_size=4)
+        prescore(
+            rows, _CrashAfter(table, limit=3), "exact", out_path=out, progress=False, batch_size=4
+        )
     with pytest.raises(PrescoreError, match="other settings.*k"):
-        prescore(rows, CoinFlipGenerator(table), "exact", out_path=out, progress=False,
-                 batch_size=4, k=6)
+        prescore(
+            rows, CoinFlipGenerator(table), "exact", out_path=out, progress=False, batch_size=4, k=6
+        )
 
 
 def test_uncheckable_verdicts_are_not_trials(tmp_path):
     rows, table = _dataset(4, rates=(1.0,))
     rows[0]["answer"] = None  # the exact verifier reports "error": reference missing
-    res = prescore(rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "o.jsonl",
-                   progress=False, references={"answer": "answer"})
+    res = prescore(
+        rows,
+        CoinFlipGenerator(table),
+        "exact",
+        out_path=tmp_path / "o.jsonl",
+        progress=False,
+        references={"answer": "answer"},
+    )
     assert res.rows[0]["unchecked"] == 8 and res.rows[0]["trials"] == 0
     assert res.rows[0]["pass_rate"] is None and res.rows[0]["band_class"] == "unscored"
     assert [r["pass_rate"] for r in res.rows[1:]] == [1.0, 1.0, 1.0]
@@ -166,29 +224,47 @@ def test_uncheckable_verdicts_are_not_trials(tmp_path):
 def test_math_verifier_through_verify_batch(tmp_path):
     rows, table = _dataset(6, rates=(0.0, 1.0))
     gen = CoinFlipGenerator(table, template="So the result is $\\boxed{%s}$.")
-    res = prescore(rows, gen, "math", out_path=tmp_path / "o.jsonl", progress=False,
-                   references={"answer": "answer"})
+    res = prescore(
+        rows,
+        gen,
+        "math",
+        out_path=tmp_path / "o.jsonl",
+        progress=False,
+        references={"answer": "answer"},
+    )
     assert [r["pass_rate"] for r in res.rows] == [table[r["prompt"]][0] for r in rows]
 
 
 def test_user_mistakes_are_named(tmp_path):
     rows, table = _dataset(3)
     with pytest.raises(PrescoreError, match=r"\['question'\] not in the dataset"):
-        prescore(rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "o.jsonl",
-                 prompt_column="question", progress=False)
+        prescore(
+            rows,
+            CoinFlipGenerator(table),
+            "exact",
+            out_path=tmp_path / "o.jsonl",
+            prompt_column="question",
+            progress=False,
+        )
     with pytest.raises(PrescoreError, match="first=9"):
         prescore(rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "o.jsonl", first=9)
     with pytest.raises(PrescoreError, match="must return 3 lists of 4 texts"):
-        prescore(rows, lambda prompts, n: [["x"] * n], "exact", out_path=tmp_path / "o.jsonl",
-                 progress=False)
+        prescore(
+            rows,
+            lambda prompts, n: [["x"] * n],
+            "exact",
+            out_path=tmp_path / "o.jsonl",
+            progress=False,
+        )
     with pytest.raises(ValueError, match="unknown dataset format"):
         read_rows(tmp_path / "data.txt")
 
 
 def test_scored_rows_become_curriculum_priors(tmp_path):
     rows, table = _dataset(30)
-    res = prescore(rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "o.jsonl",
-                   progress=False)
+    res = prescore(
+        rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "o.jsonl", progress=False
+    )
     priors = priors_from_rows(res.rows)
     cur = Curriculum(range(len(rows)), priors=priors)
     assert cur.metrics()["priors/used"] == 30
@@ -203,9 +279,17 @@ def test_scored_rows_become_curriculum_priors(tmp_path):
 
 def test_prompt_template_builds_the_prompts_the_trainer_will_use(tmp_path):
     rows = [{"question": f"{i}+{i}", "answer": str(2 * i)} for i in range(5)]
-    table = {f"What is {r['question']}? Think.": (1.0 if i % 2 else 0.0, r["answer"])
-             for i, r in enumerate(rows)}
-    res = prescore(rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "o.jsonl",
-                   progress=False, prompt_template="What is {question}? Think.")
+    table = {
+        f"What is {r['question']}? Think.": (1.0 if i % 2 else 0.0, r["answer"])
+        for i, r in enumerate(rows)
+    }
+    res = prescore(
+        rows,
+        CoinFlipGenerator(table),
+        "exact",
+        out_path=tmp_path / "o.jsonl",
+        progress=False,
+        prompt_template="What is {question}? Think.",
+    )
     assert [r["pass_rate"] for r in res.rows] == [0.0, 1.0, 0.0, 1.0, 0.0]
     assert "prompt" not in res.rows[0]  # the dataset keeps its own columns

@@ -27,8 +27,11 @@ prescore(rows, CoinFlipGenerator(table, delay=delay), "exact", out_path=out, pro
 
 def _start(script, src, out, delay):
     # Own session: the kill below reaches the verifier workers it started, and nothing else.
-    return subprocess.Popen([sys.executable, str(script), str(src), str(out), str(delay)],
-                            start_new_session=True, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, str(script), str(src), str(out), str(delay)],
+        start_new_session=True,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _kill_when(proc, journal, min_lines, deadline_s=60.0):
@@ -46,8 +49,9 @@ def _kill_when(proc, journal, min_lines, deadline_s=60.0):
 
 @pytest.mark.slow
 def test_killed_twice_then_rerun_matches_uninterrupted(tmp_path):
-    rows = [{"prompt": f"p{i}", "answer": str(i), "true_rate": (i * 37 % 11) / 10}
-            for i in range(45)]
+    rows = [
+        {"prompt": f"p{i}", "answer": str(i), "true_rate": (i * 37 % 11) / 10} for i in range(45)
+    ]
     rows = [dict(r, true_rate=min(r["true_rate"], 1.0)) for r in rows]
     src = tmp_path / "in.jsonl"
     write_rows(rows, src)
@@ -56,8 +60,16 @@ def test_killed_twice_then_rerun_matches_uninterrupted(tmp_path):
 
     ref_out = tmp_path / "ref.parquet"  # the uninterrupted run, in this process
     table = {r["prompt"]: (r["true_rate"], r["answer"]) for r in rows}
-    prescore(read_rows(src), CoinFlipGenerator(table), "exact", out_path=ref_out, progress=False,
-             batch_size=3, references={"answer": "answer"}, settings={"model": "coin"})
+    prescore(
+        read_rows(src),
+        CoinFlipGenerator(table),
+        "exact",
+        out_path=ref_out,
+        progress=False,
+        batch_size=3,
+        references={"answer": "answer"},
+        settings={"model": "coin"},
+    )
 
     out = tmp_path / "out.parquet"
     journal = tmp_path / "out.parquet.journal.jsonl"

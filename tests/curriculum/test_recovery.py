@@ -5,8 +5,8 @@ import json
 import random
 
 from passband.curriculum import Curriculum
-from passband.curriculum.state import decode
 from passband.curriculum.posterior import PromptBelief, signal_utility
+from passband.curriculum.state import decode
 
 
 def test_expected_signal_is_the_beta_average_of_the_signal_utility():
@@ -34,8 +34,13 @@ def _warmup(cur: Curriculum, ids, successes=0):
 
 
 def test_due_warmup_prompts_with_a_success_are_retested_first():
-    cur = Curriculum(range(40), warmup_retest_after=1, warmup_retest_share=0.1,
-                     max_warmup_retest_share=0.1, min_explore_share=0.0)
+    cur = Curriculum(
+        range(40),
+        warmup_retest_after=1,
+        warmup_retest_share=0.1,
+        max_warmup_retest_share=0.1,
+        min_explore_share=0.0,
+    )
     _warmup(cur, range(10))  # 0/8 twice: hopeless
     _warmup(cur, range(10))
     _warmup(cur, [7, 7], successes=1)  # 1/8 twice: still below the band, but moving

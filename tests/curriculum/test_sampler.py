@@ -42,7 +42,9 @@ def test_handed_out_prompts_are_not_handed_out_again_before_observed():
 
 def test_same_seed_same_draws_and_other_seed_differs():
     rates = {i: i / 99 for i in range(100)}
-    runs = [_drive(Curriculum(range(100), seed=s), rates, 20, 16, random.Random(7)) for s in (3, 3, 4)]
+    runs = [
+        _drive(Curriculum(range(100), seed=s), rates, 20, 16, random.Random(7)) for s in (3, 3, 4)
+    ]
     assert runs[0] == runs[1]
     assert runs[0] != runs[2]
 
@@ -85,8 +87,12 @@ def test_unanimous_groups_move_prompts_out_of_the_band_and_are_counted():
 
 
 def test_warmup_prompt_is_retested_on_schedule_and_readmitted():
-    cfg = dict(warmup_retest_after=40, warmup_retest_share=0.25, easy_retest_share=0.0,
-               min_explore_share=0.0)
+    cfg = dict(
+        warmup_retest_after=40,
+        warmup_retest_share=0.25,
+        easy_retest_share=0.0,
+        min_explore_share=0.0,
+    )
     ids = ["hopeless"] + [f"m{i}" for i in range(40)]
     cur = Curriculum(ids, seed=0, **cfg)
     for i in range(40):
@@ -128,8 +134,9 @@ def test_failed_retests_back_off():
 
 
 def test_priors_are_down_weighted_and_classify_before_any_observation():
-    cur = Curriculum(["p", "q", "r"], priors={"p": (0, 16), "q": (16, 16), "zzz": (1, 2)},
-                     prior_weight=0.25)
+    cur = Curriculum(
+        ["p", "q", "r"], priors={"p": (0, 16), "q": (16, 16), "zzz": (1, 2)}, prior_weight=0.25
+    )
     assert cur.classify("p") == "too_hard" and cur.classify("q") == "too_easy"
     assert cur.classify("r") == "in_band"  # no prior: Beta(1, 1)
     assert cur.estimate("p") == pytest.approx(1 / (2 + 4))  # 16 trials count as 4
@@ -143,8 +150,14 @@ def test_priors_are_down_weighted_and_classify_before_any_observation():
 def test_in_band_prompts_near_half_are_preferred():
     def draws(**options):
         ids = list(range(60))
-        cur = Curriculum(ids, seed=2, min_explore_share=0.0, warmup_retest_share=0.0,
-                         easy_retest_share=0.0, **options)
+        cur = Curriculum(
+            ids,
+            seed=2,
+            min_explore_share=0.0,
+            warmup_retest_share=0.0,
+            easy_retest_share=0.0,
+            **options,
+        )
         rates = {i: 0.5 if i < 10 else 0.22 for i in ids}
         for i in ids:
             for _ in range(3):
@@ -159,15 +172,24 @@ def test_in_band_prompts_near_half_are_preferred():
     assert sum(draws(cooldown_factor=0.0)[i] for i in range(10)) > 0.6 * 500  # no reuse penalty
     # with the default cooldown every in-band prompt keeps being drawn, the central ones more often
     counts = draws()
-    central, edge = sum(counts[i] for i in range(10)) / 10, sum(counts[i] for i in range(10, 60)) / 50
+    central, edge = (
+        sum(counts[i] for i in range(10)) / 10,
+        sum(counts[i] for i in range(10, 60)) / 50,
+    )
     assert central > 1.1 * edge and min(counts.values()) >= 3
 
 
 def test_easy_policy_drop_vs_downweight():
     ids = [f"e{i}" for i in range(20)] + ["m0", "m1"]
     for policy, expect_easy in (("drop", False), ("downweight", True)):
-        cur = Curriculum(ids, easy_policy=policy, easy_retest_share=0.0, warmup_retest_share=0.0,
-                         min_explore_share=0.0, cooldown_factor=0.0)
+        cur = Curriculum(
+            ids,
+            easy_policy=policy,
+            easy_retest_share=0.0,
+            warmup_retest_share=0.0,
+            min_explore_share=0.0,
+            cooldown_factor=0.0,
+        )
         for pid in ids:
             cur.observe(pid, 8 if pid.startswith("e") else 4, 8)
         drawn = cur.sample(2)
@@ -201,18 +223,23 @@ def test_bad_inputs_name_the_problem():
         Curriculum(["a"], band=(0.8, 0.2))
     with pytest.raises(ValueError, match="easy_policy"):
         CurriculumConfig(easy_policy="forget")
-    with pytest.raises(ValueError, match=r"warmup_retest_share=1.5 is outside the allowed range: "
-                       r"a number in \[0, 1\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"warmup_retest_share=1.5 is outside the allowed range: "
+        r"a number in \[0, 1\]",
+    ):
         CurriculumConfig(warmup_retest_share=1.5)
     with pytest.raises(TypeError, match="selection.*no longer exists"):
         Curriculum(["a"], selection="pool")
 
 
 def test_curriculum_never_imports_torch():
-    code = ("import sys, passband.curriculum, passband.curriculum.simulate, "
-            "passband.curriculum.prescore; "
-            "bad = [m for m in ('torch', 'transformers') if m in sys.modules]; "
-            "assert not bad, bad")
+    code = (
+        "import sys, passband.curriculum, passband.curriculum.simulate, "
+        "passband.curriculum.prescore; "
+        "bad = [m for m in ('torch', 'transformers') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -246,7 +273,9 @@ def test_numpy_ids_and_counts_are_accepted_as_plain_values():
 
 def test_fresh_prompts_get_the_exploration_floor_when_they_look_worse_than_known_ones():
     def fresh_drawn(**options):
-        cur = Curriculum(range(3600), warmup_retest_share=0.0, max_warmup_retest_share=0.0, **options)
+        cur = Curriculum(
+            range(3600), warmup_retest_share=0.0, max_warmup_retest_share=0.0, **options
+        )
         for i in range(300, 3000):
             cur.observe(i, 0, 8)  # most first looks are hopeless: an unseen prompt looks poor
         for _ in range(4):
@@ -289,8 +318,9 @@ def test_a_prompt_just_trained_on_is_not_redrawn_within_the_cooldown():
     assert len(set(drawn)) == 80  # 80 draws, no prompt twice while 100 are in band
     assert cur.metrics()["cooldown"] > 80
     # without the cooldown the highest-scoring prompts are re-drawn at once
-    hot = Curriculum(range(100), seed=4, warmup_retest_share=0.0, easy_retest_share=0.0,
-                     cooldown_factor=0.0)
+    hot = Curriculum(
+        range(100), seed=4, warmup_retest_share=0.0, easy_retest_share=0.0, cooldown_factor=0.0
+    )
     for pid in hot.sample(100):
         hot.observe(pid, 4, 8)
     first = hot.sample(8)
@@ -301,8 +331,12 @@ def test_a_prompt_just_trained_on_is_not_redrawn_within_the_cooldown():
 
 def test_surplus_retests_wait_while_fresh_prompts_are_better():
     def retests(n_fresh):
-        cur = Curriculum(range(600 + n_fresh), warmup_retest_after=1, min_explore_share=0.0,
-                         priors={i: (0, 8) for i in range(300)})  # a warm-up pool, due at once
+        cur = Curriculum(
+            range(600 + n_fresh),
+            warmup_retest_after=1,
+            min_explore_share=0.0,
+            priors={i: (0, 8) for i in range(300)},
+        )  # a warm-up pool, due at once
         for _ in range(4):
             for i in range(300, 600):
                 cur.observe(i, 4, 8)  # every first look had signal: a full discovery budget

@@ -18,11 +18,20 @@ def tiny_model(tmp_path_factory):
     tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")  # one char per token
     tok.decoder = decoders.Fuse()
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>",
-                                        eos_token="<eos>", unk_token="<unk>")
-    config = LlamaConfig(vocab_size=len(vocab), hidden_size=32, intermediate_size=64,
-                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                         max_position_embeddings=128, pad_token_id=0, eos_token_id=1)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
+    )
+    config = LlamaConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        pad_token_id=0,
+        eos_token_id=1,
+    )
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("tiny")
     LlamaForCausalLM(config).save_pretrained(path)
@@ -44,15 +53,28 @@ def _dataset(tmp_path):
 def test_score_command_end_to_end_is_reproducible(tiny_model, tmp_path, capsys):
     data, rows = _dataset(tmp_path)
     outs = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
-    common = ["--k", "6", "--first", "3", "--max-tokens", "6", "--batch-size", "4",
-              "--no-progress", "--device", "cpu"]
+    common = [
+        "--k",
+        "6",
+        "--first",
+        "3",
+        "--max-tokens",
+        "6",
+        "--batch-size",
+        "4",
+        "--no-progress",
+        "--device",
+        "cpu",
+    ]
     flags = ["--model", str(tiny_model), "--verifier", "regex", "--ref", "pattern=pattern"]
     assert main(["score", str(data), *flags, "--out", str(outs[0]), *common]) == 0
     # The same through a training config: [model], [data] prompt template, [reward] references.
     config = tmp_path / "run.toml"
-    config.write_text(f'[model]\npath = "{tiny_model}"\n[data]\npath = "{data}"\n'
-                      'prompt_template = "{prompt}"\n'
-                      '[reward]\nverifier = "regex"\nreferences = {pattern = "pattern"}\n')
+    config.write_text(
+        f'[model]\npath = "{tiny_model}"\n[data]\npath = "{data}"\n'
+        'prompt_template = "{prompt}"\n'
+        '[reward]\nverifier = "regex"\nreferences = {pattern = "pattern"}\n'
+    )
     assert main(["score", str(data), "--config", str(config), "--out", str(outs[1]), *common]) == 0
     printed = capsys.readouterr().out
     assert "in_band" in printed and "saved" in printed
@@ -70,7 +92,14 @@ def test_score_command_end_to_end_is_reproducible(tiny_model, tmp_path, capsys):
 
 def test_score_command_names_user_mistakes(tmp_path, capsys):
     data, _ = _dataset(tmp_path)
-    base = ["score", str(data), "--model", str(tmp_path / "nowhere"), "--out", str(tmp_path / "o.jsonl")]
+    base = [
+        "score",
+        str(data),
+        "--model",
+        str(tmp_path / "nowhere"),
+        "--out",
+        str(tmp_path / "o.jsonl"),
+    ]
     assert main(base + ["--verifier", "regex", "--prompt-column", "question"]) == 2
     assert "['question'] not in the dataset" in capsys.readouterr().err
     assert main(base + ["--verifier", "no_such_verifier"]) == 2
@@ -79,10 +108,25 @@ def test_score_command_names_user_mistakes(tmp_path, capsys):
     assert "KEY=COLUMN" in capsys.readouterr().err
     assert main(base + ["--verifier", "regex"]) == 2
     assert "cannot load --model" in capsys.readouterr().err
-    assert main(["score", str(data), "--verifier", "regex", "--out", str(tmp_path / "o.jsonl")]) == 2
+    assert (
+        main(["score", str(data), "--verifier", "regex", "--out", str(tmp_path / "o.jsonl")]) == 2
+    )
     assert "give --model and --verifier" in capsys.readouterr().err
     assert main(base + ["--verifier", "regex", "--prompt-template", "{question}?"]) == 2
     assert "prompt template uses 'question'" in capsys.readouterr().err
-    assert main(["score", str(tmp_path / "missing.jsonl"), "--model", "m", "--verifier", "regex",
-                 "--out", str(tmp_path / "o.jsonl")]) == 2
+    assert (
+        main(
+            [
+                "score",
+                str(tmp_path / "missing.jsonl"),
+                "--model",
+                "m",
+                "--verifier",
+                "regex",
+                "--out",
+                str(tmp_path / "o.jsonl"),
+            ]
+        )
+        == 2
+    )
     assert "does not exist" in capsys.readouterr().err

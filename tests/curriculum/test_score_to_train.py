@@ -20,11 +20,20 @@ def _tiny_model(path):
     tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
     tok.decoder = decoders.Fuse()
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>",
-                                        eos_token="<eos>", unk_token="<unk>")
-    config = LlamaConfig(vocab_size=len(vocab), hidden_size=32, intermediate_size=64,
-                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                         max_position_embeddings=128, pad_token_id=0, eos_token_id=1)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
+    )
+    config = LlamaConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        pad_token_id=0,
+        eos_token_id=1,
+    )
     torch.manual_seed(0)
     LlamaForCausalLM(config).save_pretrained(path)
     tokenizer.save_pretrained(path)
@@ -32,11 +41,13 @@ def _tiny_model(path):
 
 def _run_toml(tmp_path, model, data, out, extra=""):
     path = tmp_path / f"{out}.toml"
-    path.write_text(f'[model]\npath = "{model}"\n[data]\npath = "{data}"\n'
-                    '[reward]\nverifier = "regex"\nreferences = {pattern = "pattern"}\n'
-                    f'[trainer]\nmax_steps = 1\ngroup_size = 4\nprompts_per_step = 4\n'
-                    f'max_new_tokens = 6\nmax_refill_rounds = 0\nprogress = false\n'
-                    f'output_dir = "{tmp_path / out}"\nlearning_rate = 1e-5\n{extra}')
+    path.write_text(
+        f'[model]\npath = "{model}"\n[data]\npath = "{data}"\n'
+        '[reward]\nverifier = "regex"\nreferences = {pattern = "pattern"}\n'
+        f"[trainer]\nmax_steps = 1\ngroup_size = 4\nprompts_per_step = 4\n"
+        f"max_new_tokens = 6\nmax_refill_rounds = 0\nprogress = false\n"
+        f'output_dir = "{tmp_path / out}"\nlearning_rate = 1e-5\n{extra}'
+    )
     return path
 
 
@@ -48,10 +59,34 @@ def test_scored_file_priors_are_used_by_train(tmp_path, capsys):
     rows = [{"prompt": f"what is {i}+{i}?", "pattern": p} for i, p in enumerate(patterns * 2)]
     write_rows(rows, tmp_path / "data.jsonl")
     scored = tmp_path / "scored.jsonl"
-    assert main(["score", str(tmp_path / "data.jsonl"), "--model", str(model), "--verifier",
-                 "regex", "--ref", "pattern=pattern", "--out", str(scored), "--k", "6",
-                 "--first", "3", "--max-tokens", "6", "--batch-size", "4", "--no-progress",
-                 "--device", "cpu"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                str(tmp_path / "data.jsonl"),
+                "--model",
+                str(model),
+                "--verifier",
+                "regex",
+                "--ref",
+                "pattern=pattern",
+                "--out",
+                str(scored),
+                "--k",
+                "6",
+                "--first",
+                "3",
+                "--max-tokens",
+                "6",
+                "--batch-size",
+                "4",
+                "--no-progress",
+                "--device",
+                "cpu",
+            ]
+        )
+        == 0
+    )
     assert "success = verdict.passed" in capsys.readouterr().out
     assert all(r["trials"] for r in read_rows(scored))
 
@@ -63,8 +98,10 @@ def test_scored_file_priors_are_used_by_train(tmp_path, capsys):
     first = json.loads((tmp_path / "with" / "metrics.jsonl").read_text().splitlines()[0])
     assert first["curriculum/priors/used"] == 12 and first["curriculum/pool/fresh"] == 0
     easy = [i for i, r in enumerate(rows) if r["pattern"] == ".*"]  # every answer passes
-    drawn = [json.loads(line)["prompt_id"]
-             for line in (tmp_path / "with" / "groups.jsonl").read_text().splitlines()]
+    drawn = [
+        json.loads(line)["prompt_id"]
+        for line in (tmp_path / "with" / "groups.jsonl").read_text().splitlines()
+    ]
     assert not set(easy) & set(drawn)  # known too easy before any rollout: not drawn
 
     # the raw file has no pre-scores: nothing to use, and the first draw is all fresh
@@ -74,8 +111,13 @@ def test_scored_file_priors_are_used_by_train(tmp_path, capsys):
     assert first["curriculum/priors/used"] == 0 and first["curriculum/pool/fresh"] == 8
 
     # scored at another temperature than the run trains at: used, at a lower weight, and said so
-    assert main(["train", str(_run_toml(tmp_path, model, scored, "hot", "temperature = 0.7\n"))]) == 0
-    assert "x0.25 for 12 scored with other settings (temperature 1.0 vs 0.7)" in capsys.readouterr().out
+    assert (
+        main(["train", str(_run_toml(tmp_path, model, scored, "hot", "temperature = 0.7\n"))]) == 0
+    )
+    assert (
+        "x0.25 for 12 scored with other settings (temperature 1.0 vs 0.7)"
+        in capsys.readouterr().out
+    )
 
 
 @pytest.mark.slow
@@ -87,9 +129,17 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tmp_path, capsys):
 
     _tiny_model(tmp_path / "m")
     rows = [{"prompt": f"q{i}?", "pattern": ".*"} for i in range(6)]
-    config = GRPOConfig(max_steps=1, group_size=2, prompts_per_step=2, max_new_tokens=2,
-                        max_refill_rounds=0, progress=False, output_dir=str(tmp_path / "a"),
-                        learning_rate=1e-5, curriculum={"prior_weight": 1.0})
+    config = GRPOConfig(
+        max_steps=1,
+        group_size=2,
+        prompts_per_step=2,
+        max_new_tokens=2,
+        max_refill_rounds=0,
+        progress=False,
+        output_dir=str(tmp_path / "a"),
+        learning_rate=1e-5,
+        curriculum={"prior_weight": 1.0},
+    )
     model = AutoModelForCausalLM.from_pretrained(tmp_path / "m")
     tok = AutoTokenizer.from_pretrained(tmp_path / "m")
     trainer = GRPOTrainer(model, tok, rows, "regex", config, priors={0: (8, 8), 1: (0, 8)})
@@ -113,8 +163,9 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tmp_path, capsys):
             self.seen = list(state["seen"])
 
     mine = Fixed()
-    other = GRPOTrainer(model, tok, rows, "regex", config.replace(output_dir=str(tmp_path / "b")),
-                        sampler=mine)
+    other = GRPOTrainer(
+        model, tok, rows, "regex", config.replace(output_dir=str(tmp_path / "b")), sampler=mine
+    )
     other.train()
     assert other.sampler is mine and [s[0] for s in mine.seen] == [5, 5]
     assert all(s == t == 2 for _, s, t in mine.seen)  # ".*" always passes: 2 of 2

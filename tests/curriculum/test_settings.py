@@ -20,26 +20,40 @@ def _load(tmp_path, text, overrides=()):
 
 
 def test_toml_curriculum_section_reaches_every_field(tmp_path):
-    cfg = _load(tmp_path, "[curriculum]\nband = [0.1, 0.9]\nwarmup_retest_share = 0.1\n"
-                          "success_threshold = 0.6\nprior_weight = 1.0\n",
-                ["curriculum.cooldown_factor=0.5"])
+    cfg = _load(
+        tmp_path,
+        "[curriculum]\nband = [0.1, 0.9]\nwarmup_retest_share = 0.1\n"
+        "success_threshold = 0.6\nprior_weight = 1.0\n",
+        ["curriculum.cooldown_factor=0.5"],
+    )
     cur = cfg.trainer.curriculum
     assert isinstance(cur, CurriculumConfig)
-    assert (cur.band, cur.warmup_retest_share, cur.success_threshold, cur.prior_weight,
-            cur.cooldown_factor) == ((0.1, 0.9), 0.1, 0.6, 1.0, 0.5)
+    assert (
+        cur.band,
+        cur.warmup_retest_share,
+        cur.success_threshold,
+        cur.prior_weight,
+        cur.cooldown_factor,
+    ) == ((0.1, 0.9), 0.1, 0.6, 1.0, 0.5)
     assert cfg.trainer.band == (0.1, 0.9)  # one band: the trainer reads the curriculum's
     assert cfg.trainer.to_dict()["curriculum"]["band"] == [0.1, 0.9]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("warmup_retest_share = 1.5", r"\[curriculum\] CurriculumConfig.warmup_retest_share=1.5 is "
-                                  r"outside the allowed range: a number in \[0, 1\]"),
-    ('prior_weight = "lots"', r"prior_weight='lots' is outside the allowed range"),
-    ("band = [0.8, 0.2]", r"band=\(0.8, 0.2\) is outside the allowed range: two numbers"),
-    ("group_size_hint = 2.5", r"group_size_hint=2.5 is outside the allowed range: an integer"),
-    ("bandd = [0.1, 0.2]", r"unknown curriculum option\(s\) \['bandd'\]; valid: \["),
-    ('selection = "pool"', r"'selection' no longer exists: the 'pool' rule was removed"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "warmup_retest_share = 1.5",
+            r"\[curriculum\] CurriculumConfig.warmup_retest_share=1.5 is "
+            r"outside the allowed range: a number in \[0, 1\]",
+        ),
+        ('prior_weight = "lots"', r"prior_weight='lots' is outside the allowed range"),
+        ("band = [0.8, 0.2]", r"band=\(0.8, 0.2\) is outside the allowed range: two numbers"),
+        ("group_size_hint = 2.5", r"group_size_hint=2.5 is outside the allowed range: an integer"),
+        ("bandd = [0.1, 0.2]", r"unknown curriculum option\(s\) \['bandd'\]; valid: \["),
+        ('selection = "pool"', r"'selection' no longer exists: the 'pool' rule was removed"),
+    ],
+)
 def test_toml_curriculum_mistakes_name_field_value_and_range(tmp_path, text, message):
     from passband.errors import UsageError
 
@@ -48,8 +62,9 @@ def test_toml_curriculum_mistakes_name_field_value_and_range(tmp_path, text, mes
 
 
 def test_old_names_are_deprecated_aliases(tmp_path):
-    with pytest.warns(DeprecationWarning, match="'hard_retest_share' is deprecated; call it "
-                                                "'warmup_retest_share'"):
+    with pytest.warns(
+        DeprecationWarning, match="'hard_retest_share' is deprecated; call it 'warmup_retest_share'"
+    ):
         cfg = _load(tmp_path, "[curriculum]\nhard_retest_share = 0.1\nmax_hard_pool = 3\n")
     assert cfg.trainer.curriculum.warmup_retest_share == 0.1
     assert cfg.trainer.curriculum.max_warmup_pool == 3
@@ -102,9 +117,18 @@ def test_trainer_scorer_and_prescore_share_the_rule():
         return [["good"] * 2 + ["bad"] * 2 for _ in prompts]
 
     import tempfile
+
     with tempfile.TemporaryDirectory() as tmp:
-        out = prescore([{"prompt": "p"}], generate, _shaped, out_path=f"{tmp}/o.jsonl", k=4,
-                       adaptive=False, progress=False, workers=1)
+        out = prescore(
+            [{"prompt": "p"}],
+            generate,
+            _shaped,
+            out_path=f"{tmp}/o.jsonl",
+            k=4,
+            adaptive=False,
+            progress=False,
+            workers=1,
+        )
     row = out.rows[0]
     assert (row["passes"], row["trials"], row["score_success_threshold"]) == (2, 4, 0.5)
     assert "success_threshold=0.5" in out.summary()

@@ -9,10 +9,14 @@ _RUN = dict(n_prompts=1000, steps=80, prompts_per_step=32)
 
 @pytest.fixture(scope="module")
 def results():
-    return {name: run_simulation(strategy, SimConfig(**_RUN, **extra))
-            for name, strategy, extra in (("dynamic", "dynamic", {}),
-                                          ("cold", "curriculum", {}),
-                                          ("priors", "curriculum", {"prior_noise": 0.7}))}
+    return {
+        name: run_simulation(strategy, SimConfig(**_RUN, **extra))
+        for name, strategy, extra in (
+            ("dynamic", "dynamic", {}),
+            ("cold", "curriculum", {}),
+            ("priors", "curriculum", {"prior_noise": 0.7}),
+        )
+    }
 
 
 def test_dynamic_sampling_baseline_wastes_most_generation(results):

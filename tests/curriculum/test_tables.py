@@ -31,8 +31,9 @@ def test_a_directory_is_a_saved_dataset_or_holds_split_files(tmp_path):
     (plain / "train.json").write_text(json.dumps(ROWS))
     assert read_rows(plain) == ROWS and read_rows(plain, split="test") == ROWS[:1]
     saved = tmp_path / "saved"
-    DatasetDict({"train": Dataset.from_list(ROWS), "test": Dataset.from_list(ROWS[:1])}) \
-        .save_to_disk(str(saved))
+    DatasetDict(
+        {"train": Dataset.from_list(ROWS), "test": Dataset.from_list(ROWS[:1])}
+    ).save_to_disk(str(saved))
     assert read_rows(saved, split="train") == ROWS and read_rows(saved, split="test") == ROWS[:1]
     with pytest.raises(DataError, match="holds splits"):
         read_rows(saved)
@@ -61,8 +62,11 @@ def test_a_bad_json_array_names_its_line(tmp_path):
 @pytest.mark.parametrize("name", ["d.jsonl", "d.json", "d.csv"])
 def test_bytes_that_are_not_utf8_name_file_line_and_column(tmp_path, name):
     path = tmp_path / name
-    body = b'prompt\n"ok"\n"caf\xe9"\n' if name.endswith(".csv") else \
-        b'{"prompt": "ok"}\n{"prompt": "ok"}\n{"prompt": "caf\xe9"}\n'
+    body = (
+        b'prompt\n"ok"\n"caf\xe9"\n'
+        if name.endswith(".csv")
+        else b'{"prompt": "ok"}\n{"prompt": "ok"}\n{"prompt": "caf\xe9"}\n'
+    )
     path.write_bytes(body)
     with pytest.raises(DataError, match=rf"{name}:3: not UTF-8 \(byte 0xe9 at column"):
         read_rows(path)

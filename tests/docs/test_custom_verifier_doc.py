@@ -17,7 +17,9 @@ def test_doc_code_blocks_run(tmp_path):
     for name, code in files:
         (tmp_path / name).write_text(code)
     (tmp_path / "example.py").write_text("\n".join(scripts))
-    done = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "status='ok'" in done.stdout and "1.5" in done.stdout
     assert "RuntimeWarning" not in done.stderr  # ran in workers, not the inline fallback

@@ -37,6 +37,11 @@ def test_readme_python_blocks_run_and_match_their_comments(tmp_path):
     script, checks = _script()
     assert checks >= 5, "the README lost its checked examples"
     (tmp_path / "readme_example.py").write_text(script)
-    done = subprocess.run([sys.executable, "readme_example.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "readme_example.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -34,12 +34,15 @@ def _config(tmp_path: Path, extra: str = "", verifier: str = "exact") -> Path:
     return path
 
 
-@pytest.mark.parametrize("extra,message", [
-    ('[trainer]\nuse_curriculum = "false"\n', "use_curriculum = 'false' must be true or false"),
-    ("[trainer]\nband = 0.5\n", "band = 0.5 must be a list of 2 numbers"),
-    ('[trainer]\nmax_steps = "10"\n', "max_steps = '10' must be an integer"),
-    ('[trainer]\nprogress = 1\n', "progress = 1 must be true or false"),
-])
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        ('[trainer]\nuse_curriculum = "false"\n', "use_curriculum = 'false' must be true or false"),
+        ("[trainer]\nband = 0.5\n", "band = 0.5 must be a list of 2 numbers"),
+        ('[trainer]\nmax_steps = "10"\n', "max_steps = '10' must be an integer"),
+        ("[trainer]\nprogress = 1\n", "progress = 1 must be true or false"),
+    ],
+)
 def test_toml_values_of_the_wrong_type_name_the_field(tmp_path, extra, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("[", r"\[")):
         load_config(_config(tmp_path, extra))
@@ -47,7 +50,7 @@ def test_toml_values_of_the_wrong_type_name_the_field(tmp_path, extra, message):
 
 def test_section_values_of_the_wrong_type_name_the_field(tmp_path):
     path = _config(tmp_path)
-    path.write_text(path.read_text().replace('[data]\n', '[data]\nlimit = "3"\n'))
+    path.write_text(path.read_text().replace("[data]\n", '[data]\nlimit = "3"\n'))
     with pytest.raises(ConfigError, match=r"\[data\] limit = '3' must be an integer"):
         load_config(path)
 
@@ -62,7 +65,8 @@ def test_a_module_attr_verifier_in_toml_reward_is_imported(tmp_path, monkeypatch
         "from passband.verifiers import Verdict\n"
         "def digits(completion, **ref):\n"
         "    ok = completion.strip() == ref['answer']\n"
-        "    return Verdict(float(ok), 'ok' if ok else 'wrong', '')\n")
+        "    return Verdict(float(ok), 'ok' if ok else 'wrong', '')\n"
+    )
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     reward, columns = load_config(_config(tmp_path, verifier="my_checks:digits")).reward.build()
@@ -74,7 +78,9 @@ def test_a_verifier_module_that_raises_on_import_is_a_clear_error(tmp_path, monk
     (tmp_path / "broken_checks.py").write_text("x = 1\nraise RuntimeError('no licence key')\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(UsageError, match=r"raised RuntimeError: no licence key at .*broken_checks.py:2"):
+    with pytest.raises(
+        UsageError, match=r"raised RuntimeError: no licence key at .*broken_checks.py:2"
+    ):
         load_config(_config(tmp_path, verifier="broken_checks:fn")).reward.build()
     src = tmp_path / "c.jsonl"
     src.write_text('{"completion": "1", "answer": "1"}\n')
@@ -84,7 +90,9 @@ def test_a_verifier_module_that_raises_on_import_is_a_clear_error(tmp_path, monk
 
 def test_a_bad_line_in_the_training_data_names_file_and_line(tmp_path, capsys):
     cfg = _config(tmp_path)
-    (tmp_path / "d.jsonl").write_text('{"prompt": "a", "answer": "1"}\n\n{"prompt": "b", "answer": \n')
+    (tmp_path / "d.jsonl").write_text(
+        '{"prompt": "a", "answer": "1"}\n\n{"prompt": "b", "answer": \n'
+    )
     assert main(["train", str(cfg)]) == 2
     assert f"{tmp_path / 'd.jsonl'}:3: not valid JSON" in capsys.readouterr().err
     (tmp_path / "d.jsonl").write_bytes(b'{"prompt": "a", "answer": "1"}\n{"prompt": "\xff"}\n')
@@ -96,8 +104,19 @@ def test_score_refuses_an_unknown_output_format_before_loading_anything(tmp_path
     src = tmp_path / "d.jsonl"
     src.write_text('{"prompt": "1+1=", "answer": "2"}\n')
     # The model path does not exist: a refusal that names --out proves nothing was loaded first.
-    code = main(["score", str(src), "--model", str(tmp_path / "no_model"), "--verifier", "exact",
-                 "--out", str(tmp_path / "x.txt"), "--no-progress"])
+    code = main(
+        [
+            "score",
+            str(src),
+            "--model",
+            str(tmp_path / "no_model"),
+            "--verifier",
+            "exact",
+            "--out",
+            str(tmp_path / "x.txt"),
+            "--no-progress",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "--out" in err and "'.txt'" in err
     assert not (tmp_path / "x.txt").exists()
@@ -130,10 +149,20 @@ def test_every_user_error_is_a_passband_error_with_its_builtin_base():
 def test_doctor_warns_when_max_new_tokens_exceeds_the_models_positions(tmp_path, capsys):
     model = tmp_path / "m"
     model.mkdir()
-    (model / "config.json").write_text(json.dumps({
-        "model_type": "qwen2", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
-        "num_key_value_heads": 2, "intermediate_size": 64, "vocab_size": 64,
-        "max_position_embeddings": 256}))
+    (model / "config.json").write_text(
+        json.dumps(
+            {
+                "model_type": "qwen2",
+                "hidden_size": 32,
+                "num_hidden_layers": 2,
+                "num_attention_heads": 4,
+                "num_key_value_heads": 2,
+                "intermediate_size": 64,
+                "vocab_size": 64,
+                "max_position_embeddings": 256,
+            }
+        )
+    )
     cfg = _config(tmp_path, "[trainer]\nmax_new_tokens = 100000\n")
     cfg.write_text(cfg.read_text().replace('path = "m"', f'path = "{model.as_posix()}"'))
     assert main(["doctor", str(cfg), "--gpu", "cpu"]) == 0
@@ -146,9 +175,11 @@ def test_doctor_warns_when_max_new_tokens_exceeds_the_models_positions(tmp_path,
 def test_report_on_malformed_run_files_gives_notes_not_a_traceback(tmp_path, capsys):
     run = tmp_path / "run"
     run.mkdir()
-    (run / "metrics.jsonl").write_text('{"step": 1, "reward/mean": 0.5, "alerts": []}\n[1, 2]\n'
-                                       '{"step": "x"}\n{"step": 2, "alerts": 5}\nnot json\n'
-                                       '{"step": 3, "reward/mean": 0.7, "alerts": []}\n')
+    (run / "metrics.jsonl").write_text(
+        '{"step": 1, "reward/mean": 0.5, "alerts": []}\n[1, 2]\n'
+        '{"step": "x"}\n{"step": 2, "alerts": 5}\nnot json\n'
+        '{"step": 3, "reward/mean": 0.7, "alerts": []}\n'
+    )
     (run / "curriculum.json").write_text('{"band": [0.2, 0.8], "estimates": [0.1, 0.5]}')
     (run / "config.json").write_text('{"trainer": {"max_steps": "x"}}')
     assert main(["report", str(run), "--out", str(tmp_path / "r")]) == 0
@@ -165,16 +196,39 @@ def test_a_full_disk_is_a_message_naming_the_file_not_a_traceback(tmp_path, caps
 
     disk = tmp_path / "disk"
     disk.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
-                      capture_output=True).returncode != 0:
+    if (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True
+        ).returncode
+        != 0
+    ):
         pytest.skip("cannot mount a small tmpfs here (needs root)")
     try:
         src = tmp_path / "c.jsonl"
-        src.write_text("".join(json.dumps({"completion": "x" * 200, "answer": "y"}) + "\n"
-                               for _ in range(2000)))
+        src.write_text(
+            "".join(
+                json.dumps({"completion": "x" * 200, "answer": "y"}) + "\n" for _ in range(2000)
+            )
+        )
         out = disk / "v.jsonl"
-        assert main(["verify", str(src), "-v", "exact", "-o", str(out), "--no-progress",
-                     "--workers", "1", "--chunk-size", "500"]) == 2
+        assert (
+            main(
+                [
+                    "verify",
+                    str(src),
+                    "-v",
+                    "exact",
+                    "-o",
+                    str(out),
+                    "--no-progress",
+                    "--workers",
+                    "1",
+                    "--chunk-size",
+                    "500",
+                ]
+            )
+            == 2
+        )
         assert f"error: no space left on {out}" in capsys.readouterr().err
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)

@@ -11,8 +11,12 @@ SUBCOMMANDS = ["demo", "train", "score", "verify", "report", "doctor", "sandbox"
 
 
 def test_help_lists_every_subcommand():
-    done = subprocess.run([sys.executable, "-m", "passband.cli", "--help"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "passband.cli", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     for name in SUBCOMMANDS:
         assert f"\n    {name} " in done.stdout, (name, done.stdout)
@@ -42,7 +46,8 @@ def test_overrides_may_follow_options_but_stray_words_may_not(tmp_path, capsys):
     from passband import cli
 
     parser_args = cli.build_parser().parse_known_args(
-        ["train", "c.toml", "--resume", "trainer.max_steps=9"])
+        ["train", "c.toml", "--resume", "trainer.max_steps=9"]
+    )
     assert parser_args[1] == ["trainer.max_steps=9"]  # what main() must fold back in
     missing = tmp_path / "missing.toml"
     assert main(["train", str(missing), "--resume", "trainer.max_steps=9"]) == 2
@@ -73,12 +78,19 @@ def test_an_uninstalled_checkout_imports_its_subpackages_in_child_processes(tmp_
         "    ctx = mp.get_context('forkserver')\n"
         "    ctx.set_forkserver_preload(['passband.sandbox'])\n"
         "    q = ctx.Queue(); p = ctx.Process(target=probe, args=(q,)); p.start(); p.join(60)\n"
-        "    print(passband.sandbox.__file__, q.get(timeout=5), p.exitcode)\n")
+        "    print(passband.sandbox.__file__, q.get(timeout=5), p.exitcode)\n"
+    )
     script = tmp_path / "probe.py"
     script.write_text(code)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, "-S", str(script)], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-S", str(script)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     parent, child, code = done.stdout.split()
     assert parent == child == str(root / "sandbox" / "__init__.py") and code == "0"

@@ -30,7 +30,9 @@ def test_a_penalty_registered_by_the_user_is_accepted_in_a_config_file(tmp_path)
     path.write_text(TOML)
     reward, _ = load_config(path).reward.build()
     assert isinstance(reward, Reward) and "length_cap" in reward.component_names
-    assert reward("a much longer answer", answer="a much longer answer").score == 0.0  # the cap fired
+    assert (
+        reward("a much longer answer", answer="a much longer answer").score == 0.0
+    )  # the cap fired
 
 
 def test_the_old_penalty_tuple_still_works_but_warns():
@@ -50,19 +52,26 @@ class _NewKinds:
 
 
 def test_field_types_are_checked_from_the_real_hints():
-    built = _section(_NewKinds, {"ratio": 1, "flag": True, "names": ["a"], "weights": {"x": 2.5},
-                                 "note": "n"}, "new", "run.toml")
+    built = _section(
+        _NewKinds,
+        {"ratio": 1, "flag": True, "names": ["a"], "weights": {"x": 2.5}, "note": "n"},
+        "new",
+        "run.toml",
+    )
     assert built == _NewKinds(1, True, ["a"], {"x": 2.5}, "n")
 
 
-@pytest.mark.parametrize("values, words", [
-    ({"ratio": "high"}, ["[new] ratio", "'high'", "a number"]),
-    ({"ratio": True}, ["[new] ratio", "a number"]),
-    ({"flag": 1}, ["[new] flag", "true or false"]),
-    ({"names": ["a", 3]}, ["[new] names", "a list of strings"]),
-    ({"weights": {"x": "heavy"}}, ["[new] weights", "a table of numbers"]),
-    ({"note": 3}, ["[new] note", "a string"]),
-])
+@pytest.mark.parametrize(
+    "values, words",
+    [
+        ({"ratio": "high"}, ["[new] ratio", "'high'", "a number"]),
+        ({"ratio": True}, ["[new] ratio", "a number"]),
+        ({"flag": 1}, ["[new] flag", "true or false"]),
+        ({"names": ["a", 3]}, ["[new] names", "a list of strings"]),
+        ({"weights": {"x": "heavy"}}, ["[new] weights", "a table of numbers"]),
+        ({"note": 3}, ["[new] note", "a string"]),
+    ],
+)
 def test_a_value_of_the_wrong_type_names_the_key_and_the_type(values, words):
     with pytest.raises(UsageError) as info:
         _section(_NewKinds, values, "new", "run.toml")

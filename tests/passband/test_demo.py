@@ -122,7 +122,9 @@ def test_tiny_model_matches_tokenizer_and_evaluates():
     from passband.demo.model import ModelSize, build_model
 
     tok = build_tokenizer()
-    model = build_model(tok, ModelSize(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64))
+    model = build_model(
+        tok, ModelSize(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64)
+    )
     assert model.config.vocab_size == len(tok)
     _, held = make_splits(10, 20, seed=0)
     acc = greedy_accuracy(model, tok, held, max_new_tokens=4)
@@ -142,9 +144,13 @@ def test_warm_start_lowers_the_loss():
     from passband.demo.sft import SFTConfig, warm_start
 
     tok = build_tokenizer()
-    model = build_model(tok, ModelSize(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64))
+    model = build_model(
+        tok, ModelSize(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64)
+    )
     train, _ = make_splits(200, 10, seed=0)
-    losses = warm_start(model, tok, train, SFTConfig(steps=30, batch_size=32, learning_rate=3e-3), progress=False)
+    losses = warm_start(
+        model, tok, train, SFTConfig(steps=30, batch_size=32, learning_rate=3e-3), progress=False
+    )
     assert sum(losses[-5:]) / 5 < sum(losses[:5]) / 5 - 0.5
 
 

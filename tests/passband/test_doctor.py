@@ -7,8 +7,16 @@ import pytest
 
 from passband.cli import main
 from passband.doctor import TYPICAL, check_settings
-from passband.estimate import (HARDWARE, Workload, estimate, format_estimate, hardware, parse_count,
-                               shape_from_config, shape_from_params)
+from passband.estimate import (
+    HARDWARE,
+    Workload,
+    estimate,
+    format_estimate,
+    hardware,
+    parse_count,
+    shape_from_config,
+    shape_from_params,
+)
 from passband.trainer.config import RECOMMENDED, GRPOConfig
 
 # (field, value, pretrained, expected severity, expected status): typical ranges give notes,
@@ -50,8 +58,15 @@ def test_findings_table(name, value, pretrained, severity, status):
 
 
 def test_every_issue_range_is_checked():
-    assert {"group_size", "beta", "clip_low", "clip_high", "temperature", "learning_rate",
-            "prompts_per_step"} <= set(TYPICAL)
+    assert {
+        "group_size",
+        "beta",
+        "clip_low",
+        "clip_high",
+        "temperature",
+        "learning_rate",
+        "prompts_per_step",
+    } <= set(TYPICAL)
     assert TYPICAL["group_size"][:2] == (8, 16) and TYPICAL["beta"][:2] == (0.001, 0.01)
     assert TYPICAL["learning_rate"][:2] == (1e-6, 5e-6)
     names = {f.field for f in check_settings(GRPOConfig().to_dict())}
@@ -61,20 +76,33 @@ def test_every_issue_range_is_checked():
 def _config(tmp_path, trainer: str, model_dir=None) -> str:
     path = tmp_path / "run.toml"
     model = model_dir or tmp_path / "no-model"
-    path.write_text(f'[model]\npath = "{model}"\n[data]\npath = "{tmp_path}"\n[trainer]\n{trainer}\n')
+    path.write_text(
+        f'[model]\npath = "{model}"\n[data]\npath = "{tmp_path}"\n[trainer]\n{trainer}\n'
+    )
     return str(path)
 
 
 def test_cli_explains_findings_and_estimates(tmp_path, capsys):
     cfg = _config(tmp_path, "group_size = 4\nbeta = 0.04\nprompts_per_step = 128")
-    assert main(["doctor", cfg, "trainer.temperature=0.7", "--params", "1.5B", "--gpu", "a100"]) == 0
+    assert (
+        main(["doctor", cfg, "trainer.temperature=0.7", "--params", "1.5B", "--gpu", "a100"]) == 0
+    )
     out = capsys.readouterr().out
     assert "NOTE  group_size = 4" in out and TYPICAL["group_size"][2] in out  # the why, below it
     assert "WARN  beta = 0.04" in out and "the trainer warns too" in out
     assert "NOTE  temperature = 0.7" in out and "ok    clip_low = 0.2" in out
     assert "(default)" in out.split("clip_low")[1].splitlines()[0]
-    for item in ("policy weights", "gradients", "AdamW moments", "reference model",
-                 "activations (training)", "KV cache (generation)", "peak", "generation", "training"):
+    for item in (
+        "policy weights",
+        "gradients",
+        "AdamW moments",
+        "reference model",
+        "activations (training)",
+        "KV cache (generation)",
+        "peak",
+        "generation",
+        "training",
+    ):
         assert item in out
     assert "NVIDIA A100" in out and "6 x N" not in out and "8 x N x tokens" in out  # 6N + 2N ref
 
@@ -95,25 +123,46 @@ def test_cli_user_errors(tmp_path, capsys):
 def test_parameter_count_matches_real_models(tmp_path):
     from transformers import AutoModelForCausalLM, GPT2Config, LlamaConfig, Qwen2Config
 
-    small = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                 intermediate_size=128, vocab_size=1000)
-    for i, cfg in enumerate([LlamaConfig(**small, tie_word_embeddings=False), Qwen2Config(**small),
-                             GPT2Config(n_embd=64, n_layer=2, n_head=4, vocab_size=1000,
-                                        n_positions=128, bos_token_id=0, eos_token_id=0)]):
+    small = dict(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=128,
+        vocab_size=1000,
+    )
+    for i, cfg in enumerate(
+        [
+            LlamaConfig(**small, tie_word_embeddings=False),
+            Qwen2Config(**small),
+            GPT2Config(
+                n_embd=64,
+                n_layer=2,
+                n_head=4,
+                vocab_size=1000,
+                n_positions=128,
+                bos_token_id=0,
+                eos_token_id=0,
+            ),
+        ]
+    ):
         cfg.save_pretrained(tmp_path / str(i))
         model = AutoModelForCausalLM.from_config(cfg)
-        assert shape_from_config(tmp_path / str(i)).params == sum(p.numel() for p in model.parameters())
+        assert shape_from_config(tmp_path / str(i)).params == sum(
+            p.numel() for p in model.parameters()
+        )
 
 
 def test_estimate_arithmetic_and_fit_advice():
     shape = shape_from_params(parse_count("7e9"))
-    assert 6.5e9 < 12 * shape.layers * shape.hidden ** 2 < 7.5e9
+    assert 6.5e9 < 12 * shape.layers * shape.hidden**2 < 7.5e9
     w = Workload(prompts_per_step=64, group_size=8, max_new_tokens=512, beta=0.01)
     est = estimate(shape, w, HARDWARE["h200"])
     items = {name: b for name, b, _ in est.memory}
     assert items["AdamW moments"] == 2 * items["gradients"] == 8 * 7e9
-    assert est.peak_bytes == sum(items.values()) - min(items["activations (training)"],
-                                                       items["KV cache (generation)"])
+    assert est.peak_bytes == sum(items.values()) - min(
+        items["activations (training)"], items["KV cache (generation)"]
+    )
     # decode is bandwidth bound: the same work is slower on the A100 by about the bandwidth ratio
     gen = {gpu: estimate(shape, w, HARDWARE[gpu]).time[0][1] for gpu in ("h200", "a100")}
     assert 1.5 < gen["a100"] / gen["h200"] < 3.5
@@ -138,8 +187,13 @@ def test_grad_accum_advice_makes_it_fit():
 def test_fsdp_over_several_gpus_splits_the_model_state_and_the_advice_says_so(tmp_path, capsys):
     h200 = HARDWARE["h200"]
     shape = shape_from_params(parse_count("14B"))
-    one = Workload(prompts_per_step=64, group_size=8, max_new_tokens=512, beta=0.001,
-                   gradient_checkpointing=True)
+    one = Workload(
+        prompts_per_step=64,
+        group_size=8,
+        max_new_tokens=512,
+        beta=0.001,
+        gradient_checkpointing=True,
+    )
     text = format_estimate(estimate(shape, one, h200), shape, h200, one)
     assert "alone need" in text and 'distributed = "fsdp"' in text and "tensor-parallel" not in text
     need = int(text.split("--gpus ")[1].split(")")[0])
@@ -167,12 +221,19 @@ def test_cli_names_the_phase_that_dominates_a_runs_step_time(tmp_path, capsys):
 
     run = tmp_path / "run"
     run.mkdir()
-    phases = {"time/sample_s": 0.01, "time/generate_s": 0.2, "time/score_s": 0.7,
-              "time/update_s": 0.05, "time/sync_s": 0.0}
+    phases = {
+        "time/sample_s": 0.01,
+        "time/generate_s": 0.2,
+        "time/score_s": 0.7,
+        "time/update_s": 0.05,
+        "time/sync_s": 0.0,
+    }
     lines = [{"step": 1, "time/step_s": 9.0, **phases, "time/score_s": 8.0}]  # start-up: left out
     lines += [{"step": k, "time/step_s": 1.0, **phases} for k in (2, 3)]
     (run / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in lines))
     cfg = _config(tmp_path, f"output_dir = {json.dumps(str(run))}")
     assert main(["doctor", cfg]) == 0
     out = capsys.readouterr().out
-    assert "time: score dominates (70% of step time over 2 steps" in out and "verifier_workers" in out
+    assert (
+        "time: score dominates (70% of step time over 2 steps" in out and "verifier_workers" in out
+    )

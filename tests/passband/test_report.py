@@ -54,13 +54,18 @@ def test_report_writes_valid_pngs_and_html(healthy):
 def test_text_summary_content(healthy):
     text = healthy.text
     assert re.search(r"steps\s+40 logged, last step 40 of 40 \(finished\)", text)
-    final = json.loads((healthy.run_dir / "metrics.jsonl").read_text().splitlines()[-1])["pass_rate"]
+    final = json.loads((healthy.run_dir / "metrics.jsonl").read_text().splitlines()[-1])[
+        "pass_rate"
+    ]
     assert f"{final:.3f} at step 40" in text.split("pass rate (final)")[1].splitlines()[0]
     assert "75.0% of 320 rolled groups carried signal" in text  # 6 effective of 8 rolled per step
     # p0 carries 7/12 of every step's gradient, 7x the median group: the one outlier
     assert re.search(r"outlier prompts\s+1 flagged\. p0: gradient, 7\.0x the step's median", text)
-    assert re.search(r"gradient concentration \(mean per step\)\s+top 1% carry 58\.3% \(equal "
-                     r"shares: 16\.7%\)", text)
+    assert re.search(
+        r"gradient concentration \(mean per step\)\s+top 1% carry 58\.3% \(equal "
+        r"shares: 16\.7%\)",
+        text,
+    )
     assert re.search(r"length trend .*tokens \([+-]\d+%\)", text) and "alerts: none" in text
 
 
@@ -90,8 +95,14 @@ def test_partial_run_truncated_line_and_no_curriculum(tmp_path, make_run):
     rows, bad, truncated = read_jsonl(run / "metrics.jsonl")
     assert len(rows) == 10 and bad == 0 and truncated
     report = write_report(run, live=True, refresh_s=7)
-    assert {"curriculum", "pass_rate_histogram", "concentration", "outliers", "reward_distributions",
-            "pass_rate_moves"} == set(report.skipped)
+    assert {
+        "curriculum",
+        "pass_rate_histogram",
+        "concentration",
+        "outliers",
+        "reward_distributions",
+        "pass_rate_moves",
+    } == set(report.skipped)
     assert "groups.jsonl not found" in report.text and "last line is incomplete" in report.text
     page = report.html.read_text()
     assert '<meta http-equiv="refresh" content="7">' in page and "Not drawn: " in page
@@ -139,8 +150,10 @@ def test_watch_refreshes_while_live_and_stops_when_finished(tmp_path, make_run):
     run = make_run(tmp_path / "run", steps=5, max_steps=8)
     page = run / "report/index.html"
     result = {}
-    watcher = threading.Thread(target=lambda: result.setdefault(
-        "rc", main(["report", str(run), "--watch", "0.2"])), daemon=True)
+    watcher = threading.Thread(
+        target=lambda: result.setdefault("rc", main(["report", str(run), "--watch", "0.2"])),
+        daemon=True,
+    )
     watcher.start()
     deadline = time.monotonic() + 60
     while not (page.is_file() and 'http-equiv="refresh"' in page.read_text()):
@@ -162,9 +175,18 @@ def test_report_of_a_real_short_demo_run(tmp_path, capsys):
     from passband.demo.pipeline import DemoConfig, run_demo
     from passband.demo.sft import SFTConfig
 
-    cfg = DemoConfig.quick(output_dir=str(tmp_path / "run"), n_train=100, n_heldout=10, grpo_steps=4,
-                           prompts_per_step=4, beta=0.01, sft=SFTConfig(steps=0), checkpoint_every=2,
-                           use_curriculum=True, progress=False)  # the curriculum chart needs it
+    cfg = DemoConfig.quick(
+        output_dir=str(tmp_path / "run"),
+        n_train=100,
+        n_heldout=10,
+        grpo_steps=4,
+        prompts_per_step=4,
+        beta=0.01,
+        sft=SFTConfig(steps=0),
+        checkpoint_every=2,
+        use_curriculum=True,
+        progress=False,
+    )  # the curriculum chart needs it
     run_demo(cfg, log=lambda line: None)
     assert main(["report", str(tmp_path / "run")]) == 0
     text = capsys.readouterr().out
@@ -177,9 +199,13 @@ def test_report_of_a_real_short_demo_run(tmp_path, capsys):
     # 4 steps of 4 prompts out of 100: no prompt is seen twice; an untrained model may leave no
     # group with signal; per-phase times arrive with the trainer that logs them. Each chart is
     # drawn from what the trainer logs, or says which of these it is waiting for.
-    effective = sum(json.loads(x)["groups/effective"] for x in (tmp_path / "run/metrics.jsonl").open())
-    waiting = {"pass_rate_moves": "no prompt was checked more than once yet",
-               "time": "per-phase times (time/sample_s, time/generate_s, ...) not logged by this run"}
+    effective = sum(
+        json.loads(x)["groups/effective"] for x in (tmp_path / "run/metrics.jsonl").open()
+    )
+    waiting = {
+        "pass_rate_moves": "no prompt was checked more than once yet",
+        "time": "per-phase times (time/sample_s, time/generate_s, ...) not logged by this run",
+    }
     if effective == 0:
         waiting["concentration"] = "no effective group carried a gradient share"
     for stem in STEMS:
@@ -208,25 +234,45 @@ _PROBE = """<script>window.addEventListener("load", () => {
 
 
 @pytest.mark.slow  # starts a browser (~5-10 s)
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install "
-                    "chromium); CI installs it")
+@pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="chromium is not installed (Debian: apt-get install chromium); CI installs it",
+)
 def test_page_shows_every_chart_in_headless_chromium(healthy, tmp_path):
     import matplotlib.image
 
     report = healthy
     probe = report.html.with_name("probe.html")
     probe.write_text(report.html.read_text().replace("</body>", _PROBE + "</body>"))
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run",
-           f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,900",
-           "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()]
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1200,900",
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        probe.as_uri(),
+    ]
     dom = subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
     found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
     assert found, f"the probe did not run; chromium printed: {dom[:500]!r}"
     shown = {}
     for line in found.group(1).strip().splitlines():
         figure, complete, nat_w, nat_h, w, h, visibility = line.split()
-        shown[figure.removeprefix("chart-")] = (complete, int(nat_w), int(nat_h), int(w), int(h), visibility)
+        shown[figure.removeprefix("chart-")] = (
+            complete,
+            int(nat_w),
+            int(nat_h),
+            int(w),
+            int(h),
+            visibility,
+        )
     assert sorted(shown) == sorted(STEMS)
     for stem, (complete, nat_w, nat_h, w, h, visibility) in shown.items():
         height, width = matplotlib.image.imread(report.charts[stem]).shape[:2]

@@ -32,18 +32,32 @@ def _digit_reward():
 def _run(out, planted: str | None):
     """8 real GRPO steps of a tiny Qwen2 (built from a config) with the curriculum on 16 prompts."""
     import torch
-    from passband.trainer import GRPOConfig, GRPOTrainer
 
     from passband.demo import ModelSize, build_model, build_tokenizer
+    from passband.trainer import GRPOConfig, GRPOTrainer
 
     torch.manual_seed(0)
     tokenizer = build_tokenizer()
-    model = build_model(tokenizer, ModelSize(hidden_size=32, num_layers=1, num_heads=2,
-                                             intermediate_size=64), seed=0)
+    model = build_model(
+        tokenizer,
+        ModelSize(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64),
+        seed=0,
+    )
     rows = [{"prompt": f"{i}+{i}=", "scale": 10.0 if str(i) == planted else 1.0} for i in range(16)]
-    cfg = GRPOConfig(group_size=8, prompts_per_step=8, max_new_tokens=4, learning_rate=1e-3,
-                     beta=0.0, pretrained=False, max_steps=8, output_dir=str(out),
-                     use_curriculum=True, progress=False, seed=0, checkpoint_every=8)
+    cfg = GRPOConfig(
+        group_size=8,
+        prompts_per_step=8,
+        max_new_tokens=4,
+        learning_rate=1e-3,
+        beta=0.0,
+        pretrained=False,
+        max_steps=8,
+        output_dir=str(out),
+        use_curriculum=True,
+        progress=False,
+        seed=0,
+        checkpoint_every=8,
+    )
     GRPOTrainer(model, tokenizer, rows, _digit_reward(), cfg).train()
     return write_report(out)
 
@@ -87,15 +101,29 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def _screenshot(page, png, profile) -> None:
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-           f"--user-data-dir={profile}", "--window-size=1200,2400", "--virtual-time-budget=5000",
-           f"--screenshot={png}", page.as_uri()]
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--hide-scrollbars",
+        f"--user-data-dir={profile}",
+        "--window-size=1200,2400",
+        "--virtual-time-budget=5000",
+        f"--screenshot={png}",
+        page.as_uri(),
+    ]
     subprocess.run(cmd, capture_output=True, timeout=120, check=False)
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install "
-                    "chromium); CI installs it")
+@pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="chromium is not installed (Debian: apt-get install chromium); CI installs it",
+)
 def test_flagged_prompt_stands_out_in_the_browser(planted, demo, tmp_path):
     """The top of each page as a browser draws it: the planted run shows a red flagged-prompt box
     above the fold, the demo run shows none."""
@@ -106,8 +134,11 @@ def test_flagged_prompt_stands_out_in_the_browser(planted, demo, tmp_path):
         png = tmp_path / f"{name}.png"
         _screenshot(report.html, png, tmp_path / f"profile-{name}")
         pixels = matplotlib.image.imread(png)[:, :, :3]
-        box = (abs(pixels[..., 0] - 1.0) < 0.01) & (abs(pixels[..., 1] - 0xF4 / 255) < 0.01) & \
-              (abs(pixels[..., 2] - 0xF2 / 255) < 0.01)  # the flagged section's #fff4f2 background
+        box = (
+            (abs(pixels[..., 0] - 1.0) < 0.01)
+            & (abs(pixels[..., 1] - 0xF4 / 255) < 0.01)
+            & (abs(pixels[..., 2] - 0xF2 / 255) < 0.01)
+        )  # the flagged section's #fff4f2 background
         reds[name] = int(box.sum())
     assert reds["planted"] > 20_000 and reds["demo"] < 500, reds  # a few anti-aliased pixels match
     assert re.search(r"Flagged prompts \(1\)", planted.html.read_text())

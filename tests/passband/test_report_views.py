@@ -38,6 +38,7 @@ def _groups(steps: int, *, scale: dict[str, float], advantage: str, seed: int = 
     """groups.jsonl rows from the trainer's own advantage functions and |advantage|·tokens weights:
     binary rewards at pass rates 0.1-0.9, lengths 20-60 tokens, 16 prompts per step, G = 8."""
     import torch
+
     from passband.trainer.advantages import get_advantage
 
     rng, rows = random.Random(seed), []
@@ -51,9 +52,17 @@ def _groups(steps: int, *, scale: dict[str, float], advantage: str, seed: int = 
             rewards.append([x * scale.get(p, 1.0) for x in r])
         adv = get_advantage(advantage)(torch.tensor(rewards), torch.ones(16, 8, dtype=torch.bool))
         weights = [sum(abs(a) * rng.randint(20, 60) for a in row) for row in adv.tolist()]
-        rows += [{"step": step, "prompt_id": p, "rewards": r, "passes": int(sum(x > 0 for x in r)),
-                  "kept": True, "grad_share": w / sum(weights)}
-                 for p, r, w in zip(prompts, rewards, weights)]
+        rows += [
+            {
+                "step": step,
+                "prompt_id": p,
+                "rewards": r,
+                "passes": int(sum(x > 0 for x in r)),
+                "kept": True,
+                "grad_share": w / sum(weights),
+            }
+            for p, r, w in zip(prompts, rewards, weights)
+        ]
     return rows
 
 
@@ -78,14 +87,21 @@ def test_ordinary_variation_raises_no_flag(advantage):
 def test_a_prompt_with_a_10x_reward_is_flagged_by_both_rules_without_std_scaling():
     visits = _visits(_groups(20, scale={"planted": 10.0}, advantage="no_std"))
     flags = flag_outliers(visits, 8, "no_std")
-    assert {(f.prompt, f.rule) for f in flags} == {("planted", "gradient"), ("planted", "reward scale")}
+    assert {(f.prompt, f.rule) for f in flags} == {
+        ("planted", "gradient"),
+        ("planted", "reward scale"),
+    }
     gradient = next(f for f in flags if f.rule == "gradient")
-    assert gradient.flagged_visits >= 15 and gradient.ratio > 6  # a visit at pass rate 1/8 may stay under
+    assert (
+        gradient.flagged_visits >= 15 and gradient.ratio > 6
+    )  # a visit at pass rate 1/8 may stay under
 
 
 def test_under_std_scaling_the_10x_prompt_is_a_reward_scale_outlier_only():
     """Dividing by the group std already equalises its gradient: the flag says so."""
-    flags = flag_outliers(_visits(_groups(20, scale={"planted": 10.0}, advantage="group")), 8, "group")
+    flags = flag_outliers(
+        _visits(_groups(20, scale={"planted": 10.0}, advantage="group")), 8, "group"
+    )
     assert [(f.prompt, f.rule) for f in flags] == [("planted", "reward scale")]
 
 
@@ -94,8 +110,16 @@ def test_usually_failed_prompts_with_a_penalty_do_not_make_solved_ones_outliers(
     for step in range(1, 41):
         for k in range(16):  # 80% of groups fail with a small length penalty, the rest are solved
             r = [-0.05] * 7 + [-0.04] if k < 13 else [1.0, 0.0, 1.0, -0.05, 1.0, 0.0, 0.0, 1.0]
-            rows.append({"step": step, "prompt_id": f"q{step}-{k}", "rewards": r, "passes": sum(x > 0.5 for x in r),
-                         "kept": True, "grad_share": 1 / 16})
+            rows.append(
+                {
+                    "step": step,
+                    "prompt_id": f"q{step}-{k}",
+                    "rewards": r,
+                    "passes": sum(x > 0.5 for x in r),
+                    "kept": True,
+                    "grad_share": 1 / 16,
+                }
+            )
     assert flag_outliers(_visits(rows), 8, "group") == []
 
 
@@ -115,12 +139,16 @@ def test_inactive_gauges_say_why_in_one_line(tmp_path, make_run):
     assert view.inactive("kl").startswith("no KL: beta = 0")
     assert view.inactive("lr").startswith("lr constant: 1e-06")
     assert view.inactive("entropy") is None
-    assert dict(summarize(view.run, view=view))["inactive by configuration"] == \
-        "clip inactive: mu = 1; no KL: beta = 0"
+    assert (
+        dict(summarize(view.run, view=view))["inactive by configuration"]
+        == "clip inactive: mu = 1; no KL: beta = 0"
+    )
     assert chart_optimization(view, tmp_path / "opt.png") is None
-    assert chart_time(view, tmp_path / "time.png") == ("per-phase times (time/sample_s, "
-                                                       "time/generate_s, ...) not logged by this run "
-                                                       "(time per step: mean 2.00 s)")
+    assert chart_time(view, tmp_path / "time.png") == (
+        "per-phase times (time/sample_s, "
+        "time/generate_s, ...) not logged by this run "
+        "(time per step: mean 2.00 s)"
+    )
 
 
 def test_time_chart_stacks_the_logged_phases(tmp_path, make_run):
@@ -135,8 +163,16 @@ def test_per_prompt_views_scale_to_many_prompts(tmp_path, make_run):
     for i in range(30_000):
         for visit in range(1 + (i % 7 == 0) + (i % 49 == 0)):
             r = [float(rng.random() < 0.2 + 0.3 * visit) for _ in range(4)]
-            rows.append({"step": 1 + visit * 50 + i // 1000, "prompt_id": i, "rewards": r,
-                         "passes": int(sum(r)), "kept": len(set(r)) > 1, "grad_share": 1e-3 * (len(set(r)) > 1)})
+            rows.append(
+                {
+                    "step": 1 + visit * 50 + i // 1000,
+                    "prompt_id": i,
+                    "rewards": r,
+                    "passes": int(sum(r)),
+                    "kept": len(set(r)) > 1,
+                    "grad_share": 1e-3 * (len(set(r)) > 1),
+                }
+            )
     run = make_run(tmp_path / "run", steps=120)
     _write_jsonl(run / "groups.jsonl", sorted(rows, key=lambda g: g["step"]))
     report = write_report(run)
@@ -155,15 +191,21 @@ def test_component_scales_are_logged_and_drawn(tmp_path, make_run):
     from passband.trainer.metrics import component_metrics
     from passband.verifiers import Verdict
 
-    verdicts = [Verdict(1.0 + p, "ok", components={"correct": 1.0, "overlong": p})
-                for p in (-0.5, 0.0, -1.5)] + [Verdict(0.0, "wrong", components={"correct": 0.0, "overlong": 0.0})]
+    verdicts = [
+        Verdict(1.0 + p, "ok", components={"correct": 1.0, "overlong": p})
+        for p in (-0.5, 0.0, -1.5)
+    ] + [Verdict(0.0, "wrong", components={"correct": 0.0, "overlong": 0.0})]
     out = component_metrics(verdicts)
     assert out["reward/correct"] == 0.75 and out["reward_scale/correct"] == pytest.approx(0.4330127)
     assert out["reward_scale/overlong"] == pytest.approx(0.6123724)
     view = RunView(load_run(make_run(tmp_path / "run", steps=6)))
-    assert chart_reward(view, tmp_path / "reward.png") is None and (tmp_path / "reward.png").is_file()
+    assert (
+        chart_reward(view, tmp_path / "reward.png") is None and (tmp_path / "reward.png").is_file()
+    )
     assert _component_scales(view.run.metrics, ["length_penalty", "math"]) == (
-        [0.01, 0.45], "std across completions (median over steps)")  # what make_run logs
+        [0.01, 0.45],
+        "std across completions (median over steps)",
+    )  # what make_run logs
 
 
 def test_report_cli_top_and_deprecated_last(tmp_path, capsys, make_run):
@@ -178,7 +220,10 @@ def test_report_cli_top_and_deprecated_last(tmp_path, capsys, make_run):
 def test_matplotlib_is_imported_in_one_module_only():
     """One way to draw: every picture goes through passband.curriculum.plot."""
     pattern = re.compile(r"^\s*(import matplotlib|from matplotlib)", re.M)
-    found = sorted(str(p.relative_to(ROOT)) for folder in ("passband", "curriculum", "trainer",
-                                                           "verifiers", "sandbox")
-                   for p in (ROOT / folder).rglob("*.py") if pattern.search(p.read_text()))
+    found = sorted(
+        str(p.relative_to(ROOT))
+        for folder in ("passband", "curriculum", "trainer", "verifiers", "sandbox")
+        for p in (ROOT / folder).rglob("*.py")
+        if pattern.search(p.read_text())
+    )
     assert found == ["curriculum/plot.py"]

@@ -26,8 +26,24 @@ def test_scores_rows_with_ref_mapping_and_prints_summary(tmp_path, capsys):
     rows.append({"id": 10, "completion": "\ud800", "gold": "1"})
     src = tmp_path / "data.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert main(["verify", str(src), "--verifier", "exact", "--ref", "answer=gold", "--chunk-size", "4",
-                 "--no-progress", "--workers", "1"]) == 0
+    assert (
+        main(
+            [
+                "verify",
+                str(src),
+                "--verifier",
+                "exact",
+                "--ref",
+                "answer=gold",
+                "--chunk-size",
+                "4",
+                "--no-progress",
+                "--workers",
+                "1",
+            ]
+        )
+        == 0
+    )
     out = _read_jsonl(tmp_path / "data.verdicts.jsonl")
     assert [r["id"] for r in out] == list(range(11))
     assert [r["status"] for r in out[:3]] == ["wrong", "ok", "wrong"]
@@ -42,8 +58,15 @@ def test_parquet_in_and_out(tmp_path):
     import pyarrow.parquet as pq
 
     src = tmp_path / "data.parquet"
-    pq.write_table(pa.Table.from_pylist([{"completion": '{"a": 1}', "schema": '{"type": "object"}'},
-                                         {"completion": "[1]", "schema": '{"type": "object"}'}]), src)
+    pq.write_table(
+        pa.Table.from_pylist(
+            [
+                {"completion": '{"a": 1}', "schema": '{"type": "object"}'},
+                {"completion": "[1]", "schema": '{"type": "object"}'},
+            ]
+        ),
+        src,
+    )
     dst = tmp_path / "out.parquet"
     assert main(["verify", str(src), "-v", "json_schema", "-o", str(dst), "--no-progress"]) == 0
     table = pq.read_table(dst).to_pylist()
@@ -106,10 +129,24 @@ def test_resume_after_kill_9_loses_and_duplicates_nothing(tmp_path):
     src = tmp_path / "d.jsonl"
     _write_jsonl(src, [{"id": i, "completion": f"c{i}"} for i in range(n)])
     dst = tmp_path / "d.verdicts.jsonl"
-    cmd = [sys.executable, "-m", "passband.cli", "verify", str(src), "-v", "slowmod:slow", "--chunk-size", "7",
-           "--workers", "1", "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "passband.cli",
+        "verify",
+        str(src),
+        "-v",
+        "slowmod:slow",
+        "--chunk-size",
+        "7",
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None:

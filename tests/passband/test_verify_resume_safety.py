@@ -25,11 +25,15 @@ def test_output_naming_the_input_is_refused_and_the_input_kept(tmp_path, capsys,
     _write(src, [{"completion": "4", "answer": "4"}])
     before = src.read_bytes()
     for out in (str(src), str(tmp_path / "." / "c.jsonl")):
-        assert main(["verify", str(src), "-v", "exact", "-o", out, "--no-progress", *overwrite]) == 2
+        assert (
+            main(["verify", str(src), "-v", "exact", "-o", out, "--no-progress", *overwrite]) == 2
+        )
         assert "would overwrite the input" in capsys.readouterr().err
     link = tmp_path / "link.jsonl"
     link.symlink_to(src)
-    assert main(["verify", str(src), "-v", "exact", "-o", str(link), "--no-progress", *overwrite]) == 2
+    assert (
+        main(["verify", str(src), "-v", "exact", "-o", str(link), "--no-progress", *overwrite]) == 2
+    )
     assert src.read_bytes() == before
 
 
@@ -54,13 +58,22 @@ def test_resume_refuses_rows_that_changed_since_they_were_scored(tmp_path, capsy
 
 def test_chat_completions_are_read_as_their_assistant_text(tmp_path):
     src, out = tmp_path / "chat.jsonl", tmp_path / "v.jsonl"
-    _write(src, [
-        {"completion": [{"role": "assistant", "content": "42"}], "answer": "42"},
-        {"completion": [{"role": "user", "content": "q"},
-                        {"role": "assistant", "content": [{"type": "text", "text": "7"}]}],
-         "answer": "7"},
-        {"completion": [{"role": "assistant", "content": "41"}], "answer": "42"},
-    ])
-    assert main(["verify", str(src), "-v", "exact", "-o", str(out), "--no-progress",
-                 "--workers", "1"]) == 0
+    _write(
+        src,
+        [
+            {"completion": [{"role": "assistant", "content": "42"}], "answer": "42"},
+            {
+                "completion": [
+                    {"role": "user", "content": "q"},
+                    {"role": "assistant", "content": [{"type": "text", "text": "7"}]},
+                ],
+                "answer": "7",
+            },
+            {"completion": [{"role": "assistant", "content": "41"}], "answer": "42"},
+        ],
+    )
+    assert (
+        main(["verify", str(src), "-v", "exact", "-o", str(out), "--no-progress", "--workers", "1"])
+        == 0
+    )
     assert [r["status"] for r in _read(out)] == ["ok", "ok", "wrong"]

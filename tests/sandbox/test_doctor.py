@@ -10,7 +10,9 @@ from passband.cli import main
 def test_doctor_reports_mechanisms_and_all_probes_pass(capsys):
     assert main(["sandbox", "doctor", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert {"pid namespace", "network namespace", "landlock", "seccomp", "rlimits"} <= set(out["mechanisms"])
+    assert {"pid namespace", "network namespace", "landlock", "seccomp", "rlimits"} <= set(
+        out["mechanisms"]
+    )
     assert out["probes"] and all(out["probes"].values())
 
 

@@ -38,11 +38,15 @@ def assert_nothing_left(pool: Pool) -> None:
         with open(f"/proc/{zpid}/task/{zpid}/children") as fh:
             assert fh.read().split() == [], "a run left a child of the worker alive"
         for path in worker.leftovers.get("cgroups", ()):
-            if os.path.basename(os.path.dirname(path)) == "pids" or path.startswith("/sys/fs/cgroup/pids"):
+            if os.path.basename(os.path.dirname(path)) == "pids" or path.startswith(
+                "/sys/fs/cgroup/pids"
+            ):
                 with open(os.path.join(path, "pids.current")) as fh:
                     assert int(fh.read()) == 1, "processes of a run survive in its cgroup"
         for base in worker.leftovers.get("dirs", ()):
-            inside = f"/proc/{zpid}/root{base}"  # the worker's view (its private tmpfs, if it has one)
+            inside = (
+                f"/proc/{zpid}/root{base}"  # the worker's view (its private tmpfs, if it has one)
+            )
             assert os.listdir(inside) == [], f"run directories left behind: {os.listdir(inside)}"
 
 
@@ -64,7 +68,11 @@ def host_can_fork() -> bool:
 
 
 def test_honest_program_runs_and_reads_stdin(pool):
-    r = pool.run("import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))", stdin="1 2 3\n", limits=FAST)
+    r = pool.run(
+        "import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))",
+        stdin="1 2 3\n",
+        limits=FAST,
+    )
     assert (r.exit_code, r.stdout, r.timed_out) == (0, "6\n", False)
     assert_nothing_left(pool)
 
@@ -134,7 +142,9 @@ def test_memory_bomb_single_allocation(pool):
 
 
 def test_memory_bomb_gradual(pool):
-    r = pool.run("x = []\nwhile True: x.append(b'x' * 10**6)", limits=Limits(timeout_s=5.0, memory_mb=64))
+    r = pool.run(
+        "x = []\nwhile True: x.append(b'x' * 10**6)", limits=Limits(timeout_s=5.0, memory_mb=64)
+    )
     assert r.memory_exceeded and not r.timed_out
     assert_nothing_left(pool)
 
@@ -158,7 +168,9 @@ for _ in range(6):
 
 
 def test_huge_output_is_capped(pool):
-    r = pool.run("while True: print('x' * 1000)", limits=Limits(timeout_s=5.0, max_output_bytes=50_000))
+    r = pool.run(
+        "while True: print('x' * 1000)", limits=Limits(timeout_s=5.0, max_output_bytes=50_000)
+    )
     assert r.stdout_truncated and len(r.stdout) <= 50_000 and not r.timed_out  # ended at the cap
     assert_nothing_left(pool)
 
@@ -267,14 +279,22 @@ def test_harness_environment_does_not_leak(pool, monkeypatch):
     token = os.urandom(8).hex()
     monkeypatch.setenv("PASSBAND_TEST_SECRET", token)
     with Pool(1) as fresh:  # a worker started while the secret is in our environment
-        code = ("import os\nprint(sorted(os.environ))\n"
-                "try:\n    print(open('/proc/self/environ').read())\nexcept OSError:\n    print('denied')\n"
-                "import ctypes\nenv = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), 'environ')\n"
-                "i = 0\nwhile env[i] is not None: i += 1\nprint([env[j] for j in range(i)])")
+        code = (
+            "import os\nprint(sorted(os.environ))\n"
+            "try:\n    print(open('/proc/self/environ').read())\nexcept OSError:\n    print('denied')\n"
+            "import ctypes\nenv = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), 'environ')\n"
+            "i = 0\nwhile env[i] is not None: i += 1\nprint([env[j] for j in range(i)])"
+        )
         r = fresh.run(code, limits=FAST)
     assert token not in r.stdout and "PASSBAND_TEST_SECRET" not in r.stdout
-    assert set(eval(r.stdout.splitlines()[0])) <= {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONIOENCODING",
-                                                   "PYTHONDONTWRITEBYTECODE"}
+    assert set(eval(r.stdout.splitlines()[0])) <= {
+        "PATH",
+        "HOME",
+        "TMPDIR",
+        "LANG",
+        "PYTHONIOENCODING",
+        "PYTHONDONTWRITEBYTECODE",
+    }
 
 
 def test_cannot_connect_to_a_loopback_server(pool):
@@ -369,7 +389,10 @@ except OSError as e:
 
 def test_cpu_rlimit_stops_cpu_burn_even_with_a_long_deadline(pool):
     r = pool.run("while True: pass", limits=Limits(timeout_s=30.0, cpu_s=1))
-    assert not r.timed_out and r.exit_code in (-9, -24)  # SIGKILL or SIGXCPU, long before the deadline
+    assert not r.timed_out and r.exit_code in (
+        -9,
+        -24,
+    )  # SIGKILL or SIGXCPU, long before the deadline
     assert_nothing_left(pool)
 
 
@@ -412,7 +435,9 @@ pool.run("import subprocess, time\\nsubprocess.Popen(['sleep', '{marker}'])\\nti
     proc.wait()
     deadline = time.monotonic() + 10
     paths = leftovers["dirs"] + leftovers["cgroups"]
-    while (any(os.path.exists(p) for p in paths) or host_processes_with(f"sleep\0{marker}")) and time.monotonic() < deadline:
+    while (
+        any(os.path.exists(p) for p in paths) or host_processes_with(f"sleep\0{marker}")
+    ) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(os.path.exists(p) for p in paths)
     assert host_processes_with(f"sleep\0{marker}") == []
@@ -425,7 +450,10 @@ def test_worker_survives_the_host_interpreter_being_threaded():
         t.start()
     with Pool(2) as p:
         results = []
-        ts = [threading.Thread(target=lambda: results.append(p.run("print(7)").stdout)) for _ in range(6)]
+        ts = [
+            threading.Thread(target=lambda: results.append(p.run("print(7)").stdout))
+            for _ in range(6)
+        ]
         for t in ts:
             t.start()
         for t in ts + threads:
@@ -438,8 +466,19 @@ def test_doctor_reports_each_mechanism(pool):
     from passband.sandbox import capabilities
 
     report = capabilities(pool)
-    for key in ("pid namespace", "network namespace", "landlock", "seccomp", "cgroup pids", "rlimits"):
-        assert key in report and report[key].split(":")[0].split(" ")[0] in ("active", "inactive", "n/a")
+    for key in (
+        "pid namespace",
+        "network namespace",
+        "landlock",
+        "seccomp",
+        "cgroup pids",
+        "rlimits",
+    ):
+        assert key in report and report[key].split(":")[0].split(" ")[0] in (
+            "active",
+            "inactive",
+            "n/a",
+        )
 
 
 _NONROOT_DRIVER = """
@@ -464,24 +503,36 @@ print(json.dumps({"report": hello["report"], "outs": outs}))
 """
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"), reason="needs root to switch user")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"), reason="needs root to switch user"
+)
 def test_without_root_the_worker_still_isolates():
     """As uid 65534 (with the system python, which that user can read) the worker falls back to a
     user namespace: the same hostile programs are still contained."""
     import json
 
-    programs = ["import os; print(os.getpid())",
-                "try:\n    open('/etc/passwd').read(); print('READ')\nexcept OSError: print('denied')",
-                "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 22), timeout=1); print('OPEN')\n"
-                "except OSError: print('denied')"]
+    programs = [
+        "import os; print(os.getpid())",
+        "try:\n    open('/etc/passwd').read(); print('READ')\nexcept OSError: print('denied')",
+        "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 22), timeout=1); print('OPEN')\n"
+        "except OSError: print('denied')",
+    ]
     from passband.sandbox._staging import worker_dir
 
     # From a checkout in a private (mode 700) directory uid 65534 cannot read the package: the
     # sandbox hands out a copy of the worker's files that it can read.
     sandbox_dir = worker_dir(readable_by_all=True)
     driver = f"SANDBOX_DIR = {sandbox_dir!r}\nPROGRAMS = {programs!r}\n" + _NONROOT_DRIVER
-    done = subprocess.run(["/usr/bin/python3", "-c", driver], user=65534, group=65534, cwd="/",
-                          capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        ["/usr/bin/python3", "-c", driver],
+        user=65534,
+        group=65534,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["report"]["user namespace"].startswith("active")

@@ -17,8 +17,9 @@ def make_tokenizer():
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
     tok.decoder = decoders.Fuse()
-    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>",
-                                   unk_token="<unk>")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
+    )
 
 
 def make_model(tokenizer, seed: int = 0, layers: int = 2, hidden: int = 32):
@@ -26,11 +27,19 @@ def make_model(tokenizer, seed: int = 0, layers: int = 2, hidden: int = 32):
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     torch.manual_seed(seed)
-    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden,
-                         num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=2,
-                         max_position_embeddings=256, tie_word_embeddings=True,
-                         pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
-                         bos_token_id=None)
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        tie_word_embeddings=True,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=None,
+    )
     return Qwen2ForCausalLM(config).eval()
 
 
@@ -65,8 +74,10 @@ def write_run_setup(root, config_template: str):
     model = make_model(tokenizer, seed=1)
     model.save_pretrained(root / "model")
     tokenizer.save_pretrained(root / "model")
-    rows = [{"prompt": f"{i}*{i % 7}=", "pattern": f"(?s).*[{i % 10}{(i + 3) % 10}ab].*"}
-            for i in range(12)]
+    rows = [
+        {"prompt": f"{i}*{i % 7}=", "pattern": f"(?s).*[{i % 10}{(i + 3) % 10}ab].*"}
+        for i in range(12)
+    ]
     (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     cfg = root / "run.toml"
     cfg.write_text(config_template.format(root=root.as_posix()))

@@ -8,8 +8,14 @@ import pytest
 import torch
 
 from passband.trainer.advantages import ADVANTAGE_FUNCTIONS, get_advantage
-from passband.trainer.losses import (AGGREGATIONS, BatchNorms, clipped_surrogate, get_aggregation,
-                                     k3_kl, token_logprobs)
+from passband.trainer.losses import (
+    AGGREGATIONS,
+    BatchNorms,
+    clipped_surrogate,
+    get_aggregation,
+    k3_kl,
+    token_logprobs,
+)
 from passband.trainer.registry import ADVANTAGE_REGISTRY, AGGREGATION_REGISTRY
 
 S3 = math.sqrt(1 / 3)  # unbiased std of [1, 0, 0, 1]
@@ -22,19 +28,31 @@ def test_registries_match_the_names_the_config_accepts():
         get_aggregation("nope")
 
 
-@pytest.mark.parametrize("name, rewards, valid, expected", [
-    # (r - mean) / (unbiased std + eps): mean .5, std sqrt(1/3)
-    ("group", [[1, 0, 0, 1]], None, [[0.5 / S3, -0.5 / S3, -0.5 / S3, 0.5 / S3]]),
-    # masked entry (an error verdict scored 5) is left out of mean/std and gets 0
-    ("group", [[1, 0, 0, 5]], [[1, 1, 1, 0]], [[(2 / 3) / S3, (-1 / 3) / S3, (-1 / 3) / S3, 0.0]]),
-    ("no_std", [[1, 0, 0, 1]], None, [[0.5, -0.5, -0.5, 0.5]]),
-    ("no_std", [[2, 0], [3, 3]], None, [[1.0, -1.0], [0.0, 0.0]]),
-    # batch std of [1, 0, 3, 3] (unbiased) = 1.5; group means .5 and 3
-    ("batch_std", [[1, 0], [3, 3]], None, [[0.5 / 1.5, -0.5 / 1.5], [0.0, 0.0]]),
-])
+@pytest.mark.parametrize(
+    "name, rewards, valid, expected",
+    [
+        # (r - mean) / (unbiased std + eps): mean .5, std sqrt(1/3)
+        ("group", [[1, 0, 0, 1]], None, [[0.5 / S3, -0.5 / S3, -0.5 / S3, 0.5 / S3]]),
+        # masked entry (an error verdict scored 5) is left out of mean/std and gets 0
+        (
+            "group",
+            [[1, 0, 0, 5]],
+            [[1, 1, 1, 0]],
+            [[(2 / 3) / S3, (-1 / 3) / S3, (-1 / 3) / S3, 0.0]],
+        ),
+        ("no_std", [[1, 0, 0, 1]], None, [[0.5, -0.5, -0.5, 0.5]]),
+        ("no_std", [[2, 0], [3, 3]], None, [[1.0, -1.0], [0.0, 0.0]]),
+        # batch std of [1, 0, 3, 3] (unbiased) = 1.5; group means .5 and 3
+        ("batch_std", [[1, 0], [3, 3]], None, [[0.5 / 1.5, -0.5 / 1.5], [0.0, 0.0]]),
+    ],
+)
 def test_advantages_match_hand_computed_values(name, rewards, valid, expected):
     r = torch.tensor(rewards, dtype=torch.float32)
-    v = torch.ones_like(r, dtype=torch.bool) if valid is None else torch.tensor(valid, dtype=torch.bool)
+    v = (
+        torch.ones_like(r, dtype=torch.bool)
+        if valid is None
+        else torch.tensor(valid, dtype=torch.bool)
+    )
     got = get_advantage(name)(r, v)
     assert torch.allclose(got, torch.tensor(expected), atol=1e-4), got
 
@@ -43,7 +61,9 @@ def test_clipped_surrogate_clips_on_the_side_that_matters():
     ratio = torch.tensor([[1.5, 0.5, 0.5, 1.5]])
     logp, old = torch.log(ratio), torch.zeros(1, 4)
     # one sequence per column would need [B]; use 4 sequences of one token instead
-    loss, clipped = clipped_surrogate(logp.T, old.T, torch.tensor([1.0, 1.0, -1.0, -1.0]), 0.2, 0.28)
+    loss, clipped = clipped_surrogate(
+        logp.T, old.T, torch.tensor([1.0, 1.0, -1.0, -1.0]), 0.2, 0.28
+    )
     # A>0: min(1.5, 1.28) = 1.28 (clipped); min(.5, .8) = .5 (not clipped)
     # A<0: min(-.5, -.8) = -.8 (clipped); min(-1.5, -1.28) = -1.5 (not clipped)
     assert torch.allclose(loss.T, torch.tensor([[-1.28, -0.5, 0.8, 1.5]]), atol=1e-6)
@@ -69,7 +89,9 @@ def test_aggregations_by_hand():
     mask = torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, 0.0]])
     norms = BatchNorms(tokens=4, sequences=2, constant=5)
     assert get_aggregation("token_mean")(loss, mask, norms).item() == pytest.approx(10 / 4)
-    assert get_aggregation("seq_mean_token_mean")(loss, mask, norms).item() == pytest.approx((2 + 4) / 2)
+    assert get_aggregation("seq_mean_token_mean")(loss, mask, norms).item() == pytest.approx(
+        (2 + 4) / 2
+    )
     assert get_aggregation("constant_norm")(loss, mask, norms).item() == pytest.approx(10 / (2 * 5))
 
 
@@ -81,7 +103,11 @@ def test_micro_batches_sum_to_the_full_batch_loss(name):
     mask[:, 0] = 1.0
     norms = BatchNorms(tokens=int(mask.sum()), sequences=6, constant=5)
     fn = get_aggregation(name)
-    parts = fn(loss[:2], mask[:2], norms) + fn(loss[2:5], mask[2:5], norms) + fn(loss[5:], mask[5:], norms)
+    parts = (
+        fn(loss[:2], mask[:2], norms)
+        + fn(loss[2:5], mask[2:5], norms)
+        + fn(loss[5:], mask[5:], norms)
+    )
     assert parts.item() == pytest.approx(fn(loss, mask, norms).item(), abs=1e-6)
 
 

@@ -15,14 +15,20 @@ def _healthy(steps=120, seed=0):
     rows = []
     for step in range(1, steps + 1):
         progress = step / steps
-        rows.append({
-            "step": step, "pass_rate": 0.2 + 0.4 * progress + rng.uniform(-0.02, 0.02),
-            "length/mean": 200 + rng.uniform(-15, 15), "reward/mean": 0.2 + 0.4 * progress,
-            "reward/std": 0.4 + rng.uniform(-0.05, 0.05),
-            "groups/zero_variance_share": 0.3 + rng.uniform(-0.1, 0.1),
-            "kl": 0.01 + 0.05 * progress, "verifier/error_rate": 0.0,
-            "verifier/timeout_rate": 0.01, "alerts": [],
-        })
+        rows.append(
+            {
+                "step": step,
+                "pass_rate": 0.2 + 0.4 * progress + rng.uniform(-0.02, 0.02),
+                "length/mean": 200 + rng.uniform(-15, 15),
+                "reward/mean": 0.2 + 0.4 * progress,
+                "reward/std": 0.4 + rng.uniform(-0.05, 0.05),
+                "groups/zero_variance_share": 0.3 + rng.uniform(-0.1, 0.1),
+                "kl": 0.01 + 0.05 * progress,
+                "verifier/error_rate": 0.0,
+                "verifier/timeout_rate": 0.01,
+                "alerts": [],
+            }
+        )
     return rows
 
 
@@ -37,12 +43,14 @@ def _with(rows, start, **changes):
 
 PATHOLOGIES = {
     # length doubles over 40 steps while accuracy sits at 0.3
-    "length_inflation": lambda rows: _with(rows, 40, **{"length/mean": lambda i: 200 * (1 + i / 40),
-                                                        "pass_rate": lambda i: 0.3}),
+    "length_inflation": lambda rows: _with(
+        rows, 40, **{"length/mean": lambda i: 200 * (1 + i / 40), "pass_rate": lambda i: 0.3}
+    ),
     "zero_variance": lambda rows: _with(rows, 60, **{"groups/zero_variance_share": lambda i: 0.95}),
     "kl_high": lambda rows: _with(rows, 70, kl=lambda i: 0.8 + 0.01 * i),
-    "reward_collapse": lambda rows: _with(rows, 50, **{"reward/std": lambda i: 0.0,
-                                                       "reward/mean": lambda i: 0.0}),
+    "reward_collapse": lambda rows: _with(
+        rows, 50, **{"reward/std": lambda i: 0.0, "reward/mean": lambda i: 0.0}
+    ),
     "verifier_errors": lambda rows: _with(rows, 30, **{"verifier/error_rate": lambda i: 0.2}),
     "verifier_timeouts": lambda rows: _with(rows, 30, **{"verifier/timeout_rate": lambda i: 0.3}),
 }

@@ -22,22 +22,35 @@ def _parts(tiny, tokenizer):
 
 
 def _save(out, step, model, optimizer, scheduler, tokenizer, keep=3):
-    return save_checkpoint(out, step, model=model, tokenizer=tokenizer, optimizer=optimizer,
-                           scheduler=scheduler, state={"step": step}, keep=keep)
+    return save_checkpoint(
+        out,
+        step,
+        model=model,
+        tokenizer=tokenizer,
+        optimizer=optimizer,
+        scheduler=scheduler,
+        state={"step": step},
+        keep=keep,
+    )
 
 
 def _load(out, model, optimizer, scheduler):
     return load_latest_checkpoint(out, model=model, optimizer=optimizer, scheduler=scheduler)
 
 
-def test_a_damaged_newest_checkpoint_is_named_and_the_previous_one_loaded(tiny, tokenizer, tmp_path):
+def test_a_damaged_newest_checkpoint_is_named_and_the_previous_one_loaded(
+    tiny, tokenizer, tmp_path
+):
     model, optimizer, scheduler = _parts(tiny, tokenizer)
     _save(tmp_path, 1, model, optimizer, scheduler, tokenizer)
     newest = _save(tmp_path, 2, model, optimizer, scheduler, tokenizer)
     weights = newest / "model" / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:100])  # truncated, as a full disk leaves it
-    with pytest.warns(UserWarning, match=r"step_2 cannot be loaded .*model.safetensors is 100 "
-                                         r"bytes, the manifest says .*falling back to step_1"):
+    with pytest.warns(
+        UserWarning,
+        match=r"step_2 cannot be loaded .*model.safetensors is 100 "
+        r"bytes, the manifest says .*falling back to step_1",
+    ):
         path, state = _load(tmp_path, *_parts(tiny, tokenizer))
     assert path.name == "step_1" and state == {"step": 1}
 
@@ -70,8 +83,9 @@ def tiny_disk(tmp_path):
     """A 4 MiB tmpfs (needs root); skipped where it cannot be mounted."""
     mount = tmp_path / f"disk-{uuid.uuid4().hex[:6]}"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
-                          capture_output=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], capture_output=True
+    )
     if done.returncode != 0:
         pytest.skip("cannot mount a small tmpfs here (needs root)")
     yield mount

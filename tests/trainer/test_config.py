@@ -17,23 +17,28 @@ from passband.trainer.config import RECOMMENDED, GRPOConfig, check_recommended
 # into another folder with shared/ next to it), so the path is found from this file, not fixed.
 REPO = Path(__file__).resolve().parents[2]
 GSM8K = REPO.parent / "shared" / "data" / "gsm8k"
-needs_gsm8k = pytest.mark.skipif(not (GSM8K / "train.jsonl").is_file(),
-                                 reason=f"GSM8K not found: expected {GSM8K / 'train.jsonl'} "
-                                        "(shared/data/gsm8k beside the repository checkout)")
+needs_gsm8k = pytest.mark.skipif(
+    not (GSM8K / "train.jsonl").is_file(),
+    reason=f"GSM8K not found: expected {GSM8K / 'train.jsonl'} "
+    "(shared/data/gsm8k beside the repository checkout)",
+)
 
 
-@pytest.mark.parametrize("changes, words", [
-    ({"group_size": 1}, ["group_size", "1", ">= 2"]),
-    ({"temperature": 0.0}, ["temperature", "0.0", "> 0"]),
-    ({"top_p": 1.5}, ["top_p", "1.5"]),
-    ({"clip_low": 1.2}, ["clip_low", "1.2"]),
-    ({"loss_aggregation": "sum"}, ["loss_aggregation", "'sum'", "token_mean"]),
-    ({"advantage": "rloo"}, ["advantage", "no_std"]),
-    ({"band": (0.8, 0.2)}, ["band", "low < high"]),
-    ({"max_steps": 0}, ["max_steps", "0", ">= 1"]),
-    ({"prompts_per_step": 2.5}, ["prompts_per_step", "2.5", "integer"]),
-    ({"verifier_workers": 0}, ["verifier_workers"]),
-])
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        ({"group_size": 1}, ["group_size", "1", ">= 2"]),
+        ({"temperature": 0.0}, ["temperature", "0.0", "> 0"]),
+        ({"top_p": 1.5}, ["top_p", "1.5"]),
+        ({"clip_low": 1.2}, ["clip_low", "1.2"]),
+        ({"loss_aggregation": "sum"}, ["loss_aggregation", "'sum'", "token_mean"]),
+        ({"advantage": "rloo"}, ["advantage", "no_std"]),
+        ({"band": (0.8, 0.2)}, ["band", "low < high"]),
+        ({"max_steps": 0}, ["max_steps", "0", ">= 1"]),
+        ({"prompts_per_step": 2.5}, ["prompts_per_step", "2.5", "integer"]),
+        ({"verifier_workers": 0}, ["verifier_workers"]),
+    ],
+)
 def test_bad_values_raise_naming_field_value_and_range(changes, words):
     with pytest.raises(ValueError) as info:
         GRPOConfig(**changes)
@@ -41,13 +46,16 @@ def test_bad_values_raise_naming_field_value_and_range(changes, words):
         assert word in str(info.value)
 
 
-@pytest.mark.parametrize("changes, field, risk", [
-    ({"group_size": 2}, "group_size", "zero reward variance"),
-    ({"beta": 0.05}, "beta", "reference"),
-    ({"temperature": 0.2}, "temperature", "dropped"),
-    ({"clip_high": 0.4}, "clip_high", "off-policy"),
-    ({"learning_rate": 1e-4}, "learning_rate", "pretrained"),
-])
+@pytest.mark.parametrize(
+    "changes, field, risk",
+    [
+        ({"group_size": 2}, "group_size", "zero reward variance"),
+        ({"beta": 0.05}, "beta", "reference"),
+        ({"temperature": 0.2}, "temperature", "dropped"),
+        ({"clip_high": 0.4}, "clip_high", "off-policy"),
+        ({"learning_rate": 1e-4}, "learning_rate", "pretrained"),
+    ],
+)
 def test_risky_values_warn_and_say_what_goes_wrong(changes, field, risk):
     with pytest.warns(UserWarning, match=field) as record:
         GRPOConfig(**changes)
@@ -60,7 +68,9 @@ def test_recommended_defaults_are_quiet_and_lr_warning_needs_a_pretrained_model(
         GRPOConfig()
         GRPOConfig(learning_rate=1e-3, pretrained=False)
     assert set(RECOMMENDED) >= {"group_size", "beta", "temperature", "clip_low", "learning_rate"}
-    assert check_recommended({"group_size": 2, "beta": 0.0}, warn=False)[0].startswith("group_size = 2")
+    assert check_recommended({"group_size": 2, "beta": 0.0}, warn=False)[0].startswith(
+        "group_size = 2"
+    )
 
 
 def test_from_dict_rejects_unknown_names_listing_valid_ones():
@@ -73,19 +83,22 @@ def test_from_dict_rejects_unknown_names_listing_valid_ones():
     assert GRPOConfig.from_dict(cfg.to_dict()) == cfg
 
 
-@pytest.mark.parametrize("changes, words", [
-    ({"rollout_backend": "sglang"}, ["rollout_backend", "'sglang'", "hf, vllm"]),
-    ({"vllm_gpu_memory_utilization": 0.0}, ["vllm_gpu_memory_utilization", "0 < value <= 1"]),
-    ({"vllm_gpu_memory_utilization": 1.5}, ["vllm_gpu_memory_utilization", "1.5"]),
-    ({"tis_cap": -1.0}, ["tis_cap", "-1.0", "0 disables"]),
-    ({"lora_r": -4}, ["lora_r", "-4", "0 = full fine-tuning"]),
-    ({"lora_r": 8.5}, ["lora_r", "8.5", "integer"]),
-    ({"lora_alpha": 0}, ["lora_alpha", "> 0"]),
-    ({"lora_target_modules": []}, ["lora_target_modules", "q_proj"]),
-    ({"lora_target_modules": ["q_proj", ""]}, ["lora_target_modules", "q_proj"]),
-    ({"distributed": "deepspeed"}, ["distributed", "'deepspeed'", "auto, ddp, fsdp"]),
-    ({"distributed": "fsdp", "lora_r": 8}, ["distributed", "'fsdp'", "LoRA with FSDP"]),
-])
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        ({"rollout_backend": "sglang"}, ["rollout_backend", "'sglang'", "hf, vllm"]),
+        ({"vllm_gpu_memory_utilization": 0.0}, ["vllm_gpu_memory_utilization", "0 < value <= 1"]),
+        ({"vllm_gpu_memory_utilization": 1.5}, ["vllm_gpu_memory_utilization", "1.5"]),
+        ({"tis_cap": -1.0}, ["tis_cap", "-1.0", "0 disables"]),
+        ({"lora_r": -4}, ["lora_r", "-4", "0 = full fine-tuning"]),
+        ({"lora_r": 8.5}, ["lora_r", "8.5", "integer"]),
+        ({"lora_alpha": 0}, ["lora_alpha", "> 0"]),
+        ({"lora_target_modules": []}, ["lora_target_modules", "q_proj"]),
+        ({"lora_target_modules": ["q_proj", ""]}, ["lora_target_modules", "q_proj"]),
+        ({"distributed": "deepspeed"}, ["distributed", "'deepspeed'", "auto, ddp, fsdp"]),
+        ({"distributed": "fsdp", "lora_r": 8}, ["distributed", "'fsdp'", "LoRA with FSDP"]),
+    ],
+)
 def test_engine_and_lora_settings_are_validated(changes, words):
     with pytest.raises(ValueError) as info:
         GRPOConfig(**changes)
@@ -96,7 +109,12 @@ def test_engine_and_lora_settings_are_validated(changes, words):
 def test_defaults_follow_the_recommended_ranges_and_toml_strings_stay_whole():
     c = GRPOConfig()
     assert (c.prompts_per_step, c.beta, c.rollout_backend, c.tis_cap, c.lora_r) == (
-        64, 0.001, "hf", 2.0, 0)
+        64,
+        0.001,
+        "hf",
+        2.0,
+        0,
+    )
     assert (c.vllm_gpu_memory_utilization, c.vllm_sleep_mode) == (0.3, False)
     assert (c.lora_alpha, c.lora_target_modules) == (32.0, ("all-linear",))
     one = GRPOConfig.from_dict({"lora_target_modules": "q_proj", "stop": "###"})
@@ -129,8 +147,15 @@ band = [0.2, 0.8]
 
 
 def test_toml_with_typed_overrides(tmp_path):
-    cfg = load_config(_write(tmp_path, BASE), ["trainer.group_size=16", "curriculum.band=[0.1, 0.9]",
-                                               "model.path=/other/model", "trainer.stop=['###']"])
+    cfg = load_config(
+        _write(tmp_path, BASE),
+        [
+            "trainer.group_size=16",
+            "curriculum.band=[0.1, 0.9]",
+            "model.path=/other/model",
+            "trainer.stop=['###']",
+        ],
+    )
     assert cfg.trainer.group_size == 16 and cfg.trainer.curriculum.band == (0.1, 0.9)
     assert cfg.trainer.band == (0.1, 0.9)  # the deprecated field mirrors it
     assert cfg.trainer.stop == ("###",) and cfg.model.path == "/other/model"
@@ -138,16 +163,19 @@ def test_toml_with_typed_overrides(tmp_path):
     assert json.loads(json.dumps(cfg.to_dict()))["trainer"]["group_size"] == 16
 
 
-@pytest.mark.parametrize("text, overrides, words", [
-    (BASE + "[optimizer]\nlr = 1\n", [], ["optimizer", "valid sections", "trainer"]),
-    (BASE.replace("group_size = 8", "groupsize = 8"), [], ["groupsize", "group_size"]),
-    (BASE, ["trainer.temperature=0"], ["[trainer]", "temperature", "> 0"]),
-    (BASE, ["data.limit=0"], ["[data] limit", "integer >= 1"]),
-    (BASE, ["reward.references=3"], ["references", "table"]),
-    (BASE, ["learning_rate=1"], ["section.key=value"]),
-    (BASE.replace('path = "/models/tiny"', ""), [], ["[model] needs path"]),
-    ("[model\npath=1", [], ["not valid TOML"]),
-])
+@pytest.mark.parametrize(
+    "text, overrides, words",
+    [
+        (BASE + "[optimizer]\nlr = 1\n", [], ["optimizer", "valid sections", "trainer"]),
+        (BASE.replace("group_size = 8", "groupsize = 8"), [], ["groupsize", "group_size"]),
+        (BASE, ["trainer.temperature=0"], ["[trainer]", "temperature", "> 0"]),
+        (BASE, ["data.limit=0"], ["[data] limit", "integer >= 1"]),
+        (BASE, ["reward.references=3"], ["references", "table"]),
+        (BASE, ["learning_rate=1"], ["section.key=value"]),
+        (BASE.replace('path = "/models/tiny"', ""), [], ["[model] needs path"]),
+        ("[model\npath=1", [], ["not valid TOML"]),
+    ],
+)
 def test_config_errors_say_what_to_change(tmp_path, text, overrides, words):
     with pytest.raises(UsageError) as info:
         load_config(_write(tmp_path, text), overrides)
@@ -156,17 +184,25 @@ def test_config_errors_say_what_to_change(tmp_path, text, overrides, words):
 
 
 def test_override_values_parse_as_toml_or_fall_back_to_text():
-    assert parse_overrides(["a.b=1e-6", "a.c=true", "a.d=/x/y", "a.e=\"q\""]) == [
-        ("a.b", 1e-6), ("a.c", True), ("a.d", "/x/y"), ("a.e", "q")]
+    assert parse_overrides(["a.b=1e-6", "a.c=true", "a.d=/x/y", 'a.e="q"']) == [
+        ("a.b", 1e-6),
+        ("a.c", True),
+        ("a.d", "/x/y"),
+        ("a.e", "q"),
+    ]
 
 
 @needs_gsm8k
 def test_load_rows_builds_prompts_from_gsm8k(tmp_path):
     cfg = load_config(_write(tmp_path, BASE), ["data.limit=5"])
     rows = load_rows(cfg.data)
-    assert len(rows) == 5 and rows[0]["prompt"] == rows[0]["question"] and "####" in rows[0]["answer"]
-    bad = load_config(_write(tmp_path, BASE.replace('prompt_template = "{question}"',
-                                                    'prompt_column = "text"')), [])
+    assert (
+        len(rows) == 5 and rows[0]["prompt"] == rows[0]["question"] and "####" in rows[0]["answer"]
+    )
+    bad = load_config(
+        _write(tmp_path, BASE.replace('prompt_template = "{question}"', 'prompt_column = "text"')),
+        [],
+    )
     with pytest.raises(UsageError, match="question"):
         load_rows(bad.data)
 
@@ -201,9 +237,13 @@ def test_penalties_build_a_reward_with_named_components(tmp_path):
     plain, columns = load_config(_write(tmp_path, BASE), []).reward.build()
     assert plain == "math" and columns == {"answer": "answer"}
     with pytest.raises(UsageError, match="known: overlong"):
-        load_config(_write(tmp_path, BASE + "[reward.penalties.too_long]\nx = 1\n"), []).reward.build()
+        load_config(
+            _write(tmp_path, BASE + "[reward.penalties.too_long]\nx = 1\n"), []
+        ).reward.build()
     with pytest.raises(UsageError, match="overlong"):
-        load_config(_write(tmp_path, BASE + "[reward.penalties.overlong]\nmax_len = 1\n"), []).reward.build()
+        load_config(
+            _write(tmp_path, BASE + "[reward.penalties.overlong]\nmax_len = 1\n"), []
+        ).reward.build()
     with pytest.raises(UsageError, match="table of tables"):
         load_config(_write(tmp_path, BASE), ["reward.penalties.overlong=3"])
 

@@ -16,7 +16,6 @@ import torch
 from passband.trainer import GRPOConfig, GRPOTrainer
 from passband.trainer.batch import micro_batches
 from passband.trainer.distributed import Dist, group_seed
-
 from passband.trainer.metrics import PHASES
 
 _TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s", *(f"time/{p}_s" for p in PHASES)}
@@ -50,14 +49,29 @@ progress = false
 """
 
 
-
-
-def _train(cfg: Path, out: Path, *extra: str, procs: int = 1, launcher: list[str] | None = None
-           ) -> list[str]:
-    launcher = launcher or ([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                             f"--nproc_per_node={procs}", "-m"] if procs > 1 else [sys.executable, "-m"])
-    return [*launcher, "passband.cli", "train", str(cfg),
-            f"trainer.output_dir={json.dumps(str(out))}", *extra]
+def _train(
+    cfg: Path, out: Path, *extra: str, procs: int = 1, launcher: list[str] | None = None
+) -> list[str]:
+    launcher = launcher or (
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            f"--nproc_per_node={procs}",
+            "-m",
+        ]
+        if procs > 1
+        else [sys.executable, "-m"]
+    )
+    return [
+        *launcher,
+        "passband.cli",
+        "train",
+        str(cfg),
+        f"trainer.output_dir={json.dumps(str(out))}",
+        *extra,
+    ]
 
 
 def _run(cmd: list[str]) -> subprocess.Popen:
@@ -111,7 +125,9 @@ def test_two_processes_match_one_process_and_resume_across_ranks(reference_run):
     assert (two / "checkpoints" / "step_2" / "rng_ranks.pt").exists(), "not a 2-process run"
     assert len(torch.load(two / "checkpoints" / "step_2" / "rng_ranks.pt", weights_only=False)) == 2
     resumed = _finish(_run(_train(cfg, two, "--resume", procs=2)))
-    assert resumed.count("resuming from") == 1 and resumed.count("done: 4 steps") == 1  # rank 0 only
+    assert (
+        resumed.count("resuming from") == 1 and resumed.count("done: 4 steps") == 1
+    )  # rank 0 only
     _compare_runs(wait(), two)
 
 
@@ -126,15 +142,26 @@ def test_fsdp_matches_one_process_and_its_checkpoint_resumes_anywhere(reference_
     # says distributed = "auto"); the second under torchrun with distributed = "fsdp" and
     # gradient checkpointing.
     example = Path(__file__).resolve().parents[2] / "examples" / "accelerate_fsdp.yaml"
-    accelerate = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(example),
-                  "--num_processes", "2", "--dynamo_backend", "no", "-m"]
+    accelerate = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--config_file",
+        str(example),
+        "--num_processes",
+        "2",
+        "--dynamo_backend",
+        "no",
+        "-m",
+    ]
     out = _finish(_run(_train(cfg, sharded, "trainer.max_steps=2", launcher=accelerate)))
     assert "2 processes, fsdp" in out
     step2 = sharded / "checkpoints" / "step_2"
     optim = torch.load(step2 / "optimizer.pt", weights_only=False)
     assert all(isinstance(k, str) for k in optim["state"])  # gathered by parameter name
     assert json.loads((step2 / "model" / "config.json").read_text())["architectures"] == [
-        "Qwen2ForCausalLM"]  # not FSDP's wrapper class
+        "Qwen2ForCausalLM"
+    ]  # not FSDP's wrapper class
     from transformers import AutoModelForCausalLM
 
     loaded = AutoModelForCausalLM.from_pretrained(step2 / "model")
@@ -142,8 +169,9 @@ def test_fsdp_matches_one_process_and_its_checkpoint_resumes_anywhere(reference_
     assert "lm_head.weight" not in _weights(sharded, 2)
     shutil.copytree(sharded, moved)
     # (the second half also checkpoints activations: the same math, through FSDP's units)
-    resumed = _run(_train(cfg, sharded, "--resume", fsdp, "trainer.gradient_checkpointing=true",
-                          procs=2))
+    resumed = _run(
+        _train(cfg, sharded, "--resume", fsdp, "trainer.gradient_checkpointing=true", procs=2)
+    )
     alone = _finish(_run(_train(cfg, moved, "--resume")))  # one process takes over the run
     assert _finish(resumed).count("resuming from") == 1 and "resuming from" in alone
     one = wait()
@@ -158,15 +186,20 @@ def _compare_runs(one: Path, two: Path) -> None:
     assert [m["step"] for m in got] == [1, 2, 3, 4]
     for want, have in zip(expected, got):
         assert set(want) == set(have)
-        diff = {k: (want[k], have[k]) for k in want if k not in _TIMING and not _close(want[k], have[k])}
+        diff = {
+            k: (want[k], have[k]) for k in want if k not in _TIMING and not _close(want[k], have[k])
+        }
         assert not diff, f"step {want['step']}: {diff}"
     assert any(m["kl"] for m in got) and all(m["groups/effective"] for m in got)  # not vacuous
-    groups = [[json.loads(x) for x in (d / "groups.jsonl").read_text().splitlines()] for d in (one, two)]
+    groups = [
+        [json.loads(x) for x in (d / "groups.jsonl").read_text().splitlines()] for d in (one, two)
+    ]
     assert len(groups[0]) == len(groups[1]) >= 12
     for a, b in zip(*groups):
         assert all(_close(a[k], b[k]) for k in a), (a, b)
     assert json.loads((one / "curriculum.json").read_text()) == json.loads(
-        (two / "curriculum.json").read_text())
+        (two / "curriculum.json").read_text()
+    )
 
     start, w1, w2 = _weights(two, 2), _weights(one, 4), _weights(two, 4)
     assert any(not torch.equal(start[k], w2[k]) for k in start)  # the resumed run trained on
@@ -190,16 +223,24 @@ def test_a_groups_samples_do_not_depend_on_which_groups_share_its_process(tiny, 
     """Rolled out all together (one process) or split (two ranks), each prompt gets the same tokens."""
     tokenizer = tiny.tokenizer()
     rows = [{"prompt": f"{i}+{i}=", "kind": "x"} for i in range(4)]
-    config = GRPOConfig(group_size=4, prompts_per_step=4, max_new_tokens=6, beta=0.0,
-                        output_dir=str(tmp_path), progress=False)
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=4,
+        max_new_tokens=6,
+        beta=0.0,
+        output_dir=str(tmp_path),
+        progress=False,
+    )
     t = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, lambda c, **r: 0.0, config)
     prompts = [r["prompt"] for r in rows] + [rows[0]["prompt"]]
     seeds = [group_seed(0, 5, 0, k) for k in range(5)]
     torch.manual_seed(0)
     together = t.backend.rollout(prompts, 4, seeds).completion_ids
     torch.manual_seed(1)  # the global RNG must not matter
-    split = (t.backend.rollout(prompts[:1], 4, seeds[:1]).completion_ids
-             + t.backend.rollout(prompts[1:], 4, seeds[1:]).completion_ids)
+    split = (
+        t.backend.rollout(prompts[:1], 4, seeds[:1]).completion_ids
+        + t.backend.rollout(prompts[1:], 4, seeds[1:]).completion_ids
+    )
     assert together == split and len(together) == 20
     assert together[:4] != together[16:], "the same prompt under another seed samples anew"
     other = t.backend.rollout(prompts, 4, [group_seed(0, 6, 0, k) for k in range(5)])
@@ -210,9 +251,17 @@ def test_a_groups_samples_do_not_depend_on_which_groups_share_its_process(tiny, 
 def test_a_rank_without_sequences_trains_on_one_fully_masked_one(tiny, tmp_path):
     """DDP needs every rank in each all-reduce: a rank with nothing to train on adds zero loss."""
     tokenizer = tiny.tokenizer()
-    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=4, beta=0.0,
-                        output_dir=str(tmp_path), progress=False)
-    t = GRPOTrainer(tiny.model(tokenizer), tokenizer, [{"prompt": "1+1="}], lambda c, **r: 0.0, config)
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=2,
+        max_new_tokens=4,
+        beta=0.0,
+        output_dir=str(tmp_path),
+        progress=False,
+    )
+    t = GRPOTrainer(
+        tiny.model(tokenizer), tokenizer, [{"prompt": "1+1="}], lambda c, **r: 0.0, config
+    )
     seqs = [([5, 6], [7, 8], True), ([5, 6], [9], True)]
     adv = torch.tensor([1.0, -1.0])
     t.dist = Dist(rank=0, world_size=3)  # 2 sequences, 3 ranks: rank 0 gets none
@@ -227,9 +276,18 @@ def test_fsdp_ranks_run_the_same_number_of_micro_batches(tiny, tmp_path):
     """Under FSDP every forward is a collective: a rank with fewer sequences pads with fully
     masked micro-batches so all ranks run as many forwards; DDP ranks split their own share."""
     tokenizer = tiny.tokenizer()
-    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=4, beta=0.0, grad_accum=4,
-                        output_dir=str(tmp_path), progress=False)
-    t = GRPOTrainer(tiny.model(tokenizer), tokenizer, [{"prompt": "1+1="}], lambda c, **r: 0.0, config)
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=2,
+        max_new_tokens=4,
+        beta=0.0,
+        grad_accum=4,
+        output_dir=str(tmp_path),
+        progress=False,
+    )
+    t = GRPOTrainer(
+        tiny.model(tokenizer), tokenizer, [{"prompt": "1+1="}], lambda c, **r: 0.0, config
+    )
     seqs = [([5, 6], [7 + i], True) for i in range(5)]
     adv = torch.arange(5, dtype=torch.float32)
     counts = {}
@@ -278,7 +336,7 @@ def test_optimizer_state_converts_between_index_and_name_keys(tiny):
         _by_index(_by_name(by_index, [f"other.{n}" for n in names]), names)
 
 
-_HOLDINGS = '''
+_HOLDINGS = """
 import json, sys, torch
 sys.path.insert(0, {tests!r})
 from conftest import make_model, make_tokenizer
@@ -307,7 +365,7 @@ print("HELD", json.dumps(dict(full=full, policy=local(trainer.model.parameters()
       reference=local(trainer.reference.parameters()), adam=adam,
       plain=[n for m in (trainer.model, trainer.reference) for n, p in m.named_parameters()
              if not hasattr(p, "to_local")])))
-'''
+"""
 
 
 @pytest.mark.slow
@@ -316,8 +374,18 @@ def test_each_fsdp_rank_holds_half_of_policy_reference_and_adamw(tmp_path):
     weights a vLLM engine is synced with are the full tensors."""
     script = tmp_path / "held.py"
     script.write_text(_HOLDINGS.format(tests=str(Path(__file__).parent), out=str(tmp_path / "run")))
-    out = _finish(_run([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                        "--nproc_per_node=2", str(script)]))
+    out = _finish(
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                "--standalone",
+                "--nproc_per_node=2",
+                str(script),
+            ]
+        )
+    )
     held = [json.loads(line.split("HELD", 1)[1]) for line in out.splitlines() if "HELD" in line]
     assert len(held) == 2
     for h in held:

@@ -22,11 +22,11 @@ def _make_reward():
     spend the (tiny) test timeout importing this torch-heavy test module."""
 
     def reward(completion, kind, **row):
-        if kind == "const":      # every answer scores the same: a zero-variance group
+        if kind == "const":  # every answer scores the same: a zero-variance group
             return 1.0
-        if kind == "err":        # the verifier breaks: must be masked, not scored 0
+        if kind == "err":  # the verifier breaks: must be masked, not scored 0
             raise ValueError("broken reference")
-        if kind == "slow":       # the verifier hangs past verifier_timeout
+        if kind == "slow":  # the verifier hangs past verifier_timeout
             time.sleep(1.0)
             return 1.0
         return float(len(set(completion)))  # varies between samples
@@ -42,9 +42,20 @@ def _rows(*kinds):
 
 
 def _trainer(tiny, tokenizer, tmp_path, rows, **overrides):
-    settings = dict(group_size=4, prompts_per_step=2, max_new_tokens=5, learning_rate=1e-2,
-                    beta=0.0, pretrained=False, max_steps=2, output_dir=str(tmp_path / "run"),
-                    use_curriculum=False, progress=False, verifier_timeout=0.3, seed=0)
+    settings = dict(
+        group_size=4,
+        prompts_per_step=2,
+        max_new_tokens=5,
+        learning_rate=1e-2,
+        beta=0.0,
+        pretrained=False,
+        max_steps=2,
+        output_dir=str(tmp_path / "run"),
+        use_curriculum=False,
+        progress=False,
+        verifier_timeout=0.3,
+        seed=0,
+    )
     settings.update(overrides)
     return GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, reward, GRPOConfig(**settings))
 
@@ -57,10 +68,12 @@ def _same(a, b, atol=0.0):
     return all(torch.allclose(x, y, atol=atol, rtol=0) for x, y in zip(a, b))
 
 
-def test_zero_variance_groups_hit_the_refill_bound_and_get_no_kl_gradient(tiny, tokenizer,
-                                                                         tmp_path, capsys):
-    t = _trainer(tiny, tokenizer, tmp_path, _rows("const", "const", "const"),
-                 beta=0.01, max_refill_rounds=2)
+def test_zero_variance_groups_hit_the_refill_bound_and_get_no_kl_gradient(
+    tiny, tokenizer, tmp_path, capsys
+):
+    t = _trainer(
+        tiny, tokenizer, tmp_path, _rows("const", "const", "const"), beta=0.01, max_refill_rounds=2
+    )
     before = _params(t.model)
     m = t.train_step()
     # 2 prompts, then two top-ups sized by the signal share seen (none): the whole dataset each
@@ -69,13 +82,23 @@ def test_zero_variance_groups_hit_the_refill_bound_and_get_no_kl_gradient(tiny, 
     assert m["groups/zero_variance_share"] == 1.0 and m["groups/dropped"] == 8
     assert m["loss"] is None and t.policy_version == 0 and m["reward/mean"] == 1.0
     assert _same(before, _params(t.model)), "dropped groups must not move the weights (KL included)"
-    assert "0/2 groups have reward variance after 2 refill round(s); skipping" in capsys.readouterr().out
+    assert (
+        "0/2 groups have reward variance after 2 refill round(s); skipping"
+        in capsys.readouterr().out
+    )
 
 
-def test_only_groups_with_variance_are_trained_and_a_short_batch_is_announced(tiny, tokenizer,
-                                                                              tmp_path, capsys):
-    t = _trainer(tiny, tokenizer, tmp_path, _rows("vary", "const", "const", "const"),
-                 prompts_per_step=4, max_refill_rounds=0)
+def test_only_groups_with_variance_are_trained_and_a_short_batch_is_announced(
+    tiny, tokenizer, tmp_path, capsys
+):
+    t = _trainer(
+        tiny,
+        tokenizer,
+        tmp_path,
+        _rows("vary", "const", "const", "const"),
+        prompts_per_step=4,
+        max_refill_rounds=0,
+    )
     t._begin()
     m = t.train_step()
     lines = [json.loads(x) for x in (tmp_path / "run" / "groups.jsonl").read_text().splitlines()]
@@ -86,8 +109,10 @@ def test_only_groups_with_variance_are_trained_and_a_short_batch_is_announced(ti
     kept = [line for line in lines if line["kept"]]
     assert m["groups/effective"] == len(kept) == 1 and t.policy_version == 1
     assert sum(line["grad_share"] for line in kept) == pytest.approx(1.0)
-    assert "1/4 groups have reward variance after 0 refill round(s); training on the smaller" \
+    assert (
+        "1/4 groups have reward variance after 0 refill round(s); training on the smaller"
         in capsys.readouterr().out
+    )
 
 
 def test_error_and_timeout_verdicts_are_masked_and_counted(tiny, tokenizer, tmp_path):
@@ -107,12 +132,24 @@ def test_masked_completions_have_no_influence_on_the_update(tiny, tokenizer, tmp
     b = _trainer(tiny, tokenizer, tmp_path / "b", rows)
     groups = a._rollout_groups([0, 1])
     g = groups[0]
-    g.verdicts = [Verdict.error("boom"), Verdict.ok(score=1.0), Verdict.wrong(), Verdict.ok(score=0.5)]
+    g.verdicts = [
+        Verdict.error("boom"),
+        Verdict.ok(score=1.0),
+        Verdict.wrong(),
+        Verdict.ok(score=0.5),
+    ]
     other = [type(g)(**{**x.__dict__}) for x in groups]
     other[0].completions = [[5, 6, 7, 8, 9]] + g.completions[1:]  # different masked tokens
     other[0].verdicts = [Verdict.timeout("slow")] + g.verdicts[1:]
-    assert g.zero_variance is False and type(g)(**{**g.__dict__, "verdicts": [
-        Verdict.ok(), Verdict.error(), Verdict.ok(), Verdict.ok()]}).zero_variance  # not zeros
+    assert (
+        g.zero_variance is False
+        and type(g)(
+            **{
+                **g.__dict__,
+                "verdicts": [Verdict.ok(), Verdict.error(), Verdict.ok(), Verdict.ok()],
+            }
+        ).zero_variance
+    )  # not zeros
     a._update(groups)
     b._update(other)
     assert _same(_params(a.model), _params(b.model), atol=1e-7)
@@ -155,8 +192,9 @@ def test_left_padded_training_forward_matches_each_sequence_alone(tiny, tokenize
 
 
 def test_truncated_completions_can_be_masked(tiny, tokenizer, tmp_path):
-    t = _trainer(tiny, tokenizer, tmp_path, _rows("vary", "vary"), max_new_tokens=2,
-                 mask_truncated=True)
+    t = _trainer(
+        tiny, tokenizer, tmp_path, _rows("vary", "vary"), max_new_tokens=2, mask_truncated=True
+    )
     t.backend.eos_ids = set()  # no sample may end early: every completion runs into the cap
     groups = t._rollout_groups([0, 1])
     assert all(all(g.truncated) for g in groups)
@@ -178,8 +216,14 @@ def test_inputs_are_checked_before_training(tiny, tokenizer, tmp_path):
     with pytest.raises(KeyError, match="unknown verifier"):
         GRPOTrainer(model, tokenizer, [{"prompt": "q"}], "maths", cfg)
     with pytest.raises(ValueError, match="solution"):
-        GRPOTrainer(model, tokenizer, [{"prompt": "q"}], "math", cfg,
-                    reference_columns={"answer": "solution"})
+        GRPOTrainer(
+            model,
+            tokenizer,
+            [{"prompt": "q"}],
+            "math",
+            cfg,
+            reference_columns={"answer": "solution"},
+        )
     with pytest.raises(ValueError, match="tokenizer is required"):
         GRPOTrainer(model, None, [{"prompt": "q"}], "math", cfg)
 
@@ -188,11 +232,26 @@ def test_full_run_writes_the_run_directory(tiny, tokenizer, tmp_path):
     from datasets import Dataset
 
     rows = Dataset.from_list(_rows("vary", "const", "vary", "vary"))
-    t = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, reward, GRPOConfig(
-        group_size=4, prompts_per_step=2, max_new_tokens=4, learning_rate=1e-3, beta=0.0,
-        pretrained=False,
-        max_steps=3, checkpoint_every=1, keep_checkpoints=2, output_dir=str(tmp_path / "run"),
-        progress=True, verifier_timeout=5.0))
+    t = GRPOTrainer(
+        tiny.model(tokenizer),
+        tokenizer,
+        rows,
+        reward,
+        GRPOConfig(
+            group_size=4,
+            prompts_per_step=2,
+            max_new_tokens=4,
+            learning_rate=1e-3,
+            beta=0.0,
+            pretrained=False,
+            max_steps=3,
+            checkpoint_every=1,
+            keep_checkpoints=2,
+            output_dir=str(tmp_path / "run"),
+            progress=True,
+            verifier_timeout=5.0,
+        ),
+    )
     last = t.train()
     run = tmp_path / "run"
     metrics = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
@@ -221,9 +280,19 @@ def test_lora_policy_uses_its_base_as_reference_and_resumes_its_adapters(tiny, t
         return apply_lora(tiny.model(tokenizer), LoraSettings(r=4))
 
     rows = _rows("vary", "vary", "vary")
-    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=4, learning_rate=0.05,
-                        pretrained=False, beta=0.01, max_steps=2, checkpoint_every=1,
-                        use_curriculum=False, output_dir=str(tmp_path / "run"), progress=False)
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=2,
+        max_new_tokens=4,
+        learning_rate=0.05,
+        pretrained=False,
+        beta=0.01,
+        max_steps=2,
+        checkpoint_every=1,
+        use_curriculum=False,
+        output_dir=str(tmp_path / "run"),
+        progress=False,
+    )
     first = GRPOTrainer(policy(), tokenizer, rows, reward, config)
     assert first.reference is None and first.lora
     last = first.train()
@@ -250,8 +319,15 @@ def test_resume_cuts_metrics_back_to_the_checkpoint_even_after_a_torn_write(tmp_
 
 def test_warmup_then_cosine_schedule():
     factor = GRPOConfig(warmup_steps=2, lr_schedule="cosine", max_steps=6).lr_factor
-    assert [round(factor(s), 6) for s in range(7)] == [0.5, 1.0, 1.0, round(0.5 * (1 + 2 ** -0.5), 6),
-                                                      0.5, round(0.5 * (1 - 2 ** -0.5), 6), 0.0]
+    assert [round(factor(s), 6) for s in range(7)] == [
+        0.5,
+        1.0,
+        1.0,
+        round(0.5 * (1 + 2**-0.5), 6),
+        0.5,
+        round(0.5 * (1 - 2**-0.5), 6),
+        0.0,
+    ]
     assert GRPOConfig(max_steps=6).lr_factor(5) == 1.0
 
 
@@ -268,7 +344,9 @@ def test_tensorboard_is_optional(tmp_path):
     writer.log_step({"step": 1, "loss": 0.25, "kl": None, "alerts": []}, [])
     writer.close()
     assert json.loads(writer.metrics_path.read_text())["loss"] == 0.25
-    assert (tmp_path / "tensorboard").is_dir() == (importlib.util.find_spec("tensorboard") is not None)
+    assert (tmp_path / "tensorboard").is_dir() == (
+        importlib.util.find_spec("tensorboard") is not None
+    )
 
 
 def test_gradient_checkpointing_gives_the_same_update(tiny, tokenizer, tmp_path):
@@ -308,9 +386,11 @@ class _OffsetSampler(RolloutBackend):
         logprobs = []
         with torch.no_grad():
             for p, c in zip(out.prompt_tokens, out.completion_ids):
-                logits = self.model(torch.tensor([p + c])).logits[0, len(p) - 1:-1]  # [C, V]
+                logits = self.model(torch.tensor([p + c])).logits[0, len(p) - 1 : -1]  # [C, V]
                 lp = (logits / self.temperature).log_softmax(-1)
-                logprobs.append((lp.gather(-1, torch.tensor(c)[:, None])[:, 0] - self.shift).tolist())
+                logprobs.append(
+                    (lp.gather(-1, torch.tensor(c)[:, None])[:, 0] - self.shift).tolist()
+                )
         out.logprobs = logprobs
         return out
 
@@ -325,10 +405,21 @@ def test_sampler_logprobs_drive_tis_and_the_mismatch_metrics(tiny, tokenizer, tm
 
     def step(tis_cap):
         model = tiny.model(tokenizer)
-        config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=5, temperature=1.0,
-                            learning_rate=1e-2, beta=0.0, pretrained=False, max_steps=1,
-                            use_curriculum=False, filter_zero_variance=False, tis_cap=tis_cap,
-                            output_dir=str(tmp_path / f"cap{tis_cap}"), progress=False)
+        config = GRPOConfig(
+            group_size=4,
+            prompts_per_step=2,
+            max_new_tokens=5,
+            temperature=1.0,
+            learning_rate=1e-2,
+            beta=0.0,
+            pretrained=False,
+            max_steps=1,
+            use_curriculum=False,
+            filter_zero_variance=False,
+            tis_cap=tis_cap,
+            output_dir=str(tmp_path / f"cap{tis_cap}"),
+            progress=False,
+        )
         backend = _OffsetSampler(model, tokenizer, 0.5, config.temperature)
         last = GRPOTrainer(model, tokenizer, rows, reward, config, rollout_backend=backend).train()
         logged = json.loads((tmp_path / f"cap{tis_cap}" / "metrics.jsonl").read_text())

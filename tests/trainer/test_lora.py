@@ -9,8 +9,14 @@ import torch
 
 peft = pytest.importorskip("peft", reason="peft is not installed (extra `.[lora]`)")
 
-from passband.trainer.lora import (LoraSettings, adapters_disabled, apply_lora,  # noqa: E402
-                                   is_lora, load_adapter_weights, trainable_share)
+from passband.trainer.lora import (
+    LoraSettings,
+    adapters_disabled,
+    apply_lora,  # noqa: E402
+    is_lora,
+    load_adapter_weights,
+    trainable_share,
+)
 
 
 def _batch(tokenizer):
@@ -81,9 +87,19 @@ def test_grpo_trainer_with_a_lora_policy_leaves_the_base_frozen(tiny, tmp_path):
     policy = apply_lora(tiny.model(tok), LoraSettings(r=4))
     frozen = {n: p.detach().clone() for n, p in policy.named_parameters() if not p.requires_grad}
     adapters = {n: p.detach().clone() for n, p in policy.named_parameters() if p.requires_grad}
-    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=8, learning_rate=0.05,
-                        beta=0.0, pretrained=False, max_steps=2, use_curriculum=False,
-                        filter_zero_variance=False, output_dir=str(tmp_path), progress=False)
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=2,
+        max_new_tokens=8,
+        learning_rate=0.05,
+        beta=0.0,
+        pretrained=False,
+        max_steps=2,
+        use_curriculum=False,
+        filter_zero_variance=False,
+        output_dir=str(tmp_path),
+        progress=False,
+    )
     rows = [{"prompt": p} for p in ("1+1=", "2+3=", "9-4=", "7*1=")]
     GRPOTrainer(policy, tok, rows, regex_format(".*[13579].*"), config).train()
     named = dict(policy.named_parameters())
@@ -97,10 +113,22 @@ def test_lora_r_in_the_config_wraps_a_plain_model_and_keeps_a_given_peft_model(t
 
     tok = tiny.tokenizer()
     rows = [{"prompt": p} for p in ("1+1=", "2+3=", "9-4=", "7*1=")]
-    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=6, learning_rate=0.05,
-                        beta=0.01, lora_r=4, lora_alpha=8.0, lora_target_modules=["q_proj", "v_proj"],
-                        pretrained=False, max_steps=1, use_curriculum=False,
-                        filter_zero_variance=False, output_dir=str(tmp_path / "a"), progress=False)
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=2,
+        max_new_tokens=6,
+        learning_rate=0.05,
+        beta=0.01,
+        lora_r=4,
+        lora_alpha=8.0,
+        lora_target_modules=["q_proj", "v_proj"],
+        pretrained=False,
+        max_steps=1,
+        use_curriculum=False,
+        filter_zero_variance=False,
+        output_dir=str(tmp_path / "a"),
+        progress=False,
+    )
     t = GRPOTrainer(tiny.model(tok), tok, rows, regex_format(".*[13579].*"), config)
     assert t.lora and t.reference is None  # the base with adapters off is the KL reference
     trainable = [n for n, p in t.model.named_parameters() if p.requires_grad]
@@ -110,9 +138,18 @@ def test_lora_r_in_the_config_wraps_a_plain_model_and_keeps_a_given_peft_model(t
     assert t.train()["kl"] is not None
 
     own = apply_lora(tiny.model(tok), LoraSettings(r=2))  # its own adapters win over lora_r
-    kept = GRPOTrainer(own, tok, rows, regex_format(".*[13579].*"),
-                       config.replace(output_dir=str(tmp_path / "b")))
-    assert kept.model is own and own.get_base_model().model.layers[0].self_attn.q_proj.r["default"] == 2
-    full = GRPOTrainer(tiny.model(tok), tok, rows, regex_format(".*[13579].*"),
-                       config.replace(lora_r=0, output_dir=str(tmp_path / "c")))
+    kept = GRPOTrainer(
+        own, tok, rows, regex_format(".*[13579].*"), config.replace(output_dir=str(tmp_path / "b"))
+    )
+    assert (
+        kept.model is own
+        and own.get_base_model().model.layers[0].self_attn.q_proj.r["default"] == 2
+    )
+    full = GRPOTrainer(
+        tiny.model(tok),
+        tok,
+        rows,
+        regex_format(".*[13579].*"),
+        config.replace(lora_r=0, output_dir=str(tmp_path / "c")),
+    )
     assert not full.lora and full.reference is not None

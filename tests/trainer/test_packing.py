@@ -15,16 +15,24 @@ pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
 
 def _seqs(tokenizer):
     enc = lambda s: tokenizer(s, add_special_tokens=False)["input_ids"]  # noqa: E731
-    return [(enc("12+3="), enc("15"), True), (enc("7*8="), enc("56 is it"), True),
-            (enc("a"), enc("bcd"), False), (enc("100-1="), enc("99"), True)]
+    return [
+        (enc("12+3="), enc("15"), True),
+        (enc("7*8="), enc("56 is it"), True),
+        (enc("a"), enc("bcd"), False),
+        (enc("100-1="), enc("99"), True),
+    ]
 
 
 def _both(model, tokenizer, temperature=0.7, entropy=True):
     seqs, adv = _seqs(tokenizer), torch.tensor([1.0, -0.5, 0.3, 2.0])
     padded = collate(seqs, adv, tokenizer.pad_token_id, "cpu")
     packed = pack(seqs, adv, "cpu")
-    return (padded, packed, completion_logprobs(model, padded, temperature, entropy=entropy),
-            completion_logprobs(model, packed, temperature, entropy=entropy))
+    return (
+        padded,
+        packed,
+        completion_logprobs(model, padded, temperature, entropy=entropy),
+        completion_logprobs(model, packed, temperature, entropy=entropy),
+    )
 
 
 def test_packing_leaves_no_padding_inside_rows_and_keeps_every_token(tiny, tokenizer):
@@ -34,8 +42,8 @@ def test_packing_leaves_no_padding_inside_rows_and_keeps_every_token(tiny, token
     assert mb["input_ids"].shape[1] == lengths[0]
     assert mb["input_ids"].numel() < collate(seqs, torch.zeros(4), 0, "cpu")["input_ids"].numel()
     assert mb["targets"].numel() == sum(len(c) for _, c, _ in seqs)
-    for (p, c, use), row in zip(seqs, mb["mask"]):
-        assert row.tolist()[:len(c)] == [float(use)] * len(c) and row[len(c):].sum() == 0
+    for (_, c, use), row in zip(seqs, mb["mask"]):
+        assert row.tolist()[: len(c)] == [float(use)] * len(c) and row[len(c) :].sum() == 0
 
 
 def test_packed_log_probs_and_entropy_match_the_padded_layout(tiny, tokenizer):
@@ -44,7 +52,7 @@ def test_packed_log_probs_and_entropy_match_the_padded_layout(tiny, tokenizer):
     padded, _, (lp_a, ent_a), (lp_b, ent_b) = _both(model, tokenizer)
     valid = torch.zeros_like(padded["mask"], dtype=torch.bool)
     for i, (_, c, _) in enumerate(_seqs(tokenizer)):
-        valid[i, :len(c)] = True
+        valid[i, : len(c)] = True
     assert torch.allclose(lp_a[valid], lp_b[valid], atol=1e-5)
     assert torch.allclose(ent_a[valid], ent_b[valid], atol=1e-5)
     assert (lp_b[~valid] == 0).all()
@@ -62,8 +70,8 @@ def test_chunked_and_recomputed_log_probs_give_the_same_gradient(tiny, tokenizer
         return lp.detach(), [p.grad.clone() for p in model.parameters()]
 
     whole_lp, whole = grads()
-    monkeypatch.setattr(lp_module, "_CHUNK_ELEMENTS", 3 * 50)      # 3 tokens per chunk
-    monkeypatch.setattr(lp_module, "_CHECKPOINT_ELEMENTS", 1)       # and recompute each
+    monkeypatch.setattr(lp_module, "_CHUNK_ELEMENTS", 3 * 50)  # 3 tokens per chunk
+    monkeypatch.setattr(lp_module, "_CHECKPOINT_ELEMENTS", 1)  # and recompute each
     chunked_lp, chunked = grads()
     assert torch.allclose(whole_lp, chunked_lp, atol=1e-6)
     assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(whole, chunked))
@@ -74,14 +82,30 @@ def test_an_update_is_the_same_packed_or_padded(tiny, tokenizer, tmp_path, mu, b
     from passband.trainer import GRPOConfig, GRPOTrainer
 
     rows = [{"prompt": f"{i}{'ab'[i % 2]}=", "kind": "vary"} for i in range(3)]
-    settings = dict(group_size=4, prompts_per_step=3, max_new_tokens=6, learning_rate=1e-2,
-                    beta=beta, mu=mu, pretrained=False, max_steps=1, use_curriculum=False,
-                    progress=False, seed=0, filter_zero_variance=False)
+    settings = dict(
+        group_size=4,
+        prompts_per_step=3,
+        max_new_tokens=6,
+        learning_rate=1e-2,
+        beta=beta,
+        mu=mu,
+        pretrained=False,
+        max_steps=1,
+        use_curriculum=False,
+        progress=False,
+        seed=0,
+        filter_zero_variance=False,
+    )
     trainers = []
     for packed in (True, False):
         model = tiny.model(tokenizer)
-        t = GRPOTrainer(model, tokenizer, rows, lambda c, **r: float(len(set(c))),
-                        GRPOConfig(output_dir=str(tmp_path / str(packed)), **settings))
+        t = GRPOTrainer(
+            model,
+            tokenizer,
+            rows,
+            lambda c, **r: float(len(set(c))),
+            GRPOConfig(output_dir=str(tmp_path / str(packed)), **settings),
+        )
         t._pack = packed
         t.optimizer = torch.optim.SGD(t.model.parameters(), lr=1.0)  # shows the gradient itself
         trainers.append(t)

@@ -16,19 +16,25 @@ def test_exported_names():
     for name in trainer.__all__:
         module = importlib.import_module(f"passband.trainer.{trainer._WHERE[name]}")
         assert getattr(trainer, name) is getattr(module, name)
-        assert name in module.__all__, f"passband.trainer.{trainer._WHERE[name]}.__all__ lacks {name}"
+        assert name in module.__all__, (
+            f"passband.trainer.{trainer._WHERE[name]}.__all__ lacks {name}"
+        )
 
 
 def test_vllm_names_do_not_import_vllm():
     """``VLLMRollout`` resolves without starting or importing vllm; only building one does."""
-    code = ("import sys, passband.trainer as t; t.VLLMRollout; t.tis_weights; "
-            "t.LoraSettings; t.apply_lora; "
-            "assert 'vllm' not in sys.modules, 'vllm was imported'; "
-            "assert 'peft' not in sys.modules, 'peft was imported'")
+    code = (
+        "import sys, passband.trainer as t; t.VLLMRollout; t.tis_weights; "
+        "t.LoraSettings; t.apply_lora; "
+        "assert 'vllm' not in sys.modules, 'vllm was imported'; "
+        "assert 'peft' not in sys.modules, 'peft was imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_config_and_package_import_without_torch():
-    code = ("import sys, passband.trainer, passband.trainer.config, passband.config; "
-            "assert 'torch' not in sys.modules, 'torch was imported'")
+    code = (
+        "import sys, passband.trainer, passband.trainer.config, passband.config; "
+        "assert 'torch' not in sys.modules, 'torch was imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

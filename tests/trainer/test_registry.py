@@ -58,10 +58,12 @@ def test_an_unknown_name_lists_the_known_ones_and_suggests_one():
 
 
 def test_validating_registered_names_does_not_import_torch():
-    code = ("import sys, passband.trainer as t\n"
-            "t.register_aggregation('mine')(lambda loss, mask, norms: loss)\n"
-            "t.GRPOConfig(loss_aggregation='mine', advantage='no_std')\n"
-            "assert 'torch' not in sys.modules, 'torch was imported'")
+    code = (
+        "import sys, passband.trainer as t\n"
+        "t.register_aggregation('mine')(lambda loss, mask, norms: loss)\n"
+        "t.GRPOConfig(loss_aggregation='mine', advantage='no_std')\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

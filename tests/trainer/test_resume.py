@@ -47,11 +47,16 @@ progress = false
 """
 
 
-
-
 def _cmd(cfg: Path, out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "passband.cli", "train", str(cfg),
-            f"trainer.output_dir={json.dumps(str(out))}", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "passband.cli",
+        "train",
+        str(cfg),
+        f"trainer.output_dir={json.dumps(str(out))}",
+        *extra,
+    ]
 
 
 def _env() -> dict[str, str]:
@@ -68,10 +73,16 @@ def test_sigkill_then_resume_matches_uninterrupted_run(tmp_path, tiny):
     cfg = tiny.run_setup(tmp_path, _CONFIG)
     straight, broken = tmp_path / "straight", tmp_path / "broken"
     # Both runs start together (start-up dominates the wall time); only one is killed.
-    whole = subprocess.Popen(_cmd(cfg, straight), env=_env(), stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-    proc = subprocess.Popen(_cmd(cfg, broken), env=_env(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    whole = subprocess.Popen(
+        _cmd(cfg, straight),
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    proc = subprocess.Popen(
+        _cmd(cfg, broken), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 240
     while not (broken / "checkpoints" / "step_2" / "state.json").exists():
         assert proc.poll() is None, "training exited before its first checkpoint"
@@ -83,8 +94,9 @@ def test_sigkill_then_resume_matches_uninterrupted_run(tmp_path, tiny):
     assert killed_at < 5, "the run finished before it could be killed"
 
     assert whole.wait(timeout=300) == 0, whole.stderr.read()[-3000:]
-    done = subprocess.run(_cmd(cfg, broken, "--resume"), env=_env(), capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        _cmd(cfg, broken, "--resume"), env=_env(), capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "resuming from" in done.stdout
 
@@ -95,4 +107,6 @@ def test_sigkill_then_resume_matches_uninterrupted_run(tmp_path, tiny):
     # The run learned something and used both refill and the KL term (the test is not vacuous).
     assert any(m["kl"] for m in got) and any(m["groups/effective"] for m in got)
     group_lines = [json.loads(x) for x in (broken / "groups.jsonl").read_text().splitlines()]
-    assert group_lines == [json.loads(x) for x in (straight / "groups.jsonl").read_text().splitlines()]
+    assert group_lines == [
+        json.loads(x) for x in (straight / "groups.jsonl").read_text().splitlines()
+    ]

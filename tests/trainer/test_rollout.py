@@ -44,29 +44,43 @@ def test_stops_at_a_stop_string_and_keeps_it(tiny, tokenizer):
     got = stopped.rollout(["7*8="], 3)
     for ref_text, out_text, trunc in zip(reference.texts, got.texts, got.truncated):
         if stop in ref_text:
-            assert out_text == ref_text[:ref_text.index(stop) + len(stop)]
+            assert out_text == ref_text[: ref_text.index(stop) + len(stop)]
             assert not trunc
         else:
             assert out_text == ref_text
-    assert got.texts[reference.texts.index(text)] == text[:text.index(stop) + 2]  # was >= 6 chars
+    assert got.texts[reference.texts.index(text)] == text[: text.index(stop) + 2]  # was >= 6 chars
 
 
 def test_eos_from_the_generation_config_ends_a_completion(tiny, tokenizer):
     model = _sharp_model(tiny, tokenizer, seed=0)
-    free = HFRollout(model, tokenizer, max_new_tokens=8, temperature=0).rollout(["hello there 99"], 1)
+    free = HFRollout(model, tokenizer, max_new_tokens=8, temperature=0).rollout(
+        ["hello there 99"], 1
+    )
     assert free.truncated == [True]
     first = free.completion_ids[0][0]
     model.generation_config.eos_token_id = [tokenizer.eos_token_id, first]  # chat models have two
-    ended = HFRollout(model, tokenizer, max_new_tokens=8, temperature=0).rollout(["hello there 99"], 1)
+    ended = HFRollout(model, tokenizer, max_new_tokens=8, temperature=0).rollout(
+        ["hello there 99"], 1
+    )
     assert ended.completion_ids == [[first]] and ended.truncated == [False]
 
 
 def test_truncation_flag_and_group_layout(tiny, tokenizer):
-    backend = HFRollout(tiny.model(tokenizer), tokenizer, max_new_tokens=3, temperature=1.0,
-                        top_p=0.9, top_k=10, batch_size=4)
+    backend = HFRollout(
+        tiny.model(tokenizer),
+        tokenizer,
+        max_new_tokens=3,
+        temperature=1.0,
+        top_p=0.9,
+        top_k=10,
+        batch_size=4,
+    )
     out = backend.rollout(["ab", "cd"], 3)
     assert len(out) == 6 and out.group_size == 3
-    assert out.prompt_tokens[:3] == [out.prompt_tokens[0]] * 3 and out.prompt_tokens[3] != out.prompt_tokens[0]
+    assert (
+        out.prompt_tokens[:3] == [out.prompt_tokens[0]] * 3
+        and out.prompt_tokens[3] != out.prompt_tokens[0]
+    )
     for ids, trunc in zip(out.completion_ids, out.truncated):
         assert trunc == (len(ids) == 3 and tokenizer.eos_token_id not in ids)
     assert [len(g) for g in backend.generate(["ab", "cd"], 3)] == [3, 3]
@@ -85,8 +99,10 @@ def test_chat_messages_use_the_chat_template(tiny, tokenizer):
     messages = [{"role": "user", "content": "2+2"}]
     with pytest.raises(ValueError, match="chat template"):
         backend.encode_prompt(messages)
-    tokenizer.chat_template = ("{% for m in messages %}{{ m['role'][0] }}:{{ m['content'] }}\n"
-                               "{% endfor %}{% if add_generation_prompt %}a:{% endif %}")
+    tokenizer.chat_template = (
+        "{% for m in messages %}{{ m['role'][0] }}:{{ m['content'] }}\n"
+        "{% endfor %}{% if add_generation_prompt %}a:{% endif %}"
+    )
     assert backend.encode_prompt(messages) == tokenizer("u:2+2\na:")["input_ids"]
     assert len(backend.rollout([messages], 2)) == 2
 
@@ -106,7 +122,9 @@ def test_a_prompts_samples_depend_on_its_seed_alone(tiny, tokenizer):
     assert len({tuple(c) for c in together}) > 8, "the samples of a group differ"
     state = torch.random.get_rng_state()
     wide.rollout(PROMPTS, 2, seeds=[1, 2, 3, 4])
-    assert torch.equal(state, torch.random.get_rng_state()), "seeded rollouts leave torch's RNG alone"
+    assert torch.equal(state, torch.random.get_rng_state()), (
+        "seeded rollouts leave torch's RNG alone"
+    )
 
 
 def test_seeded_sampling_draws_from_the_models_distribution(tiny, tokenizer):
@@ -117,8 +135,12 @@ def test_seeded_sampling_draws_from_the_models_distribution(tiny, tokenizer):
     ids = backend.encode_prompt("1+1=")
     with torch.no_grad():
         probs = torch.softmax(model(torch.tensor([ids])).logits[0, -1] / 0.7, -1)  # [V]
-    counts = torch.bincount(torch.tensor([c[0] for c in out.completion_ids]),
-                            minlength=probs.numel()).double() / 4000
+    counts = (
+        torch.bincount(
+            torch.tensor([c[0] for c in out.completion_ids]), minlength=probs.numel()
+        ).double()
+        / 4000
+    )
     assert (counts - probs.double()).abs().max() < 0.03
     assert (counts > 0).sum() > 5
 

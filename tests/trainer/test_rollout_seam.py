@@ -20,16 +20,31 @@ def _rows(n, answer="yes"):
 
 
 def _config(tmp_path, **kw):
-    settings = dict(group_size=4, prompts_per_step=4, max_new_tokens=8, learning_rate=1e-3,
-                    beta=0.0, pretrained=False, max_steps=3, output_dir=str(tmp_path),
-                    progress=False, verifier_workers=1)
+    settings = dict(
+        group_size=4,
+        prompts_per_step=4,
+        max_new_tokens=8,
+        learning_rate=1e-3,
+        beta=0.0,
+        pretrained=False,
+        max_steps=3,
+        output_dir=str(tmp_path),
+        progress=False,
+        verifier_workers=1,
+    )
     return GRPOConfig(**{**settings, **kw})
 
 
 def test_the_loop_calls_only_what_the_backend_declares(tiny, tokenizer, tmp_path):
     backend = FakeRollout(tokenizer, answers=["yes", "no"])
-    t = GRPOTrainer(tiny.model(tokenizer), tokenizer, _rows(8), "exact", _config(tmp_path),
-                    rollout_backend=backend)
+    t = GRPOTrainer(
+        tiny.model(tokenizer),
+        tokenizer,
+        _rows(8),
+        "exact",
+        _config(tmp_path),
+        rollout_backend=backend,
+    )
     m = t.train()
     assert m["step"] == 3 and t.policy_version >= 1
     assert backend.syncs == list(range(1, t.policy_version + 1))  # one sync per update, in order
@@ -43,8 +58,14 @@ def test_a_backend_that_does_not_declare_the_interface_is_refused(tiny, tokenize
         def rollout(self, prompts, n, seeds=None): ...
 
     with pytest.raises(TypeError, match="RolloutBackend"):
-        GRPOTrainer(tiny.model(tokenizer), tokenizer, _rows(2), "exact", _config(tmp_path),
-                    rollout_backend=Duck())
+        GRPOTrainer(
+            tiny.model(tokenizer),
+            tokenizer,
+            _rows(2),
+            "exact",
+            _config(tmp_path),
+            rollout_backend=Duck(),
+        )
     with pytest.raises(TypeError, match="abstract"):
         type("Half", (RolloutBackend,), {"rollout": lambda self, p, n, s=None: None})()
 
@@ -64,17 +85,28 @@ def test_the_first_rollout_is_sized_from_the_curriculums_signal_chance(tiny, tok
     step draws enough in one round: one generate call, and more completions than it trains."""
     rows = [{"prompt": f"q{i}?", "answer": "yes" if i % 2 else "never"} for i in range(40)]
     backend = FakeRollout(tokenizer, respond=lambda p, j, seed: "yes" if seed % 2 else "no")
-    t = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, "exact",
-                    _config(tmp_path, max_steps=12, prompts_per_step=4), rollout_backend=backend)
+    t = GRPOTrainer(
+        tiny.model(tokenizer),
+        tokenizer,
+        rows,
+        "exact",
+        _config(tmp_path, max_steps=12, prompts_per_step=4),
+        rollout_backend=backend,
+    )
     t._begin()
     lines = [t.train_step() for _ in range(12)]
     late = lines[6:]
     assert sum(m["generate/calls"] == 1 for m in late) >= 5
     assert all(m["groups/rolled"] > 4 for m in late), "the first round drew extra prompts"
-    assert all(m["generate/completions_per_trained"] == m["groups/rolled"] / m["groups/effective"]
-               for m in late if m["groups/effective"])
+    assert all(
+        m["generate/completions_per_trained"] == m["groups/rolled"] / m["groups/effective"]
+        for m in late
+        if m["groups/effective"]
+    )
     assert sum(m["groups/effective"] == 4 for m in late) >= 5
-    seen = sorted({json.loads(x)["prompt_id"] for x in (tmp_path / "groups.jsonl").read_text().splitlines()})
+    seen = sorted(
+        {json.loads(x)["prompt_id"] for x in (tmp_path / "groups.jsonl").read_text().splitlines()}
+    )
     chance = dict(zip(seen, t.sampler.signal_chance(seen)))
     never = [chance[i] for i in seen if i % 2 == 0]
     mixed = [chance[i] for i in seen if i % 2 == 1]
@@ -83,8 +115,14 @@ def test_the_first_rollout_is_sized_from_the_curriculums_signal_chance(tiny, tok
 
 def test_without_refills_a_step_rolls_out_exactly_its_prompts(tiny, tokenizer, tmp_path):
     backend = FakeRollout(tokenizer, respond=lambda p, j, seed: "yes" if seed % 2 else "no")
-    t = GRPOTrainer(tiny.model(tokenizer), tokenizer, _rows(20), "exact",
-                    _config(tmp_path, max_refill_rounds=0), rollout_backend=backend)
+    t = GRPOTrainer(
+        tiny.model(tokenizer),
+        tokenizer,
+        _rows(20),
+        "exact",
+        _config(tmp_path, max_refill_rounds=0),
+        rollout_backend=backend,
+    )
     assert all(t.train_step()["groups/rolled"] == 4 for _ in range(3))
     assert [n for _, n in backend.calls] == [4, 4, 4]
 
@@ -98,8 +136,14 @@ def test_draw_sizes_follow_the_predicted_chance():
 
 def test_every_metrics_line_says_where_the_time_went(tiny, tokenizer, tmp_path):
     backend = FakeRollout(tokenizer)
-    t = GRPOTrainer(tiny.model(tokenizer), tokenizer, _rows(8), "exact", _config(tmp_path),
-                    rollout_backend=backend)
+    t = GRPOTrainer(
+        tiny.model(tokenizer),
+        tokenizer,
+        _rows(8),
+        "exact",
+        _config(tmp_path),
+        rollout_backend=backend,
+    )
     for _ in range(2):
         m = t.train_step()
         phases = [m[f"time/{p}_s"] for p in PHASES]

@@ -52,8 +52,15 @@ def _tiny_model():
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     torch.manual_seed(0)
-    cfg = Qwen2Config(vocab_size=40, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                      num_attention_heads=2, num_key_value_heads=1, tie_word_embeddings=True)
+    cfg = Qwen2Config(
+        vocab_size=40,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        tie_word_embeddings=True,
+    )
     return Qwen2ForCausalLM(cfg)
 
 
@@ -68,8 +75,9 @@ def test_peft_weights_are_merged_out_of_place_under_base_names():
     peft = pytest.importorskip("peft", reason="peft is not installed (extra `.[lora]`)")
     model = _tiny_model()
     base_names = set(model.state_dict())
-    lora = peft.get_peft_model(model, peft.LoraConfig(r=4, target_modules=["q_proj", "v_proj"],
-                                                      init_lora_weights=False))
+    lora = peft.get_peft_model(
+        model, peft.LoraConfig(r=4, target_modules=["q_proj", "v_proj"], init_lora_weights=False)
+    )
     q = lora.base_model.model.model.layers[0].self_attn.q_proj.base_layer.weight
     before = q.detach().clone()
     weights = {name: t.clone() for name, t in _hf_weights(lora)}
@@ -88,12 +96,15 @@ def _merged_copy(lora_model) -> dict[str, torch.Tensor]:
     return {k: v.detach() for k, v in merged.state_dict().items()}
 
 
-@pytest.mark.parametrize("bad, match", [
-    (dict(gpu_memory_utilization=1.5), "gpu_memory_utilization = 1.5"),
-    (dict(top_p=0.0), "top_p = 0.0"),
-    (dict(sleep_level=3), "sleep_level = 3"),
-    (dict(max_new_tokens=0), "max_new_tokens = 0"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (dict(gpu_memory_utilization=1.5), "gpu_memory_utilization = 1.5"),
+        (dict(top_p=0.0), "top_p = 0.0"),
+        (dict(sleep_level=3), "sleep_level = 3"),
+        (dict(max_new_tokens=0), "max_new_tokens = 0"),
+    ],
+)
 def test_engine_settings_are_checked_before_vllm_is_imported(bad, match):
     kwargs = {"max_new_tokens": 8, **bad}
     with pytest.raises(ValueError, match=match):
@@ -118,8 +129,9 @@ def test_backend_is_built_from_the_config(tiny):
     from passband.trainer import GRPOConfig, HFRollout
 
     tok = tiny.tokenizer()
-    config = GRPOConfig(max_new_tokens=7, temperature=0.9, top_p=0.95, top_k=5, stop=["##"],
-                        rollout_batch_size=16)
+    config = GRPOConfig(
+        max_new_tokens=7, temperature=0.9, top_p=0.95, top_k=5, stop=["##"], rollout_batch_size=16
+    )
     hf = make_rollout_backend(tiny.model(tok), tok, config)
     assert isinstance(hf, HFRollout) and hf.policy_version == 0
     assert (hf.max_new_tokens, hf.temperature, hf.top_p, hf.top_k) == (7, 0.9, 0.95, 5)

@@ -11,8 +11,16 @@ import pytest
 from passband.errors import ConfigError, DataError
 from passband.trainer import GRPOConfig, GRPOTrainer
 
-SETTINGS = {"group_size": 4, "prompts_per_step": 2, "max_new_tokens": 6, "pretrained": False,
-            "beta": 0.0, "max_steps": 1, "progress": False, "use_curriculum": False}
+SETTINGS = {
+    "group_size": 4,
+    "prompts_per_step": 2,
+    "max_new_tokens": 6,
+    "pretrained": False,
+    "beta": 0.0,
+    "max_steps": 1,
+    "progress": False,
+    "use_curriculum": False,
+}
 
 
 def _rows(n=12):
@@ -21,8 +29,14 @@ def _rows(n=12):
 
 def _trainer(tiny, tokenizer, rows, tmp_path, **settings):
     config = {**SETTINGS, "output_dir": str(tmp_path / "run"), **settings}
-    return GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, "regex", config,
-                       reference_columns={"pattern": "pattern"})
+    return GRPOTrainer(
+        tiny.model(tokenizer),
+        tokenizer,
+        rows,
+        "regex",
+        config,
+        reference_columns={"pattern": "pattern"},
+    )
 
 
 def test_unusable_rows_after_the_first_are_found_up_front(tiny, tokenizer, tmp_path):
@@ -50,7 +64,9 @@ def test_skip_bad_rows_trains_on_the_rest_and_says_how_many(tiny, tokenizer, tmp
     assert t.train()["step"] == 1
 
 
-def test_a_prompt_longer_than_the_models_positions_is_refused_or_truncated(tiny, tokenizer, tmp_path):
+def test_a_prompt_longer_than_the_models_positions_is_refused_or_truncated(
+    tiny, tokenizer, tmp_path
+):
     rows = _rows(3)
     rows[1]["prompt"] = "1+" * 200 + "2="  # 402 tokens; the model has 256 positions
     with pytest.raises(DataError, match=r"row 1: the prompt has more than 250 tokens"):

@@ -42,12 +42,20 @@ use_curriculum = false
 
 
 def _train(cfg: Path, out: Path, *extra: str, cwd: Path | None = None, wait: bool = True):
-    cmd = [sys.executable, "-m", "passband.cli", "train", str(cfg),
-           f"trainer.output_dir={json.dumps(str(out))}", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "passband.cli",
+        "train",
+        str(cfg),
+        f"trainer.output_dir={json.dumps(str(out))}",
+        *extra,
+    ]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
     if not wait:
-        return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        return subprocess.Popen(
+            cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
     return subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
@@ -59,12 +67,15 @@ def _steps(out: Path) -> list[dict]:
 def test_a_second_run_on_the_same_output_dir_is_refused(tiny, tmp_path):
     cfg = tiny.run_setup(tmp_path, _CONFIG)
     out = tmp_path / "run"
-    first = _train(cfg, out, "trainer.max_steps=100000", "trainer.checkpoint_every=100000",
-                   wait=False)
+    first = _train(
+        cfg, out, "trainer.max_steps=100000", "trainer.checkpoint_every=100000", wait=False
+    )
     try:
         deadline = time.monotonic() + 240
         while not ((out / "metrics.jsonl").exists() and _steps(out)):
-            assert first.poll() is None and time.monotonic() < deadline, "the first run did not start"
+            assert first.poll() is None and time.monotonic() < deadline, (
+                "the first run did not start"
+            )
             time.sleep(0.1)
         second = _train(cfg, out)
         assert second.returncode == 2, second.stderr[-2000:]
@@ -89,14 +100,17 @@ def test_old_logs_without_checkpoints_are_kept_unless_overwrite(tiny, tmp_path):
         "import re\nfrom passband.verifiers import Verdict\n"
         "def matches(completion, pattern):\n"
         "    ok = re.fullmatch(pattern, completion) is not None\n"
-        "    return Verdict(float(ok), 'ok' if ok else 'wrong', '')\n")
+        "    return Verdict(float(ok), 'ok' if ok else 'wrong', '')\n"
+    )
     cfg.write_text(cfg.read_text().replace('verifier = "regex"', 'verifier = "my_checks:matches"'))
     out = tmp_path / "run"
     out.mkdir()
     (out / "metrics.jsonl").write_text('{"step": 1, "note": "an earlier run"}\n')
     before = (out / "metrics.jsonl").read_bytes()
-    for flags, message in [((), "holds a previous run (metrics.jsonl)"),
-                           (("--resume",), "but no checkpoint to resume from")]:
+    for flags, message in [
+        ((), "holds a previous run (metrics.jsonl)"),
+        (("--resume",), "but no checkpoint to resume from"),
+    ]:
         done = _train(cfg, out, "trainer.max_steps=1", *flags, cwd=tmp_path)
         assert done.returncode == 2 and message in done.stderr, done.stderr[-2000:]
         assert (out / "metrics.jsonl").read_bytes() == before
@@ -118,10 +132,13 @@ def test_resume_skips_a_damaged_checkpoint_applies_overrides_and_sweeps_leftover
     leftovers = [out / ".metrics.jsonl.tmp4242", out / "checkpoints" / ".tmp_step_6_4242"]
     leftovers[0].write_text("")
     leftovers[1].mkdir()
-    done = _train(cfg, out, "--resume", "trainer.max_steps=5", "trainer.learning_rate=0.001",
-                  "trainer.seed=9")
+    done = _train(
+        cfg, out, "--resume", "trainer.max_steps=5", "trainer.learning_rate=0.001", "trainer.seed=9"
+    )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "step_4 cannot be loaded" in done.stderr and "model.safetensors is 64 bytes" in done.stderr
+    assert (
+        "step_4 cannot be loaded" in done.stderr and "model.safetensors is 64 bytes" in done.stderr
+    )
     assert "falling back to step_2" in done.stderr
     assert f"resuming from {out / 'checkpoints' / 'step_2'} (step 2)" in done.stdout
     assert "applied trainer.learning_rate = 0.001 (checkpoint 0.003)" in done.stdout

@@ -31,10 +31,10 @@ pytest.importorskip("trl")
 G, MAX_NEW = 4, 6
 # prompt -> (answer, G completions); "|" marks EOS; no "|" and MAX_NEW chars = truncated.
 BATCH = {
-    "1+1=": ("a", ["a|", "bb|", "bcbcbc", "c|"]),          # one success of four
-    "2+2=": ("d", ["bb|", "ccc|", "bbbbbb", "e|"]),        # no success: zero variance
-    "3+3=": ("a", ["a|", "a|", "cbcbcb", "dd|"]),          # two of four
-    "4+4=": ("e", ["e|", "e|", "e|", "bcdeab"]),           # three of four, one truncated
+    "1+1=": ("a", ["a|", "bb|", "bcbcbc", "c|"]),  # one success of four
+    "2+2=": ("d", ["bb|", "ccc|", "bbbbbb", "e|"]),  # no success: zero variance
+    "3+3=": ("a", ["a|", "a|", "cbcbcb", "dd|"]),  # two of four
+    "4+4=": ("e", ["e|", "e|", "e|", "bcdeab"]),  # three of four, one truncated
 }
 
 
@@ -61,13 +61,18 @@ class _FixedRollout:
 
         seqs = [(self.tok(p)["input_ids"], c) for p in prompts for c in BATCH[p][1][:n]]
         ids = [_completion_ids(self.tok, c) for _, c in seqs]
-        return Rollout([p for p, _ in seqs], ids, self.tok.batch_decode(ids, skip_special_tokens=True),
-                       [not c.endswith("|") and len(c) >= MAX_NEW for _, c in seqs],
-                       self.policy_version, n)
+        return Rollout(
+            [p for p, _ in seqs],
+            ids,
+            self.tok.batch_decode(ids, skip_special_tokens=True),
+            [not c.endswith("|") and len(c) >= MAX_NEW for _, c in seqs],
+            self.policy_version,
+            n,
+        )
 
     def generate(self, prompts, n):
         texts = self.rollout(prompts, n).texts
-        return [texts[i * n:(i + 1) * n] for i in range(len(prompts))]
+        return [texts[i * n : (i + 1) * n] for i in range(len(prompts))]
 
     def sync(self, model, policy_version):
         self.policy_version = policy_version
@@ -81,11 +86,24 @@ def _passband_step(model, tok, tmp_path, **changes):
     """One passband step with SGD(lr=1): returns (loss, parameter change = -gradient)."""
     from passband.trainer import GRPOConfig, GRPOTrainer
 
-    config = GRPOConfig(group_size=G, prompts_per_step=len(BATCH), max_new_tokens=MAX_NEW,
-                        learning_rate=1e-6, beta=0.0, clip_low=0.2, clip_high=0.2,
-                        loss_aggregation="token_mean", advantage="group", max_grad_norm=0.0,
-                        use_curriculum=False, max_steps=1, output_dir=str(tmp_path / "pb"),
-                        progress=False, verifier_workers=1, **changes)
+    config = GRPOConfig(
+        group_size=G,
+        prompts_per_step=len(BATCH),
+        max_new_tokens=MAX_NEW,
+        learning_rate=1e-6,
+        beta=0.0,
+        clip_low=0.2,
+        clip_high=0.2,
+        loss_aggregation="token_mean",
+        advantage="group",
+        max_grad_norm=0.0,
+        use_curriculum=False,
+        max_steps=1,
+        output_dir=str(tmp_path / "pb"),
+        progress=False,
+        verifier_workers=1,
+        **changes,
+    )
     before = {k: v.detach().clone() for k, v in model.named_parameters()}
     trainer = GRPOTrainer(model, tok, _rows(), "exact", config, rollout_backend=_FixedRollout(tok))
     trainer.optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=1.0)
@@ -108,28 +126,57 @@ def _trl_step(model, tok, tmp_path):
             k = served.get(p, 0)
             served[p] = k + 1
             completions.append(_completion_ids(tok, BATCH[p][1][k]))
-        return {"prompt_ids": [tok(p)["input_ids"] for p in prompts],
-                "completion_ids": completions, "logprobs": None}
+        return {
+            "prompt_ids": [tok(p)["input_ids"] for p in prompts],
+            "completion_ids": completions,
+            "logprobs": None,
+        }
 
-    args = GRPOConfig(output_dir=str(tmp_path / "trl"), per_device_train_batch_size=G * len(BATCH),
-                      num_generations=G, max_completion_length=MAX_NEW, learning_rate=1.0,
-                      beta=0.0, epsilon=0.2, epsilon_high=0.2, loss_type="dapo",
-                      scale_rewards="group", max_grad_norm=0.0, lr_scheduler_type="constant",
-                      max_steps=1, use_cpu=True, bf16=False, gradient_checkpointing=False,
-                      report_to="none", save_strategy="no", logging_steps=1, disable_tqdm=True)
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "trl"),
+        per_device_train_batch_size=G * len(BATCH),
+        num_generations=G,
+        max_completion_length=MAX_NEW,
+        learning_rate=1.0,
+        beta=0.0,
+        epsilon=0.2,
+        epsilon_high=0.2,
+        loss_type="dapo",
+        scale_rewards="group",
+        max_grad_norm=0.0,
+        lr_scheduler_type="constant",
+        max_steps=1,
+        use_cpu=True,
+        bf16=False,
+        gradient_checkpointing=False,
+        report_to="none",
+        save_strategy="no",
+        logging_steps=1,
+        disable_tqdm=True,
+    )
     before = {k: v.detach().clone() for k, v in model.named_parameters()}
     optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
-    trainer = GRPOTrainer(model=model, reward_funcs=as_trl_reward("exact", workers=1), args=args,
-                          train_dataset=Dataset.from_list(_rows()), processing_class=tok,
-                          rollout_func=rollout_func, optimizers=(optimizer, None))
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=as_trl_reward("exact", workers=1),
+        args=args,
+        train_dataset=Dataset.from_list(_rows()),
+        processing_class=tok,
+        rollout_func=rollout_func,
+        optimizers=(optimizer, None),
+    )
     trainer.train()
     loss = next(h["loss"] for h in trainer.state.log_history if "loss" in h)
     return loss, {k: v.detach() - before[k] for k, v in model.named_parameters()}
 
 
 def _tokens(kept_only: bool) -> int:
-    tok_counts = [len(c.rstrip("|")) + c.endswith("|") for p, (_, cs) in BATCH.items()
-                  for c in cs if not (kept_only and p == "2+2=")]
+    tok_counts = [
+        len(c.rstrip("|")) + c.endswith("|")
+        for p, (_, cs) in BATCH.items()
+        for c in cs
+        if not (kept_only and p == "2+2=")
+    ]
     return sum(tok_counts)
 
 
@@ -147,13 +194,16 @@ def _assert_close(a: dict, b: dict, scale: float = 1.0):
     worst = max(float((a[k] - scale * b[k]).abs().max()) for k in a)
     biggest = max(float(b[k].abs().max()) * scale for k in b)
     assert biggest > 1e-4, "the step changed nothing: the comparison would be vacuous"
-    assert worst <= 1e-5 * max(1.0, biggest), f"max |difference| {worst:.3g} (largest change {biggest:.3g})"
+    assert worst <= 1e-5 * max(1.0, biggest), (
+        f"max |difference| {worst:.3g} (largest change {biggest:.3g})"
+    )
 
 
 def test_loss_and_gradient_match_trl_without_the_filter(setup, tmp_path):
     tok, model = setup
-    pb_loss, pb_delta = _passband_step(copy.deepcopy(model), tok, tmp_path,
-                                       filter_zero_variance=False, max_refill_rounds=0)
+    pb_loss, pb_delta = _passband_step(
+        copy.deepcopy(model), tok, tmp_path, filter_zero_variance=False, max_refill_rounds=0
+    )
     trl_loss, trl_delta = _trl_step(copy.deepcopy(model), tok, tmp_path)
     assert pb_loss == pytest.approx(trl_loss, abs=1e-6)
     _assert_close(pb_delta, trl_delta)
@@ -162,7 +212,8 @@ def test_loss_and_gradient_match_trl_without_the_filter(setup, tmp_path):
 def test_filter_on_differs_from_trl_only_by_the_kept_token_normaliser(setup, tmp_path):
     """The difference on purpose: dropped groups leave the normaliser (same direction, larger step)."""
     tok, model = setup
-    _, pb_delta = _passband_step(copy.deepcopy(model), tok, tmp_path, filter_zero_variance=True,
-                                 max_refill_rounds=0)
+    _, pb_delta = _passband_step(
+        copy.deepcopy(model), tok, tmp_path, filter_zero_variance=True, max_refill_rounds=0
+    )
     _, trl_delta = _trl_step(copy.deepcopy(model), tok, tmp_path)
     _assert_close(pb_delta, trl_delta, scale=_tokens(kept_only=False) / _tokens(kept_only=True))

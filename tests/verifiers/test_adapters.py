@@ -21,8 +21,14 @@ def test_trl_adapter_plain_and_conversational_completions():
     prompts = ["q1", "q2", "q3"]
     completions = ["42", [{"role": "assistant", "content": "<answer>7</answer>"}], "x" * 45]
     logged = {}
-    scores = fn(prompts, completions, solution=["42", "8", "x"], completion_ids=[[1], [1, 2], list(range(45))],
-                log_metric=logged.__setitem__, trainer_state=object())
+    scores = fn(
+        prompts,
+        completions,
+        solution=["42", "8", "x"],
+        completion_ids=[[1], [1, 2], list(range(45))],
+        log_metric=logged.__setitem__,
+        trainer_state=object(),
+    )
     assert scores[0] == pytest.approx(1.0)  # exact, no format bonus
     assert scores[1] == pytest.approx(0.5)  # wrong answer, format ok
     assert scores[2] == pytest.approx(-1.0)  # 45 tokens > max 40
@@ -55,10 +61,21 @@ def _tiny_model_and_tokenizer():
     vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2, **{c: i + 3 for i, c in enumerate(chars)}}
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>")
-    config = LlamaConfig(vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64,
-                         pad_token_id=0, eos_token_id=1, bos_token_id=1)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
+    )
+    config = LlamaConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=1,
+    )
     return LlamaForCausalLM(config), tokenizer
 
 
@@ -70,7 +87,9 @@ def test_one_real_trl_grpo_step(tmp_path):
 
     torch.manual_seed(0)
     model, tokenizer = _tiny_model_and_tokenizer()
-    dataset = Dataset.from_dict({"prompt": ["1+1=", "2+2=", "3+3=", "4+4="], "solution": ["2", "4", "6", "8"]})
+    dataset = Dataset.from_dict(
+        {"prompt": ["1+1=", "2+2=", "3+3=", "4+4="], "solution": ["2", "4", "6", "8"]}
+    )
     calls = []
 
     class Spy:  # records what TRL hands the adapter, then delegates to it
@@ -82,14 +101,32 @@ def test_one_real_trl_grpo_step(tmp_path):
             calls.append((list(prompts), list(completions), kwargs.get("solution"), out))
             return out
 
-    reward_fn = Spy(as_trl_reward(Reward({"correct": "exact"}, penalties=[overlong(6, 4)], fields={"answer": "solution"})))
-    args = trl.GRPOConfig(
-        output_dir=str(tmp_path), max_steps=1, per_device_train_batch_size=4, num_generations=4,
-        max_completion_length=6, learning_rate=1e-3, logging_steps=1, report_to=[], use_cpu=True,
-        save_strategy="no", temperature=1.0, seed=0,
+    reward_fn = Spy(
+        as_trl_reward(
+            Reward({"correct": "exact"}, penalties=[overlong(6, 4)], fields={"answer": "solution"})
+        )
     )
-    trainer = trl.GRPOTrainer(model=model, reward_funcs=[reward_fn], args=args, train_dataset=dataset,
-                              processing_class=tokenizer)
+    args = trl.GRPOConfig(
+        output_dir=str(tmp_path),
+        max_steps=1,
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_completion_length=6,
+        learning_rate=1e-3,
+        logging_steps=1,
+        report_to=[],
+        use_cpu=True,
+        save_strategy="no",
+        temperature=1.0,
+        seed=0,
+    )
+    trainer = trl.GRPOTrainer(
+        model=model,
+        reward_funcs=[reward_fn],
+        args=args,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+    )
     before = [p.detach().clone() for p in model.parameters()]
     trainer.train()
     assert trainer.state.global_step == 1

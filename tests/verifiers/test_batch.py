@@ -48,7 +48,9 @@ def test_callable_from_many_threads_at_once():
     out = {}
 
     def work(k):
-        out[k] = [v.score for v in verify_batch(eval, [f"{k} * 10 + {i}" for i in range(5)], timeout=10)]
+        out[k] = [
+            v.score for v in verify_batch(eval, [f"{k} * 10 + {i}" for i in range(5)], timeout=10)
+        ]
 
     threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
     for t in threads:
@@ -148,7 +150,9 @@ def test_exact_runs_inline_and_agrees_with_the_worker_path(monkeypatch):
 
     completions = [f"{i % 7}" for i in range(300)]
     refs = [{"answer": str(i % 5)} for i in range(300)]
-    in_workers = verify_batch(exact_match(pattern=r"(\S+)"), completions, refs, workers=2)  # not inline_safe
+    in_workers = verify_batch(
+        exact_match(pattern=r"(\S+)"), completions, refs, workers=2
+    )  # not inline_safe
 
     def no_workers():
         raise AssertionError("an inline_safe verifier measured fast must not need a worker")

@@ -50,14 +50,16 @@ HE = {
         "    assert candidate([1.0, 2.0, 5.9, 4.0, 5.0], 0.95) == True\n"
         "    assert candidate([1.0, 2.0, 3.0, 4.0, 5.0, 2.0], 0.1) == True\n"
         "    assert candidate([1.1, 2.2, 3.1, 4.1, 5.1], 0.5) == False\n",
-        "has_close_elements"),
+        "has_close_elements",
+    ),
     "truncate": (
         'def truncate_number(number: float) -> float:\n    """Decimal part of a positive float."""\n',
         "    return number % 1.0\n",
         "    return round(number % 1.0, 1)\n",
         "\n\ndef check(candidate):\n    assert candidate(3.5) == 0.5\n"
         "    assert abs(candidate(1.33) - 0.33) < 1e-6\n    assert abs(candidate(123.456) - 0.456) < 1e-6\n",
-        "truncate_number"),
+        "truncate_number",
+    ),
     "below_zero": (
         "from typing import List\n\ndef below_zero(operations: List[int]) -> bool:\n"
         '    """Does the balance, starting at zero, ever fall below zero?"""\n',
@@ -67,7 +69,8 @@ HE = {
         "\n\ndef check(candidate):\n    assert candidate([]) == False\n    assert candidate([1, 2, -3, 1, 2, -3]) == False\n"
         "    assert candidate([1, 2, -4, 5, 6]) == True\n    assert candidate([1, -1, 2, -2, 5, -5, 4, -4]) == False\n"
         "    assert candidate([1, -2, 2, -2, 5, -5, 4, -4]) == True\n",
-        "below_zero"),
+        "below_zero",
+    ),
     "longest": (
         "from typing import List, Optional\n\ndef longest(strings: List[str]) -> Optional[str]:\n"
         '    """The longest string (the first one on ties); None for an empty list."""\n',
@@ -76,7 +79,8 @@ HE = {
         "    return max(strings, key=len) if strings else ''\n",
         "\n\ndef check(candidate):\n    assert candidate([]) == None\n    assert candidate(['x', 'y', 'z']) == 'x'\n"
         "    assert candidate(['x', 'yyy', 'zzzz', 'www', 'kkkk', 'abc']) == 'zzzz'\n",
-        "longest"),
+        "longest",
+    ),
     "sum_product": (
         "from typing import List, Tuple\n\ndef sum_product(numbers: List[int]) -> Tuple[int, int]:\n"
         '    """(sum, product) of a list; (0, 1) when empty."""\n',
@@ -84,7 +88,8 @@ HE = {
         "    s, p = 0, 1\n    for n in numbers:\n        s += n\n        p *= n\n    return [s, p]\n",
         "\n\ndef check(candidate):\n    assert candidate([]) == (0, 1)\n    assert candidate([1, 1, 1]) == (3, 1)\n"
         "    assert candidate([100, 0]) == (100, 0)\n    assert candidate([3, 5, 7]) == (3 + 5 + 7, 3 * 5 * 7)\n",
-        "sum_product"),
+        "sum_product",
+    ),
     "histogram": (
         "def histogram(test: str) -> dict:\n"
         '    """The letters with the highest count in a space-separated string, with that count."""\n',
@@ -95,7 +100,8 @@ HE = {
         "\n\ndef check(candidate):\n    assert candidate('a b b a') == {'a': 2, 'b': 2}\n"
         "    assert candidate('a b c a b') == {'a': 2, 'b': 2}\n    assert candidate('b b b b a') == {'b': 4}\n"
         "    assert candidate('') == {}\n    assert candidate('a') == {'a': 1}\n",
-        "histogram"),
+        "histogram",
+    ),
     "find_zero": (
         "import math\n\ndef poly(xs: list, x: float):\n    return sum(coeff * math.pow(x, i) for i, coeff in enumerate(xs))\n\n"
         'def find_zero(xs: list):\n    """A zero of the polynomial with coefficients xs (even length)."""\n',
@@ -109,7 +115,8 @@ HE = {
         "        for _ in range(ncoeff):\n            coeff = rng.randint(-10, 10)\n            if coeff == 0:\n"
         "                coeff = 1\n            coeffs.append(coeff)\n        solution = candidate(copy.deepcopy(coeffs))\n"
         "        assert math.fabs(poly(coeffs, solution)) < 1e-4\n",
-        "find_zero"),
+        "find_zero",
+    ),
 }
 
 
@@ -118,7 +125,9 @@ def test_humaneval_canonical_passes_and_broken_fails(name):
     prompt, canonical, broken, test, entry = HE[name]
     ok = code(fence(prompt + canonical), test=test, entry_point=entry)
     assert ok.status == "ok" and ok.score == 1.0, ok.detail
-    body_only = code(canonical, test=test, entry_point=entry, prompt=prompt)  # completion continues the prompt
+    body_only = code(
+        canonical, test=test, entry_point=entry, prompt=prompt
+    )  # completion continues the prompt
     assert body_only.status == "ok", body_only.detail
     bad = code(fence(prompt + broken), test=test, entry_point=entry)
     assert bad.status == "wrong" and bad.score == 0.0, bad.detail
@@ -130,18 +139,31 @@ MBPP = {
         "def remove_Occ(s, ch):\n    i = s.find(ch)\n    if i >= 0:\n        s = s[:i] + s[i + 1:]\n"
         "    j = s.rfind(ch)\n    if j >= 0:\n        s = s[:j] + s[j + 1:]\n    return s\n",
         "def remove_Occ(s, ch):\n    return s.replace(ch, '', 1)\n",
-        ['assert remove_Occ("hello","l") == "heo"', 'assert remove_Occ("abcda","a") == "bcd"',
-         'assert remove_Occ("PHP","P") == "H"'], None),
+        [
+            'assert remove_Occ("hello","l") == "heo"',
+            'assert remove_Occ("abcda","a") == "bcd"',
+            'assert remove_Occ("PHP","P") == "H"',
+        ],
+        None,
+    ),
     "similar": (
         "def similar_elements(a, b):\n    return tuple(set(a) & set(b))\n",
         "def similar_elements(a, b):\n    return tuple(set(a) | set(b))\n",
-        ["assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))",
-         "assert set(similar_elements((1, 2, 3, 4),(5, 4, 3, 7))) == set((3, 4))"], None),
+        [
+            "assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))",
+            "assert set(similar_elements((1, 2, 3, 4),(5, 4, 3, 7))) == set((3, 4))",
+        ],
+        None,
+    ),
     "heap": (
         "import heapq as hq\ndef heap_queue_largest(nums, n):\n    return hq.nlargest(n, nums)\n",
         "def heap_queue_largest(nums, n):\n    return sorted(nums)[:n]\n",
-        ["assert heap_queue_largest( [25, 35, 22, 85, 14, 65, 75, 22, 58],3)==[85, 75, 65]",
-         "assert heap_queue_largest( [25, 35, 22, 85, 14, 65, 75, 22, 58],2)==[85, 75]"], None),
+        [
+            "assert heap_queue_largest( [25, 35, 22, 85, 14, 65, 75, 22, 58],3)==[85, 75, 65]",
+            "assert heap_queue_largest( [25, 35, 22, 85, 14, 65, 75, 22, 58],2)==[85, 75]",
+        ],
+        None,
+    ),
     "pair_chain": (  # the tests build objects of a class the solution defines
         "class Pair(object):\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n"
         "def max_chain_length(arr, n):\n    mcl = [1] * n\n    for i in range(1, n):\n        for j in range(0, i):\n"
@@ -149,13 +171,21 @@ MBPP = {
         "    return max(mcl)\n",
         "class Pair(object):\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n"
         "def max_chain_length(arr, n):\n    return n\n",
-        ["assert max_chain_length([Pair(5, 24), Pair(15, 25),Pair(27, 40), Pair(50, 60)], 4) == 3",
-         "assert max_chain_length([Pair(1, 2), Pair(3, 4),Pair(5, 6), Pair(7, 8)], 4) == 4"], None),
+        [
+            "assert max_chain_length([Pair(5, 24), Pair(15, 25),Pair(27, 40), Pair(50, 60)], 4) == 3",
+            "assert max_chain_length([Pair(1, 2), Pair(3, 4),Pair(5, 6), Pair(7, 8)], 4) == 4",
+        ],
+        None,
+    ),
     "area": (
         "import math\ndef circle_area(r):\n    return math.pi * r * r\n",
         "def circle_area(r):\n    return 3.14 * r * r\n",
-        ["assert math.isclose(circle_area(10), 314.1592653589793, rel_tol=1e-9)",
-         "assert math.isclose(circle_area(2.5), 19.634954084936208, rel_tol=1e-9)"], ["import math"]),
+        [
+            "assert math.isclose(circle_area(10), 314.1592653589793, rel_tol=1e-9)",
+            "assert math.isclose(circle_area(2.5), 19.634954084936208, rel_tol=1e-9)",
+        ],
+        ["import math"],
+    ),
 }
 
 
@@ -179,7 +209,11 @@ def test_partial_credit_reports_every_test():
 
 
 # ---- io (competitive programming) ----------------------------------------------------------------
-IO = [{"stdin": "3\n1 2 3\n", "stdout": "6\n"}, {"stdin": "2\n10 -4\n", "stdout": "6"}, {"stdin": "1\n7", "stdout": "7  \n\n"}]
+IO = [
+    {"stdin": "3\n1 2 3\n", "stdout": "6\n"},
+    {"stdin": "2\n10 -4\n", "stdout": "6"},
+    {"stdin": "1\n7", "stdout": "7  \n\n"},
+]
 
 
 def test_io_program_passes_with_trailing_whitespace_ignored():
@@ -201,7 +235,7 @@ def test_io_float_tolerance():
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 def test_io_in_c():
-    src = "#include <stdio.h>\nint main(){int n,x,s=0;scanf(\"%d\",&n);while(n--){scanf(\"%d\",&x);s+=x;}printf(\"%d\\n\",s);}"
+    src = '#include <stdio.h>\nint main(){int n,x,s=0;scanf("%d",&n);while(n--){scanf("%d",&x);s+=x;}printf("%d\\n",s);}'
     v = code(f"```c\n{src}\n```", io=IO, language="c", timeout_s=30)
     assert v.status == "ok", v.detail
 
@@ -210,13 +244,23 @@ def test_io_in_c():
 def test_statuses_follow_the_contract():
     assert code("Sorry, I cannot do that.```\n```", tests=["assert f() == 1"]).status == "invalid"
     assert code("", tests=["assert f() == 1"]).status == "invalid"
-    assert code("def f():\n    while True: pass", tests=["assert f() == 1"], timeout_s=0.5).status == "timeout"
-    assert code("while True: pass", io=[{"stdin": "", "stdout": "1"}], timeout_s=0.5).status == "timeout"
+    assert (
+        code("def f():\n    while True: pass", tests=["assert f() == 1"], timeout_s=0.5).status
+        == "timeout"
+    )
+    assert (
+        code("while True: pass", io=[{"stdin": "", "stdout": "1"}], timeout_s=0.5).status
+        == "timeout"
+    )
     assert code("def f(): return 1", tests=["assert f( == 1"]).status == "error"  # broken reference
     assert code("def f(): return 1").status == "error"  # no tests at all
     assert code("def f(): return 1", tests=["assert f() == 1"], timeout_s=-1).status == "error"
-    assert code("def f(: return 1", tests=["assert f() == 1"]).status == "wrong"  # syntax error is the model's
-    assert code("def g(): return 1", tests=["assert f() == 1"]).status == "wrong"  # missing function
+    assert (
+        code("def f(: return 1", tests=["assert f() == 1"]).status == "wrong"
+    )  # syntax error is the model's
+    assert (
+        code("def g(): return 1", tests=["assert f() == 1"]).status == "wrong"
+    )  # missing function
 
 
 def test_extract_code_prefers_the_last_python_block():
@@ -233,35 +277,38 @@ SQUARE_TESTS = ["assert square(2) == 4", "assert square(3) == 9", "assert square
 SQUARE_HE = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(5) == 25\n"
 
 
-@pytest.mark.parametrize("exploit", [
-    # an object equal to everything
-    "class Any:\n    def __eq__(self, o): return True\n    def __ne__(self, o): return False\n"
-    "def square(x): return Any()",
-    # an int subclass that lies
-    "class L(int):\n    def __eq__(self, o): return True\ndef square(x): return L(0)",
-    # a truthy object where a bool is expected
-    "class T:\n    def __bool__(self): return True\ndef square(x): return T()",
-    # exit with status 0 before the tests
-    "import sys\ndef square(x): return x * x\nsys.exit(0)",
-    "import os\ndef square(x): return x * x\nos._exit(0)",
-    # exit with status 0 during the tests
-    "import sys\ndef square(x): sys.exit(0)",
-    "import os\ndef square(x): os._exit(0)",
-    # patch the assertion machinery and builtins
-    "import builtins\nbuiltins.AssertionError = type('E', (BaseException,), {})\n"
-    "builtins.abs = lambda x: 0\nbuiltins.bool = lambda x: True\ndef square(x): return 0",
-    # print pass markers
-    "print('All tests passed'); print('PASSED'); print('OK')\ndef square(x): return 0",
-    # walk the stack / the heap looking for the harness and the expected values
-    "import sys, gc, inspect\ndef square(x):\n    for f in inspect.stack():\n"
-    "        f.frame.f_globals['__passband_check__'] = lambda *a: None\n"
-    "    for o in gc.get_objects():\n        if isinstance(o, dict) and 'check' in o: o['check'] = lambda c: None\n"
-    "    return 0",
-    # define names the tests use
-    "def check(candidate): pass\ndef abs(x): return 0\ndef square(x): return 0\n__passband_check__ = None",
-    # delete the working directory (and anything else it can)
-    "import os, shutil\nshutil.rmtree(os.getcwd(), ignore_errors=True)\ndef square(x): return 0",
-])
+@pytest.mark.parametrize(
+    "exploit",
+    [
+        # an object equal to everything
+        "class Any:\n    def __eq__(self, o): return True\n    def __ne__(self, o): return False\n"
+        "def square(x): return Any()",
+        # an int subclass that lies
+        "class L(int):\n    def __eq__(self, o): return True\ndef square(x): return L(0)",
+        # a truthy object where a bool is expected
+        "class T:\n    def __bool__(self): return True\ndef square(x): return T()",
+        # exit with status 0 before the tests
+        "import sys\ndef square(x): return x * x\nsys.exit(0)",
+        "import os\ndef square(x): return x * x\nos._exit(0)",
+        # exit with status 0 during the tests
+        "import sys\ndef square(x): sys.exit(0)",
+        "import os\ndef square(x): os._exit(0)",
+        # patch the assertion machinery and builtins
+        "import builtins\nbuiltins.AssertionError = type('E', (BaseException,), {})\n"
+        "builtins.abs = lambda x: 0\nbuiltins.bool = lambda x: True\ndef square(x): return 0",
+        # print pass markers
+        "print('All tests passed'); print('PASSED'); print('OK')\ndef square(x): return 0",
+        # walk the stack / the heap looking for the harness and the expected values
+        "import sys, gc, inspect\ndef square(x):\n    for f in inspect.stack():\n"
+        "        f.frame.f_globals['__passband_check__'] = lambda *a: None\n"
+        "    for o in gc.get_objects():\n        if isinstance(o, dict) and 'check' in o: o['check'] = lambda c: None\n"
+        "    return 0",
+        # define names the tests use
+        "def check(candidate): pass\ndef abs(x): return 0\ndef square(x): return 0\n__passband_check__ = None",
+        # delete the working directory (and anything else it can)
+        "import os, shutil\nshutil.rmtree(os.getcwd(), ignore_errors=True)\ndef square(x): return 0",
+    ],
+)
 @pytest.mark.parametrize("style", ["tests", "test"])
 def test_exploits_fail(exploit, style):
     if style == "tests":
@@ -321,19 +368,39 @@ def test_verifier_is_registered_and_picklable():
 
 def test_generators_and_containers_behave_as_in_python():
     gen = "def evens(n):\n    return (i for i in range(n) if i % 2 == 0)"
-    assert code(gen, tests=["assert list(evens(5)) == [0, 2, 4]", "assert sorted(evens(3)) == [0, 2]"]).passed
+    assert code(
+        gen, tests=["assert list(evens(5)) == [0, 2, 4]", "assert sorted(evens(3)) == [0, 2]"]
+    ).passed
     assert not code(gen, tests=["assert evens(5) == [0, 2, 4]"]).passed  # a generator is not a list
     box = "class V:\n    def __init__(s): s.d = [3, 4]\n    def __len__(s): return 2\n    def __getitem__(s, i): return s.d[i]\n"
-    assert code(box + "def mk(): return V()", tests=["assert len(mk()) == 2", "assert mk()[1] == 4"]).passed
+    assert code(
+        box + "def mk(): return V()", tests=["assert len(mk()) == 2", "assert mk()[1] == 4"]
+    ).passed
     assert not code(box + "def mk(): return V()", tests=["assert mk() == [3, 4]"]).passed
 
 
 def test_mbpp_setup_fields():
-    v = code("def f(x): return helper(x) + 1", tests=["assert f(1) == 3"], test_imports="import math",
-             test_setup_code="def helper(x):\n    return 2 * x")
-    assert not v.passed  # helper lives in the harness, not in the program: the program's f cannot see it
-    v = code("def f(x): return math.floor(x)", tests=["assert math.isclose(f(2.5), 2)"], test_imports=["import math"])
-    assert not v.passed  # the program forgot to import math; the harness's import does not leak into it
-    v = code("import math\ndef f(x): return math.floor(x)", tests=["assert math.isclose(f(2.5), 2)"],
-             test_imports=["import math"], test_setup_code="X = 1")
+    v = code(
+        "def f(x): return helper(x) + 1",
+        tests=["assert f(1) == 3"],
+        test_imports="import math",
+        test_setup_code="def helper(x):\n    return 2 * x",
+    )
+    assert (
+        not v.passed
+    )  # helper lives in the harness, not in the program: the program's f cannot see it
+    v = code(
+        "def f(x): return math.floor(x)",
+        tests=["assert math.isclose(f(2.5), 2)"],
+        test_imports=["import math"],
+    )
+    assert (
+        not v.passed
+    )  # the program forgot to import math; the harness's import does not leak into it
+    v = code(
+        "import math\ndef f(x): return math.floor(x)",
+        tests=["assert math.isclose(f(2.5), 2)"],
+        test_imports=["import math"],
+        test_setup_code="X = 1",
+    )
     assert v.passed, v.detail

@@ -124,8 +124,10 @@ def test_concurrent_calls_from_threads_run_in_parallel_and_isolated():
 
 def test_concurrent_sleeps_overlap():
     warm_up(3)
-    threads = [threading.Thread(target=call_with_deadline, args=(time.sleep, 0.6), kwargs={"timeout": 10})
-               for _ in range(3)]
+    threads = [
+        threading.Thread(target=call_with_deadline, args=(time.sleep, 0.6), kwargs={"timeout": 10})
+        for _ in range(3)
+    ]
     start = time.monotonic()
     for t in threads:
         t.start()

@@ -44,8 +44,14 @@ def test_catastrophic_regex_times_out_instead_of_hanging():
 
 
 def test_factories_validate_and_print_readably():
-    assert repr(tag_format("think", "answer")) == "regex_format(tags ('think', 'answer'), fullmatch=True)"
-    assert repr(regex_format(r"\d+", fullmatch=False)) == "regex_format(pattern='\\\\d+', fullmatch=False)"
+    assert (
+        repr(tag_format("think", "answer"))
+        == "regex_format(tags ('think', 'answer'), fullmatch=True)"
+    )
+    assert (
+        repr(regex_format(r"\d+", fullmatch=False))
+        == "regex_format(pattern='\\\\d+', fullmatch=False)"
+    )
     with pytest.raises(ValueError, match="tag names"):
         tag_format("a b")
     with pytest.raises(ValueError, match="not a valid regular expression"):

@@ -23,13 +23,29 @@ FENCE = "```"
 CASES = [
     (f'Here:\n{FENCE}json\n{{"name": "Ada", "age": 36}}\n{FENCE}', "ok", "```json"),
     # the last json block wins over an earlier valid one
-    (f'{FENCE}json\n{{"name": "Ada", "age": 36}}\n{FENCE}\nFixed:\n{FENCE}json\n{{"name": "Ada"}}\n{FENCE}', "wrong", "'age' is a required"),
+    (
+        f'{FENCE}json\n{{"name": "Ada", "age": 36}}\n{FENCE}\nFixed:\n{FENCE}json\n{{"name": "Ada"}}\n{FENCE}',
+        "wrong",
+        "'age' is a required",
+    ),
     # json block beats a bare block that comes later
-    (f'{FENCE}json\n{{"name": "A", "age": 1}}\n{FENCE}\n{FENCE}\n{{"name": 5}}\n{FENCE}', "ok", "```json"),
+    (
+        f'{FENCE}json\n{{"name": "A", "age": 1}}\n{FENCE}\n{FENCE}\n{{"name": 5}}\n{FENCE}',
+        "ok",
+        "```json",
+    ),
     # chosen json block does not parse: invalid, no falling back to the valid bare JSON after it
-    (f'{FENCE}json\n{{"name": "A", "age": 1,}}\n{FENCE}\nor {{"name": "A", "age": 1}}', "invalid", "not valid JSON"),
+    (
+        f'{FENCE}json\n{{"name": "A", "age": 1,}}\n{FENCE}\nor {{"name": "A", "age": 1}}',
+        "invalid",
+        "not valid JSON",
+    ),
     # bare block when there is no json block; other languages are skipped
-    (f'{FENCE}python\nprint(1)\n{FENCE}\n{FENCE}\n{{"name": "A", "age": 2}}\n{FENCE}', "ok", "bare"),
+    (
+        f'{FENCE}python\nprint(1)\n{FENCE}\n{FENCE}\n{{"name": "A", "age": 2}}\n{FENCE}',
+        "ok",
+        "bare",
+    ),
     # no fences: first balanced object that parses (the broken one is skipped)
     ('I think {name: A} no wait {"name": "A", "age": 3} done', "ok", "first JSON value"),
     ('The object is {"name": "A", "age": -4}.', "wrong", "$.age"),
@@ -62,10 +78,22 @@ def test_schema_as_json_text_and_draft_from_dollar_schema():
     v = get("json_schema")
     assert v('{"name": "A", "age": 1}', schema=json.dumps(PERSON)).passed
     # draft-04 exclusiveMaximum is a boolean; under 2020-12 that schema would be invalid
-    draft4 = {"$schema": "http://json-schema.org/draft-04/schema#", "maximum": 5, "exclusiveMaximum": True}
-    assert v("[5]", schema={"type": "array", "items": draft4} | {"$schema": draft4["$schema"]}).status == "wrong"
-    assert v("[4]", schema={"type": "array", "items": draft4} | {"$schema": draft4["$schema"]}).passed
-    assert v("[5]", schema={"type": "array", "items": {"maximum": 5, "exclusiveMaximum": True}}).status == "error"
+    draft4 = {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "maximum": 5,
+        "exclusiveMaximum": True,
+    }
+    assert (
+        v("[5]", schema={"type": "array", "items": draft4} | {"$schema": draft4["$schema"]}).status
+        == "wrong"
+    )
+    assert v(
+        "[4]", schema={"type": "array", "items": draft4} | {"$schema": draft4["$schema"]}
+    ).passed
+    assert (
+        v("[5]", schema={"type": "array", "items": {"maximum": 5, "exclusiveMaximum": True}}).status
+        == "error"
+    )
     # 2020-12 default: prefixItems exists
     assert v("[1, 2]", schema={"prefixItems": [{"type": "string"}]}).status == "wrong"
 
@@ -104,7 +132,10 @@ def test_factory_validates_timeout():
 
 
 # ---- hostile shapes: long LaTeX before the JSON, cut-off values, deep nesting, broken schemas -----
-_LATEX = r"We have $\frac{1}{2} + x^{2}$ on $[0, 1]$ and \{a, b\} with \begin{cases} 1 \end{cases}. " * 12_000
+_LATEX = (
+    r"We have $\frac{1}{2} + x^{2}$ on $[0, 1]$ and \{a, b\} with \begin{cases} 1 \end{cases}. "
+    * 12_000
+)
 
 
 def test_json_after_a_megabyte_of_latex_is_found():
@@ -114,28 +145,41 @@ def test_json_after_a_megabyte_of_latex_is_found():
     assert verdict.status == "ok", verdict
 
 
-@pytest.mark.parametrize("completion", [
-    '[{"name": "Ada", "age": 36}, {"name": "Bob", "age": 4',  # cut inside the second item
-    'Here: [{"name": "Ada", "age": 36}, ',
-    '{"people": [{"name": "Ada", "age": 36}',
-])
+@pytest.mark.parametrize(
+    "completion",
+    [
+        '[{"name": "Ada", "age": 36}, {"name": "Bob", "age": 4',  # cut inside the second item
+        'Here: [{"name": "Ada", "age": 36}, ',
+        '{"people": [{"name": "Ada", "age": 36}',
+    ],
+)
 def test_a_value_cut_off_midway_is_invalid_not_judged_by_its_inner_parts(completion):
     verdict = get("json_schema")(completion, schema=PERSON)
     assert verdict.status == "invalid", verdict
     assert "cut off" in verdict.detail
 
 
-@pytest.mark.parametrize("schema,status", [({"type": "array"}, "ok"), ({"type": "object"}, "wrong")])
+@pytest.mark.parametrize(
+    "schema,status", [({"type": "array"}, "ok"), ({"type": "object"}, "wrong")]
+)
 def test_ten_thousand_deep_nesting_is_judged(schema, status):
     completion = "[" * 10_000 + "]" * 10_000
     verdict = get("json_schema")(completion, schema=schema)
     assert verdict.status == status, verdict
 
 
-@pytest.mark.parametrize("schema", [
-    {"type": "objekt"}, {"properties": 5}, {"pattern": "("}, {"$ref": "#/nowhere"}, "{not json", [1, 2],
-    {"minimum": "three"},
-])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "objekt"},
+        {"properties": 5},
+        {"pattern": "("},
+        {"$ref": "#/nowhere"},
+        "{not json",
+        [1, 2],
+        {"minimum": "three"},
+    ],
+)
 def test_malformed_schemas_are_errors_never_passes(schema):
     verdict = get("json_schema")('{"name": "Ada", "age": 36}', schema=schema)
     assert verdict.status == "error", verdict

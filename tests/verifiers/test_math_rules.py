@@ -20,7 +20,11 @@ def _check(gold: str, completion: str, expected: str) -> None:
 
 
 EXACT = [  # exact inputs compared exactly: no tolerance between two exact values
-    (r"\frac{1}{5^{61}}", r"Dividing once more, the probability is $\boxed{\frac{1}{5^{60}}}$.", "wrong"),
+    (
+        r"\frac{1}{5^{61}}",
+        r"Dividing once more, the probability is $\boxed{\frac{1}{5^{60}}}$.",
+        "wrong",
+    ),
     (r"\frac{1}{5^{61}}", r"So the answer is $\boxed{5^{-61}}$.", "ok"),
     (r"\frac{1}{3^{501}}", r"Hence the value is $\boxed{\frac{3^{500}+1}{3^{501}}}$.", "wrong"),
     (r"\frac{1}{100!}", r"The ratio simplifies to $\boxed{\frac{1}{99!}}$.", "wrong"),
@@ -29,7 +33,11 @@ EXACT = [  # exact inputs compared exactly: no tolerance between two exact value
     (r"\frac{98!}{100!}", r"So $\frac{98!}{100!} = \boxed{\frac{1}{9901}}$.", "wrong"),
     (r"2^{100}", r"The number of subsets is $\boxed{2^{100} + 1}$.", "wrong"),
     (r"10^{-20}", r"The error is at most $\boxed{2 \cdot 10^{-20}}$.", "wrong"),
-    (r"0.000001", r"Rounded, $p = \boxed{0.0000014}$.", "wrong"),  # decimals: relative, not 6 places
+    (
+        r"0.000001",
+        r"Rounded, $p = \boxed{0.0000014}$.",
+        "wrong",
+    ),  # decimals: relative, not 6 places
     (r"\frac{1}{3}", r"Numerically, $\boxed{0.333333}$.", "ok"),  # a decimal approximates
 ]
 
@@ -74,7 +82,11 @@ INTERVALS = [  # a one-variable relation is the interval it describes
     (r"x \in [-3, 5]", r"Solving both sides, $\boxed{-3 < x \le 5}$.", "wrong"),
     (r"[\sqrt{3}, +\infty)", r"Therefore $\boxed{t \geq \sqrt{3}}$.", "ok"),
     (r"[\sqrt{3}, +\infty)", r"Therefore $\boxed{t > \sqrt{3}}$.", "wrong"),
-    (r"(-\infty, 2) \cup (2, \infty)", r"The domain is all reals except 2: $\boxed{x \neq 2}$.", "ok"),
+    (
+        r"(-\infty, 2) \cup (2, \infty)",
+        r"The domain is all reals except 2: $\boxed{x \neq 2}$.",
+        "ok",
+    ),
     (r"(-\infty, 3) \cup (3, \infty)", r"The domain is $\boxed{x \neq 2}$.", "wrong"),
 ]
 
@@ -103,9 +115,22 @@ PLAIN = [  # plain forms of the same value
     (r"\emptyset", r"So the set is $\boxed{\{0\}}$.", "wrong"),
 ]
 
-TABLES = {"exact": EXACT, "signs": SIGNS, "roots": ROOTS, "sequences": SEQUENCES, "multipart": MULTIPART,
-          "intervals": INTERVALS, "equations": EQUATIONS, "complex": COMPLEX, "plain": PLAIN}
-ROWS = [pytest.param(*row, id=f"{name}-{i}") for name, table in TABLES.items() for i, row in enumerate(table)]
+TABLES = {
+    "exact": EXACT,
+    "signs": SIGNS,
+    "roots": ROOTS,
+    "sequences": SEQUENCES,
+    "multipart": MULTIPART,
+    "intervals": INTERVALS,
+    "equations": EQUATIONS,
+    "complex": COMPLEX,
+    "plain": PLAIN,
+}
+ROWS = [
+    pytest.param(*row, id=f"{name}-{i}")
+    for name, table in TABLES.items()
+    for i, row in enumerate(table)
+]
 
 
 @pytest.mark.parametrize("gold,completion,expected", ROWS)
@@ -128,7 +153,9 @@ def test_hard_labelled_set_no_false_positive_and_high_agreement():
     from pathlib import Path
 
     path = Path(__file__).parent / "data" / "math_hard_labelled.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     assert len(rows) >= 150 and 0.3 < sum(r["label"] for r in rows) / len(rows) < 0.7
     passed = [math(r["completion"], answer=r["answer"]).passed for r in rows]
     false_positives = [r for r, p in zip(rows, passed) if p and not r["label"]]

@@ -24,7 +24,9 @@ class CharPairTokenizer:
         return [text[i : i + 2] for i in range(0, len(text), 2)]
 
 
-@pytest.mark.parametrize("length,expected", [(50, 0.0), (80, 0.0), (90, -0.5), (100, -1.0), (500, -1.0)])
+@pytest.mark.parametrize(
+    "length,expected", [(50, 0.0), (80, 0.0), (90, -0.5), (100, -1.0), (500, -1.0)]
+)
 def test_overlong_dapo_shape(length, expected):
     outcome = overlong(100, 20)("x" * length, OK)
     assert outcome.value == pytest.approx(expected)
@@ -105,8 +107,14 @@ def test_validation_names_the_bad_value(factory, kwargs, message):
 
 
 def test_picklable_with_readable_repr():
-    for p in (overlong(100, 20), length_normalized(50), length_cap(9), ngram_repetition(), repeated_paragraphs(),
-              answer_hedging()):
+    for p in (
+        overlong(100, 20),
+        length_normalized(50),
+        length_cap(9),
+        ngram_repetition(),
+        repeated_paragraphs(),
+        answer_hedging(),
+    ):
         clone = pickle.loads(pickle.dumps(p))
         assert repr(clone) == repr(p) and repr(p).startswith(p.name + "(")
     assert repr(overlong(100, 20)) == "overlong(max_length=100, cache=20, weight=1.0)"
@@ -115,8 +123,14 @@ def test_picklable_with_readable_repr():
 def test_the_penalty_registry_holds_every_builtin_and_accepts_new_ones():
     from passband.verifiers import get_penalty, penalty_names, register_penalty
 
-    assert penalty_names()[:6] == ["overlong", "length_cap", "length_normalized", "ngram_repetition",
-                                   "repeated_paragraphs", "answer_hedging"]
+    assert penalty_names()[:6] == [
+        "overlong",
+        "length_cap",
+        "length_normalized",
+        "ngram_repetition",
+        "repeated_paragraphs",
+        "answer_hedging",
+    ]
     assert get_penalty("overlong") is overlong
     with pytest.raises(ValueError, match="already registered"):
         register_penalty("overlong")(lambda: None)
@@ -128,6 +142,8 @@ def test_the_penalty_registry_holds_every_builtin_and_accepts_new_ones():
         return length_cap(10**9)
 
     try:
-        assert "test_always_zero" in penalty_names() and get_penalty("test_always_zero") is always_zero
+        assert (
+            "test_always_zero" in penalty_names() and get_penalty("test_always_zero") is always_zero
+        )
     finally:
         register_penalty("test_always_zero", replace=True)(always_zero)  # idempotent on reruns

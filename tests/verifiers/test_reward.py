@@ -31,7 +31,12 @@ def _reward(**options):
 def test_total_and_components_by_name():
     v = _reward()("<think>2+2</think><answer>4</answer>", gold="4")
     assert v.passed and v.score == pytest.approx(1.2)
-    assert dict(v.components) == {"correct": 1.0, "format": 0.2, "overlong": 0.0, "answer_hedging": 0.0}
+    assert dict(v.components) == {
+        "correct": 1.0,
+        "format": 0.2,
+        "overlong": 0.0,
+        "answer_hedging": 0.0,
+    }
 
 
 def test_gate_failure_decides_and_status_is_wrong():
@@ -42,7 +47,9 @@ def test_gate_failure_decides_and_status_is_wrong():
 
 def test_primary_status_not_shaped_score_decides_passed():
     wrong = _reward()("<think>x</think><answer>5</answer>", gold="4")
-    assert wrong.status == "wrong" and wrong.score == pytest.approx(0.2)  # format bonus, still not passed
+    assert wrong.status == "wrong" and wrong.score == pytest.approx(
+        0.2
+    )  # format bonus, still not passed
     long_right = _reward()("<think>" + "x" * 200 + "</think><answer>4</answer>", gold="4")
     assert long_right.passed and long_right.score == pytest.approx(1.2 - 1.0)
     assert "overlong" in long_right.detail and "chars" in long_right.detail
@@ -97,7 +104,11 @@ def test_picklable_readable_and_runs_in_verify_batch():
     reward = _reward()
     assert "gates=['format']" in repr(reward) and "overlong(max_length=100" in repr(reward)
     assert repr(pickle.loads(pickle.dumps(reward))) == repr(reward)
-    completions = ["<think>a</think><answer>4</answer>", "<answer>4</answer>", r"<think>\boxed{1} \boxed{2}</think><answer>4</answer>"]
+    completions = [
+        "<think>a</think><answer>4</answer>",
+        "<answer>4</answer>",
+        r"<think>\boxed{1} \boxed{2}</think><answer>4</answer>",
+    ]
     verdicts = verify_batch(reward, completions, {"gold": "4"}, timeout=10, workers=2)
     assert [v.status for v in verdicts] == ["ok", "wrong", "ok"]
     assert verdicts[2].components["answer_hedging"] == -1.0

@@ -18,11 +18,19 @@ FEW = ("", "x" * 100_000, "\ud800", "The answer is 42", "\\boxed{" * 100)
         (get("exact"), {"answer": "42"}),
         (get("regex"), {}),
         (get("json_schema"), {"schema": {"type": "object"}}),
-        (Reward({"correct": "exact", "format": (tag_format("answer"), 0.2)}, penalties=[overlong(100, 20)]), {"answer": "1"}),
+        (
+            Reward(
+                {"correct": "exact", "format": (tag_format("answer"), 0.2)},
+                penalties=[overlong(100, 20)],
+            ),
+            {"answer": "1"},
+        ),
     ],
 )
 def test_builtin_verifiers_conform(verifier, reference):
-    report = check_verifier(verifier, reference, score_range=None if isinstance(verifier, Reward) else (0, 1))
+    report = check_verifier(
+        verifier, reference, score_range=None if isinstance(verifier, Reward) else (0, 1)
+    )
     assert report.ok and report.picklable
     assert report.checks == 1 + 2 * len(HOSTILE_COMPLETIONS)
 

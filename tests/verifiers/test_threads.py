@@ -63,13 +63,20 @@ def test_math_from_16_threads_each_call_within_its_limit():
     math = get("math")
     warm_up(1)  # the one-time start of the worker server is not what this measures
     # symbolic answers go to the sympy workers; the last one is hostile (a huge exact power)
-    cases = [(r"\boxed{\frac{\sqrt{2}}{2}}", r"\frac{1}{\sqrt{2}}"), (r"\boxed{x^2 + 2x + 1}", r"(x+1)^2"),
-             (r"\boxed{2^{2^{2^{2^{2}}}} - 1}", "7")] * 16
+    cases = [
+        (r"\boxed{\frac{\sqrt{2}}{2}}", r"\frac{1}{\sqrt{2}}"),
+        (r"\boxed{x^2 + 2x + 1}", r"(x+1)^2"),
+        (r"\boxed{2^{2^{2^{2^{2}}}} - 1}", "7"),
+    ] * 16
     results = _all([lambda c=c: _timed(math, c[0], answer=c[1]) for c in cases])
     slowest = max(seconds for _, seconds in results)
     assert slowest < 3.0 + 1.5, slowest  # the default 3 s limit plus a small margin
     for (verdict, _), (completion, _) in zip(results, cases):
-        expected = ("ok",) if "sqrt" in completion or "x^2" in completion else ("wrong", "invalid", "timeout")
+        expected = (
+            ("ok",)
+            if "sqrt" in completion or "x^2" in completion
+            else ("wrong", "invalid", "timeout")
+        )
         assert verdict.status in expected, (completion, verdict)  # easy answers do not time out
 
 
