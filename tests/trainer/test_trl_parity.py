@@ -26,6 +26,8 @@ import copy
 import pytest
 import torch
 
+from passband.trainer.rollout import Rollout, RolloutBackend
+
 pytest.importorskip("trl")
 
 G, MAX_NEW = 4, 6
@@ -50,15 +52,15 @@ def _completion_ids(tok, text: str) -> list[int]:
     return ids + ([tok.eos_token_id] if text.endswith("|") else [])
 
 
-class _FixedRollout:
+class _FixedRollout(RolloutBackend):
     """A ``RolloutBackend`` that returns the fixed completions of ``BATCH`` for each prompt."""
 
     def __init__(self, tok):
         self.tok, self.policy_version = tok, 0
+        self.pad_id = tok.pad_token_id
 
-    def rollout(self, prompts, n):
-        from passband.trainer.rollout import Rollout
-
+    def rollout(self, prompts, n, seeds=None):
+        n = n if isinstance(n, int) else n[0]  # every prompt gets the same G here
         seqs = [(self.tok(p)["input_ids"], c) for p in prompts for c in BATCH[p][1][:n]]
         ids = [_completion_ids(self.tok, c) for _, c in seqs]
         return Rollout(
@@ -69,10 +71,6 @@ class _FixedRollout:
             self.policy_version,
             n,
         )
-
-    def generate(self, prompts, n):
-        texts = self.rollout(prompts, n).texts
-        return [texts[i * n : (i + 1) * n] for i in range(len(prompts))]
 
     def sync(self, model, policy_version):
         self.policy_version = policy_version
