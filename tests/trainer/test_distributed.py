@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -361,10 +362,10 @@ gathered = full_model_state(trainer.model)  # rank 0 only
 assert all(not hasattr(v, "to_local") for v in synced.values())
 assert all(torch.equal(synced[k], v) for k, v in gathered.items()) and len(synced) >= len(gathered)
 assert synced["lm_head.weight"].shape == synced["model.embed_tokens.weight"].shape
-print("HELD", json.dumps(dict(full=full, policy=local(trainer.model.parameters()),
+print("HELD " + json.dumps(dict(full=full, policy=local(trainer.model.parameters()),
       reference=local(trainer.reference.parameters()), adam=adam,
       plain=[n for m in (trainer.model, trainer.reference) for n, p in m.named_parameters()
-             if not hasattr(p, "to_local")])))
+             if not hasattr(p, "to_local")])), flush=True)  # one buffered write per rank
 """
 
 
@@ -386,7 +387,8 @@ def test_each_fsdp_rank_holds_half_of_policy_reference_and_adamw(tmp_path):
             ]
         )
     )
-    held = [json.loads(line.split("HELD", 1)[1]) for line in out.splitlines() if "HELD" in line]
+    # both ranks print to one pipe, so their lines can interleave ("HELDHELD {...}")
+    held = [json.loads(m) for m in re.findall(r"HELD (\{[^{}]*\})", out)]
     assert len(held) == 2
     for h in held:
         assert h["plain"] == []  # nothing left gathered (FSDP2 keeps the root gathered by default)
