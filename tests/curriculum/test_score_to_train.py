@@ -8,36 +8,6 @@ import pytest
 from passband.cli import main
 from passband.curriculum import read_rows, write_rows
 
-CHARS = "abcdefghijklmnopqrstuvwxyz0123456789 .?=+"
-
-
-def _tiny_model(path):
-    import torch
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-
-    vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2, **{c: i + 3 for i, c in enumerate(CHARS)}}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
-    tok.decoder = decoders.Fuse()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
-    )
-    config = LlamaConfig(
-        vocab_size=len(vocab),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=128,
-        pad_token_id=0,
-        eos_token_id=1,
-    )
-    torch.manual_seed(0)
-    LlamaForCausalLM(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-
 
 def _run_toml(tmp_path, model, data, out, extra=""):
     path = tmp_path / f"{out}.toml"
@@ -52,9 +22,8 @@ def _run_toml(tmp_path, model, data, out, extra=""):
 
 
 @pytest.mark.slow
-def test_scored_file_priors_are_used_by_train(tmp_path, capsys):
-    model = tmp_path / "model"
-    _tiny_model(model)
+def test_scored_file_priors_are_used_by_train(tiny_model, tmp_path, capsys):
+    model = tiny_model
     patterns = [".*", ".*[0-9].*", "x.*", ".*[aeiou].*", "[a-m ]*", ".*z.*"]
     rows = [{"prompt": f"what is {i}+{i}?", "pattern": p} for i, p in enumerate(patterns * 2)]
     write_rows(rows, tmp_path / "data.jsonl")
@@ -121,13 +90,12 @@ def test_scored_file_priors_are_used_by_train(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_grpo_trainer_takes_priors_or_any_sampler(tmp_path, capsys):
+def test_grpo_trainer_takes_priors_or_any_sampler(tiny_model, tmp_path, capsys):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from passband.trainer import GRPOConfig, GRPOTrainer
     from passband.trainer.sampling import Sampler
 
-    _tiny_model(tmp_path / "m")
     rows = [{"prompt": f"q{i}?", "pattern": ".*"} for i in range(6)]
     config = GRPOConfig(
         max_steps=1,
@@ -140,8 +108,8 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tmp_path, capsys):
         learning_rate=1e-5,
         curriculum={"prior_weight": 1.0},
     )
-    model = AutoModelForCausalLM.from_pretrained(tmp_path / "m")
-    tok = AutoTokenizer.from_pretrained(tmp_path / "m")
+    model = AutoModelForCausalLM.from_pretrained(tiny_model)
+    tok = AutoTokenizer.from_pretrained(tiny_model)
     trainer = GRPOTrainer(model, tok, rows, "regex", config, priors={0: (8, 8), 1: (0, 8)})
     assert "priors for 2 of 6 prompts (given to GRPOTrainer)" in capsys.readouterr().out
     assert trainer.sampler.classify(0) == "too_easy" and trainer.sampler.classify(1) == "too_hard"
