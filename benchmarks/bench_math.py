@@ -200,7 +200,7 @@ def build_cases(n_gsm8k: int, seed: int = 0) -> list[dict]:
 
 def _real_style_cases() -> list[dict]:
     """The hand-labelled set of ``tests/verifiers/data/math_real_style.jsonl`` (real model shapes)."""
-    from passband.verifiers.math_extract import extract_gold
+    from passband.verifiers._math_extract import extract_gold
 
     rows = [
         json.loads(line)

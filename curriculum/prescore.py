@@ -25,10 +25,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from passband.curriculum.journal import Journal
+from passband.curriculum._journal import Journal
+from passband.curriculum._success import describe_success_rule, with_success_rule
 from passband.curriculum.posterior import band_class
 from passband.curriculum.prescore_config import PrescoreConfig, PrescoreError, describe_verifier
-from passband.curriculum.success import describe_success_rule, with_success_rule
 from passband.curriculum.tables import write_rows
 
 Generate = Callable[..., Sequence[Sequence[str]]]
@@ -276,7 +276,7 @@ def priors_from_rows(
     positions. Rows without a difficulty are left out. The trainer uses
     ``priors.training_priors``, which also weighs the settings the scores were made with.
     """
-    from passband.curriculum.priors import row_prior
+    from passband.curriculum._priors import row_prior
 
     ids = list(range(len(rows))) if ids is None else list(ids)
     out = {}

@@ -33,13 +33,13 @@ from dataclasses import asdict
 
 import numpy as np
 
-from passband.curriculum import state as codec
+from passband.curriculum import _state as codec
+from passband.curriculum._ids import build_index, jsonable, plain_ids
+from passband.curriculum._pools import DueQueue, IndexSet
+from passband.curriculum._selection import SelectionMixin
 from passband.curriculum.allocation import allocate
 from passband.curriculum.config import CurriculumConfig
-from passband.curriculum.ids import build_index, jsonable, plain_ids
-from passband.curriculum.pools import DueQueue, IndexSet
 from passband.curriculum.posterior import band_class, expected_signal_array
-from passband.curriculum.selection import SelectionMixin
 
 _STATE_FORMAT = "passband.curriculum/2"
 FRESH, ACTIVE, WARMUP, EASY = range(4)  # positions in posterior.POOLS: the pool array's codes

@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
-    from passband.mptemp import use_swept_tempdir
+    from passband._mptemp import use_swept_tempdir
 
     use_swept_tempdir()  # worker temp dirs of runs killed with -9 are removed, not left in /tmp
     try:

@@ -90,7 +90,7 @@ class RewardSection:
         """``(reward, reference_columns)`` for ``GRPOTrainer``: the verifier (a registered name
         as is, ``module:attr`` imported), or a ``Reward`` (verifier + penalties) that maps the
         reference columns itself."""
-        from passband.verifier_spec import resolve_verifier
+        from passband._verifier_spec import resolve_verifier
 
         verifier = resolve_verifier(self.verifier, where="[reward] verifier")
         if not self.penalties:
@@ -257,7 +257,7 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
     """The training rows as dicts with a ``prompt`` (or ``messages``) key, per ``[data]``.
 
     The table is read by ``passband.curriculum.read_rows``, the reader ``verify`` and ``score`` use
-    too; the trainer then checks every row (``passband.trainer.data.check_rows``).
+    too; the trainer then checks every row (``passband.trainer._data.check_rows``).
     """
     from passband.curriculum.tables import read_rows
 

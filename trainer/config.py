@@ -89,7 +89,7 @@ class GRPOConfig:
     """Extra stop strings besides EOS (kept in the completion)."""
     rollout_batch_size: int = 64
     """Sequences per ``generate()`` call; also the unit that is seeded and handed to one rank
-    (see trainer/distributed.py)."""
+    (see trainer/_distributed.py)."""
     # --- objective -----------------------------------------------------------------------
     learning_rate: float = 1e-6
     """AdamW peak learning rate."""

@@ -17,8 +17,8 @@ The update packs micro-batches without padding and takes log-probs a vocabulary 
 (``logprobs.py``); mu = 1 has no old-policy pass. Verifier workers start while the model loads.
 
 Under ``torchrun`` / ``accelerate launch`` each rank rolls out its slice of the groups, all ranks see
-every group, DDP sums the gradients: one process's result on N (``passband.trainer.distributed``);
-``distributed = "fsdp"`` shards parameters, gradients and optimizer state (``passband.trainer.fsdp``).
+every group, DDP sums the gradients: one process's result on N (``passband.trainer._distributed``);
+``distributed = "fsdp"`` shards parameters, gradients and optimizer state (``passband.trainer._fsdp``).
 Rollouts come from Hugging Face ``generate`` or a colocated vLLM engine (``rollout_backend``);
 vLLM's token log-probs drive the truncated importance-sampling correction (``tis_cap``) and the
 ``rollout/*`` mismatch metrics. LoRA: ``lora_r > 0`` or a peft model (``passband.trainer.lora``);
@@ -38,10 +38,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from passband.trainer import resume
-from passband.trainer.advantages import get_advantage
-from passband.trainer.alerts import AlertMonitor
-from passband.trainer.batch import (
+from passband.trainer import _resume as resume
+from passband.trainer._batch import (
     NO_UPDATE,
     Group,
     UpdateStats,
@@ -50,15 +48,12 @@ from passband.trainer.batch import (
     pack,
     sequences,
 )
-from passband.trainer.checkpoint import load_latest_checkpoint, rng_state, save_checkpoint
-from passband.trainer.config import GRPOConfig
-from passband.trainer.data import as_rows, check_rows, prompt_of
-from passband.trainer.distributed import group_seed, init_distributed, warn_if_unbalanced
-from passband.trainer.fsdp import full_model_state, full_optimizer_state, full_tensor
-from passband.trainer.logprobs import completion_logprobs, packing_works
-from passband.trainer.lora import adapters_disabled, is_lora, lora_from_config
-from passband.trainer.losses import BatchNorms, clipped_surrogate, get_aggregation, k3_kl
-from passband.trainer.metrics import (
+from passband.trainer._checkpoint import load_latest_checkpoint, rng_state, save_checkpoint
+from passband.trainer._data import as_rows, check_rows, prompt_of
+from passband.trainer._distributed import group_seed, init_distributed, warn_if_unbalanced
+from passband.trainer._fsdp import full_model_state, full_optimizer_state, full_tensor
+from passband.trainer._logprobs import completion_logprobs, packing_works
+from passband.trainer._metrics import (
     MetricsWriter,
     PhaseTimer,
     ProgressBar,
@@ -68,14 +63,19 @@ from passband.trainer.metrics import (
     length_metrics,
     reward_metrics,
 )
+from passband.trainer._outdir import claim_output_dir
+from passband.trainer._refill import draws_for, predicted_signal, real_shortfall, short_batch_note
+from passband.trainer._scoring import Scorer
+from passband.trainer._startup import start_verifier_workers
+from passband.trainer.advantages import get_advantage
+from passband.trainer.alerts import AlertMonitor
+from passband.trainer.config import GRPOConfig
+from passband.trainer.lora import adapters_disabled, is_lora, lora_from_config
+from passband.trainer.losses import BatchNorms, clipped_surrogate, get_aggregation, k3_kl
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer
-from passband.trainer.outdir import claim_output_dir
-from passband.trainer.refill import draws_for, predicted_signal, real_shortfall, short_batch_note
 from passband.trainer.rollout import RolloutBackend, StalePolicyError
 from passband.trainer.rollout_vllm import make_rollout_backend
 from passband.trainer.sampling import check_sampler, make_sampler, sampler_estimates
-from passband.trainer.scoring import Scorer
-from passband.trainer.startup import start_verifier_workers
 from passband.trainer.tis import tis_correct
 
 __all__ = ["GRPOTrainer"]

@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from passband.trainer.data import encode_prompt  # the one encoding the row checks use
+from passband.trainer._data import encode_prompt  # the one encoding the row checks use
 
 __all__ = [
     "Rollout",

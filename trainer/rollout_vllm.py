@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 
 import torch
 
-from passband.trainer.fsdp import full_tensor
+from passband.trainer._fsdp import full_tensor
 from passband.trainer.rollout import (
     HFRollout,
     Prompt,

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from passband.curriculum import Curriculum, CurriculumConfig
-from passband.curriculum.priors import training_priors
+from passband.curriculum._priors import training_priors
 
 __all__ = ["Sampler", "UniformSampler", "make_sampler", "check_sampler", "resolve_curriculum"]
 

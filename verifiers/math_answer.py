@@ -51,9 +51,9 @@ from passband.verifiers._deadline import (
     call_with_deadline,
     in_worker,
 )
-from passband.verifiers.math_equiv import fast_equal, slow_compare
-from passband.verifiers.math_extract import STRATEGIES, extract_answer, extract_gold
-from passband.verifiers.math_rules import align
+from passband.verifiers._math_equiv import fast_equal, slow_compare
+from passband.verifiers._math_extract import STRATEGIES, extract_answer, extract_gold
+from passband.verifiers._math_rules import align
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 

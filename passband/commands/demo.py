@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 def _report(run_dir: Path) -> list[Path]:
     """The full ``passband report`` charts, when that module is present and can draw them."""
     try:
-        from passband.report import write_report
+        from passband._report import write_report
     except ImportError:
         return []
     try:

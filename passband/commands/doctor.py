@@ -12,7 +12,7 @@ HELP = "Check a training config against recommended ranges and estimate memory a
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from passband.estimate import DEVICES
+    from passband._estimate import DEVICES
 
     parser.add_argument(
         "config", metavar="CONFIG", help="TOML run config ([model], [data], [trainer])"
@@ -72,8 +72,8 @@ def read_trainer_settings(path: str, overrides: list[str]) -> tuple[dict, set[st
 
 
 def _shape(args: argparse.Namespace, model_path: str | None):
+    from passband._estimate import parse_count, shape_from_config, shape_from_params
     from passband.errors import UsageError
-    from passband.estimate import parse_count, shape_from_config, shape_from_params
 
     if args.params is not None:
         try:
@@ -96,7 +96,7 @@ def _shape(args: argparse.Namespace, model_path: str | None):
 
 
 def _print_context(model_path: str | None, max_new_tokens: int, prompt_tokens: int) -> None:
-    from passband.estimate import context_warning, positions_from_config
+    from passband._estimate import context_warning, positions_from_config
 
     positions = positions_from_config(model_path) if model_path else None
     problem = context_warning(positions, max_new_tokens, prompt_tokens)
@@ -110,9 +110,9 @@ def _print_context(model_path: str | None, max_new_tokens: int, prompt_tokens: i
 
 
 def run(args: argparse.Namespace) -> int:
-    from passband.doctor import check_settings, format_findings
+    from passband._doctor import check_settings, format_findings
+    from passband._estimate import Workload, estimate, format_estimate, hardware
     from passband.errors import UsageError
-    from passband.estimate import Workload, estimate, format_estimate, hardware
 
     if args.prompt_tokens < 1:
         raise UsageError(f"--prompt-tokens {args.prompt_tokens}: must be >= 1")
@@ -159,7 +159,7 @@ def _print_phases(output_dir) -> None:
     import json
     from pathlib import Path
 
-    from passband.doctor import dominant_phase
+    from passband._doctor import dominant_phase
 
     path = Path(str(output_dir or "")) / "metrics.jsonl"
     if not output_dir or not path.is_file():

@@ -61,8 +61,8 @@ def _positive(args: argparse.Namespace) -> None:
 
 
 def _render_once(args: argparse.Namespace, *, live: bool):
-    from passband.report import write_report
-    from passband.rundir import load_run
+    from passband._report import write_report
+    from passband._rundir import load_run
 
     run = load_run(args.run_dir)
     if live and (run.finished() or run.idle_seconds() > args.stale_after):

@@ -213,7 +213,7 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
 
 def _resolve_verifier(spec: str):
     """A registered name stays a name (verify_batch looks it up); module:attr is imported."""
-    from passband.verifier_spec import resolve_verifier
+    from passband._verifier_spec import resolve_verifier
 
     return resolve_verifier(spec)
 

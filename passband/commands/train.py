@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     finally:
         trainer.close()  # a vLLM engine it started
-    from passband.trainer.distributed import finish_distributed
+    from passband.trainer._distributed import finish_distributed
 
     finish_distributed()  # under torchrun / accelerate launch: leave the process group cleanly
     if trainer.dist.is_main:

@@ -122,7 +122,7 @@ def _refuse_own_input(source: Path, *outputs: Path) -> None:
 
 
 def _resolve_verifier(spec: str):
-    from passband.verifier_spec import resolve_verifier
+    from passband._verifier_spec import resolve_verifier
 
     return resolve_verifier(spec)
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from passband._rundir import read_jsonl, series
 from passband.curriculum.plot import figure, save
-from passband.rundir import read_jsonl, series
 
 __all__ = ["plot_demo"]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from passband._rundir import series
+from passband._runstats import FRACTIONS, RunView, pass_rate_moves
 from passband.curriculum.plot import POOL_COLORS, figure, save, say
-from passband.rundir import series
-from passband.runstats import FRACTIONS, RunView, pass_rate_moves
 
 __all__ = [
     "chart_concentration",
@@ -90,7 +90,7 @@ def _ratio_histogram(ax, ratios: list[float], limit: float, what: str) -> None:
 def chart_outliers(view: RunView, path: Path) -> str | None:
     if not view.visits:
         return _NO_GROUPS
-    from passband.runstats import SCALE_FACTOR, gradient_threshold
+    from passband._runstats import SCALE_FACTOR, gradient_threshold
 
     shown = view.flags[:10]
     fig, axes = figure(

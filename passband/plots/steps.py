@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from passband._rundir import series
+from passband._runstats import RunView
 from passband.curriculum.plot import figure, integer_ticks, save, say
-from passband.rundir import series
-from passband.runstats import RunView
 
 __all__ = [
     "inflation_steps",

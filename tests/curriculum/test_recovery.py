@@ -5,8 +5,8 @@ import json
 import random
 
 from passband.curriculum import Curriculum
+from passband.curriculum._state import decode
 from passband.curriculum.posterior import PromptBelief, signal_utility
-from passband.curriculum.state import decode
 
 
 def test_expected_signal_is_the_beta_average_of_the_signal_utility():

@@ -118,7 +118,7 @@ def test_warmup_prompt_is_retested_on_schedule_and_readmitted():
 
 def _waits(cur):
     """Each prompt's re-test wait, read back from the (compact, array) state."""
-    from passband.curriculum.state import decode
+    from passband.curriculum._state import decode
 
     return decode(cur.state_dict()["arrays"]["wait"]).tolist()
 

@@ -6,7 +6,7 @@ import warnings
 import pytest
 
 from passband.curriculum import Curriculum, CurriculumConfig
-from passband.curriculum.success import describe_success_rule, with_success_rule
+from passband.curriculum._success import describe_success_rule, with_success_rule
 
 BASE = '[model]\npath = "m"\n[data]\npath = "d.jsonl"\n'
 
@@ -106,7 +106,7 @@ def test_trainer_scorer_and_prescore_share_the_rule():
     import pickle
 
     from passband.curriculum import prescore
-    from passband.trainer.scoring import Scorer
+    from passband.trainer._scoring import Scorer
 
     scorer = Scorer(_shaped, success_threshold=0.5)
     verdicts = scorer(["good", "bad"], [{}, {}], [1, 1])

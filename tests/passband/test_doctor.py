@@ -5,9 +5,8 @@ import math
 
 import pytest
 
-from passband.cli import main
-from passband.doctor import TYPICAL, check_settings
-from passband.estimate import (
+from passband._doctor import TYPICAL, check_settings
+from passband._estimate import (
     HARDWARE,
     Workload,
     estimate,
@@ -17,6 +16,7 @@ from passband.estimate import (
     shape_from_config,
     shape_from_params,
 )
+from passband.cli import main
 from passband.trainer.config import RECOMMENDED, GRPOConfig
 
 # (field, value, pretrained, expected severity, expected status): typical ranges give notes,
@@ -173,7 +173,7 @@ def test_estimate_arithmetic_and_fit_advice():
 
 
 def test_grad_accum_advice_makes_it_fit():
-    from passband.estimate import format_estimate
+    from passband._estimate import format_estimate
 
     shape = shape_from_params(1.5e9)
     w = Workload(prompts_per_step=128, group_size=8, max_new_tokens=1024)

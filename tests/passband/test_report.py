@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from passband._report import format_summary, run_alerts, summarize, write_report
+from passband._rundir import load_run, read_jsonl
 from passband.cli import main
 from passband.errors import UsageError
 from passband.plots import CHARTS
-from passband.report import format_summary, run_alerts, summarize, write_report
-from passband.rundir import load_run, read_jsonl
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 STEMS = [stem for stem, *_ in CHARTS]

@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
+from passband._report import write_report
 from passband.plots import CHARTS
-from passband.report import write_report
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:passband.verify_batch")]
 

@@ -11,11 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from passband.cli import main
-from passband.plots.steps import _component_scales, chart_optimization, chart_reward, chart_time
-from passband.report import summarize, write_report
-from passband.rundir import load_run
-from passband.runstats import (
+from passband._report import summarize, write_report
+from passband._rundir import load_run
+from passband._runstats import (
     RunView,
     flag_outliers,
     gradient_ratios,
@@ -24,6 +22,8 @@ from passband.runstats import (
     pass_rate_moves,
     top_share,
 )
+from passband.cli import main
+from passband.plots.steps import _component_scales, chart_optimization, chart_reward, chart_time
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,7 +71,7 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 
 
 def _visits(rows):
-    from passband.runstats import visits_of
+    from passband._runstats import visits_of
 
     return visits_of(rows)
 
@@ -188,7 +188,7 @@ def test_per_prompt_views_scale_to_many_prompts(tmp_path, make_run):
 
 
 def test_component_scales_are_logged_and_drawn(tmp_path, make_run):
-    from passband.trainer.metrics import component_metrics
+    from passband.trainer._metrics import component_metrics
     from passband.verifiers import Verdict
 
     verdicts = [

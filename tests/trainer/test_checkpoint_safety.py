@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from passband.errors import CheckpointError, DiskFullError
-from passband.trainer.checkpoint import load_latest_checkpoint, save_checkpoint
+from passband.trainer._checkpoint import load_latest_checkpoint, save_checkpoint
 
 
 def _parts(tiny, tokenizer):

@@ -15,9 +15,9 @@ import pytest
 import torch
 
 from passband.trainer import GRPOConfig, GRPOTrainer
-from passband.trainer.batch import micro_batches
-from passband.trainer.distributed import Dist, group_seed
-from passband.trainer.metrics import PHASES
+from passband.trainer._batch import micro_batches
+from passband.trainer._distributed import Dist, group_seed
+from passband.trainer._metrics import PHASES
 
 _TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s", *(f"time/{p}_s" for p in PHASES)}
 
@@ -304,7 +304,7 @@ def test_fsdp_ranks_run_the_same_number_of_micro_batches(tiny, tmp_path):
 
 
 def test_strategy_follows_accelerate_fsdp_flag(monkeypatch):
-    from passband.trainer.fsdp import resolve_strategy
+    from passband.trainer._fsdp import resolve_strategy
 
     monkeypatch.delenv("ACCELERATE_USE_FSDP", raising=False)
     assert resolve_strategy("auto") == "ddp" and resolve_strategy("fsdp") == "fsdp"
@@ -316,7 +316,7 @@ def test_strategy_follows_accelerate_fsdp_flag(monkeypatch):
 
 def test_optimizer_state_converts_between_index_and_name_keys(tiny):
     """FSDP saves AdamW state by parameter name, one process by position: either loads the other."""
-    from passband.trainer.checkpoint import _by_index, _by_name
+    from passband.trainer._checkpoint import _by_index, _by_name
 
     model = tiny.model(tiny.tokenizer())
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
@@ -355,7 +355,7 @@ trainer.train()
 local = lambda ps: sum((p.to_local() if hasattr(p, "to_local") else p).numel() for p in ps)
 adam = sum(v.to_local().numel() for s in trainer.optimizer.state.values() for k, v in s.items()
            if k != "step")
-from passband.trainer.fsdp import full_model_state
+from passband.trainer._fsdp import full_model_state
 from passband.trainer.rollout_vllm import _hf_weights
 synced = dict(_hf_weights(trainer.model))  # what a vLLM engine on each rank would load
 gathered = full_model_state(trainer.model)  # rank 0 only

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from passband.trainer import GRPOConfig, GRPOTrainer, RolloutBackend, StalePolicyError
-from passband.trainer.metrics import STEP_KEYS
+from passband.trainer._metrics import STEP_KEYS
 from passband.verifiers import Verdict
 
 pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
@@ -305,7 +305,7 @@ def test_lora_policy_uses_its_base_as_reference_and_resumes_its_adapters(tiny, t
 
 
 def test_resume_cuts_metrics_back_to_the_checkpoint_even_after_a_torn_write(tmp_path):
-    from passband.trainer.metrics import MetricsWriter
+    from passband.trainer._metrics import MetricsWriter
 
     writer = MetricsWriter(tmp_path)
     for step in (1, 2, 3):
@@ -334,7 +334,7 @@ def test_warmup_then_cosine_schedule():
 def test_tensorboard_is_optional(tmp_path):
     import importlib.util
 
-    from passband.trainer.metrics import MetricsWriter
+    from passband.trainer._metrics import MetricsWriter
 
     if importlib.util.find_spec("tensorboard") is None:
         with pytest.warns(UserWarning, match="tensorboard package is not installed"):

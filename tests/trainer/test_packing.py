@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from passband.trainer import logprobs as lp_module
-from passband.trainer.batch import collate, pack
-from passband.trainer.logprobs import completion_logprobs, packing_works
+from passband.trainer import _logprobs as lp_module
+from passband.trainer._batch import collate, pack
+from passband.trainer._logprobs import completion_logprobs, packing_works
 
 pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from passband.trainer.metrics import PHASES
+from passband.trainer._metrics import PHASES
 
 # Wall-clock figures differ between any two runs; everything else must match exactly.
 _TIMING = {"time_s", "time/step_s", "throughput/tokens_per_s", *(f"time/{p}_s" for p in PHASES)}

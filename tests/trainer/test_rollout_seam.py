@@ -9,8 +9,8 @@ import json
 import pytest
 
 from passband.trainer import FakeRollout, GRPOConfig, GRPOTrainer, RolloutBackend
-from passband.trainer.metrics import PHASES
-from passband.trainer.refill import draws_for
+from passband.trainer._metrics import PHASES
+from passband.trainer._refill import draws_for
 
 pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from passband.trainer.scoring import Scorer
+from passband.trainer._scoring import Scorer
 from passband.verifiers import Reward, overlong
 
 ROW = {"prompt": "2+2?", "answer": "4", "source": "unit"}

@@ -162,7 +162,7 @@ def test_a_prompt_samples_the_same_on_any_rank(setup):
     """The trainer's seeding (a seed per prompt, from its place in the step, as under DDP/FSDP):
     all prompts in one call (one process) or split over calls (two ranks) sample the same, and a
     per-prompt n is honoured."""
-    from passband.trainer.distributed import group_seed
+    from passband.trainer._distributed import group_seed
 
     _, _, backend = setup
     seeds = [group_seed(0, 1, 0, k) for k in range(3)]

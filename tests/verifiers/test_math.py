@@ -17,8 +17,8 @@ import pytest
 
 from passband.verifiers import MathConfig, Verdict, get, math_verifier, names, verify_batch
 from passband.verifiers._deadline import warm_up
-from passband.verifiers.math_equiv import fast_equal
-from passband.verifiers.math_extract import STRATEGIES, extract_answer, extract_gold
+from passband.verifiers._math_equiv import fast_equal
+from passband.verifiers._math_extract import STRATEGIES, extract_answer, extract_gold
 
 GSM8K_TEST = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gsm8k" / "test.jsonl"
 LIMIT_S = 1.0

@@ -21,9 +21,9 @@ from functools import lru_cache
 
 from math_verify import parse, verify
 
-from passband.verifiers.math_exact import complex_equal, contradicts
-from passband.verifiers.math_fallback import chain_rhs
-from passband.verifiers.math_forms import exact_value, values_equal
+from passband.verifiers._math_exact import complex_equal, contradicts
+from passband.verifiers._math_fallback import chain_rhs
+from passband.verifiers._math_forms import exact_value, values_equal
 
 __all__ = ["fast_equal", "normalize", "repair", "slow_compare"]
 

@@ -235,7 +235,7 @@ class PhaseTimer:
 
 
 # ---------------------------------------------------------------------- per-step figures
-# Groups are the loop's ``Group`` records (trainer/batch.py); they are read here, never written.
+# Groups are the loop's ``Group`` records (trainer/_batch.py); they are read here, never written.
 def grad_weights(groups: list, adv, tokens: list[int]) -> list[float]:
     """Each trained group's sum of |advantage| x loss tokens (``grad_share`` in groups.jsonl)."""
     weights = [abs(a) * n for a, n in zip(adv.tolist(), tokens)]

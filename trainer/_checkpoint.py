@@ -9,7 +9,7 @@ optimizer states; its optimizer state is keyed by parameter name, and loading co
 that and the index-keyed form, so a checkpoint resumes under FSDP, DDP or one process alike.
 A checkpoint is written into a temporary directory and renamed into place, so a run killed
 mid-save leaves the previous checkpoint intact; only the newest ``keep`` are kept. Its
-``manifest.json`` (``passband.trainer.manifest``) holds every file's size and SHA-256 and is
+``manifest.json`` (``passband.trainer._manifest``) holds every file's size and SHA-256 and is
 checked before anything is loaded; ``load_latest_checkpoint`` names a damaged newest checkpoint
 in a warning and falls back to the one before it. A write that fails removes its temporary
 directory, and a full disk says "no space left on <path>".
@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from passband.errors import CheckpointError, DiskFullError
-from passband.trainer.manifest import verify_manifest, write_manifest
+from passband.trainer._manifest import verify_manifest, write_manifest
 
 __all__ = [
     "save_checkpoint",
@@ -285,7 +285,7 @@ def load_checkpoint(
     path = Path(path)
     verify_manifest(path)
     state = json.loads((path / "state.json").read_text())
-    from passband.trainer import fsdp
+    from passband.trainer import _fsdp as fsdp
     from passband.trainer.lora import is_lora, load_adapter_weights
 
     sharded = fsdp.is_fsdp(model)
@@ -324,7 +324,7 @@ def _load_weights(model, model_dir: Path) -> None:
     weights: dict[str, torch.Tensor] = {}
     for f in files:
         weights.update(load_file(str(f)))
-    from passband.trainer import fsdp
+    from passband.trainer import _fsdp as fsdp
 
     if fsdp.is_fsdp(model):  # every rank read the full weights; each keeps its shard
         expected = set(model.state_dict())

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from passband.curriculum.success import describe_success_rule, with_success_rule
+from passband.curriculum._success import describe_success_rule, with_success_rule
 from passband.verifiers import Reward, Verdict, get, verify_batch
 
 __all__ = ["Scorer", "RewardSpec", "PROMPT_COLUMNS"]
@@ -30,7 +30,7 @@ class Scorer:
     references: verifier keyword -> dataset column (e.g. ``{"answer": "solution"}``). Default: a
         name or ``Reward`` gets every column except the prompt; a plain callable gets the whole row.
     success_threshold: the curriculum's success rule for plain numbers (``score >= it`` passes;
-        ``passband.curriculum.success``); verdicts pass on ``passed``. ``success_rule`` says which.
+        ``passband.curriculum._success``); verdicts pass on ``passed``. ``success_rule`` says which.
     """
 
     reward: RewardSpec

@@ -155,7 +155,7 @@ def shape_from_config(path: str | Path) -> ModelShape:
 
 def positions_from_config(path: str | Path) -> int | None:
     """Positions (prompt + completion tokens) a model attends over, from its ``config.json``; the
-    same fields, in the same order, as the trainer's check (``passband.trainer.data``)."""
+    same fields, in the same order, as the trainer's check (``passband.trainer._data``)."""
     path = Path(path)
     file = path / "config.json" if path.is_dir() else path
     try:

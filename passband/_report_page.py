@@ -9,7 +9,7 @@ import statistics
 import time
 from pathlib import Path
 
-from passband.runstats import Flag, RunView, describe, most_visited
+from passband._runstats import Flag, RunView, describe, most_visited
 
 __all__ = ["render_html"]
 

@@ -310,7 +310,7 @@ class RunView:
         if key == "kl" and run.setting("beta") in (0, 0.0):
             return "no KL: beta = 0\n(no reference model)"
         if key == "lr":
-            from passband.rundir import series
+            from passband._rundir import series
 
             values = series(run.metrics, "lr")[1]
             if values and min(values) == max(values):

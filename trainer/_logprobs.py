@@ -117,7 +117,7 @@ def packing_works(model, device) -> bool:
     """Whether ``model`` serves the packed path: its attention keeps packed sequences apart
     (restarting position ids, no attention mask) and its output head is a module the forward
     calls, so log-probs of two short sequences packed in one row equal the padded layout's."""
-    from passband.trainer.batch import collate, pack
+    from passband.trainer._batch import collate, pack
 
     seqs = [([3, 4, 5, 6], [7, 8], True), ([8], [9], True), ([5], [6, 7], True)]  # rows: 6, 2+3
     adv = torch.zeros(3)

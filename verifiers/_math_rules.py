@@ -59,7 +59,7 @@ def align(gold: str, pred: str) -> tuple[str, str, bool | None]:
 
 
 def _same_sequence(gold: str, pred: str) -> bool:
-    from passband.verifiers.math_equiv import fast_equal, normalize
+    from passband.verifiers._math_equiv import fast_equal, normalize
 
     g_terms, p_terms = _terms(normalize(gold)), _terms(normalize(pred))
     if g_terms is None or p_terms is None or len(g_terms) != len(p_terms):

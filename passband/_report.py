@@ -17,8 +17,8 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from passband.rundir import RunData, load_run, series
-from passband.runstats import SCALE_FACTOR, Flag, RunView, describe, gradient_threshold
+from passband._rundir import RunData, load_run, series
+from passband._runstats import SCALE_FACTOR, Flag, RunView, describe, gradient_threshold
 
 __all__ = ["Report", "summarize", "format_summary", "write_report", "run_alerts"]
 
@@ -234,7 +234,7 @@ def write_report(
     ``top``: rows of the most-visited-prompts table. ``last_visits`` sized the per-prompt heat map
     that views which scale replaced; it is accepted, with a warning, for one release.
     """
-    from passband.report_page import render_html
+    from passband._report_page import render_html
 
     if last_visits is not None:
         warnings.warn(

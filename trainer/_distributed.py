@@ -19,7 +19,7 @@ The design keeps a run's result independent of the number of processes:
 
 One process is the same code with ``world_size == 1``: every collective is then a no-op.
 ``strategy = "fsdp"`` shards parameters, gradients and optimizer state instead of replicating
-them (``passband.trainer.fsdp``); everything above holds for it too. Not here: DeepSpeed.
+them (``passband.trainer._fsdp``); everything above holds for it too. Not here: DeepSpeed.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ class Dist:
         if not self.enabled:
             return model
         if self.sharded:
-            from passband.trainer.fsdp import shard_model
+            from passband.trainer._fsdp import shard_model
 
             return shard_model(model, bf16=bf16)
         from torch.nn.parallel import DistributedDataParallel
@@ -143,7 +143,7 @@ class Dist:
         """Around a rollout phase: a sharded model's full weights are gathered once (all ranks
         enter together) so each rank decodes without per-token collectives."""
         if self.sharded and uses_model:
-            from passband.trainer.fsdp import unsharded
+            from passband.trainer._fsdp import unsharded
 
             return unsharded(model)
         return contextlib.nullcontext()
@@ -168,7 +168,7 @@ def init_distributed(strategy: str = "auto") -> Dist:
     strategy: ``ddp``, ``fsdp`` or ``auto`` (FSDP when ``accelerate launch --use_fsdp`` set
     ``ACCELERATE_USE_FSDP``).
     """
-    from passband.trainer.fsdp import resolve_strategy
+    from passband.trainer._fsdp import resolve_strategy
 
     strategy = resolve_strategy(strategy)
     dist = torch.distributed

@@ -25,7 +25,7 @@ import re
 from fractions import Fraction
 from numbers import Number
 
-from passband.verifiers.math_fallback import PROSE_RE, drop_commands, last_math, last_number
+from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
 
 __all__ = ["STRATEGIES", "extract_answer", "extract_gold"]
 
