@@ -20,7 +20,14 @@ import tempfile
 
 __all__ = ["WORKER_FILES", "worker_dir"]
 
-WORKER_FILES = ("_zygote.py", "_child.py", "_collect.py", "_isolation.py", "_wire.py")
+WORKER_FILES = (
+    "_zygote.py",
+    "_zygote_setup.py",
+    "_child.py",
+    "_collect.py",
+    "_isolation.py",
+    "_wire.py",
+)
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
