@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import math
 import os
-import random
 import tempfile
 from collections.abc import Iterator, Sequence
 
 import torch
 
 from passband.trainer._fsdp import full_tensor
+from passband.trainer._vllm_engine import engine_dtype, load_weights, start_engine
 from passband.trainer.rollout import (
     HFRollout,
     Prompt,
@@ -61,9 +61,6 @@ def __getattr__(name: str):
         stacklevel=2,
     )
     return getattr(tis, name)
-
-
-_CPU_KV_CACHE_BYTES = 1 << 30  # CPU builds: 1 GiB of KV cache unless told otherwise
 
 
 def vllm_available() -> bool:
@@ -171,7 +168,7 @@ class VLLMRollout(RolloutBackend):
             gpu_memory_utilization=gpu_memory_utilization,
             enable_sleep_mode=sleep_mode,
             logprobs_mode="processed_logprobs",
-            dtype=dtype or _dtype_of(model),
+            dtype=dtype or engine_dtype(model),
         )
         for name, value in (
             ("max_model_len", max_model_len),
@@ -179,7 +176,7 @@ class VLLMRollout(RolloutBackend):
         ):
             if value is not None:  # unset: leave vLLM's default (older versions lack the name)
                 kwargs[name] = value
-        self._llm = _start_engine(kwargs, enforce_eager, sleep_mode, engine_kwargs or {})
+        self._llm = start_engine(kwargs, enforce_eager, sleep_mode, engine_kwargs or {})
         if load_format == "dummy":
             self.sync(model, self.policy_version)
 
@@ -242,7 +239,7 @@ class VLLMRollout(RolloutBackend):
         """Load ``model``'s current weights into the engine; later rollouts carry the version."""
         if self._asleep:  # level 2 freed the weights: wake them alone, the KV cache after loading
             self._llm.wake_up(tags=["weights"])
-        _load_weights(self._llm, _hf_weights(model))
+        load_weights(self._llm, _hf_weights(model))
         self._llm.reset_prefix_cache()  # cached KV blocks were computed by the old weights
         if self._asleep:
             self._llm.wake_up(tags=["kv_cache"])
@@ -329,47 +326,6 @@ def _validate(max_new_tokens, temperature, top_p, top_k, gpu_memory_utilization,
             raise ValueError(f"VLLMRollout: {name} = {value!r} is out of range: {allowed}")
 
 
-def _start_engine(kwargs: dict, enforce_eager, sleep_mode: bool, extra: dict):
-    """Build ``vllm.LLM`` without disturbing the caller's random state.
-
-    vLLM seeds the global RNGs when its engine runs in-process; the trainer seeded them first
-    and its sampling order must not depend on which backend it uses.
-    """
-    states = (random.getstate(), torch.random.get_rng_state())
-    from vllm import LLM
-    from vllm.platforms import current_platform
-
-    if sleep_mode and not current_platform.is_sleep_mode_available():
-        raise ValueError(
-            "VLLMRollout: sleep_mode = True needs a CUDA/ROCm build of vLLM; this "
-            f"one runs on {current_platform.device_type!r}: set sleep_mode = false"
-        )
-    if current_platform.is_cpu() and "kv_cache_memory_bytes" not in kwargs:
-        kwargs["kv_cache_memory_bytes"] = _CPU_KV_CACHE_BYTES  # else it reserves a RAM share
-    if enforce_eager is None:  # CUDA graphs pay off on GPUs; on CPU compiling only costs time
-        enforce_eager = current_platform.is_cpu()
-    try:
-        return LLM(enforce_eager=enforce_eager, **{**kwargs, **extra})
-    finally:
-        random.setstate(states[0])
-        torch.random.set_rng_state(states[1])
-
-
-def _dtype_of(model) -> str:
-    """The engine's dtype: the model's own, except fp32 master weights on a GPU.
-
-    The trainer keeps fp32 weights and trains under bf16 autocast, so on CUDA the engine samples
-    in bf16 (half the memory, the usual setup); ``tis_weights`` corrects the small mismatch.
-    On CPU the engine keeps fp32, which makes greedy outputs match HF generate exactly.
-    """
-    if isinstance(model, (str, os.PathLike)):
-        return "auto"
-    param = next(model.parameters())
-    if param.dtype == torch.float32 and param.device.type == "cuda":
-        return "bfloat16"
-    return str(param.dtype).replace("torch.", "")
-
-
 def _hf_weights(model) -> Iterator[tuple[str, torch.Tensor]]:
     """The model's weights under Hugging Face checkpoint names, which vLLM's loaders expect.
 
@@ -406,31 +362,6 @@ def _lora_delta(layer) -> torch.Tensor | int:
             if adapter in getattr(layer, "lora_A", {}) and adapter not in layer.merged_adapters:
                 delta = delta + layer.get_delta_weight(adapter)
     return delta
-
-
-def _load_weights(llm, weights: Iterator[tuple[str, torch.Tensor]]) -> None:
-    """In-place weight update through the engine internals, newest API first.
-
-    vLLM >= 0.12 (CPU and CUDA builds): ``worker.reload_weights(weights_iterator=...)``, which
-    also handles weights the CPU build repacked at load time (``model.load_weights`` fails
-    there). Older CUDA builds: ``model_runner.model.load_weights(weights)`` (TRL's path).
-    """
-    executor = llm.llm_engine.model_executor
-    worker = getattr(executor.driver_worker, "worker", executor.driver_worker)
-    runner = getattr(worker, "model_runner", None)
-    if hasattr(worker, "reload_weights"):
-        worker.reload_weights(weights_iterator=weights)
-    elif runner is not None and hasattr(runner, "reload_weights"):
-        runner.reload_weights(weights_iterator=weights)
-    elif runner is not None and hasattr(runner, "model"):
-        runner.model.load_weights(weights)
-    else:
-        import vllm
-
-        raise RuntimeError(
-            f"VLLMRollout: vLLM {vllm.__version__} exposes no in-place weight "
-            "loading path that passband knows; use vLLM 0.10 - 0.32"
-        )
 
 
 def _sampled_logprobs(sample, tokens: list[int]) -> list[float]:
