@@ -4,13 +4,14 @@
 else (then math-verify decides). Every reader accepts only a narrow, unambiguous shape: a wrong
 ``None`` costs a few milliseconds of sympy, a wrong value costs a wrong reward.
 
-Shapes (single numbers are read in ``_math_numbers``): plain numbers with optional percent and unit words (``$1,000``, ``12.00``, ``25%``,
+Shapes: plain numbers with optional percent and unit words (``$1,000``, ``12.00``, ``25%``,
 ``18 dollars``), fractions (``\\frac{3}{4}``, ``3/4``), mixed numbers (``1 1/2``, ``2\\frac{1}{4}``),
 repeating decimals (``0.\\overline{3}``), number words (``three bolts``), small exact powers
 (``7 \\times 10^4``, ``2^{10}``, ``5!``, ``\\binom{10}{3}``), surds (``2\\sqrt{2}``,
-``\\frac{\\sqrt{3}}{2}``), complex numbers ``a + bi``, choices ``(C)`` / ``(B) 12``, words
-``\\text{Devon}``, matrices, sets, bare lists (``3 and 5``, ``\\pm 2``), tuples, intervals of numbers
-and the one-variable inequalities that describe them (``x \\le 2``, ``-1 < x \\le 3``).
+``\\frac{\\sqrt{3}}{2}``), complex numbers ``a + bi`` (these single numbers are read in
+``_math_numbers``), choices ``(C)`` / ``(B) 12``, words ``\\text{Devon}``, matrices, sets, bare
+lists (``3 and 5``, ``\\pm 2``), tuples, intervals of numbers and the one-variable inequalities
+that describe them (``x \\le 2``, ``-1 < x \\le 3``).
 """
 
 from __future__ import annotations
