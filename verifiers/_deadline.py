@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.reduction import ForkingPickler as _ForkingPickler
 from typing import Any
 
+from passband.verifiers._batch_options import check_timeout
 from passband.verifiers._spawning import WorkerProcess, context
 from passband.verifiers._worker import worker_main
 
@@ -78,8 +79,7 @@ def call_with_deadline(
     answer within its timeout, so the queue eats into the same budget and a caller that finds no
     free worker in time gets ``DeadlineExceeded`` too.
     """
-    if not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    check_timeout(timeout)
     if _IN_WORKER:
         return fn(*args, **kwargs)
     pool = _pool()

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from passband.verifiers import _deadline
+from passband.verifiers._batch_options import check_timeout, check_workers
 from passband.verifiers._coerce import call_safely, describe
 from passband.verifiers.registry import get
 from passband.verifiers.verdict import Verdict
@@ -70,14 +71,8 @@ def verify_batch(
         )
     completions = list(completions)
     refs = _references(references, len(completions))
-    if not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    if batch_timeout is not None and (
-        not isinstance(batch_timeout, (int, float)) or not batch_timeout > 0
-    ):
-        raise ValueError(
-            f"batch_timeout must be None or a positive number of seconds, got {batch_timeout!r}"
-        )
+    check_timeout(timeout)
+    check_timeout(batch_timeout, "batch_timeout", optional=True)
     workers = _workers(workers)
     items = list(zip(completions, refs))
     if not items:
@@ -137,9 +132,7 @@ def _references(references, n: int) -> list[dict]:
 def _workers(workers: int | None) -> int:
     if workers is None:
         return max(1, os.cpu_count() or 1)
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
-    return workers
+    return check_workers(workers)
 
 
 def _run_in_workers(
