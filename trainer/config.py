@@ -1,9 +1,11 @@
 """``GRPOConfig``: every knob of the GRPO loop in one frozen, validated object.
 
 Hard errors (a value that cannot work) raise ``ConfigError`` (a ``ValueError``) at construction
-and name the field, the bad value and the allowed range. Values that work but that practitioners avoid produce a
-``UserWarning`` that says what will go wrong; the same table (``RECOMMENDED``) feeds
-``passband doctor``. No torch import here: the config is read by the CLI before torch loads.
+and name the field, the bad value and the allowed range: one row of ``_RULES`` per rule, after
+the exact types (``_fieldtypes``). Values that work but that practitioners avoid produce a
+``UserWarning`` that says what will go wrong; the same table (``RECOMMENDED``, kept in
+``_recommended``) feeds ``passband doctor``. No torch import here: the config is read by the CLI
+before torch loads.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from passband.curriculum.posterior import check_band
 from passband.errors import ConfigError
 from passband.trainer._fieldtypes import check_types
+from passband.trainer._recommended import RECOMMENDED, check_recommended
 from passband.trainer.registry import ADVANTAGE_REGISTRY, AGGREGATION_REGISTRY
 
 __all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended"]
@@ -25,47 +28,6 @@ __all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended"]
 LR_SCHEDULES = ("constant", "cosine", "linear")
 ROLLOUT_BACKENDS = ("hf", "vllm")
 DISTRIBUTED = ("auto", "ddp", "fsdp")
-
-# field -> (low, high, what goes wrong outside). ``None`` = unbounded on that side.
-RECOMMENDED: dict[str, tuple[float | None, float | None, str]] = {
-    "group_size": (
-        4,
-        None,
-        "with fewer than 4 samples per prompt most groups have zero reward "
-        "variance and the group mean/std are too noisy to rank answers",
-    ),
-    "beta": (
-        None,
-        0.01,
-        "a KL weight above 0.01 pins the policy to the reference and "
-        "largely cancels the reward signal on reasoning tasks",
-    ),
-    "temperature": (
-        0.3,
-        None,
-        "below 0.3 the G samples of a group are nearly identical, so "
-        "almost every group has zero variance and is dropped",
-    ),
-    "clip_low": (
-        None,
-        0.3,
-        "a clip range above 0.3 lets single updates move token "
-        "probabilities far off-policy; training tends to become unstable",
-    ),
-    "clip_high": (
-        None,
-        0.3,
-        "a clip range above 0.3 lets single updates move token "
-        "probabilities far off-policy; training tends to become unstable",
-    ),
-    "learning_rate": (
-        None,
-        1e-5,
-        "above 1e-5 a pretrained model's weights drift fast: "
-        "expect collapsed outputs, exploding KL or loss of prior skills "
-        "(ignore for models trained from scratch: set pretrained = false)",
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -248,11 +210,6 @@ class GRPOConfig:
         return 1.0
 
 
-def _need(ok: bool, name: str, value: Any, allowed: str) -> None:
-    if not ok:
-        raise ConfigError(f"GRPOConfig.{name} = {value!r} is out of range: {allowed}")
-
-
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -261,146 +218,121 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _validate(c: GRPOConfig) -> None:
-    for name in (
-        "group_size",
-        "prompts_per_step",
-        "max_new_tokens",
-        "rollout_batch_size",
-        "mu",
-        "max_steps",
-        "checkpoint_every",
-        "keep_checkpoints",
-        "grad_accum",
-    ):
-        v = getattr(c, name)
-        _need(_is_int(v) and v >= 1, name, v, "an integer >= 1")
-    for name in ("top_k", "max_refill_rounds", "warmup_steps", "seed"):
-        v = getattr(c, name)
-        _need(_is_int(v) and v >= 0, name, v, "an integer >= 0")
-    _need(c.group_size >= 2, "group_size", c.group_size, ">= 2 (a group of one has no variance)")
-    _need(
-        _is_num(c.temperature) and c.temperature > 0,
+def _at_least(low: int) -> Callable[[Any, Any], bool]:
+    return lambda v, c: _is_int(v) and v >= low
+
+
+def _num(test: Callable[[float], bool]) -> Callable[[Any, Any], bool]:
+    return lambda v, c: _is_num(v) and test(v)
+
+
+def _in(options: Any) -> Callable[[Any, Any], bool]:
+    return lambda v, c: v in options
+
+
+def _registered(registry: Any, register: str) -> Callable[[], str]:
+    """The allowed names, read when the error is raised: registering adds to them."""
+    return lambda: (
+        f"one of {', '.join(registry.names())} (or a name registered with "
+        f"passband.trainer.{register})"
+    )
+
+
+def _batch() -> Any:
+    """The rules of ``verify_batch``'s timeout and workers, imported on the first check so that
+    importing this module stays light (the verifiers package loads sympy)."""
+    from passband.verifiers import _batch_options
+
+    return _batch_options
+
+
+def _strings(v: Any, c: Any) -> bool:
+    return all(isinstance(s, str) and s for s in v)
+
+
+# (field, test(value, config), allowed values): checked in this order after the exact types, and
+# the first that fails raises ConfigError naming the field, its value and what is allowed.
+# ``allowed`` is a function where the range grows (the registries).
+_RULES: tuple[tuple[str, Callable[[Any, Any], bool], str | Callable[[], str]], ...] = (
+    *(
+        (name, _at_least(1), "an integer >= 1")
+        for name in (
+            "group_size",
+            "prompts_per_step",
+            "max_new_tokens",
+            "rollout_batch_size",
+            "mu",
+            "max_steps",
+            "checkpoint_every",
+            "keep_checkpoints",
+            "grad_accum",
+        )
+    ),
+    *(
+        (name, _at_least(0), "an integer >= 0")
+        for name in ("top_k", "max_refill_rounds", "warmup_steps", "seed")
+    ),
+    # sampling
+    ("group_size", _at_least(2), ">= 2 (a group of one has no variance)"),
+    (
         "temperature",
-        c.temperature,
+        _num(lambda v: v > 0),
         "> 0 (greedy decoding gives identical samples, so every group would be dropped)",
-    )
-    _need(_is_num(c.top_p) and 0 < c.top_p <= 1, "top_p", c.top_p, "0 < top_p <= 1")
-    _need(
-        _is_num(c.learning_rate) and 0 < c.learning_rate < 1,
-        "learning_rate",
-        c.learning_rate,
-        "0 < learning_rate < 1",
-    )
-    _need(_is_num(c.beta) and c.beta >= 0, "beta", c.beta, ">= 0 (0 disables the KL term)")
-    for name in ("clip_low", "clip_high"):
-        v = getattr(c, name)
-        _need(_is_num(v) and 0 < v < 10, name, v, "0 < value < 10 (typical 0.2 - 0.28)")
-    _need(c.clip_low < 1, "clip_low", c.clip_low, "< 1 (the ratio floor is 1 - clip_low)")
-    _need(
-        c.loss_aggregation in AGGREGATION_REGISTRY,
+    ),
+    ("top_p", _num(lambda v: 0 < v <= 1), "0 < top_p <= 1"),
+    # objective and optimisation
+    ("learning_rate", _num(lambda v: 0 < v < 1), "0 < learning_rate < 1"),
+    ("beta", _num(lambda v: v >= 0), ">= 0 (0 disables the KL term)"),
+    ("clip_low", _num(lambda v: 0 < v < 10), "0 < value < 10 (typical 0.2 - 0.28)"),
+    ("clip_high", _num(lambda v: 0 < v < 10), "0 < value < 10 (typical 0.2 - 0.28)"),
+    ("clip_low", _num(lambda v: v < 1), "< 1 (the ratio floor is 1 - clip_low)"),
+    (
         "loss_aggregation",
-        c.loss_aggregation,
-        f"one of {', '.join(AGGREGATION_REGISTRY.names())} (or a name registered with "
-        "passband.trainer.register_aggregation)",
-    )
-    _need(
-        c.advantage in ADVANTAGE_REGISTRY,
-        "advantage",
-        c.advantage,
-        f"one of {', '.join(ADVANTAGE_REGISTRY.names())} (or a name registered with "
-        "passband.trainer.register_advantage)",
-    )
-    _need(
-        c.lr_schedule in LR_SCHEDULES,
-        "lr_schedule",
-        c.lr_schedule,
-        f"one of {', '.join(LR_SCHEDULES)}",
-    )
-    _need(_is_num(c.weight_decay) and c.weight_decay >= 0, "weight_decay", c.weight_decay, ">= 0")
-    _need(
-        _is_num(c.max_grad_norm) and c.max_grad_norm >= 0,
-        "max_grad_norm",
-        c.max_grad_norm,
-        ">= 0 (0 disables clipping)",
-    )
-    _need(
-        _is_num(c.verifier_timeout) and c.verifier_timeout > 0,
-        "verifier_timeout",
-        c.verifier_timeout,
-        "> 0 seconds",
-    )
-    _need(
-        c.verifier_workers is None or (_is_int(c.verifier_workers) and c.verifier_workers >= 1),
+        _in(AGGREGATION_REGISTRY),
+        _registered(AGGREGATION_REGISTRY, "register_aggregation"),
+    ),
+    ("advantage", _in(ADVANTAGE_REGISTRY), _registered(ADVANTAGE_REGISTRY, "register_advantage")),
+    ("lr_schedule", _in(LR_SCHEDULES), f"one of {', '.join(LR_SCHEDULES)}"),
+    ("weight_decay", _num(lambda v: v >= 0), ">= 0"),
+    ("max_grad_norm", _num(lambda v: v >= 0), ">= 0 (0 disables clipping)"),
+    # scoring: verify_batch's own rule for the values it is handed
+    ("verifier_timeout", lambda v, c: _batch().timeout_ok(v), lambda: _batch().TIMEOUT_ALLOWED),
+    (
         "verifier_workers",
-        c.verifier_workers,
-        "None or an integer >= 1",
-    )
-    _need(
-        all(isinstance(s, str) and s for s in c.stop), "stop", c.stop, "a list of non-empty strings"
-    )
-    _need(
-        isinstance(c.output_dir, str) and c.output_dir.strip() != "",
-        "output_dir",
-        c.output_dir,
-        "a non-empty path",
-    )
-    _need(
-        c.prompt_overflow in ("error", "truncate"),
-        "prompt_overflow",
-        c.prompt_overflow,
-        "error or truncate",
-    )
-    _need(
-        c.rollout_backend in ROLLOUT_BACKENDS,
-        "rollout_backend",
-        c.rollout_backend,
-        f"one of {', '.join(ROLLOUT_BACKENDS)}",
-    )
-    _need(
-        _is_num(c.vllm_gpu_memory_utilization) and 0 < c.vllm_gpu_memory_utilization <= 1,
-        "vllm_gpu_memory_utilization",
-        c.vllm_gpu_memory_utilization,
-        "0 < value <= 1",
-    )
-    _need(
-        _is_num(c.tis_cap) and c.tis_cap >= 0,
-        "tis_cap",
-        c.tis_cap,
-        ">= 0 (0 disables the correction; typical 2 - 5)",
-    )
-    _need(
-        c.distributed in DISTRIBUTED,
+        lambda v, c: _batch().workers_ok(v),
+        lambda: f"None or {_batch().WORKERS_ALLOWED}",
+    ),
+    # run
+    ("stop", _strings, "a list of non-empty strings"),
+    ("output_dir", lambda v, c: isinstance(v, str) and v.strip() != "", "a non-empty path"),
+    ("prompt_overflow", _in(("error", "truncate")), "error or truncate"),
+    # rollout engine, processes, LoRA
+    ("rollout_backend", _in(ROLLOUT_BACKENDS), f"one of {', '.join(ROLLOUT_BACKENDS)}"),
+    ("vllm_gpu_memory_utilization", _num(lambda v: 0 < v <= 1), "0 < value <= 1"),
+    ("tis_cap", _num(lambda v: v >= 0), ">= 0 (0 disables the correction; typical 2 - 5)"),
+    ("distributed", _in(DISTRIBUTED), f"one of {', '.join(DISTRIBUTED)}"),
+    (
         "distributed",
-        c.distributed,
-        f"one of {', '.join(DISTRIBUTED)}",
-    )
-    _need(
-        not (c.distributed == "fsdp" and c.lora_r > 0),
-        "distributed",
-        c.distributed,
+        lambda v, c: not (v == "fsdp" and c.lora_r > 0),
         "ddp or auto when lora_r > 0 (LoRA with FSDP is not supported: the adapters and "
         "their optimizer state are small, so DDP holds them easily)",
-    )
-    _need(
-        _is_int(c.lora_r) and c.lora_r >= 0,
-        "lora_r",
-        c.lora_r,
-        "an integer >= 0 (0 = full fine-tuning; typical 8 - 64)",
-    )
-    _need(
-        _is_num(c.lora_alpha) and c.lora_alpha > 0,
-        "lora_alpha",
-        c.lora_alpha,
-        "> 0 (typical 2 x lora_r)",
-    )
-    _need(
-        len(c.lora_target_modules) > 0
-        and all(isinstance(t, str) and t for t in c.lora_target_modules),
+    ),
+    ("lora_r", _at_least(0), "an integer >= 0 (0 = full fine-tuning; typical 8 - 64)"),
+    ("lora_alpha", _num(lambda v: v > 0), "> 0 (typical 2 x lora_r)"),
+    (
         "lora_target_modules",
-        c.lora_target_modules,
+        lambda v, c: len(v) > 0 and _strings(v, c),
         'module names such as ["q_proj", "v_proj"], or ["all-linear"]',
-    )
+    ),
+)
+
+
+def _validate(c: GRPOConfig) -> None:
+    for name, ok, allowed in _RULES:
+        value = getattr(c, name)
+        if not ok(value, c):
+            allowed = allowed() if callable(allowed) else allowed
+            raise ConfigError(f"GRPOConfig.{name} = {value!r} is out of range: {allowed}")
 
 
 def _resolve_curriculum(c: GRPOConfig) -> None:
@@ -413,28 +345,6 @@ def _resolve_curriculum(c: GRPOConfig) -> None:
         raise ConfigError(f"GRPOConfig.curriculum: {exc}") from None
     object.__setattr__(c, "curriculum", cur)
     object.__setattr__(c, "band", cur.band)
-
-
-def check_recommended(config: Any, *, warn: bool = True, stacklevel: int = 2) -> list[str]:
-    """Messages for values outside ``RECOMMENDED``; also emitted as warnings when ``warn``.
-
-    Accepts a ``GRPOConfig`` or a plain mapping of field names (``passband doctor`` uses both).
-    """
-    get = config.get if isinstance(config, dict) else lambda k, d=None: getattr(config, k, d)
-    messages = []
-    for name, (low, high, risk) in RECOMMENDED.items():
-        value = get(name)
-        if value is None or (name == "learning_rate" and not get("pretrained", True)):
-            continue
-        if (low is not None and value < low) or (high is not None and value > high):
-            rng = (
-                f">= {low}" if high is None else (f"<= {high}" if low is None else f"{low}..{high}")
-            )
-            messages.append(f"{name} = {value} is outside the recommended range ({rng}): {risk}")
-    if warn:
-        for m in messages:
-            warnings.warn(m, UserWarning, stacklevel=stacklevel)
-    return messages
 
 
 _DEPRECATED = {"LOSS_AGGREGATIONS": AGGREGATION_REGISTRY, "ADVANTAGES": ADVANTAGE_REGISTRY}
