@@ -19,6 +19,12 @@ from typing import Any
 
 from passband.curriculum.posterior import check_band
 from passband.errors import ConfigError
+from passband.sandbox._worker_limits import (
+    TIMEOUT_ALLOWED,
+    WORKERS_ALLOWED,
+    timeout_ok,
+    workers_ok,
+)
 from passband.trainer._fieldtypes import check_types
 from passband.trainer._recommended import RECOMMENDED, check_recommended
 from passband.trainer.registry import ADVANTAGE_REGISTRY, AGGREGATION_REGISTRY
@@ -238,14 +244,6 @@ def _registered(registry: Any, register: str) -> Callable[[], str]:
     )
 
 
-def _batch() -> Any:
-    """The rules of ``verify_batch``'s timeout and workers, imported on the first check so that
-    importing this module stays light (the verifiers package loads sympy)."""
-    from passband.verifiers import _batch_options
-
-    return _batch_options
-
-
 def _strings(v: Any, c: Any) -> bool:
     return all(isinstance(s, str) and s for s in v)
 
@@ -296,12 +294,8 @@ _RULES: tuple[tuple[str, Callable[[Any, Any], bool], str | Callable[[], str]], .
     ("weight_decay", _num(lambda v: v >= 0), ">= 0"),
     ("max_grad_norm", _num(lambda v: v >= 0), ">= 0 (0 disables clipping)"),
     # scoring: verify_batch's own rule for the values it is handed
-    ("verifier_timeout", lambda v, c: _batch().timeout_ok(v), lambda: _batch().TIMEOUT_ALLOWED),
-    (
-        "verifier_workers",
-        lambda v, c: _batch().workers_ok(v),
-        lambda: f"None or {_batch().WORKERS_ALLOWED}",
-    ),
+    ("verifier_timeout", lambda v, c: timeout_ok(v), TIMEOUT_ALLOWED),
+    ("verifier_workers", lambda v, c: workers_ok(v), f"None or {WORKERS_ALLOWED}"),
     # run
     ("stop", _strings, "a list of non-empty strings"),
     ("output_dir", lambda v, c: isinstance(v, str) and v.strip() != "", "a non-empty path"),

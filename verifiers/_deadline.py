@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.reduction import ForkingPickler as _ForkingPickler
 from typing import Any
 
-from passband.verifiers._batch_options import check_timeout
+from passband.sandbox._worker_limits import check_timeout
 from passband.verifiers._spawning import WorkerProcess, context
 from passband.verifiers._worker import worker_main
 

@@ -21,8 +21,8 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from passband.sandbox._worker_limits import check_timeout, check_workers
 from passband.verifiers import _deadline
-from passband.verifiers._batch_options import check_timeout, check_workers
 from passband.verifiers._coerce import call_safely, describe
 from passband.verifiers.registry import get
 from passband.verifiers.verdict import Verdict

@@ -1,9 +1,11 @@
-"""The rules for a verifier batch's ``timeout`` and ``workers``, in one place.
+"""How long a killable worker may spend on one item, and how many workers run at once.
 
-``verify_batch`` (and ``call_with_deadline`` for its ``timeout``) enforce them on every call. A
-config that hands the values on to it (``GRPOConfig.verifier_timeout`` / ``verifier_workers``)
-tests them with the same ``timeout_ok`` / ``workers_ok`` at construction, so a bad value fails
-before any model loads, named by the config's own field.
+One rule for both numbers wherever they are taken: ``verify_batch``'s ``timeout`` / ``workers``
+and ``call_with_deadline``'s ``timeout`` enforce it on every call, and a config that hands the
+values on (``GRPOConfig.verifier_timeout`` / ``verifier_workers``) tests them with the same
+``timeout_ok`` / ``workers_ok`` at construction, so a bad value fails before any model loads,
+named by the config's own field. It lives on the lowest floor, in plain Python, so that reading
+a config costs no verifier import (the verifiers package loads sympy).
 """
 
 from __future__ import annotations
