@@ -16,6 +16,9 @@ Environment: the constructor (never the import) sets ``VLLM_ENABLE_V1_MULTIPROCE
 it imports vllm. In-place weight loading needs the engine in this process; with the default
 (a separate engine-core process) there is no model object to load weights into.
 
+Starting the engine and loading weights into it (the calls into vLLM's internals, which move
+between its versions) are in ``_vllm_engine.py``.
+
 Left out on purpose: server mode (vLLM on its own GPUs behind HTTP/NCCL), tensor-parallel
 engines, and LoRA adapters served by vLLM (adapters are merged into the synced weights instead).
 On the CPU build of vLLM the engine binds this process's OpenMP threads and reduces torch to one

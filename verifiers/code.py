@@ -51,6 +51,8 @@ passed; ``wrong`` a check failed; ``timeout`` the program ran out of time before
 ``invalid`` no code in the completion; ``error`` the reference data or the sandbox failed.
 The reference test code itself (and the prompt's helpers) runs here, unsandboxed: it is dataset
 code, trusted like the dataset. The completion is never compiled or run here.
+(``_code_harness.py`` runs the test code against the sandboxed program; ``_code_io.py`` grades
+``io`` rows.)
 """
 
 from __future__ import annotations
