@@ -16,31 +16,38 @@ HELP = "Pre-score a dataset: pass rate per prompt under a model, band class, his
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    _input_arguments(parser)
+    _sampling_arguments(parser)
+    _output_arguments(parser)
+
+
+def _input_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("what to score: the data, the model and the reward")
+    group.add_argument(
         "dataset",
         metavar="DATASET",
         help=".jsonl, .parquet, .csv, or a directory saved with datasets' save_to_disk",
     )
-    parser.add_argument(
+    group.add_argument(
         "--config",
         default=None,
         metavar="RUN.toml",
         help="take the model, prompt column/template and reward (verifier, "
         "references, penalties) from a training config; flags override it",
     )
-    parser.add_argument(
+    group.add_argument(
         "--model", default=None, help="local model directory (nothing is downloaded)"
     )
-    parser.add_argument(
+    group.add_argument(
         "--tokenizer", default=None, help="tokenizer directory (default: the model's)"
     )
-    parser.add_argument(
+    group.add_argument(
         "--verifier",
         default=None,
         help="registered verifier name (e.g. math, exact), or module:attribute naming "
         "a Reward or a picklable callable",
     )
-    parser.add_argument(
+    group.add_argument(
         "--ref",
         action="append",
         default=[],
@@ -48,59 +55,67 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="pass dataset COLUMN to the verifier as KEY (repeatable), e.g. "
         "--ref answer=solution; default: every column except the prompt",
     )
-    parser.add_argument(
+    group.add_argument(
         "--prompt-column",
         default=None,
         help="column with the prompt text or chat messages (default: prompt)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--prompt-template",
         default=None,
         help='build prompts from columns, e.g. "{question} Think step by step."',
     )
-    parser.add_argument(
-        "--out",
-        required=True,
-        help="output path; its suffix picks the format (a path without suffix = saved HF dataset)",
-    )
-    parser.add_argument("--k", type=int, default=8, help="answers per prompt (default 8)")
-    parser.add_argument(
+
+
+def _sampling_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("how answers are sampled")
+    group.add_argument("--k", type=int, default=8, help="answers per prompt (default 8)")
+    group.add_argument(
         "--first",
         type=int,
         default=4,
         help="adaptive: stop after this many answers if all agree (default 4)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--no-adaptive", dest="adaptive", action="store_false", help="always sample k answers"
     )
-    parser.add_argument("--band", type=float, nargs=2, default=(0.2, 0.8), metavar=("LOW", "HIGH"))
-    parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--top-p", type=float, default=1.0)
-    parser.add_argument("--max-tokens", type=int, default=512, help="max new tokens per answer")
-    parser.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
-    parser.add_argument("--batch-size", type=int, default=16, help="prompts per generate call")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--split", default=None, help="split of a saved DatasetDict")
-    parser.add_argument(
+    group.add_argument("--band", type=float, nargs=2, default=(0.2, 0.8), metavar=("LOW", "HIGH"))
+    group.add_argument("--temperature", type=float, default=1.0)
+    group.add_argument("--top-p", type=float, default=1.0)
+    group.add_argument("--max-tokens", type=int, default=512, help="max new tokens per answer")
+    group.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
+    group.add_argument("--batch-size", type=int, default=16, help="prompts per generate call")
+    group.add_argument("--seed", type=int, default=0)
+    group.add_argument("--split", default=None, help="split of a saved DatasetDict")
+    group.add_argument(
         "--rescore",
         action="store_true",
         help="score rows that already have pass_rate / *_solve_rate columns",
     )
-    parser.add_argument(
+    group.add_argument(
         "--prior-column", default=None, help="take existing difficulty only from this column"
     )
-    parser.add_argument("--plot", default=None, help="histogram PNG (default: OUT.pass_rate.png)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per verification")
-    parser.add_argument(
+
+
+def _output_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("where results go, and running")
+    group.add_argument(
+        "--out",
+        required=True,
+        help="output path; its suffix picks the format (a path without suffix = saved HF dataset)",
+    )
+    group.add_argument("--plot", default=None, help="histogram PNG (default: OUT.pass_rate.png)")
+    group.add_argument("--timeout", type=float, default=10.0, help="seconds per verification")
+    group.add_argument(
         "--success-threshold",
         type=float,
         default=None,
         help="a plain-number reward passes at >= this (default: the config's "
         "[curriculum] success_threshold, else 0.5); verdicts pass on passed",
     )
-    parser.add_argument("--workers", type=int, default=None, help="verifier processes")
-    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
-    parser.add_argument("--no-progress", dest="progress", action="store_false")
+    group.add_argument("--workers", type=int, default=None, help="verifier processes")
+    group.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
+    group.add_argument("--no-progress", dest="progress", action="store_false")
 
 
 def run(args: argparse.Namespace) -> int:
