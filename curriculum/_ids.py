@@ -9,9 +9,13 @@ from collections.abc import Iterable
 
 def plain_ids(ids: Iterable) -> list:
     """Ids as plain ``int`` / ``str`` (numpy scalars included), so the state is JSON."""
+    if isinstance(ids, range):
+        return list(ids)
     out = []
     for pid in ids:
-        if isinstance(pid, numbers.Integral) and not isinstance(pid, bool):
+        if type(pid) is int or type(pid) is str:  # the common case, without the ABC checks
+            out.append(pid)
+        elif isinstance(pid, numbers.Integral) and not isinstance(pid, bool):
             out.append(int(pid))
         elif isinstance(pid, str):
             out.append(str(pid))
@@ -21,11 +25,13 @@ def plain_ids(ids: Iterable) -> list:
 
 
 def build_index(ids: list) -> dict:
-    index: dict = {}
-    for i, pid in enumerate(ids):
-        if pid in index:
-            raise ValueError(f"duplicate prompt id {pid!r}")
-        index[pid] = i
+    index = dict(zip(ids, range(len(ids))))
+    if len(index) != len(ids):
+        seen: set = set()
+        for pid in ids:
+            if pid in seen:
+                raise ValueError(f"duplicate prompt id {pid!r}")
+            seen.add(pid)
     return index
 
 

@@ -13,13 +13,13 @@ from collections.abc import Hashable, Iterable
 
 import numpy as np
 
+from passband.curriculum import _population as population
 from passband.curriculum.posterior import expected_signal_array
 
 _FRESH, _ACTIVE, _WARMUP, _EASY = range(4)
-# A drawn prompt's score is scaled by (age / cooldown) ** _REST_POWER. The root makes the wait
-# depend on how good the alternative is: it is re-drawn once age / cooldown reaches (P(signal) of
-# a fresh prompt / its own) ** (1 / _REST_POWER): about a full cooldown (an epoch of the in-band
-# mass) when fresh prompts are nearly as good, about 1% of it when they are a third as good.
+# While fresh prompts can fill a draw, a drawn prompt's score is scaled by (age / cooldown) **
+# _REST_POWER: the root makes the wait depend on how good the alternative is (about a full
+# cooldown when fresh prompts are nearly as good, about 1% of it when they are a third as good).
 _REST_POWER = 0.25
 _MIN_CANDIDATES = 1024
 
@@ -47,7 +47,10 @@ class SelectionMixin:
 
     def _fill_by_signal(self, k: int, chosen: list[int], taken: set[int]) -> None:
         """Fresh and in-band prompts on one score, P(signal) times a reuse cooldown: known prompts
-        that beat an unseen one's chance go first (best first), fresh ones fill the rest."""
+        that beat an unseen one's chance go first (best first), fresh ones fill the rest. Once
+        fresh prompts cannot fill the draw, a known prompt is drawn only after a full cooldown of
+        at least ``min_reuse_share`` of the dataset, and the fallback fills the rest widely: the
+        few prompts left in band are not re-drawn every step (that memorises them)."""
         if k <= 0:
             return
         cfg = self.config
@@ -56,20 +59,24 @@ class SelectionMixin:
         chance = self._signal_chance(known)
         mass = float(chance.sum()) * (n_known_all / len(known)) if len(known) else 0.0
         cooldown = self._cooldown(mass, p_fresh)
-        rested = np.ones(len(known))
-        if cooldown and len(known):
-            age = (self._clock - self._stamp[known]) / cooldown
-            rested = np.where(self._observed[known] > 0, np.minimum(1.0, age) ** _REST_POWER, 1.0)
-        score = chance * rested
-        order = np.lexsort((self._rng.random(len(known)), -score))
         fresh = self._sets[_FRESH]
         n_fresh = len(fresh) - sum(1 for i in taken if self._pool[i] == _FRESH)
+        if not cfg.cooldown_factor:
+            rested = np.ones(len(known))
+        elif n_fresh >= k:  # a drawn prompt competes with fresh ones on a softened score
+            rested = self._rest(known, cooldown) ** _REST_POWER
+        else:  # too few fresh ones: known prompts only once through a cooldown with a floor
+            floor_groups = cfg.min_reuse_share * len(self._ids)
+            rested = (self._rest(known, max(cooldown, floor_groups)) >= 1.0).astype(float)
+        score = chance * rested
+        order = np.lexsort((self._rng.random(len(known)), -score))
         floor = cfg.min_explore_share + (cfg.surplus_explore_share - cfg.min_explore_share) * max(
             0.0, self._surplus()
         )
         k_floor = min(n_fresh, self._round(k * floor))
         n_known = int(np.count_nonzero(score[order[: k - k_floor]] > p_fresh))
-        n_known = min(len(known), max(n_known, k - k_floor - n_fresh))  # fresh ones ran out
+        # fresh ones ran out: any rested known prompt; the fallback fills the rest
+        n_known = max(n_known, min(int(np.count_nonzero(score > 0)), k - k_floor - n_fresh))
         k_fresh = min(n_fresh, k - n_known)
         self._extend(chosen, taken, known[order[:n_known]].tolist(), "drawn/active")
         self._extend(chosen, taken, fresh.pick(self._rng, k_fresh, taken), "drawn/fresh")
@@ -77,9 +84,24 @@ class SelectionMixin:
     def _cooldown(self, known_mass: float, p_fresh: float) -> float:
         """Groups after which a drawn prompt scores in full again: ``cooldown_factor`` times the
         in-band mass (expected in-band prompts among the known and the fresh ones)."""
-        cooldown = self.config.cooldown_factor * (known_mass + len(self._sets[_FRESH]) * p_fresh)
+        mass = known_mass + len(self._sets[_FRESH]) * p_fresh
+        cooldown = self.config.cooldown_factor * mass
         self._ema["cooldown"] = cooldown
         return cooldown
+
+    def _past_floor(self, idx: np.ndarray) -> np.ndarray:
+        """1.0 for prompts not drawn within the last ``min_reuse_share * len(dataset)`` groups."""
+        gap = self.config.min_reuse_share * len(self._ids)
+        recent = (self._observed[idx] > 0) & (self._clock - self._stamp[idx] < gap)
+        return np.where(recent, 0.0, 1.0)
+
+    def _rest(self, idx: np.ndarray, cooldown: float) -> np.ndarray:
+        """How far each prompt is through its cooldown: groups observed since it was last drawn
+        over ``cooldown``, capped at 1 (a prompt never observed: 1)."""
+        if not cooldown or not len(idx):
+            return np.ones(len(idx))
+        age = np.minimum(1.0, (self._clock - self._stamp[idx]) / cooldown)
+        return np.where(self._observed[idx] > 0, age, 1.0)
 
     def _signal_chance(self, idx: np.ndarray) -> np.ndarray:
         """P(signal) of prompts ``idx`` under their posteriors; easy ones (``downweight``)
@@ -91,23 +113,8 @@ class SelectionMixin:
         return np.where(self._pool[idx] == _EASY, chance * self.config.easy_weight, chance)
 
     def _fresh_signal(self) -> float:
-        """P(signal) of an unseen prompt: the decayed share of first looks that had signal, from a
-        Beta(1, 1) start (the empirical-Bayes population prior)."""
-        factor = 0.5 ** (
-            (self._clock - self._ema.get("probe_stamp", 0.0)) / self.config.evidence_half_life
-        )
-        return (self._ema.get("probe_signal", 0.0) * factor + 1.0) / (
-            self._ema.get("probe_n", 0.0) * factor + 2.0
-        )
-
-    def _count_probe(self, signal: bool) -> None:
-        """Fold a first look at a prompt into the population's decayed signal share."""
-        factor = 0.5 ** (
-            (self._clock - self._ema.get("probe_stamp", 0.0)) / self.config.evidence_half_life
-        )
-        self._ema["probe_signal"] = self._ema.get("probe_signal", 0.0) * factor + float(signal)
-        self._ema["probe_n"] = self._ema.get("probe_n", 0.0) * factor + 1.0
-        self._ema["probe_stamp"] = float(self._clock)
+        """P(signal) of an unseen prompt (see ``_population``)."""
+        return population.fresh_signal(self._ema, self._clock, self.config.evidence_half_life)
 
     def _surplus(self) -> float:
         """Discovery budget (0..1): the signal share's excess over ``signal_floor``, integrated
@@ -179,7 +186,10 @@ class SelectionMixin:
         g = self._group_size
         u = 1.0 - theta**g - (1.0 - theta) ** g
         u = np.where(self._pool[rest] == _EASY, u * self.config.easy_weight, u)
-        return rest[np.argsort(-u, kind="stable")[:k]].tolist()
+        # prompts drawn within the cooldown go last, the longest rested first: a short draw is
+        # filled wide, not by re-drawing the few prompts that just had signal (that memorises them)
+        rest_key = self._rest(rest, self._ema.get("cooldown", 0.0)) * self._past_floor(rest)
+        return rest[np.lexsort((-u, -rest_key))[:k]].tolist()
 
     def _repeats(self, k: int, chosen: list[int]) -> list[int]:
         """Only when fewer distinct prompts exist than asked for: cycle through the draw again

@@ -71,6 +71,11 @@ class CurriculumConfig:
     counts made under other settings say less about this policy."""
     base_prior: tuple[float, float] = (1.0, 1.0)
     """Beta(a, b) pseudo-counts every prompt starts from before any evidence."""
+    empirical_prior: bool = True
+    """Fit ``base_prior``'s mean and spread to the first looks at prompts (empirical Bayes; see
+    ``curriculum._population``) once 32 are in, never with more pseudo-counts than ``base_prior``.
+    On bimodal data (much solved, much out of reach) one lucky success in 8 then reads as below
+    the band, not as a pass rate of 0.2. False: ``base_prior`` throughout."""
     evidence_half_life: float = 1024.0
     """Groups observed (across all prompts) after which an old observation counts half: the policy
     moves, so old evidence goes stale."""
@@ -81,10 +86,17 @@ class CurriculumConfig:
     """Group size assumed for the signal chance until ``observe`` reports the real one (the
     constructor also accepts it as ``group_size=``)."""
     cooldown_factor: float = 1.0
-    """A drawn prompt's score is multiplied by ``(age / cooldown) ** 0.25`` (capped at 1), where
-    ``cooldown`` is this factor times the in-band mass (the sum of P(signal) over known and fresh
-    candidates, in groups observed): epoch-like coverage while fresh prompts are nearly as good,
-    quick reuse when they are much worse. 0 turns the cooldown off."""
+    """Reuse cooldown, in groups observed: this factor times the in-band mass (the sum of
+    P(signal) over known and fresh candidates). While fresh prompts can fill a draw, a drawn
+    prompt's score is multiplied by ``(age / cooldown) ** 0.25`` (capped at 1): epoch-like coverage
+    while fresh prompts are nearly as good, quick reuse when they are much worse. Once they
+    cannot, a known prompt waits the full cooldown (see ``min_reuse_share``). 0 turns it off."""
+    min_reuse_share: float = 0.1
+    """Floor of the cooldown once fresh prompts cannot fill a draw, as a share of the dataset's
+    prompts (uniform sampling draws a prompt again every ``len(dataset)`` groups on average).
+    Without it the cooldown shrinks with the in-band pool, and the demo's tiny model memorised
+    the few prompts left in band (pass rate 1/8 -> 8/8 on those training prompts, no gain on
+    held-out ones of their level)."""
     candidates_per_slot: int = 16
     """Known prompts scored per draw slot: a draw of ``n`` ranks a uniform sample of at most
     ``candidates_per_slot * n`` (at least 1024) known prompts, so its cost does not grow with the
@@ -164,6 +176,10 @@ class CurriculumConfig:
             )
         if self.max_warmup_pool is not None:
             _check_range("max_warmup_pool", self.max_warmup_pool, 0, 1e12, integer=True)
+        if not isinstance(self.empirical_prior, bool):
+            raise ValueError(
+                f"CurriculumConfig.empirical_prior={self.empirical_prior!r} must be true or false"
+            )
         if not isinstance(self.adaptive_group_size, bool):
             raise ValueError(
                 f"CurriculumConfig.adaptive_group_size={self.adaptive_group_size!r} "
@@ -210,6 +226,7 @@ _RANGES = (  # field, low, high, options of _check_range
     ("max_evidence", 1.0, 1e12, {}),
     ("group_size_hint", 2, 1_000_000, {"integer": True}),
     ("cooldown_factor", 0.0, 1e3, {}),
+    ("min_reuse_share", 0.0, 1e3, {}),
     ("candidates_per_slot", 1, 1_000_000, {"integer": True}),
     ("min_explore_share", 0.0, 1.0, {}),
     ("surplus_explore_share", 0.0, 1.0, {}),

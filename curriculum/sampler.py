@@ -10,65 +10,47 @@ of ``n`` prompts is, in this order:
    share only while that chance beats a fresh prompt's); then due re-tests of easy prompts;
 2. fresh and in-band prompts, competing on one score: the chance that a group disagrees,
    P(signal) = 1 - E[p^G] - E[(1-p)^G] under the prompt's posterior. A fresh prompt gets the
-   population's chance (the decayed share of first looks that had signal: an empirical-Bayes
-   prior), and a prompt drawn recently is scored down by a reuse cooldown (``cooldown_factor``
-   times the in-band mass, in groups). So when most of the data is in band the draw walks through
-   all of it like uniform epochs; when little is, the known in-band prompts win. At least
-   ``min_explore_share`` (up to ``surplus_explore_share`` as the discovery budget fills) stays
-   fresh;
-3. whatever is left, so a draw is always full; repeats only when fewer distinct prompts exist.
+   population's chance (the decayed share of first looks that had signal), and a prompt drawn
+   recently is scored down by a reuse cooldown (``cooldown_factor`` times the in-band mass, in
+   groups). So when most of the data is in band the draw walks through all of it like uniform
+   epochs; when little is, the known in-band prompts win. Once fresh prompts cannot fill a draw,
+   a known prompt waits its full cooldown, at least ``min_reuse_share`` of the dataset, so the
+   few left in band are not re-drawn every step. At least ``min_explore_share`` (up to
+   ``surplus_explore_share`` as the discovery budget fills) stays fresh;
+3. whatever is left, so a draw is always full (prompts off cooldown first, best Thompson signal
+   chance first); repeats only when fewer distinct prompts exist.
+
+Every posterior starts from the base prior: ``base_prior`` until 32 prompts were seen, then an
+empirical-Bayes fit to the first looks (``empirical_prior``; see ``_population``), so one lucky
+success on a hopeless prompt is not read as a pass rate in the band.
 
 Scale: the state is numpy arrays (one entry per prompt), the pools are O(1) index sets and the
 re-test schedules heaps (``pools``), and a draw ranks at most ``candidates_per_slot * n`` known
 prompts (a uniform sample of them when there are more), so ``sample`` and ``observe`` cost the
 same at a million prompts as at ten thousand. ``state_dict()`` stores the arrays compressed
-(``state``). The draw-time rules live in ``selection.py``.
+(``state``). The draw-time rules live in ``_selection``, saving and restoring in ``_persist``.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import asdict
 
 import numpy as np
 
-from passband.curriculum import _state as codec
-from passband.curriculum._ids import build_index, jsonable, plain_ids
+from passband.curriculum import _population as population
+from passband.curriculum._ids import build_index, plain_ids
+from passband.curriculum._persist import COUNTERS, FLOATS, PersistMixin
 from passband.curriculum._pools import DueQueue, IndexSet
 from passband.curriculum._selection import SelectionMixin
 from passband.curriculum.allocation import allocate
 from passband.curriculum.config import CurriculumConfig
 from passband.curriculum.posterior import band_class, expected_signal_array
 
-_STATE_FORMAT = "passband.curriculum/2"
 FRESH, ACTIVE, WARMUP, EASY = range(4)  # positions in posterior.POOLS: the pool array's codes
 _EMA_WINDOW = 256  # groups; the window of the in-band / signal shares in metrics()
-_COUNTERS = (
-    "groups_observed",
-    "groups_with_signal",
-    "probes",
-    "admissions",
-    "readmissions",
-    "retests",
-    "retests/warmup",
-    "retests/easy",
-    "to_warmup",
-    "to_easy",
-    "parked",
-    "priors/used",
-    "priors/unused",
-    "drawn/active",
-    "drawn/fresh",
-    "drawn/retest_warmup",
-    "drawn/retest_easy",
-    "drawn/fallback",
-    "drawn/repeat",
-)
-_FLOATS = ("succ", "fail", "stamp", "wait", "due")
 
 
-class Curriculum(SelectionMixin):
+class Curriculum(SelectionMixin, PersistMixin):
     """Sampler over ``prompt_ids`` (ints or strings) keeping them in the pass-rate ``band``.
 
     ``priors`` maps a prompt id to ``(passes, trials)`` from pre-scoring (or a bare pass rate,
@@ -100,7 +82,7 @@ class Curriculum(SelectionMixin):
         self._ids = plain_ids(prompt_ids)
         self._index = build_index(self._ids)
         n = len(self._ids)
-        for name in _FLOATS:
+        for name in FLOATS:
             setattr(self, f"_{name}", np.zeros(n))
         self._pool = np.zeros(n, dtype=np.int8)
         self._observed = np.zeros(n, dtype=np.int64)
@@ -110,7 +92,7 @@ class Curriculum(SelectionMixin):
         self._clock, self._n_hint, self._n_seen = 0, 1, 0
         self._group_size = config.group_size_hint
         self._pending: dict[int, int] = {}  # index -> clock when handed out, until observed
-        self._counts = {name: 0 for name in _COUNTERS}
+        self._counts = {name: 0 for name in COUNTERS}
         self._ema = {"signal": 0.0, "in_band": 0.0}
         if priors:
             self._set_priors(priors)
@@ -149,7 +131,8 @@ class Curriculum(SelectionMixin):
             )
         self._clock += 1
         if self._pool[i] == FRESH:
-            self._count_probe(0 < successes < trials)
+            half_life = self.config.evidence_half_life
+            population.fold_first_look(self._ema, successes, trials, self._clock, half_life)
         self._add(i, successes, trials - successes, self._clock)
         if self._observed[i] == 0:
             self._n_seen += 1
@@ -217,78 +200,6 @@ class Curriculum(SelectionMixin):
         out.update(self._counts)
         return out
 
-    def state_dict(self) -> dict:
-        """Everything needed to continue exactly where this left off: JSON-safe, with the
-        per-prompt arrays compressed (a few MB at a million prompts)."""
-        arrays = {name: codec.encode(getattr(self, f"_{name}")) for name in _FLOATS}
-        arrays["pool"], arrays["observed"] = codec.encode(self._pool), codec.encode(self._observed)
-        sets = [codec.encode(np.asarray(s.members, dtype=np.int64)) for s in self._sets]
-        queues = {
-            str(code): {
-                "heap": codec.encode(np.asarray(q.heap, dtype=np.float64).reshape(-1, 2)),
-                "due": codec.encode(np.asarray(q.due.members, dtype=np.int64)),
-            }
-            for code, q in self._queues.items()
-        }
-        return {
-            "format": _STATE_FORMAT,
-            "config": jsonable(asdict(self.config)),
-            "ids": codec.encode_ids(self._ids),
-            "arrays": arrays,
-            "sets": sets,
-            "queues": queues,
-            "clock": self._clock,
-            "rng": self._rng.bit_generator.state,
-            "n_hint": self._n_hint,
-            "n_seen": self._n_seen,
-            "group_size": self._group_size,
-            "pending": [[i, c] for i, c in self._pending.items()],
-            "counts": dict(self._counts),
-            "ema": dict(self._ema),
-        }
-
-    def load_state_dict(self, state: Mapping) -> None:
-        """Restore a ``state_dict()``; the prompt ids must be the same set as this sampler's."""
-        if state.get("format") != _STATE_FORMAT:
-            raise ValueError(
-                f"not a curriculum state (format {state.get('format')!r}, "
-                f"expected {_STATE_FORMAT!r})"
-            )
-        ids = codec.decode_ids(state["ids"])
-        if len(ids) != len(self._ids) or set(ids) != set(self._ids):
-            missing, extra = set(self._ids) - set(ids), set(ids) - set(self._ids)
-            raise ValueError(
-                f"curriculum state is for other prompts: {len(missing)} of ours are "
-                f"missing from it, {len(extra)} of its are unknown here"
-            )
-        changed = [
-            k for k, v in jsonable(asdict(self.config)).items() if state["config"].get(k) != v
-        ]
-        if changed:
-            warnings.warn(
-                f"resuming curriculum with changed settings {changed}; using the new ones",
-                stacklevel=2,
-            )
-        if ids != self._ids:
-            self._ids, self._index = ids, build_index(ids)
-        n = len(ids)
-        for name in _FLOATS:
-            setattr(self, f"_{name}", codec.decode(state["arrays"][name]).astype(np.float64))
-        self._pool = codec.decode(state["arrays"]["pool"]).astype(np.int8)
-        self._observed = codec.decode(state["arrays"]["observed"]).astype(np.int64)
-        self._sets = [IndexSet(n, codec.decode(blob)) for blob in state["sets"]]
-        for code, q in self._queues.items():
-            saved = state["queues"][str(code)]
-            q.heap = [(float(w), int(i)) for w, i in codec.decode(saved["heap"]).reshape(-1, 2)]
-            q.due = IndexSet(n, codec.decode(saved["due"]))
-        self._rng.bit_generator.state = state["rng"]
-        self._clock, self._n_hint, self._n_seen = state["clock"], state["n_hint"], state["n_seen"]
-        self._group_size = state["group_size"]
-        self._pending = {int(i): c for i, c in state["pending"]}
-        self._counts = {name: 0 for name in _COUNTERS}
-        self._counts.update(state["counts"])
-        self._ema = dict(state["ema"])
-
     def __len__(self) -> int:
         return len(self._ids)
 
@@ -301,8 +212,16 @@ class Curriculum(SelectionMixin):
 
     def _beta(self, idx):
         s, f = self._evidence(idx)
-        a0, b0 = self.config.base_prior
+        a0, b0 = self._base_prior()
         return a0 + s, b0 + f
+
+    def _base_prior(self) -> tuple[float, float]:
+        cfg = self.config
+        return (
+            population.base_prior(self._ema, cfg.base_prior)
+            if cfg.empirical_prior
+            else cfg.base_prior
+        )
 
     def _means(self, idx) -> np.ndarray:
         a, b = self._beta(idx)
@@ -389,13 +308,17 @@ class Curriculum(SelectionMixin):
         """Apply pre-scoring counts to every prompt at once (vectorised: a million in seconds)."""
         idx, passes, trials = [], [], []
         hint = self.config.group_size_hint
+        index = self._index
         for prompt_id, counts in priors.items():
-            i = self._index.get(_plain(prompt_id))
+            i = index.get(prompt_id)
+            if i is None:
+                i = index.get(_plain(prompt_id))
             if i is None:
                 self._counts["priors/unused"] += 1
                 continue
             try:
-                if isinstance(counts, (int, float, np.number)):  # a bare pass rate, one group
+                if type(counts) is not tuple and isinstance(counts, (int, float, np.number)):
+                    # a bare pass rate, read as one group
                     counts = (float(counts) * hint, hint)
                 p, t = (float(x) for x in counts)
             except (TypeError, ValueError):
@@ -413,6 +336,7 @@ class Curriculum(SelectionMixin):
 
     def _apply_priors(self, idx: np.ndarray, passes: np.ndarray, trials: np.ndarray) -> None:
         cfg, w = self.config, self.config.prior_weight
+        population.fold_priors(self._ema, passes, trials)
         self._add(idx, w * passes, w * (trials - passes), 0)
         lo, hi = cfg.band
         mean = self._means(idx)

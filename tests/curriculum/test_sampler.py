@@ -170,13 +170,14 @@ def test_in_band_prompts_near_half_are_preferred():
         return counts
 
     assert sum(draws(cooldown_factor=0.0)[i] for i in range(10)) > 0.6 * 500  # no reuse penalty
-    # with the default cooldown every in-band prompt keeps being drawn, the central ones more often
+    # with the default cooldown every in-band prompt is walked through like an epoch (none is
+    # re-drawn within its cooldown), the central ones first in each pass
     counts = draws()
     central, edge = (
         sum(counts[i] for i in range(10)) / 10,
         sum(counts[i] for i in range(10, 60)) / 50,
     )
-    assert central > 1.1 * edge and min(counts.values()) >= 3
+    assert central > 1.05 * edge and min(counts.values()) >= 6
 
 
 def test_easy_policy_drop_vs_downweight():
@@ -273,8 +274,12 @@ def test_numpy_ids_and_counts_are_accepted_as_plain_values():
 
 def test_fresh_prompts_get_the_exploration_floor_when_they_look_worse_than_known_ones():
     def fresh_drawn(**options):
-        cur = Curriculum(
-            range(3600), warmup_retest_share=0.0, max_warmup_retest_share=0.0, **options
+        cur = Curriculum(  # no cooldown: the known prompts were all drawn just now
+            range(3600),
+            warmup_retest_share=0.0,
+            max_warmup_retest_share=0.0,
+            cooldown_factor=0.0,
+            **options,
         )
         for i in range(300, 3000):
             cur.observe(i, 0, 8)  # most first looks are hopeless: an unseen prompt looks poor
