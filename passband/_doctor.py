@@ -4,16 +4,30 @@ Two tiers, one source per tier:
 - ``passband.trainer.config.RECOMMENDED`` holds the bounds outside which the trainer itself warns
   at construction; a value outside them is a ``warn`` finding and carries the trainer's own text.
 - ``TYPICAL`` below holds the narrower ranges most published GRPO recipes use (G 8-16, KL
-  coefficient 0.001-0.01, clip 0.2-0.3, temperature 0.9-1.2, lr 1e-6 to 5e-6 for pretrained
-  models, 64-512 prompts per step); outside them is a ``note``: legitimate for smoke tests and
-  small models, but the user should know what it costs.
+  coefficient 0.001-0.01, clip 0.2-0.3, temperature 0.9-1.2, 64-512 prompts per step); outside
+  them is a ``note``: legitimate for smoke tests and small models, but the user should know what
+  it costs.
+
+The learning rate depends on the model's size (``LEARNING_RATE_BY_SIZE``): GRPO recipes use
+1e-6 to 5e-6 for 1B-8B models, up to 2e-5 for small ones (<= 0.5B), 5e-7 to 1e-6 from 30B. When
+the parameter count is known, a learning rate above the range for that size is a ``warn`` (the
+trainer cannot know the size, so it only warns above 1e-5); unknown, the 1B-8B range applies as a
+``note``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Finding", "TYPICAL", "check_settings", "format_findings", "dominant_phase"]
+__all__ = [
+    "Finding",
+    "TYPICAL",
+    "LEARNING_RATE_BY_SIZE",
+    "learning_rate_range",
+    "check_settings",
+    "format_findings",
+    "dominant_phase",
+]
 
 # Per-phase seconds the trainer logs in every metrics line, and what to try when one dominates.
 _PHASE_ADVICE = {
@@ -24,6 +38,18 @@ _PHASE_ADVICE = {
     "update": "the update: bf16 on a GPU, a smaller grad_accum, beta = 0 (no reference forward), mu = 1",
     "sync": "the weight sync to the rollout engine: expected with vLLM on a large model",
 }
+
+# The learning rates GRPO recipes use for a pretrained model, by size: smaller models tolerate
+# (and, in a short run, need) larger steps. At most SMALL_MODEL_PARAMS is small, from
+# LARGE_MODEL_PARAMS on large, medium between (the 1B-8B recipes).
+SMALL_MODEL_PARAMS = 0.5e9
+LARGE_MODEL_PARAMS = 30e9
+LEARNING_RATE_BY_SIZE: dict[str, tuple[float, float]] = {
+    "small": (1e-6, 2e-5),
+    "medium": (1e-6, 5e-6),
+    "large": (5e-7, 1e-6),
+}
+
 
 # field -> (low, high, what happens below, what happens above)
 TYPICAL: dict[str, tuple[float, float, str, str]] = {
@@ -63,9 +89,8 @@ TYPICAL: dict[str, tuple[float, float, str, str]] = {
         "and less exploration",
         "high temperature produces incoherent samples: rewards drop and lengths grow",
     ),
-    "learning_rate": (
-        1e-6,
-        5e-6,
+    "learning_rate": (  # for a model of unknown size; see learning_rate_range
+        *LEARNING_RATE_BY_SIZE["medium"],
         "updates this small barely move a pretrained model in a short run",
         "a pretrained model drifts fast: collapsed outputs, exploding KL, lost skills",
     ),
@@ -77,6 +102,27 @@ TYPICAL: dict[str, tuple[float, float, str, str]] = {
         "long steps and few optimizer updates per hour; the curriculum reacts late",
     ),
 }
+
+
+def count_text(params: float) -> str:
+    """135M, 1.5B, 72B: the way model cards name sizes."""
+    return f"{params / 1e6:.0f}M" if params < 1e9 else f"{params / 1e9:.3g}B"
+
+
+def learning_rate_range(params: float | None) -> tuple[float, float, str]:
+    """``(low, high, for whom)``: the learning rates GRPO recipes use for a pretrained model of
+    ``params`` parameters; ``None`` (unknown) gives the medium (1B-8B) range and says so."""
+    if params is None:
+        low, high = LEARNING_RATE_BY_SIZE["medium"]
+        return low, high, "for a 1B-8B model (parameter count unknown: pass --params)"
+    if params <= SMALL_MODEL_PARAMS:
+        size = "small"
+    elif params < LARGE_MODEL_PARAMS:
+        size = "medium"
+    else:
+        size = "large"
+    low, high = LEARNING_RATE_BY_SIZE[size]
+    return low, high, f"for a {count_text(params)}-parameter model"
 
 
 @dataclass(frozen=True)
@@ -110,7 +156,38 @@ def _outside(value: float, low, high) -> str | None:
     return None
 
 
-def _check_one(name: str, value, explicit: bool, pretrained: bool, recommended: dict) -> Finding:
+def _check_learning_rate(value: float, explicit: bool, params, recommended: dict) -> Finding:
+    """Against the range for the model's size; the trainer's bound (size-blind) is named when it
+    will warn too, and a value within the size's range that it warns about is a note."""
+    low, high, whom = learning_rate_range(params)
+    typical = f"{_range_text(low, high)} {whom}"
+    r_high, risk = recommended.get("learning_rate", (None, None, ""))[1:]
+    trainer_warns = r_high is not None and value > r_high
+
+    def found(status: str, severity: str, message: str) -> Finding:
+        return Finding("learning_rate", value, status, severity, typical, message, not explicit)
+
+    if value > high:
+        usual = f"GRPO recipes use {_range_text(low, high)} {whom}"
+        if trainer_warns:
+            return found("high", "warn", f"{usual}; {risk} (the trainer warns too)")
+        severity = "note" if params is None else "warn"  # a known size: this is the real range
+        return found("high", severity, f"{usual}; above it {TYPICAL['learning_rate'][3]}")
+    if trainer_warns:
+        return found(
+            "ok",
+            "note",
+            f"usual {whom}, but above {r_high:g} the trainer warns at start-up all the same "
+            "(it does not know the model's size)",
+        )
+    if value < low:
+        return found("low", "note", TYPICAL["learning_rate"][2])
+    return found("ok", "ok", "")
+
+
+def _check_one(
+    name: str, value, explicit: bool, pretrained: bool, recommended: dict, params=None
+) -> Finding:
     low, high, below, above = TYPICAL.get(name, (None, None, "", ""))
     typical = _range_text(low, high) if low is not None else "-"
     if name == "learning_rate" and not pretrained:
@@ -125,6 +202,8 @@ def _check_one(name: str, value, explicit: bool, pretrained: bool, recommended: 
         )
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return Finding(name, value, "n/a", "ok", typical, "not a number; not checked", not explicit)
+    if name == "learning_rate":
+        return _check_learning_rate(value, explicit, params, recommended)
     if name in recommended:
         r_low, r_high, risk = recommended[name]
         side = _outside(value, r_low, r_high)
@@ -140,14 +219,17 @@ def _check_one(name: str, value, explicit: bool, pretrained: bool, recommended: 
     )
 
 
-def check_settings(values: dict, explicit: set[str] | None = None) -> list[Finding]:
-    """One finding per checked field of ``values`` (a GRPOConfig as a dict, defaults included)."""
+def check_settings(
+    values: dict, explicit: set[str] | None = None, params: float | None = None
+) -> list[Finding]:
+    """One finding per checked field of ``values`` (a GRPOConfig as a dict, defaults included).
+    ``params``: the model's parameter count, which sets the learning-rate range (None: unknown)."""
     explicit = set(values) if explicit is None else explicit
     pretrained = bool(values.get("pretrained", True))
     recommended = _recommended()
     names = list(TYPICAL) + [n for n in recommended if n not in TYPICAL]
     return [
-        _check_one(n, values[n], n in explicit, pretrained, recommended)
+        _check_one(n, values[n], n in explicit, pretrained, recommended, params)
         for n in names
         if n in values
     ]

@@ -2,8 +2,11 @@
 
     python examples/smollm2/make_data.py        # -> runs/smollm2/{gsm8k,json_extract,code}.jsonl
 
-- ``gsm8k.jsonl``: the first ``--gsm8k`` rows of ``../shared/data/gsm8k/train.jsonl`` (fields
-  ``prompt`` as chat messages, ``answer`` as GSM8K writes it: "... #### 72").
+- ``gsm8k.jsonl``: the ``--gsm8k`` easiest rows of ``../shared/data/gsm8k/train.jsonl`` (fields
+  ``prompt`` as chat messages, ``answer`` as GSM8K writes it: "... #### 72"). Easiest means the
+  fewest solution lines before ``####`` (GSM8K writes one calculation per line; the minimum is
+  2), then the shortest question, then file order: a 135M model solves almost none of the first
+  rows of the file, so a slice taken in file order is all ``too_hard`` and teaches nothing.
 - ``json_extract.jsonl``: extract a person's name and age as JSON; the row's ``schema`` pins the
   right values with ``const``, so the ``json_schema`` verifier rewards only the right extraction.
 - ``code.jsonl``: one-line Python functions, MBPP-style ``tests`` run in the sandbox by ``code``.
@@ -43,10 +46,17 @@ def chat(text: str) -> list[dict]:
     return [{"role": "user", "content": text}]
 
 
+def solution_steps(answer: str) -> int:
+    """Lines of a GSM8K solution before ``####``: one calculation each."""
+    return len(answer.split("####")[0].strip().splitlines())
+
+
 def gsm8k_rows(source: Path, n: int) -> list[dict]:
     with open(source, encoding="utf-8") as f:
-        rows = [json.loads(line) for _, line in zip(range(n), f)]
-    return [{"prompt": chat(r["question"] + GSM8K_SUFFIX), "answer": r["answer"]} for r in rows]
+        rows = [json.loads(line) for line in f if line.strip()]
+    # sorted() is stable: ties in (steps, question length) keep the file's order
+    easiest = sorted(rows, key=lambda r: (solution_steps(r["answer"]), len(r["question"])))[:n]
+    return [{"prompt": chat(r["question"] + GSM8K_SUFFIX), "answer": r["answer"]} for r in easiest]
 
 
 def json_rows(n: int, seed: int = 0) -> list[dict]:
@@ -92,7 +102,7 @@ def write(rows: list[dict], path: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gsm8k-source", type=Path, default=Path("../shared/data/gsm8k/train.jsonl"))
-    ap.add_argument("--gsm8k", type=int, default=16, help="GSM8K rows to take (default 16)")
+    ap.add_argument("--gsm8k", type=int, default=12, help="easiest GSM8K rows to take (default 12)")
     ap.add_argument("--out", type=Path, default=Path("runs/smollm2"))
     args = ap.parse_args()
     write(gsm8k_rows(args.gsm8k_source, args.gsm8k), args.out / "gsm8k.jsonl")

@@ -119,14 +119,17 @@ def run(args: argparse.Namespace) -> int:
     if args.gpus < 1:
         raise UsageError(f"--gpus {args.gpus}: must be >= 1")
     values, explicit, model_path = read_trainer_settings(args.config, args.overrides)
-    findings = check_settings(values, explicit)
+    shape, why_not = _shape(args, model_path)  # its parameter count sets the learning-rate range
+    findings = check_settings(values, explicit, shape.params if shape else None)
     flagged = sum(f.severity != "ok" for f in findings)
     print(f"passband doctor: {args.config}\n")
-    print(f"settings ({flagged} outside the typical range; WARN = the trainer warns too)")
+    print(
+        f"settings ({flagged} outside the typical range; WARN = likely to hurt the run: "
+        "the trainer warns too, or the learning rate is high for the model's size)"
+    )
     print(format_findings(findings))
     _print_context(model_path, values["max_new_tokens"], args.prompt_tokens)
     _print_phases(values.get("output_dir"))
-    shape, why_not = _shape(args, model_path)
     print()
     if shape is None:
         print(f"estimate skipped: {why_not}")
