@@ -88,6 +88,7 @@ def short_batch_note(step: int, kept: int, wanted: int, rounds: int, times: int)
     what = "skipping the update" if kept == 0 else "training on the smaller batch"
     return (
         f"step {step}: {kept}/{wanted} groups have reward variance after {rounds} refill "
-        f"round(s); {what} (happened {times}x; raise max_refill_rounds or see "
+        f"round(s); {what} (happened {times}x; a step rolls out at most {MAX_OVERSAMPLE:g}x "
+        "prompts_per_step prompts, in 1 + max_refill_rounds rounds; see "
         "groups/zero_variance_share)"
     )
