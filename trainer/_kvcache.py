@@ -9,8 +9,9 @@ step writes its token's keys and values into the next slot and attends over a vi
 part. The arithmetic is the default cache's, so the samples are identical (tests/trainer/
 test_speed_generate.py); only the copying goes.
 
-Layers of any other kind (sliding windows, linear attention, quantised) keep their own class, and
-a transformers without the layered cache API gets ``None``: ``generate`` then builds its default.
+A model with layers of any other kind (sliding windows, linear attention or state-space layers,
+whose models may build a cache class of their own) and a transformers without the layered cache
+API get ``None``: ``generate`` then builds its default, as before.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ except ImportError:  # pragma: no cover - older transformers: generate's default
 
 
 def preallocated_cache(model, capacity: int) -> Any | None:
-    """A ``DynamicCache`` for ``model`` whose plain full-attention layers write in place into
-    buffers of ``capacity`` positions (they grow, by doubling, if a step ever needs more);
-    ``None`` where the model's cache cannot take such layers."""
+    """A ``DynamicCache`` for ``model`` whose layers write in place into buffers of ``capacity``
+    positions (they grow, by doubling, if a step ever needs more); ``None`` unless every layer of
+    the cache ``generate`` would build is a plain full-attention ``DynamicLayer``."""
     if DynamicCache is None:
         return None
     config = getattr(model, "config", None)
@@ -41,9 +42,9 @@ def preallocated_cache(model, capacity: int) -> Any | None:
     layers = getattr(cache, "layers", None)
     if not layers or getattr(cache, "offloading", False):
         return None
-    cache.layers = [
-        _InPlaceLayer(capacity) if type(layer) is DynamicLayer else layer for layer in layers
-    ]
+    if any(type(layer) is not DynamicLayer for layer in layers):
+        return None  # sliding-window, hybrid or custom layers: generate's own cache
+    cache.layers = [_InPlaceLayer(capacity) for _ in layers]
     return cache
 
 

@@ -76,10 +76,15 @@ def test_cache_layer_operations_match_the_dynamic_layer():
         assert ours.get_seq_length() == ref.get_seq_length(), op
 
 
-def test_only_plain_full_attention_layers_are_replaced(tiny, tokenizer, monkeypatch):
+def test_only_a_cache_of_plain_full_attention_layers_is_replaced(tiny, tokenizer, monkeypatch):
     model = tiny.model(tokenizer)
     cache = preallocated_cache(model, 16)
     assert [type(x) for x in cache.layers] == [_InPlaceLayer] * model.config.num_hidden_layers
+    sliding = tiny.model(tokenizer)
+    sliding.config.use_sliding_window, sliding.config.sliding_window = True, 4
+    sliding.config.max_window_layers = 1  # layer 2 of 2 slides: generate's own cache
+    sliding.config.layer_types = ["full_attention", "sliding_attention"]
+    assert preallocated_cache(sliding, 16) is None
     monkeypatch.setattr(_kvcache, "DynamicCache", None)  # a transformers without the layer API
     assert preallocated_cache(model, 16) is None
 
