@@ -14,7 +14,8 @@ What is timed is the call a user makes: ``GRPOTrainer(...)`` and ``.train()``, s
 one after the other, the contenders interleaved over ``--repeats``; the table gives every ratio
 to TRL's time of the same repeat, as a range. Held-out accuracy is greedy, on problems disjoint
 from the training set. ``--before DIR`` adds passband from another checkout (e.g. the previous
-``main``), run the same way.
+``main``), run the same way; ``--set KEY=VALUE`` adds passband with that non-default setting (the
+row names it).
 
     .venv/bin/python benchmarks/bench_trainer_vs_trl.py                      # both tasks
     .venv/bin/python benchmarks/bench_trainer_vs_trl.py --task long --steps 8 --repeats 1
@@ -126,7 +127,9 @@ def _run_trl(model, tok, train, task: str, args, out_dir: Path) -> list[float]:
 def _run_passband(model, tok, train, task: str, args, out_dir: Path) -> list[float]:
     from passband.trainer import GRPOConfig, GRPOTrainer
 
+    overrides = json.loads(args.overrides or "{}")  # a --set contender's non-defaults
     config = GRPOConfig(
+        **overrides,
         group_size=args.group,
         prompts_per_step=args.prompts,
         max_new_tokens=TASKS[task],
@@ -172,9 +175,10 @@ def worker(name: str, task: str, args) -> dict:
     torch.set_num_threads(1)
     torch.manual_seed(0)
     train, heldout = _splits(task, args)
-    warm = Path(args.scratch) / f"warm_{task}"
+    warm = Path(args.warm_dir or args.scratch) / f"warm_{task}"
     tok, model = AutoTokenizer.from_pretrained(warm), AutoModelForCausalLM.from_pretrained(warm)
-    out_dir = Path(args.scratch) / f"{name}_{task}_{args.repeat}"
+    safe = "".join(ch if ch.isalnum() else "_" for ch in name)
+    out_dir = Path(args.scratch) / f"{safe}_{task}_{args.repeat}"
     run = _run_trl if name == "trl" else _run_passband
     stamps = run(model, tok, train, task, args, out_dir)
     steps = [b - a for a, b in zip(stamps, stamps[1:])]
@@ -194,15 +198,25 @@ def worker(name: str, task: str, args) -> dict:
 
 def _warm_start(task: str, args, scratch: Path) -> float:
     import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from passband.demo.model import build_model
+    from passband.demo.model import ModelSize, build_model
     from passband.demo.sft import SFTConfig, warm_start
     from passband.demo.tokenizer import build_tokenizer
 
     torch.set_num_threads(1)
     train, heldout = _splits(task, args)
+    saved = scratch / f"warm_{task}"
+    if (saved / "config.json").is_file():  # --warm-dir from an earlier run with these settings
+        tok, model = (
+            AutoTokenizer.from_pretrained(saved),
+            AutoModelForCausalLM.from_pretrained(saved),
+        )
+        return _accuracy(model, tok, task, heldout)
     tok = build_tokenizer()
-    model = build_model(tok, seed=0)
+    # the long task's prompt + 72 completion tokens need more than the demo model's 64 positions
+    size = ModelSize(max_positions=128) if task == "long" else ModelSize()
+    model = build_model(tok, size, seed=0)
     warm_start(model, tok, train, SFTConfig(steps=args.sft_steps), progress=False)
     model.save_pretrained(scratch / f"warm_{task}")
     tok.save_pretrained(scratch / f"warm_{task}")
@@ -283,6 +297,19 @@ def main() -> int:
     parser.add_argument("--sft-steps", type=int, default=400)
     parser.add_argument("--heldout", type=int, default=300)
     parser.add_argument("--before", default=None, help="another passband checkout to run too")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="also run passband with this GRPOConfig setting (JSON value; repeatable: one contender)",
+    )
+    parser.add_argument("--overrides", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--warm-dir",
+        default=None,
+        help="keep the SFT warm starts here and reuse them on later runs (same --sft-steps)",
+    )
     parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--scratch", help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=0, help=argparse.SUPPRESS)
@@ -291,24 +318,32 @@ def main() -> int:
         print("RESULT " + json.dumps(worker(*args.worker, args)), flush=True)
         return 0
     tasks = list(TASKS) if args.task == "both" else [args.task]
-    contenders = {"trl": None, "passband": os.getcwd()}
+    contenders = {"trl": (None, None), "passband": (os.getcwd(), None)}
     if args.before:
-        contenders["passband_before"] = os.path.abspath(args.before)
+        contenders["passband_before"] = (os.path.abspath(args.before), None)
+    if args.set:
+        pairs = dict(kv.split("=", 1) for kv in args.set)
+        overrides = {k: json.loads(v) for k, v in pairs.items()}
+        contenders["passband " + ",".join(args.set)] = (os.getcwd(), json.dumps(overrides))
     with tempfile.TemporaryDirectory(prefix="bench_trl_") as tmp:
         scratch, t0 = Path(tmp), time.perf_counter()
-        warm = {t: _warm_start(t, args, scratch) for t in tasks}
+        if args.warm_dir:
+            Path(args.warm_dir).mkdir(parents=True, exist_ok=True)
+        warm = {t: _warm_start(t, args, Path(args.warm_dir or scratch)) for t in tasks}
         print(f"warm starts: {warm} ({time.perf_counter() - t0:.0f}s)", flush=True)
         rows = []
         for repeat in range(args.repeats):
             for task in tasks:
-                for name, code in contenders.items():
-                    rows += _spawn(name, task, repeat, code, args, scratch)
+                for name, (code, overrides) in contenders.items():
+                    rows += _spawn(name, task, repeat, code, overrides, args, scratch)
         print("\n" + _table(rows, warm) + "\n\n" + _phase_table(rows))
         print(f"\ntotal {time.perf_counter() - t0:.0f}s")
     return 0
 
 
-def _spawn(name: str, task: str, repeat: int, code: str | None, args, scratch: Path) -> list[dict]:
+def _spawn(
+    name: str, task: str, repeat: int, code: str | None, overrides, args, scratch: Path
+) -> list[dict]:
     cmd = [
         sys.executable,
         __file__,
@@ -323,6 +358,8 @@ def _spawn(name: str, task: str, repeat: int, code: str | None, args, scratch: P
         f"--{k.replace('_', '-')}={getattr(args, k)}"
         for k in ("steps", "group", "prompts", "lr", "heldout")
     ]
+    cmd += ["--warm-dir", args.warm_dir] if args.warm_dir else []
+    cmd += ["--overrides", overrides] if overrides else []
     env = dict(os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false")
     if code:
         env["PYTHONPATH"] = code

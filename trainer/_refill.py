@@ -1,16 +1,23 @@
 """How many prompts to roll out so that one ``generate`` round usually fills the step.
 
 Zero-variance groups carry no gradient and are dropped. Refilling them in serial rounds costs one
-more ``generate`` call each (small batches, badly used). Instead the first round draws extra
-prompts, as DAPO's generation batch does, but sized from what the sampler predicts: the
-curriculum's P(signal) of each drawn prompt (``Curriculum.signal_chance``, from its posteriors).
-The number drawn is the smallest whose count of groups with signal reaches the target at about
-the 70th percentile (half a standard deviation), at most twice what is needed: generation is
-most of a step, and a prediction is only a prediction. A top-up round runs only on a real
-shortfall: more than ``SHORTFALL_SHARE`` of ``prompts_per_step`` missing (any group missing
-below 8 prompts per step); a step a group or two short trains on what it has (the loss is a
-token mean, so a smaller batch is not mis-scaled). Surplus groups with signal are observed (the
-curriculum learns from them) but not trained on: the batch keeps ``prompts_per_step`` groups.
+more ``generate`` call each (a full decode for a few groups: on a GPU the decode's latency, not
+its batch, sets its cost). Instead the first round draws extra prompts, as DAPO's generation batch
+does, but sized from what the sampler predicts: the curriculum's P(signal) of each drawn prompt
+(``Curriculum.signal_chance``, from its posteriors). The number drawn is the smallest whose count
+of groups with signal reaches the target at about the 70th percentile (half a standard deviation).
+
+Generation is most of a step, so a step's roll-out has a budget: ``MAX_OVERSAMPLE`` times
+``prompts_per_step`` prompts over all its rounds together (``rollout_room``). The first round may
+use all of it; a top-up round runs only on a real shortfall (more than ``SHORTFALL_SHARE`` of
+``prompts_per_step`` missing; any group missing below 8 prompts per step) and only from what is
+left. On a hard task (few groups with signal) the step then trains on the groups it found rather
+than paying two more decodes for a few more: measured on the >= 64-token benchmark task
+(BENCHMARKS.md), the old per-round cap of 2x with two top-ups rolled out 4.6 completions per one
+trained and spent 80% of the step generating. A step short of groups trains on what it has (the
+loss is a token mean, so a smaller batch is not mis-scaled). Surplus groups with signal are
+observed (the curriculum learns from them) but not trained on: the batch keeps
+``prompts_per_step`` groups.
 """
 
 from __future__ import annotations
@@ -24,11 +31,12 @@ __all__ = [
     "predicted_signal",
     "short_batch_note",
     "real_shortfall",
+    "rollout_room",
     "MAX_OVERSAMPLE",
     "SHORTFALL_SHARE",
 ]
 
-MAX_OVERSAMPLE = 2.0  # never roll out more than this many times the groups still needed
+MAX_OVERSAMPLE = 1.5  # a step rolls out at most this many times prompts_per_step, all rounds
 SHORTFALL_SHARE = 1 / 8  # missing groups a step tolerates before a top-up round, as a share
 _Z = 0.5  # margin in standard deviations of the count of groups with signal
 _FLOOR = 0.05  # a prediction below this is not trusted to size a draw
@@ -38,6 +46,13 @@ def real_shortfall(missing: int, prompts_per_step: int, first_round: bool) -> bo
     """Whether to roll out (again): always for the first round, else when more than the
     tolerated share of the step's groups is missing."""
     return missing > 0 and (first_round or missing > int(prompts_per_step * SHORTFALL_SHARE))
+
+
+def rollout_room(rolled: int, prompts_per_step: int) -> int:
+    """Prompts the step may still roll out: its budget of ``MAX_OVERSAMPLE`` x
+    ``prompts_per_step`` (at least one more than ``prompts_per_step``) less those ``rolled``."""
+    budget = max(math.floor(prompts_per_step * MAX_OVERSAMPLE), prompts_per_step + 1)
+    return max(0, budget - rolled)
 
 
 def predicted_signal(sampler: Any, prompt_ids: Sequence[Any]) -> float | None:
@@ -54,7 +69,8 @@ def predicted_signal(sampler: Any, prompt_ids: Sequence[Any]) -> float | None:
 
 
 def draws_for(needed: int, chance: float | None, available: int) -> int:
-    """Prompts to draw so that about ``needed`` of them have signal, given each has ``chance``."""
+    """Prompts to draw so that about ``needed`` of them have signal, given each has ``chance``;
+    at most ``available`` (the prompts left, capped by ``rollout_room``)."""
     if needed <= 0:
         return 0
     if chance is None or chance >= 0.999:
@@ -72,6 +88,7 @@ def short_batch_note(step: int, kept: int, wanted: int, rounds: int, times: int)
     what = "skipping the update" if kept == 0 else "training on the smaller batch"
     return (
         f"step {step}: {kept}/{wanted} groups have reward variance after {rounds} refill "
-        f"round(s); {what} (happened {times}x; raise max_refill_rounds or see "
+        f"round(s); {what} (happened {times}x; a step rolls out at most {MAX_OVERSAMPLE:g}x "
+        "prompts_per_step prompts, in 1 + max_refill_rounds rounds; see "
         "groups/zero_variance_share)"
     )

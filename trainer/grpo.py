@@ -64,7 +64,13 @@ from passband.trainer._metrics import (
     reward_metrics,
 )
 from passband.trainer._outdir import claim_output_dir
-from passband.trainer._refill import draws_for, predicted_signal, real_shortfall, short_batch_note
+from passband.trainer._refill import (
+    draws_for,
+    predicted_signal,
+    real_shortfall,
+    rollout_room,
+    short_batch_note,
+)
 from passband.trainer._scoring import Scorer
 from passband.trainer._startup import start_verifier_workers
 from passband.trainer.advantages import get_advantage
@@ -257,18 +263,20 @@ class GRPOTrainer:
         groups, rounds = [], -1  # groups rolled out so far, refill rounds (-1: none yet)
         while rounds < (c.max_refill_rounds if c.filter_zero_variance else 0):
             needed = c.prompts_per_step - len(self._trained(groups))
-            if not real_shortfall(needed, c.prompts_per_step, first_round=rounds < 0):
+            room = rollout_room(len(groups), c.prompts_per_step)  # the step's roll-out budget
+            if not real_shortfall(needed, c.prompts_per_step, first_round=rounds < 0) or not room:
                 break
             rounds += 1
             used = [g.prompt_id for g in groups]
             with self._time("sample"):
                 ids = (
-                    self.sampler.sample(needed, exclude=used)
+                    self.sampler.sample(min(needed, room), exclude=used)
                     if used
                     else self.sampler.sample(needed)
                 )
                 if c.filter_zero_variance and c.max_refill_rounds > 0:
-                    more = draws_for(needed, predicted_signal(self.sampler, ids), len(self.rows))
+                    chance = predicted_signal(self.sampler, ids)
+                    more = draws_for(needed, chance, min(len(self.rows), room))
                     ids += (
                         self.sampler.sample(more - needed, exclude=used + ids)
                         if more > needed

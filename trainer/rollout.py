@@ -30,6 +30,7 @@ from typing import Any
 import torch
 
 from passband.trainer._data import encode_prompt  # the one encoding the row checks use
+from passband.trainer._kvcache import preallocated_cache
 
 __all__ = [
     "Rollout",
@@ -322,6 +323,9 @@ class HFRollout(RolloutBackend):
             ]
         if self.stop:
             kwargs["stopping_criteria"] = [_StopOnStrings(self.tokenizer, self.stop, width)]
+        cache = preallocated_cache(self.model, width + self.max_new_tokens)  # no O(T^2) copying
+        if cache is not None:
+            kwargs["past_key_values"] = cache
         out = self.model.generate(
             input_ids=input_ids.to(device), attention_mask=attention.to(device), **kwargs
         )  # [b, P+C]

@@ -128,6 +128,10 @@ _ANSWER = re.compile(r"\s*(-?\d+)")
 class _ArithVerifier:
     """Exact integer check. A top-level class so that it pickles into verifier worker processes."""
 
+    # A prefix regex and an int comparison: linear in the completion, so it cannot hang and
+    # ``verify_batch`` may score it in the trainer's process (no worker pool to start, no pipe).
+    inline_safe = True
+
     def __call__(self, completion: str, answer: str | int | None = None, **_: object) -> Verdict:
         if answer is None:
             return Verdict.error("reference has no 'answer'")

@@ -12,6 +12,7 @@ import torch
 
 from passband.trainer import GRPOConfig, GRPOTrainer, RolloutBackend, StalePolicyError
 from passband.trainer._metrics import STEP_KEYS
+from passband.trainer._refill import rollout_room
 from passband.verifiers import Verdict
 
 pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
@@ -76,14 +77,15 @@ def test_zero_variance_groups_hit_the_refill_bound_and_get_no_kl_gradient(
     )
     before = _params(t.model)
     m = t.train_step()
-    # 2 prompts, then two top-ups sized by the signal share seen (none): the whole dataset each
-    assert (m["groups/rolled"], m["groups/refill_rounds"], m["groups/effective"]) == (8, 2, 0)
-    assert m["generate/calls"] == 3
-    assert m["groups/zero_variance_share"] == 1.0 and m["groups/dropped"] == 8
+    # 2 prompts, then one top-up with what is left of the step's roll-out budget (3 prompts)
+    room = rollout_room(0, 2)
+    assert (m["groups/rolled"], m["groups/refill_rounds"], m["groups/effective"]) == (room, 1, 0)
+    assert m["generate/calls"] == 2
+    assert m["groups/zero_variance_share"] == 1.0 and m["groups/dropped"] == room
     assert m["loss"] is None and t.policy_version == 0 and m["reward/mean"] == 1.0
     assert _same(before, _params(t.model)), "dropped groups must not move the weights (KL included)"
     assert (
-        "0/2 groups have reward variance after 2 refill round(s); skipping"
+        "0/2 groups have reward variance after 1 refill round(s); skipping"
         in capsys.readouterr().out
     )
 

@@ -5,12 +5,13 @@ time goes."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
 from passband.trainer import FakeRollout, GRPOConfig, GRPOTrainer, RolloutBackend
 from passband.trainer._metrics import PHASES
-from passband.trainer._refill import draws_for
+from passband.trainer._refill import MAX_OVERSAMPLE, draws_for
 
 pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
 
@@ -128,9 +129,10 @@ def test_without_refills_a_step_rolls_out_exactly_its_prompts(tiny, tokenizer, t
 
 
 def test_draw_sizes_follow_the_predicted_chance():
+    cap = math.ceil(8 * MAX_OVERSAMPLE)
     assert draws_for(8, None, 100) == 8 and draws_for(8, 1.0, 100) == 8
-    assert 16 >= draws_for(8, 0.5, 100) > draws_for(8, 0.9, 100) > 8
-    assert draws_for(8, 0.0, 100) == 16 and draws_for(8, 0.5, 10) == 10
+    assert cap >= draws_for(8, 0.7, 100) > draws_for(8, 0.95, 100) > 8
+    assert draws_for(8, 0.0, 100) == cap and draws_for(8, 0.5, 10) == 10
     assert draws_for(0, 0.5, 10) == 0
 
 

@@ -427,9 +427,11 @@ def test_two_ranks_with_their_own_engines_match_one_process(tmp_path):
                 )  # terms, other order
                 assert same, (name, a["step"], key, a[key], b[key])
         # Each engine batches other prompts, so its log-probs (hence the TIS weights) differ in
-        # the last bits; a wrong seed or a stale engine would move weights by ~lr = 3e-3.
+        # the last bits; a wrong seed or a stale engine would move weights by ~lr = 3e-3. AdamW
+        # turns last-bit gradient noise into steps near 1e-4 where the true gradient is ~0 (the
+        # k_proj bias: softmax ignores a shift shared by all keys), hence 3e-4, still lr / 10.
         for key, w in weights["one"].items():
-            assert torch.allclose(w, weights[name][key], atol=1e-4, rtol=1e-4), (
+            assert torch.allclose(w, weights[name][key], atol=3e-4, rtol=1e-4), (
                 name,
                 key,
                 float((w - weights[name][key]).abs().max()),

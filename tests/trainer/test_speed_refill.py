@@ -1,0 +1,68 @@
+"""A step's roll-out has a budget: at most ``MAX_OVERSAMPLE`` x ``prompts_per_step`` prompts over
+all its rounds. On a hard task (most groups unanimous) the step trains on the groups it found in
+one ``generate`` call instead of paying two more decodes for a few more groups."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from passband.trainer import FakeRollout, GRPOConfig, GRPOTrainer
+from passband.trainer._refill import MAX_OVERSAMPLE, draws_for, rollout_room
+
+pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
+
+PER_STEP = 8
+BUDGET = math.floor(PER_STEP * MAX_OVERSAMPLE)
+
+
+def _hard_rows(n):
+    """One prompt in four can pass; the others never do (their groups are always unanimous)."""
+    return [{"prompt": f"q{i}?", "answer": "yes" if i % 4 == 0 else "never"} for i in range(n)]
+
+
+def _trainer(tiny, tokenizer, tmp_path, **kw):
+    backend = FakeRollout(tokenizer, respond=lambda p, j, seed: "yes" if seed % 2 else "no")
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=PER_STEP,
+        max_new_tokens=8,
+        learning_rate=1e-3,
+        beta=0.0,
+        pretrained=False,
+        max_steps=6,
+        output_dir=str(tmp_path),
+        progress=False,
+        verifier_workers=1,
+        **kw,
+    )
+    t = GRPOTrainer(
+        tiny.model(tokenizer), tokenizer, _hard_rows(400), "exact", config, rollout_backend=backend
+    )
+    t._begin()
+    return t, backend
+
+
+def test_a_hard_step_rolls_out_at_most_its_budget_in_one_call(tiny, tokenizer, tmp_path):
+    t, backend = _trainer(tiny, tokenizer, tmp_path)
+    lines = [t.train_step() for _ in range(6)]
+    assert all(m["groups/rolled"] <= BUDGET for m in lines), [m["groups/rolled"] for m in lines]
+    late = lines[2:]  # once the curriculum predicts the low chance, the first round takes it all
+    assert all(m["generate/calls"] == 1 and m["groups/rolled"] == BUDGET for m in late)
+    assert all(0 < m["groups/effective"] < PER_STEP for m in late), "short steps train anyway"
+
+
+def test_a_top_up_uses_only_what_the_first_round_left(tiny, tokenizer, tmp_path):
+    """The uniform sampler predicts no zero-variance groups before it has seen any: the first
+    round draws exactly prompts_per_step; the shortfall's top-up gets the rest of the budget."""
+    t, backend = _trainer(tiny, tokenizer, tmp_path, use_curriculum=False)
+    m = t.train_step()
+    assert [p for p, _ in backend.calls][:2] == [PER_STEP, BUDGET - PER_STEP]
+    assert m["generate/calls"] == 2 and m["groups/rolled"] == BUDGET
+
+
+def test_room_and_draw_sizes():
+    assert rollout_room(0, 16) == math.floor(16 * MAX_OVERSAMPLE) and rollout_room(99, 16) == 0
+    assert rollout_room(0, 1) == 2, "even one prompt per step may draw one extra"
+    assert draws_for(8, 0.01, rollout_room(0, 8)) == BUDGET
