@@ -6,15 +6,16 @@ Each step:
      masked out of the group statistics and the loss, never trained on as zeros;
   3. tell the curriculum each group's binary pass count (``verdict.passed``);
   4. drop groups with zero reward variance; the first round drew as many extra prompts as the
-     curriculum's P(signal) says are needed (``refill.py``), so a top-up runs only on a real
+     curriculum's P(signal) says are needed (``_refill``), so a top-up runs only on a real
      shortfall, at most ``max_refill_rounds``; past that, train on the smaller batch and say so;
   5. advantages per group, clipped surrogate with clip-higher, k3 KL against a frozen reference
      (only when beta > 0), mu inner iterations, micro-batched gradient accumulation, gradient
      clipping, AdamW with warm-up and a constant or cosine schedule;
   6. a metrics line (with each phase's seconds, ``time/sample_s`` ... ``time/sync_s``), one line
      per group, alerts; an atomic checkpoint every ``checkpoint_every``.
-The update packs micro-batches without padding and takes log-probs a vocabulary chunk at a time
-(``logprobs.py``); mu = 1 has no old-policy pass. Verifier workers start while the model loads.
+The update (``_update``) packs micro-batches without padding and takes log-probs a vocabulary chunk
+at a time (``_logprobs``); mu = 1 has no old-policy pass. Resume and checkpoints: ``_runstate``.
+Verifier workers start while the model loads.
 
 Under ``torchrun`` / ``accelerate launch`` each rank rolls out its slice of the groups, all ranks see
 every group, DDP sums the gradients: one process's result on N (``passband.trainer._distributed``);
@@ -28,31 +29,21 @@ Deliberately left out: DeepSpeed, value or reward models.
 
 from __future__ import annotations
 
-import contextlib
-import random
 import time
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
-from passband.trainer import _resume as resume
 from passband.trainer._batch import (
     NO_UPDATE,
     Group,
-    UpdateStats,
-    collate,
-    micro_batches,
-    pack,
     sequences,
 )
-from passband.trainer._checkpoint import load_latest_checkpoint, rng_state, save_checkpoint
 from passband.trainer._data import as_rows, check_rows, prompt_of
 from passband.trainer._distributed import group_seed, init_distributed, warn_if_unbalanced
-from passband.trainer._fsdp import full_model_state, full_optimizer_state, full_tensor
-from passband.trainer._logprobs import completion_logprobs, packing_works
+from passband.trainer._logprobs import packing_works
 from passband.trainer._metrics import (
     MetricsWriter,
     PhaseTimer,
@@ -71,23 +62,32 @@ from passband.trainer._refill import (
     rollout_room,
     short_batch_note,
 )
+from passband.trainer._runstate import RunStateMixin
 from passband.trainer._scoring import Scorer
 from passband.trainer._startup import start_verifier_workers
+from passband.trainer._update import UpdateMixin
 from passband.trainer.advantages import get_advantage
 from passband.trainer.alerts import AlertMonitor
 from passband.trainer.config import GRPOConfig
-from passband.trainer.lora import adapters_disabled, is_lora, lora_from_config
-from passband.trainer.losses import BatchNorms, clipped_surrogate, get_aggregation, k3_kl
+from passband.trainer.lora import is_lora, lora_from_config
+from passband.trainer.losses import get_aggregation
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer
-from passband.trainer.rollout import RolloutBackend, StalePolicyError
+from passband.trainer.rollout import RolloutBackend
 from passband.trainer.rollout_vllm import make_rollout_backend
-from passband.trainer.sampling import check_sampler, make_sampler, sampler_estimates
-from passband.trainer.tis import tis_correct
+from passband.trainer.sampling import check_sampler, make_sampler
 
 __all__ = ["GRPOTrainer"]
 
 
-class GRPOTrainer:
+def _check_backend(rollout_backend) -> None:
+    if rollout_backend is not None and not isinstance(rollout_backend, RolloutBackend):
+        raise TypeError(
+            "rollout_backend must subclass passband.trainer.RolloutBackend (what "
+            f"the loop calls); got {type(rollout_backend).__name__}"
+        )
+
+
+class GRPOTrainer(UpdateMixin, RunStateMixin):
     """Group Relative Policy Optimisation for any Hugging Face causal LM.
 
     model, tokenizer: objects or local directories (``tokenizer=None`` with a model path uses it).
@@ -113,11 +113,7 @@ class GRPOTrainer:
         sampler=None,
     ):
         self.config = c = GRPOConfig.coerce(config)  # None, a GRPOConfig or a mapping
-        if rollout_backend is not None and not isinstance(rollout_backend, RolloutBackend):
-            raise TypeError(
-                "rollout_backend must subclass passband.trainer.RolloutBackend (what "
-                f"the loop calls); got {type(rollout_backend).__name__}"
-            )
+        _check_backend(rollout_backend)
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         self.rows, _ = as_rows(train_dataset)  # checked in full once the tokenizer is loaded
         self.scorer = Scorer(
@@ -129,6 +125,32 @@ class GRPOTrainer:
         )
         # the verifier workers start while the model loads and the first rollout generates
         self._warm = start_verifier_workers(self.scorer, self.rows, c.verifier_workers)
+        self._load_policy(model, tokenizer)  # the model, its reference and their wrappers
+        self._own_backend = rollout_backend is None  # close() shuts down only what it started
+        self.backend = rollout_backend or make_rollout_backend(self.model, self.tokenizer, c)
+        self.pad_id = self.backend.pad_id
+        self._pack = not self.dist.sharded and packing_works(self.model, self.device)
+        self._build_optimizer()
+        self._bar: ProgressBar | None = None
+        self._write(f"passband: {self.scorer.success_rule}")
+        self.sampler = (
+            check_sampler(sampler)
+            if sampler is not None
+            else make_sampler(self.rows, c, priors=priors, model=model, log=self._write)
+        )
+        self.advantage_fn = get_advantage(c.advantage)
+        self.aggregate = get_aggregation(c.loss_aggregation)
+        self.writer = MetricsWriter(
+            c.output_dir, tensorboard=c.tensorboard, enabled=self.dist.is_main
+        )
+        self.alerts = AlertMonitor() if self.dist.is_main else None
+        self.step, self.policy_version, self.elapsed_s, self._short_batches = 0, 0, 0.0, 0
+        self._time, self._calls = PhaseTimer(), 0  # this step's phases and generate calls
+
+    def _load_policy(self, model, tokenizer) -> None:
+        """Load the model and tokenizer, check every row, copy the KL reference (before any
+        update or checkpoint load), and wrap the policy for DDP / FSDP."""
+        c = self.config
         from_path = not isinstance(model, torch.nn.Module)
         self.model, self.tokenizer = load_model_and_tokenizer(model, tokenizer)
         if torch.cuda.is_available() and (from_path or self.dist.enabled):
@@ -156,28 +178,12 @@ class GRPOTrainer:
             )
         self.policy = self.dist.wrap(self.model, bf16=c.bf16)  # DDP / FSDP with several ranks
         warn_if_unbalanced(self.dist, c)
-        self._own_backend = rollout_backend is None  # close() shuts down only what it started
-        self.backend = rollout_backend or make_rollout_backend(self.model, self.tokenizer, c)
-        self.pad_id = self.backend.pad_id
-        self._pack = not self.dist.sharded and packing_works(self.model, self.device)
+
+    def _build_optimizer(self) -> None:
+        c = self.config
         params = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(params, lr=c.learning_rate, weight_decay=c.weight_decay)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda k: c.lr_factor(k))
-        self._bar: ProgressBar | None = None
-        self._write(f"passband: {self.scorer.success_rule}")
-        self.sampler = (
-            check_sampler(sampler)
-            if sampler is not None
-            else make_sampler(self.rows, c, priors=priors, model=model, log=self._write)
-        )
-        self.advantage_fn = get_advantage(c.advantage)
-        self.aggregate = get_aggregation(c.loss_aggregation)
-        self.writer = MetricsWriter(
-            c.output_dir, tensorboard=c.tensorboard, enabled=self.dist.is_main
-        )
-        self.alerts = AlertMonitor() if self.dist.is_main else None
-        self.step, self.policy_version, self.elapsed_s, self._short_batches = 0, 0, 0.0, 0
-        self._time, self._calls = PhaseTimer(), 0  # this step's phases and generate calls
 
     # ------------------------------------------------------------------ the run
     def train(self) -> dict[str, Any]:
@@ -257,7 +263,7 @@ class GRPOTrainer:
     # ------------------------------------------------------------------ rollout and scoring
     def _collect_groups(self) -> tuple[list[Group], int]:
         """Roll out enough prompts for ``prompts_per_step`` groups with signal in one round, as
-        the sampler predicts (``refill.py``); top up only on a shortfall, for a bounded number
+        the sampler predicts (``_refill``); top up only on a shortfall, for a bounded number
         of rounds. Without refills (``max_refill_rounds = 0``) exactly ``prompts_per_step``."""
         c = self.config
         groups, rounds = [], -1  # groups rolled out so far, refill rounds (-1: none yet)
@@ -338,180 +344,6 @@ class GRPOTrainer:
             if trials:
                 self.sampler.observe(g.prompt_id, g.passes, trials)  # passed implies checkable
         return groups
-
-    # ------------------------------------------------------------------ the update
-    def _update(self, groups: list[Group]) -> dict[str, float | None]:
-        c = self.config
-        stale = sorted({g.policy_version for g in groups} - {self.policy_version})
-        if stale:
-            raise StalePolicyError(
-                f"completions from policy version(s) {stale} cannot train policy "
-                f"version {self.policy_version}: the ratio would be computed "
-                "against other weights. Roll out again after each update."
-            )
-        adv = self._advantages(groups)  # [B = N*G]
-        seqs = sequences(groups, c.mask_truncated)
-        sampled = [lp for g in groups for lp in (g.sampler_logp or [None] * len(g.completions))]
-        micro = micro_batches(seqs, adv, sampled, self.dist, c.grad_accum, self._collate)
-        norms = BatchNorms(
-            tokens=sum(len(x) for _, x, use in seqs if use),  # the global batch's
-            sequences=len(seqs),
-            constant=c.max_new_tokens,
-        )
-        with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
-            old = [self._logprobs(self.model, mb)[0] for mb in micro] if c.mu > 1 else None
-            ref = [self._reference_logprobs(mb) for mb in micro] if c.beta > 0 else None
-        stats, params = UpdateStats(), [p for p in self.model.parameters() if p.requires_grad]
-        self.model.train()
-        for it in range(c.mu):
-            self.optimizer.zero_grad(set_to_none=True)
-            loss = 0.0
-            for k, mb in enumerate(micro):  # DDP all-reduces the summed gradient after the last
-                with self.dist.no_sync(self.policy, skip=k < len(micro) - 1):
-                    loss += self._micro_step(
-                        mb,
-                        old[k] if old else None,
-                        ref[k] if ref else None,
-                        norms,
-                        stats,
-                        first=(it == 0),
-                    )
-            norm = torch.nn.utils.clip_grad_norm_(params, c.max_grad_norm or float("inf"))
-            self.optimizer.step()
-            stats.loss.append(loss)
-            stats.grad_norm.append(float(full_tensor(norm)))  # FSDP: a DTensor
-        self.optimizer.zero_grad(set_to_none=True)
-        stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss = self.dist.sum(
-            [stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss]
-        )
-        self.policy_version += 1
-        with self._time("sync"):
-            self.backend.sync(self.model, self.policy_version)
-        return stats.result(c.beta)
-
-    def _advantages(self, groups: list[Group]) -> torch.Tensor:
-        rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)  # [N, G]
-        valid = torch.tensor([g.valid for g in groups], dtype=torch.bool)  # [N, G]
-        return self.advantage_fn(rewards, valid).reshape(-1)  # [B = N*G]
-
-    def _micro_step(
-        self,
-        mb: dict[str, torch.Tensor],
-        old_logp: torch.Tensor | None,
-        ref_logp: torch.Tensor | None,
-        norms: BatchNorms,
-        stats: UpdateStats,
-        first: bool,
-    ) -> float:
-        """Forward and backward of one micro-batch; its loss is its share of the batch loss."""
-        c = self.config
-        logp, entropy = self._logprobs(self.policy, mb, entropy=first)  # [b, C]
-        if old_logp is None:
-            old_logp = logp.detach()  # [b, C]
-        loss_tok, clip_on = clipped_surrogate(
-            logp, old_logp, mb["adv"], c.clip_low, c.clip_high
-        )  # [b, C]
-        mask = mb["mask"]  # [b, C]
-        if "sampler_logp" in mb:  # vLLM sampled these tokens: correct (TIS) and log the mismatch
-            loss_tok, mismatch = tis_correct(
-                loss_tok, old_logp, mb["sampler_logp"], mask, c.tis_cap
-            )
-            stats.mismatch += [mismatch] if first else []
-        if ref_logp is not None:
-            kl = k3_kl(logp, ref_logp)  # [b, C]
-            loss_tok = loss_tok + c.beta * kl
-            stats.kl += float((kl.detach() * mask).sum()) if first else 0.0
-        loss = self.aggregate(loss_tok, mask, norms)
-        (loss * self.dist.world_size).backward()  # DDP averages over ranks; the losses add up
-        stats.clipped += float((clip_on * mask).sum()) / c.mu
-        if first:
-            stats.tokens += float(mask.sum())
-            stats.entropy += float((entropy * mask).sum())
-        return float(loss.detach())
-
-    def _collate(self, seqs: list, adv: torch.Tensor) -> dict[str, torch.Tensor]:
-        return (
-            pack(seqs, adv, self.device)
-            if self._pack  # no padding computed
-            else collate(seqs, adv, self.pad_id, self.device)
-        )
-
-    def _logprobs(self, model, mb: dict[str, torch.Tensor], entropy: bool = False):
-        """Log-probs of the completion tokens under ``model`` at the sampling temperature."""
-        with self._autocast():
-            return completion_logprobs(model, mb, self.config.temperature, entropy=entropy)
-
-    def _reference_logprobs(self, mb: dict[str, torch.Tensor]) -> torch.Tensor:
-        with adapters_disabled(self.model) if self.lora else contextlib.nullcontext():
-            return self._logprobs(self.model if self.lora else self.reference, mb)[0]
-
-    def _autocast(self):
-        if self.config.bf16 and self.device.type == "cuda" and torch.cuda.is_bf16_supported():
-            return torch.autocast("cuda", dtype=torch.bfloat16)
-        return contextlib.nullcontext()
-
-    # ------------------------------------------------------------------ run state
-    def _begin(self) -> None:
-        """Resume from the newest checkpoint, or start fresh with every RNG seeded."""
-        c = self.config
-        if loaded := c.resume and load_latest_checkpoint(
-            c.output_dir,
-            model=self.model,
-            optimizer=self.optimizer,
-            scheduler=self.scheduler,
-            rank=self.dist.rank,
-        ):
-            ckpt, state = loaded
-            resume.reconcile(state, ckpt, c, self.optimizer, self.scheduler, say=self._write)
-            self.step, self.policy_version = state["step"], state["policy_version"]
-            self.elapsed_s, self._short_batches = state["elapsed_s"], state["short_batches"]
-            self.sampler.load_state_dict(state["sampler"])
-            self.backend.sync(self.model, self.policy_version)
-            self.writer.truncate_after(self.step)
-            if self.alerts is not None:
-                self.alerts.replay(self.writer.metrics_path)
-            self._write(f"passband: resuming from {ckpt} (step {self.step})")
-        else:
-            random.seed(c.seed)
-            np.random.seed(c.seed)
-            torch.manual_seed(c.seed)
-            self.writer.start_fresh()
-        self.writer.write_config(c.to_dict())  # on resume: the settings the run continues with
-
-    def save(self) -> None:
-        """Atomic checkpoint of what the next step needs; all ranks call, rank 0 writes (all RNGs)."""
-        c = self.config
-        rngs = self.dist.gather([rng_state()])
-        full = {}  # FSDP: every rank takes part in gathering the full states; rank 0 gets them
-        if self.dist.sharded:
-            full = {
-                "model_state": full_model_state(self.model),
-                "optimizer_state": full_optimizer_state(self.model, self.optimizer),
-            }
-        if not self.dist.is_main:
-            return self.dist.barrier()
-        state = {
-            "step": self.step,
-            "policy_version": self.policy_version,
-            "elapsed_s": self.elapsed_s,
-            "short_batches": self._short_batches,
-            "sampler": self.sampler.state_dict(),
-            "config": c.to_dict(),
-        }
-        save_checkpoint(
-            c.output_dir,
-            self.step,
-            model=self.model,
-            tokenizer=self.tokenizer,
-            optimizer=self.optimizer,
-            scheduler=self.scheduler,
-            state=state,
-            keep=c.keep_checkpoints,
-            rank_rngs=rngs if self.dist.enabled else None,
-            **full,
-        )
-        self.writer.write_curriculum(c.band, sampler_estimates(self.sampler))
-        self.dist.barrier()
 
     # ------------------------------------------------------------------ messages
     def _say_if_short(self, kept: int, rounds: int) -> None:

@@ -1,0 +1,82 @@
+"""Run state of ``GRPOTrainer``: a fresh seeded start or a resume from the newest checkpoint, and
+the atomic checkpoint itself. A mixin: it reads the trainer's config, model, optimizer, sampler and
+writer, and is not usable on its own.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import torch
+
+from passband.trainer import _resume as resume
+from passband.trainer._checkpoint import load_latest_checkpoint, rng_state, save_checkpoint
+from passband.trainer._fsdp import full_model_state, full_optimizer_state
+from passband.trainer.sampling import sampler_estimates
+
+
+class RunStateMixin:
+    """``_begin()`` and ``save()``, for ``GRPOTrainer``."""
+
+    def _begin(self) -> None:
+        """Resume from the newest checkpoint, or start fresh with every RNG seeded."""
+        c = self.config
+        if loaded := c.resume and load_latest_checkpoint(
+            c.output_dir,
+            model=self.model,
+            optimizer=self.optimizer,
+            scheduler=self.scheduler,
+            rank=self.dist.rank,
+        ):
+            ckpt, state = loaded
+            resume.reconcile(state, ckpt, c, self.optimizer, self.scheduler, say=self._write)
+            self.step, self.policy_version = state["step"], state["policy_version"]
+            self.elapsed_s, self._short_batches = state["elapsed_s"], state["short_batches"]
+            self.sampler.load_state_dict(state["sampler"])
+            self.backend.sync(self.model, self.policy_version)
+            self.writer.truncate_after(self.step)
+            if self.alerts is not None:
+                self.alerts.replay(self.writer.metrics_path)
+            self._write(f"passband: resuming from {ckpt} (step {self.step})")
+        else:
+            random.seed(c.seed)
+            np.random.seed(c.seed)
+            torch.manual_seed(c.seed)
+            self.writer.start_fresh()
+        self.writer.write_config(c.to_dict())  # on resume: the settings the run continues with
+
+    def save(self) -> None:
+        """Atomic checkpoint of what the next step needs; all ranks call, rank 0 writes (all RNGs)."""
+        c = self.config
+        rngs = self.dist.gather([rng_state()])
+        full = {}  # FSDP: every rank takes part in gathering the full states; rank 0 gets them
+        if self.dist.sharded:
+            full = {
+                "model_state": full_model_state(self.model),
+                "optimizer_state": full_optimizer_state(self.model, self.optimizer),
+            }
+        if not self.dist.is_main:
+            return self.dist.barrier()
+        state = {
+            "step": self.step,
+            "policy_version": self.policy_version,
+            "elapsed_s": self.elapsed_s,
+            "short_batches": self._short_batches,
+            "sampler": self.sampler.state_dict(),
+            "config": c.to_dict(),
+        }
+        save_checkpoint(
+            c.output_dir,
+            self.step,
+            model=self.model,
+            tokenizer=self.tokenizer,
+            optimizer=self.optimizer,
+            scheduler=self.scheduler,
+            state=state,
+            keep=c.keep_checkpoints,
+            rank_rngs=rngs if self.dist.enabled else None,
+            **full,
+        )
+        self.writer.write_curriculum(c.band, sampler_estimates(self.sampler))
+        self.dist.barrier()

@@ -1,0 +1,132 @@
+"""The update half of ``GRPOTrainer``: advantages, the clipped surrogate with its k3 KL, mu inner
+iterations over packed micro-batches, and the policy sync. A mixin: it reads the trainer's
+config, model, optimizer and backend, and is not usable on its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+from passband.trainer._batch import Group, UpdateStats, collate, micro_batches, pack, sequences
+from passband.trainer._fsdp import full_tensor
+from passband.trainer._logprobs import completion_logprobs
+from passband.trainer.lora import adapters_disabled
+from passband.trainer.losses import BatchNorms, clipped_surrogate, k3_kl
+from passband.trainer.rollout import StalePolicyError
+from passband.trainer.tis import tis_correct
+
+
+class UpdateMixin:
+    """``_update(groups)`` and its parts, for ``GRPOTrainer``."""
+
+    def _update(self, groups: list[Group]) -> dict[str, float | None]:
+        c = self.config
+        stale = sorted({g.policy_version for g in groups} - {self.policy_version})
+        if stale:
+            raise StalePolicyError(
+                f"completions from policy version(s) {stale} cannot train policy "
+                f"version {self.policy_version}: the ratio would be computed "
+                "against other weights. Roll out again after each update."
+            )
+        adv = self._advantages(groups)  # [B = N*G]
+        seqs = sequences(groups, c.mask_truncated)
+        sampled = [lp for g in groups for lp in (g.sampler_logp or [None] * len(g.completions))]
+        micro = micro_batches(seqs, adv, sampled, self.dist, c.grad_accum, self._collate)
+        norms = BatchNorms(
+            tokens=sum(len(x) for _, x, use in seqs if use),  # the global batch's
+            sequences=len(seqs),
+            constant=c.max_new_tokens,
+        )
+        with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
+            old = [self._logprobs(self.model, mb)[0] for mb in micro] if c.mu > 1 else None
+            ref = [self._reference_logprobs(mb) for mb in micro] if c.beta > 0 else None
+        stats, params = UpdateStats(), [p for p in self.model.parameters() if p.requires_grad]
+        self.model.train()
+        for it in range(c.mu):
+            self.optimizer.zero_grad(set_to_none=True)
+            loss = 0.0
+            for k, mb in enumerate(micro):  # DDP all-reduces the summed gradient after the last
+                with self.dist.no_sync(self.policy, skip=k < len(micro) - 1):
+                    loss += self._micro_step(
+                        mb,
+                        old[k] if old else None,
+                        ref[k] if ref else None,
+                        norms,
+                        stats,
+                        first=(it == 0),
+                    )
+            norm = torch.nn.utils.clip_grad_norm_(params, c.max_grad_norm or float("inf"))
+            self.optimizer.step()
+            stats.loss.append(loss)
+            stats.grad_norm.append(float(full_tensor(norm)))  # FSDP: a DTensor
+        self.optimizer.zero_grad(set_to_none=True)
+        stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss = self.dist.sum(
+            [stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss]
+        )
+        self.policy_version += 1
+        with self._time("sync"):
+            self.backend.sync(self.model, self.policy_version)
+        return stats.result(c.beta)
+
+    def _advantages(self, groups: list[Group]) -> torch.Tensor:
+        rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)  # [N, G]
+        valid = torch.tensor([g.valid for g in groups], dtype=torch.bool)  # [N, G]
+        return self.advantage_fn(rewards, valid).reshape(-1)  # [B = N*G]
+
+    def _micro_step(
+        self,
+        mb: dict[str, torch.Tensor],
+        old_logp: torch.Tensor | None,
+        ref_logp: torch.Tensor | None,
+        norms: BatchNorms,
+        stats: UpdateStats,
+        first: bool,
+    ) -> float:
+        """Forward and backward of one micro-batch; its loss is its share of the batch loss."""
+        c = self.config
+        logp, entropy = self._logprobs(self.policy, mb, entropy=first)  # [b, C]
+        if old_logp is None:
+            old_logp = logp.detach()  # [b, C]
+        loss_tok, clip_on = clipped_surrogate(
+            logp, old_logp, mb["adv"], c.clip_low, c.clip_high
+        )  # [b, C]
+        mask = mb["mask"]  # [b, C]
+        if "sampler_logp" in mb:  # vLLM sampled these tokens: correct (TIS) and log the mismatch
+            loss_tok, mismatch = tis_correct(
+                loss_tok, old_logp, mb["sampler_logp"], mask, c.tis_cap
+            )
+            stats.mismatch += [mismatch] if first else []
+        if ref_logp is not None:
+            kl = k3_kl(logp, ref_logp)  # [b, C]
+            loss_tok = loss_tok + c.beta * kl
+            stats.kl += float((kl.detach() * mask).sum()) if first else 0.0
+        loss = self.aggregate(loss_tok, mask, norms)
+        (loss * self.dist.world_size).backward()  # DDP averages over ranks; the losses add up
+        stats.clipped += float((clip_on * mask).sum()) / c.mu
+        if first:
+            stats.tokens += float(mask.sum())
+            stats.entropy += float((entropy * mask).sum())
+        return float(loss.detach())
+
+    def _collate(self, seqs: list, adv: torch.Tensor) -> dict[str, torch.Tensor]:
+        return (
+            pack(seqs, adv, self.device)
+            if self._pack  # no padding computed
+            else collate(seqs, adv, self.pad_id, self.device)
+        )
+
+    def _logprobs(self, model, mb: dict[str, torch.Tensor], entropy: bool = False):
+        """Log-probs of the completion tokens under ``model`` at the sampling temperature."""
+        with self._autocast():
+            return completion_logprobs(model, mb, self.config.temperature, entropy=entropy)
+
+    def _reference_logprobs(self, mb: dict[str, torch.Tensor]) -> torch.Tensor:
+        with adapters_disabled(self.model) if self.lora else contextlib.nullcontext():
+            return self._logprobs(self.model if self.lora else self.reference, mb)[0]
+
+    def _autocast(self):
+        if self.config.bf16 and self.device.type == "cuda" and torch.cuda.is_bf16_supported():
+            return torch.autocast("cuda", dtype=torch.bfloat16)
+        return contextlib.nullcontext()
