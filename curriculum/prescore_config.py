@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from passband.curriculum.posterior import check_band
+from passband.sandbox._worker_limits import TIMEOUT_ALLOWED, WORKERS_ALLOWED, timeout_ok, workers_ok
 
 SOLVE_RATE_SUFFIX = "_solve_rate"
 _OWN_COLUMNS = ("passes", "trials", "pass_rate", "band_class", "unchecked", "score_source")
@@ -64,8 +65,10 @@ class PrescoreConfig:
         )
         if self.batch_size < 1:
             raise PrescoreError(f"batch_size={self.batch_size!r} must be >= 1")
-        if not self.timeout > 0:
-            raise PrescoreError(f"timeout={self.timeout!r} must be > 0 seconds")
+        if not timeout_ok(self.timeout):
+            raise PrescoreError(f"timeout={self.timeout!r} must be {TIMEOUT_ALLOWED}")
+        if not workers_ok(self.workers):
+            raise PrescoreError(f"workers={self.workers!r} must be None or {WORKERS_ALLOWED}")
         if not (isinstance(self.success_threshold, (int, float)) and self.success_threshold >= 0):
             raise PrescoreError(
                 f"success_threshold={self.success_threshold!r} must be a number >= 0"

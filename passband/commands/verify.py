@@ -17,6 +17,8 @@ import json
 import os
 from pathlib import Path
 
+from passband.sandbox._worker_limits import TIMEOUT_ALLOWED, WORKERS_ALLOWED, timeout_ok, workers_ok
+
 HELP = "Score a JSONL/Parquet file of completions with a verifier (resumable)."
 _VERDICT_KEYS = ("score", "status", "detail", "components")
 
@@ -96,10 +98,10 @@ def _check_options(args) -> None:
         raise UsageError("pass an INPUT file and --verifier NAME (see --list for the names)")
     if not args.input.exists():
         raise UsageError(f"input file not found: {args.input}")
-    if not args.timeout > 0:
-        raise UsageError(f"--timeout must be > 0 seconds, got {args.timeout}")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    if not timeout_ok(args.timeout):
+        raise UsageError(f"--timeout must be {TIMEOUT_ALLOWED}, got {args.timeout}")
+    if not workers_ok(args.workers):
+        raise UsageError(f"--workers must be {WORKERS_ALLOWED}, got {args.workers}")
     if args.chunk_size < 1:
         raise UsageError(f"--chunk-size must be >= 1, got {args.chunk_size}")
 

@@ -5,6 +5,7 @@ import pytest
 
 from passband.curriculum import (
     Curriculum,
+    PrescoreConfig,
     PrescoreError,
     band_class,
     prescore,
@@ -293,3 +294,13 @@ def test_prompt_template_builds_the_prompts_the_trainer_will_use(tmp_path):
     )
     assert [r["pass_rate"] for r in res.rows] == [0.0, 1.0, 0.0, 1.0, 0.0]
     assert "prompt" not in res.rows[0]  # the dataset keeps its own columns
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("timeout", float("inf")), ("timeout", 0), ("workers", 0), ("workers", True)],
+)
+def test_prescore_takes_timeout_and_workers_by_the_verifiers_rule(field, value):
+    # the same rule as verify_batch and GRPOConfig (sandbox/_worker_limits.py)
+    with pytest.raises(PrescoreError, match=f"{field}={value!r} must be"):
+        PrescoreConfig(**{field: value})
