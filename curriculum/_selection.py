@@ -17,10 +17,6 @@ from passband.curriculum import _population as population
 from passband.curriculum.posterior import expected_signal_array
 
 _FRESH, _ACTIVE, _WARMUP, _EASY = range(4)
-# While fresh prompts can fill a draw, a drawn prompt's score is scaled by (age / cooldown) **
-# _REST_POWER: the root makes the wait depend on how good the alternative is (about a full
-# cooldown when fresh prompts are nearly as good, about 1% of it when they are a third as good).
-_REST_POWER = 0.25
 _MIN_CANDIDATES = 1024
 
 
@@ -46,11 +42,10 @@ class SelectionMixin:
         return np.asarray(picked, dtype=np.int64), max(0, total)
 
     def _fill_by_signal(self, k: int, chosen: list[int], taken: set[int]) -> None:
-        """Fresh and in-band prompts on one score, P(signal) times a reuse cooldown: known prompts
-        that beat an unseen one's chance go first (best first), fresh ones fill the rest. Once
-        fresh prompts cannot fill the draw, a known prompt is drawn only after a full cooldown of
-        at least ``min_reuse_share`` of the dataset, and the fallback fills the rest widely: the
-        few prompts left in band are not re-drawn every step (that memorises them)."""
+        """Fresh and in-band prompts on one score, P(signal): known prompts that beat an unseen
+        one's chance go first (best first), fresh ones fill the rest. A known prompt drawn within
+        the reuse cooldown is not drawn again (the fallback fills widely instead): re-drawing the
+        few best prompts every step made the demo's model memorise them."""
         if k <= 0:
             return
         cfg = self.config
@@ -61,13 +56,7 @@ class SelectionMixin:
         cooldown = self._cooldown(mass, p_fresh)
         fresh = self._sets[_FRESH]
         n_fresh = len(fresh) - sum(1 for i in taken if self._pool[i] == _FRESH)
-        if not cfg.cooldown_factor:
-            rested = np.ones(len(known))
-        elif n_fresh >= k:  # a drawn prompt competes with fresh ones on a softened score
-            rested = self._rest(known, cooldown) ** _REST_POWER
-        else:  # too few fresh ones: known prompts only once through a cooldown with a floor
-            floor_groups = cfg.min_reuse_share * len(self._ids)
-            rested = (self._rest(known, max(cooldown, floor_groups)) >= 1.0).astype(float)
+        rested = (self._rest(known, cooldown) >= 1.0).astype(float)  # not drawn within it
         score = chance * rested
         order = np.lexsort((self._rng.random(len(known)), -score))
         floor = cfg.min_explore_share + (cfg.surplus_explore_share - cfg.min_explore_share) * max(
@@ -82,18 +71,14 @@ class SelectionMixin:
         self._extend(chosen, taken, fresh.pick(self._rng, k_fresh, taken), "drawn/fresh")
 
     def _cooldown(self, known_mass: float, p_fresh: float) -> float:
-        """Groups after which a drawn prompt scores in full again: ``cooldown_factor`` times the
-        in-band mass (expected in-band prompts among the known and the fresh ones)."""
+        """Groups before a drawn prompt may be drawn again: ``cooldown_factor`` times the in-band
+        mass (expected in-band prompts among the known and the fresh ones), at least
+        ``min_reuse_share`` of the dataset however few in-band prompts are left."""
+        cfg = self.config
         mass = known_mass + len(self._sets[_FRESH]) * p_fresh
-        cooldown = self.config.cooldown_factor * mass
+        cooldown = cfg.cooldown_factor * max(mass, cfg.min_reuse_share * len(self._ids))
         self._ema["cooldown"] = cooldown
         return cooldown
-
-    def _past_floor(self, idx: np.ndarray) -> np.ndarray:
-        """1.0 for prompts not drawn within the last ``min_reuse_share * len(dataset)`` groups."""
-        gap = self.config.min_reuse_share * len(self._ids)
-        recent = (self._observed[idx] > 0) & (self._clock - self._stamp[idx] < gap)
-        return np.where(recent, 0.0, 1.0)
 
     def _rest(self, idx: np.ndarray, cooldown: float) -> np.ndarray:
         """How far each prompt is through its cooldown: groups observed since it was last drawn
@@ -188,7 +173,7 @@ class SelectionMixin:
         u = np.where(self._pool[rest] == _EASY, u * self.config.easy_weight, u)
         # prompts drawn within the cooldown go last, the longest rested first: a short draw is
         # filled wide, not by re-drawing the few prompts that just had signal (that memorises them)
-        rest_key = self._rest(rest, self._ema.get("cooldown", 0.0)) * self._past_floor(rest)
+        rest_key = self._rest(rest, self._ema.get("cooldown", 0.0))
         return rest[np.lexsort((-u, -rest_key))[:k]].tolist()
 
     def _repeats(self, k: int, chosen: list[int]) -> list[int]:

@@ -86,17 +86,16 @@ class CurriculumConfig:
     """Group size assumed for the signal chance until ``observe`` reports the real one (the
     constructor also accepts it as ``group_size=``)."""
     cooldown_factor: float = 1.0
-    """Reuse cooldown, in groups observed: this factor times the in-band mass (the sum of
-    P(signal) over known and fresh candidates). While fresh prompts can fill a draw, a drawn
-    prompt's score is multiplied by ``(age / cooldown) ** 0.25`` (capped at 1): epoch-like coverage
-    while fresh prompts are nearly as good, quick reuse when they are much worse. Once they
-    cannot, a known prompt waits the full cooldown (see ``min_reuse_share``). 0 turns it off."""
+    """A drawn prompt is not drawn again for ``cooldown`` groups observed: this factor times the
+    in-band mass (the sum of P(signal) over known and fresh candidates), at least
+    ``min_reuse_share`` of the dataset. So the in-band prompts are walked through like epochs. A
+    softer rule that let the best prompts back early (their score scaled by (age/cooldown)^0.25)
+    had 3-4 points more groups with signal in the simulator, and 3 points less held-out accuracy
+    in the demo: its tiny model memorised the prompts it kept re-drawing. 0 turns it off."""
     min_reuse_share: float = 0.1
-    """Floor of the cooldown once fresh prompts cannot fill a draw, as a share of the dataset's
-    prompts (uniform sampling draws a prompt again every ``len(dataset)`` groups on average).
-    Without it the cooldown shrinks with the in-band pool, and the demo's tiny model memorised
-    the few prompts left in band (pass rate 1/8 -> 8/8 on those training prompts, no gain on
-    held-out ones of their level)."""
+    """Floor of the cooldown, as a share of the dataset's prompts (uniform sampling draws a prompt
+    again every ``len(dataset)`` groups on average). Without it the cooldown shrinks with the
+    in-band pool, and the last few prompts in band are re-drawn every step."""
     candidates_per_slot: int = 16
     """Known prompts scored per draw slot: a draw of ``n`` ranks a uniform sample of at most
     ``candidates_per_slot * n`` (at least 1024) known prompts, so its cost does not grow with the

@@ -10,12 +10,10 @@ of ``n`` prompts is, in this order:
    share only while that chance beats a fresh prompt's); then due re-tests of easy prompts;
 2. fresh and in-band prompts, competing on one score: the chance that a group disagrees,
    P(signal) = 1 - E[p^G] - E[(1-p)^G] under the prompt's posterior. A fresh prompt gets the
-   population's chance (the decayed share of first looks that had signal), and a prompt drawn
-   recently is scored down by a reuse cooldown (``cooldown_factor`` times the in-band mass, in
-   groups). So when most of the data is in band the draw walks through all of it like uniform
-   epochs; when little is, the known in-band prompts win. Once fresh prompts cannot fill a draw,
-   a known prompt waits its full cooldown, at least ``min_reuse_share`` of the dataset, so the
-   few left in band are not re-drawn every step. At least ``min_explore_share`` (up to
+   population's chance (the decayed share of first looks that had signal). A prompt drawn within
+   the reuse cooldown (``cooldown_factor`` times the in-band mass, in groups, and at least
+   ``min_reuse_share`` of the dataset) is not drawn again, so the known in-band prompts are walked
+   through like epochs and fresh ones fill the rest. At least ``min_explore_share`` (up to
    ``surplus_explore_share`` as the discovery budget fills) stays fresh;
 3. whatever is left, so a draw is always full (prompts off cooldown first, best Thompson signal
    chance first); repeats only when fewer distinct prompts exist.
