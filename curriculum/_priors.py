@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX
+from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX, number_or_none
 
 __all__ = ["TrainingPriors", "training_priors", "row_prior"]
 
@@ -59,19 +59,21 @@ def row_prior(
     """``((passes, trials), source)`` of one row, or None when it carries no difficulty. A row
     stopped early by adaptive scoring (unanimous, fewer than ``score_k`` trials) counts as
     ``score_k`` trials: the stop asserted its class as surely as the full k would have."""
-    passes, trials = _num(row.get("passes")), _num(row.get("trials"))
+    passes, trials = number_or_none(row.get("passes")), number_or_none(row.get("trials"))
     if passes is not None and trials and 0 <= passes <= trials:
-        k = _num(row.get("score_k")) or trials
+        k = number_or_none(row.get("score_k")) or trials
         if passes in (0, trials) and k > trials:
             passes, trials = passes / trials * k, k
         return (passes, trials), "passes/trials"
-    rate = _num(row.get("pass_rate"))
+    rate = number_or_none(row.get("pass_rate"))
     if rate is not None and 0 <= rate <= 1:
         return (rate * prior_trials, prior_trials), "pass_rate"
     rates = [
         x
         for c in sorted(row)
-        if c.endswith(SOLVE_RATE_SUFFIX) and (x := _num(row[c])) is not None and 0 <= x <= 1
+        if c.endswith(SOLVE_RATE_SUFFIX)
+        and (x := number_or_none(row[c])) is not None
+        and 0 <= x <= 1
     ]
     if rates:
         return (sum(rates) / len(rates) * prior_trials, prior_trials), "*" + SOLVE_RATE_SUFFIX
@@ -115,7 +117,7 @@ def _differences(row: Mapping[str, Any], settings: Mapping[str, Any]) -> dict:
         if name == "model":
             same = _same_model(str(scored), str(used))
         else:
-            a, b = _num(scored), _num(used)
+            a, b = number_or_none(scored), number_or_none(used)
             same = a is not None and b is not None and math.isclose(a, b, rel_tol=1e-6)
         if not same:
             diff[name] = (scored, used)
@@ -128,13 +130,3 @@ def _same_model(a: str, b: str) -> bool:
     if os.path.exists(a) and os.path.exists(b):
         return os.path.realpath(a) == os.path.realpath(b)
     return a.rstrip("/").rsplit("/", 1)[-1] == b.rstrip("/").rsplit("/", 1)[-1]
-
-
-def _num(value) -> float | None:
-    if value is None or value == "" or isinstance(value, bool):
-        return None
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(x) else x

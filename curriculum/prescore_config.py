@@ -106,7 +106,7 @@ class PrescoreConfig:
             cols = ["pass_rate"]
         else:
             cols = sorted(c for c in row if c.endswith(SOLVE_RATE_SUFFIX))
-        found = [(c, x) for c in cols if (x := _number(row.get(c))) is not None]
+        found = [(c, x) for c in cols if (x := number_or_none(row.get(c))) is not None]
         if not found:
             return None
         for c, x in found:
@@ -158,8 +158,9 @@ def describe_verifier(verifier) -> str:
     return getattr(verifier, "__qualname__", None) or type(verifier).__qualname__
 
 
-def _number(value) -> float | None:
-    if value is None or value == "":
+def number_or_none(value) -> float | None:
+    """A table cell as a float; None for empty, missing, NaN, boolean or non-numeric cells."""
+    if value is None or value == "" or isinstance(value, bool):
         return None
     try:
         x = float(value)
