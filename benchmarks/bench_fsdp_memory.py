@@ -36,14 +36,12 @@ def _local_bytes(tensors) -> int:
     return total
 
 
-def _rank_main(strategy: str, out: str) -> None:
+def _tiny_model_and_tokenizer():
+    """A word-level tokenizer and a random Qwen2 of ``SIZE``, built in memory."""
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
-    from passband.trainer import GRPOConfig, GRPOTrainer
-
-    torch.set_num_threads(1)
     vocab = {f"t{i}": i for i in range(SIZE["vocab"])}
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="t2"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
@@ -66,6 +64,37 @@ def _rank_main(strategy: str, out: str) -> None:
             bos_token_id=None,
         )
     )
+    return model, tokenizer
+
+
+def _reward(completion: str, **_) -> float:  # any variance will do: the bench measures memory
+    return float(len(completion) % 3 == 0)
+
+
+def _held_bytes(trainer) -> dict:
+    """Bytes this rank holds of the policy, the KL reference and AdamW's state."""
+    import torch
+
+    optim = [
+        v
+        for state in trainer.optimizer.state.values()
+        for v in state.values()
+        if torch.is_tensor(v) and v.dim() > 0
+    ]
+    return {
+        "policy": _local_bytes(trainer.model.parameters()),
+        "reference": _local_bytes(trainer.reference.parameters()) if trainer.reference else 0,
+        "adamw": _local_bytes(optim),
+    }
+
+
+def _rank_main(strategy: str, out: str) -> None:
+    import torch
+
+    from passband.trainer import GRPOConfig, GRPOTrainer
+
+    torch.set_num_threads(1)
+    model, tokenizer = _tiny_model_and_tokenizer()
     rows = [{"prompt": " ".join(f"t{3 + (7 * i + j) % 500}" for j in range(16))} for i in range(8)]
     config = GRPOConfig(
         group_size=4,
@@ -82,29 +111,14 @@ def _rank_main(strategy: str, out: str) -> None:
         output_dir=tempfile.mkdtemp(prefix="bench-fsdp-"),
         progress=False,
     )
-
-    def reward(completion: str, **_) -> float:  # any variance will do: the bench measures memory
-        return float(len(completion) % 3 == 0)
-
-    trainer = GRPOTrainer(model, tokenizer, rows, reward, config)
+    trainer = GRPOTrainer(model, tokenizer, rows, _reward, config)
     trainer._begin()
     times = []
     for _ in range(config.max_steps):
         start = time.perf_counter()
         trainer.train_step()
         times.append(time.perf_counter() - start)
-    optim = [
-        v
-        for state in trainer.optimizer.state.values()
-        for v in state.values()
-        if torch.is_tensor(v) and v.dim() > 0
-    ]
-    held = {
-        "policy": _local_bytes(trainer.model.parameters()),
-        "reference": _local_bytes(trainer.reference.parameters()) if trainer.reference else 0,
-        "adamw": _local_bytes(optim),
-    }
-    rows_out = trainer.dist.gather([{"rank": trainer.dist.rank, **held}])
+    rows_out = trainer.dist.gather([{"rank": trainer.dist.rank, **_held_bytes(trainer)}])
     if trainer.dist.is_main:
         params = sum(p.numel() for p in model.parameters())
         Path(out).write_text(

@@ -79,35 +79,11 @@ def _run_passband(model, tok, train, cfg, out_dir, evaluate, args, curriculum: b
     return curve
 
 
-def _run_trl(model, tok, train, cfg, out_dir, evaluate, args) -> list:
-    from datasets import Dataset
-    from transformers import TrainerCallback
-    from trl import GRPOConfig, GRPOTrainer
+def _trl_config(cfg, out_dir, per_step: int):
+    """TRL's settings equal to passband's for this task (clip 0.2 / 0.28, DAPO loss, no decay)."""
+    from trl import GRPOConfig
 
-    from passband.demo.task import arith_verifier
-
-    verify = arith_verifier()
-
-    def reward(completions, answer, **_):
-        return [float(verify(c, answer=a).passed) for c, a in zip(completions, answer)]
-
-    per_step = cfg.prompts_per_step * cfg.group_size
-    curve = [(0, 0, 0.0, evaluate())]
-
-    class Curve(TrainerCallback):
-        def __init__(self):
-            self.start, self.paused = time.perf_counter(), 0.0
-
-        def on_step_end(self, _args, state, control, **kw):
-            if state.global_step % args.eval_every == 0 or state.global_step == cfg.grpo_steps:
-                t = time.perf_counter()
-                acc = evaluate()
-                wall = t - self.start - self.paused
-                self.paused += time.perf_counter() - t
-                curve.append((state.global_step, state.global_step * per_step, wall, acc))
-
-    data = Dataset.from_list([{"prompt": p["prompt"], "answer": p["answer"]} for p in train])
-    targs = GRPOConfig(
+    return GRPOConfig(
         output_dir=str(out_dir),
         per_device_train_batch_size=per_step,
         num_generations=cfg.group_size,
@@ -135,6 +111,37 @@ def _run_trl(model, tok, train, cfg, out_dir, evaluate, args) -> list:
         disable_tqdm=True,
         dataloader_num_workers=0,
     )
+
+
+def _run_trl(model, tok, train, cfg, out_dir, evaluate, args) -> list:
+    from datasets import Dataset
+    from transformers import TrainerCallback
+    from trl import GRPOTrainer
+
+    from passband.demo.task import arith_verifier
+
+    verify = arith_verifier()
+
+    def reward(completions, answer, **_):
+        return [float(verify(c, answer=a).passed) for c, a in zip(completions, answer)]
+
+    per_step = cfg.prompts_per_step * cfg.group_size
+    curve = [(0, 0, 0.0, evaluate())]
+
+    class Curve(TrainerCallback):
+        def __init__(self):
+            self.start, self.paused = time.perf_counter(), 0.0
+
+        def on_step_end(self, _args, state, control, **kw):
+            if state.global_step % args.eval_every == 0 or state.global_step == cfg.grpo_steps:
+                t = time.perf_counter()
+                acc = evaluate()
+                wall = t - self.start - self.paused
+                self.paused += time.perf_counter() - t
+                curve.append((state.global_step, state.global_step * per_step, wall, acc))
+
+    data = Dataset.from_list([{"prompt": p["prompt"], "answer": p["answer"]} for p in train])
+    targs = _trl_config(cfg, out_dir, per_step)
     trainer = GRPOTrainer(
         model=model,
         reward_funcs=reward,

@@ -22,167 +22,18 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib.util
-import itertools
 import json
 import os
 import platform
 import statistics
-import string
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-FULL = dict(
-    hidden=896,
-    intermediate=4864,
-    layers=24,
-    heads=14,
-    kv_heads=2,
-    vocab=151936,
-    group=8,
-    prompts=8,
-    new_tokens=256,
-    prompt_chars=160,
-    steps=3,
-)
-TINY = dict(
-    hidden=64,
-    intermediate=128,
-    layers=2,
-    heads=4,
-    kv_heads=2,
-    vocab=512,
-    group=4,
-    prompts=2,
-    new_tokens=16,
-    prompt_chars=40,
-    steps=2,
-)
-# Reward: pass when the completion starts with a vowel (~20% of random text), so most groups
-# of 8 have reward variance and every step trains.
-PATTERN = r"[aeiouAEIOU].*"
-
-
-def _ensure_passband() -> str | None:
-    """Make ``passband.*`` importable from this checkout when it is not installed (GPU box).
-
-    ``passband/__init__.py`` finds the subpackages (top-level folders) in a source checkout, so the
-    checkout root on ``sys.path`` is enough; pure-Python wheels carried in ``build/gpu_wheels``
-    (``benchmarks/gpu_wheels.sh``) are unpacked into a temporary folder. Both go on ``sys.path``
-    *and* ``PYTHONPATH``: the verifier worker processes import passband afresh.
-    Returns None when ``passband.trainer`` imports, else what is missing and how to bring it.
-    """
-    try:
-        import passband.trainer.grpo  # noqa: F401
-
-        return None
-    except ImportError:
-        pass
-    for name in [m for m in sys.modules if m == "passband" or m.startswith("passband.")]:
-        del sys.modules[name]  # a half-imported package from the attempt above
-    site = Path(tempfile.mkdtemp(prefix="passband-wheels-"))
-    carried = _unpack_wheels(REPO / "build" / "gpu_wheels", site)
-    sys.path[:0] = [str(REPO), str(site)]
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(REPO), str(site), os.environ.get("PYTHONPATH")])
-    )
-    importlib.invalidate_caches()
-    try:
-        import passband.trainer.grpo  # noqa: F401,F811
-    except ImportError as exc:
-        return (
-            f"cannot import passband ({exc}; unpacked {carried} carried wheels); on a machine "
-            "without network run benchmarks/gpu_wheels.sh where pip works and carry "
-            "build/gpu_wheels"
-        )
-    return None
-
-
-def _unpack_wheels(folder: Path, site: Path) -> int:
-    """Unpack the pure-Python wheels in ``folder`` for this Python into ``site``; returns how many.
-
-    A wheel is a zip of the files an install would write, so unpacking it is enough for
-    ``py3-none-any`` wheels; one tagged for another Python (``py312``) is skipped elsewhere.
-    A package that is already importable is left to the environment.
-    """
-    import zipfile
-
-    here = f"py{sys.version_info.major}{sys.version_info.minor}"
-    count = 0
-    for wheel in sorted(folder.glob("*.whl")) if folder.is_dir() else ():
-        name, _version, python_tag = wheel.name.split("-")[:3]
-        if not ({"py3", here} & set(python_tag.split("."))):
-            continue
-        if importlib.util.find_spec(name.replace("-", "_").lower()) is not None:
-            continue
-        with zipfile.ZipFile(wheel) as archive:
-            archive.extractall(site)
-        count += 1
-    return count
-
-
-def build_tokenizer(vocab_size: int):
-    """Characters first (prompts encode one token per char), then letter strings up to the size."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    tokens = ["<pad>", "<eos>", "<unk>"] + list(
-        string.ascii_letters + string.digits + string.punctuation + " "
-    )
-    for n in itertools.count(2):
-        if len(tokens) >= vocab_size:
-            break
-        for combo in itertools.product(string.ascii_lowercase, repeat=n):
-            tokens.append("".join(combo))
-            if len(tokens) >= vocab_size:
-                break
-    tok = Tokenizer(models.WordLevel({t: i for i, t in enumerate(tokens)}, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
-    tok.decoder = decoders.Fuse()
-    return PreTrainedTokenizerFast(
-        tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
-    )
-
-
-def build_model(size: dict, tokenizer, device):
-    import torch
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-
-    torch.manual_seed(0)
-    cfg = Qwen2Config(
-        vocab_size=size["vocab"],
-        hidden_size=size["hidden"],
-        intermediate_size=size["intermediate"],
-        num_hidden_layers=size["layers"],
-        num_attention_heads=size["heads"],
-        num_key_value_heads=size["kv_heads"],
-        max_position_embeddings=4096,
-        tie_word_embeddings=True,
-        rope_theta=1e6,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        bos_token_id=None,
-    )
-    with torch.device(device):
-        model = Qwen2ForCausalLM(cfg)
-    return model
-
-
-def make_prompts(n: int, chars: int) -> list[str]:
-    words = (
-        "the of a number train has cars each with seats how many people can ride in total"
-    ).split()
-    out = []
-    for i in range(n):
-        text = f"Problem {i}: "
-        j = i
-        while len(text) < chars:
-            text += words[j % len(words)] + " "
-            j = j * 7 + 3
-        out.append(text[:chars] + "? Answer:")
-    return out
+# this folder is on sys.path (the script runs from it)
+from _gpu_env import ensure_passband
+from _gpu_workload import FULL, PATTERN, TINY, build_model, build_tokenizer, make_prompts
 
 
 # ---------------------------------------------------------------------- measurements
@@ -299,26 +150,11 @@ def bench_passband(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
     return result
 
 
-def bench_trl(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
-    if importlib.util.find_spec("trl") is None:
-        return {"skipped": "trl is not installed"}
-    import re
+def _step_clock(callback_base, device, times: list[float]):
+    """A TRL callback appending each step's seconds to ``times``: step i = end of step i - end
+    of step i-1 (generation happens between the hooks)."""
 
-    from datasets import Dataset
-    from transformers import TrainerCallback
-    from trl import GRPOConfig as TRLConfig
-    from trl import GRPOTrainer as TRLTrainer
-
-    pattern = re.compile(PATTERN, re.DOTALL)
-
-    def reward(completions, **_):
-        return [1.0 if pattern.fullmatch(c) else 0.0 for c in completions]
-
-    times: list[float] = []
-
-    class _Clock(TrainerCallback):
-        """Step i = end of step i - end of step i-1 (generation happens between the hooks)."""
-
+    class _Clock(callback_base):
         def on_train_begin(self, args, state, control, **kw):
             _sync(device)
             self.t = time.perf_counter()
@@ -329,8 +165,13 @@ def bench_trl(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
             times.append(now - self.t)
             self.t = now
 
+    return _Clock()
+
+
+def _trl_args(config_cls, size, device, bf16: bool, workdir: str):
+    """TRL's config with the sizes ``bench_passband`` uses."""
     rows = size["group"] * size["prompts"]
-    args = TRLConfig(
+    return config_cls(
         output_dir=os.path.join(workdir, "trl"),
         num_generations=size["group"],
         per_device_train_batch_size=rows,
@@ -348,6 +189,25 @@ def bench_trl(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
         seed=0,
         use_cpu=device.type == "cpu",
     )
+
+
+def bench_trl(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
+    if importlib.util.find_spec("trl") is None:
+        return {"skipped": "trl is not installed"}
+    import re
+
+    from datasets import Dataset
+    from transformers import TrainerCallback
+    from trl import GRPOConfig as TRLConfig
+    from trl import GRPOTrainer as TRLTrainer
+
+    pattern = re.compile(PATTERN, re.DOTALL)
+
+    def reward(completions, **_):
+        return [1.0 if pattern.fullmatch(c) else 0.0 for c in completions]
+
+    times: list[float] = []
+    args = _trl_args(TRLConfig, size, device, bf16, workdir)
     model = build_model(size, tokenizer, device)
     _reset_peak(device)
     trainer = TRLTrainer(
@@ -356,7 +216,7 @@ def bench_trl(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
         args=args,
         train_dataset=Dataset.from_list(_dataset(size)),
         processing_class=tokenizer,
-        callbacks=[_Clock()],
+        callbacks=[_step_clock(TrainerCallback, device, times)],
     )
     trainer.train()
     result = {
@@ -403,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-trl", action="store_true")
     ap.add_argument("--out", default="gpu_check.json")
     args = ap.parse_args(argv)
-    missing = _ensure_passband()
+    missing = ensure_passband()
     import torch
 
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
