@@ -35,3 +35,13 @@ def tiny_model(tmp_path_factory):
     LlamaForCausalLM(config).save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+@pytest.fixture
+def score_flags():
+    """The small, CPU-only sampling settings every ``passband score`` test here runs with."""
+    return ["--k", "6", "--first", "3", "--max-tokens", "6", "--batch-size", "4"] + [
+        "--no-progress",
+        "--device",
+        "cpu",
+    ]

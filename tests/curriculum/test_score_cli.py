@@ -17,22 +17,10 @@ def _dataset(tmp_path):
 
 
 @pytest.mark.slow
-def test_score_command_end_to_end_is_reproducible(tiny_model, tmp_path, capsys):
+def test_score_command_end_to_end_is_reproducible(tiny_model, score_flags, tmp_path, capsys):
     data, rows = _dataset(tmp_path)
     outs = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
-    common = [
-        "--k",
-        "6",
-        "--first",
-        "3",
-        "--max-tokens",
-        "6",
-        "--batch-size",
-        "4",
-        "--no-progress",
-        "--device",
-        "cpu",
-    ]
+    common = score_flags
     flags = ["--model", str(tiny_model), "--verifier", "regex", "--ref", "pattern=pattern"]
     assert main(["score", str(data), *flags, "--out", str(outs[0]), *common]) == 0
     # The same through a training config: [model], [data] prompt template, [reward] references.

@@ -22,7 +22,7 @@ def _run_toml(tmp_path, model, data, out, extra=""):
 
 
 @pytest.mark.slow
-def test_scored_file_priors_are_used_by_train(tiny_model, tmp_path, capsys):
+def test_scored_file_priors_are_used_by_train(tiny_model, score_flags, tmp_path, capsys):
     model = tiny_model
     patterns = [".*", ".*[0-9].*", "x.*", ".*[aeiou].*", "[a-m ]*", ".*z.*"]
     rows = [{"prompt": f"what is {i}+{i}?", "pattern": p} for i, p in enumerate(patterns * 2)]
@@ -41,17 +41,7 @@ def test_scored_file_priors_are_used_by_train(tiny_model, tmp_path, capsys):
                 "pattern=pattern",
                 "--out",
                 str(scored),
-                "--k",
-                "6",
-                "--first",
-                "3",
-                "--max-tokens",
-                "6",
-                "--batch-size",
-                "4",
-                "--no-progress",
-                "--device",
-                "cpu",
+                *score_flags,
             ]
         )
         == 0
