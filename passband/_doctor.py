@@ -10,19 +10,30 @@ Two tiers, one source per tier:
 
 The learning rate depends on the model's size (``LEARNING_RATE_BY_SIZE``): GRPO recipes use
 1e-6 to 5e-6 for 1B-8B models, up to 2e-5 for small ones (<= 0.5B), 5e-7 to 1e-6 from 30B. When
-the parameter count is known, a learning rate above the range for that size is a ``warn`` (the
-trainer cannot know the size, so it only warns above 1e-5); unknown, the 1B-8B range applies as a
-``note``.
+the parameter count is known, a learning rate above the range for that size is a ``warn``: the
+trainer warns too, at start-up, once it has loaded the model and knows its size (the ranges live in
+``passband.trainer._recommended``); unknown, the 1B-8B range applies as a ``note``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from passband.trainer._recommended import (
+    LARGE_MODEL_PARAMS,
+    LEARNING_RATE_BY_SIZE,
+    SMALL_MODEL_PARAMS,
+    count_text,
+    learning_rate_range,
+)
+
 __all__ = [
     "Finding",
     "TYPICAL",
     "LEARNING_RATE_BY_SIZE",
+    "SMALL_MODEL_PARAMS",
+    "LARGE_MODEL_PARAMS",
+    "count_text",
     "learning_rate_range",
     "check_settings",
     "format_findings",
@@ -38,18 +49,6 @@ _PHASE_ADVICE = {
     "update": "the update: bf16 on a GPU, a smaller grad_accum, beta = 0 (no reference forward), mu = 1",
     "sync": "the weight sync to the rollout engine: expected with vLLM on a large model",
 }
-
-# The learning rates GRPO recipes use for a pretrained model, by size: smaller models tolerate
-# (and, in a short run, need) larger steps. At most SMALL_MODEL_PARAMS is small, from
-# LARGE_MODEL_PARAMS on large, medium between (the 1B-8B recipes).
-SMALL_MODEL_PARAMS = 0.5e9
-LARGE_MODEL_PARAMS = 30e9
-LEARNING_RATE_BY_SIZE: dict[str, tuple[float, float]] = {
-    "small": (1e-6, 2e-5),
-    "medium": (1e-6, 5e-6),
-    "large": (5e-7, 1e-6),
-}
-
 
 # field -> (low, high, what happens below, what happens above)
 TYPICAL: dict[str, tuple[float, float, str, str]] = {
@@ -104,27 +103,6 @@ TYPICAL: dict[str, tuple[float, float, str, str]] = {
 }
 
 
-def count_text(params: float) -> str:
-    """135M, 1.5B, 72B: the way model cards name sizes."""
-    return f"{params / 1e6:.0f}M" if params < 1e9 else f"{params / 1e9:.3g}B"
-
-
-def learning_rate_range(params: float | None) -> tuple[float, float, str]:
-    """``(low, high, for whom)``: the learning rates GRPO recipes use for a pretrained model of
-    ``params`` parameters; ``None`` (unknown) gives the medium (1B-8B) range and says so."""
-    if params is None:
-        low, high = LEARNING_RATE_BY_SIZE["medium"]
-        return low, high, "for a 1B-8B model (parameter count unknown: pass --params)"
-    if params <= SMALL_MODEL_PARAMS:
-        size = "small"
-    elif params < LARGE_MODEL_PARAMS:
-        size = "medium"
-    else:
-        size = "large"
-    low, high = LEARNING_RATE_BY_SIZE[size]
-    return low, high, f"for a {count_text(params)}-parameter model"
-
-
 @dataclass(frozen=True)
 class Finding:
     field: str
@@ -157,28 +135,25 @@ def _outside(value: float, low, high) -> str | None:
 
 
 def _check_learning_rate(value: float, explicit: bool, params, recommended: dict) -> Finding:
-    """Against the range for the model's size; the trainer's bound (size-blind) is named when it
-    will warn too, and a value within the size's range that it warns about is a note."""
+    """Against the range for the model's size, the one the trainer checks at start-up; above
+    ``GRPOConfig``'s own bound (the top of every range) its text is kept."""
     low, high, whom = learning_rate_range(params)
     typical = f"{_range_text(low, high)} {whom}"
     r_high, risk = recommended.get("learning_rate", (None, None, ""))[1:]
-    trainer_warns = r_high is not None and value > r_high
 
     def found(status: str, severity: str, message: str) -> Finding:
         return Finding("learning_rate", value, status, severity, typical, message, not explicit)
 
+    usual = f"GRPO recipes use {_range_text(low, high)} {whom}"
+    if r_high is not None and value > r_high:
+        return found("high", "warn", f"{usual}; {risk} (the trainer warns too)")
     if value > high:
-        usual = f"GRPO recipes use {_range_text(low, high)} {whom}"
-        if trainer_warns:
-            return found("high", "warn", f"{usual}; {risk} (the trainer warns too)")
-        severity = "note" if params is None else "warn"  # a known size: this is the real range
-        return found("high", severity, f"{usual}; above it {TYPICAL['learning_rate'][3]}")
-    if trainer_warns:
+        if params is None:  # the trainer checks the real size once it has loaded the model
+            return found("high", "note", f"{usual}; above it {TYPICAL['learning_rate'][3]}")
         return found(
-            "ok",
-            "note",
-            f"usual {whom}, but above {r_high:g} the trainer warns at start-up all the same "
-            "(it does not know the model's size)",
+            "high",
+            "warn",
+            f"{usual}; above it {TYPICAL['learning_rate'][3]} (the trainer warns too)",
         )
     if value < low:
         return found("low", "note", TYPICAL["learning_rate"][2])

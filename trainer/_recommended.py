@@ -11,7 +11,33 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-__all__ = ["RECOMMENDED", "check_recommended"]
+__all__ = [
+    "RECOMMENDED",
+    "check_recommended",
+    "LEARNING_RATE_BY_SIZE",
+    "SMALL_MODEL_PARAMS",
+    "LARGE_MODEL_PARAMS",
+    "learning_rate_range",
+    "check_learning_rate",
+    "count_text",
+]
+
+# The learning rates GRPO recipes use for a pretrained model, by size: smaller models tolerate
+# (and, in a short run, need) larger steps. At most SMALL_MODEL_PARAMS is small, from
+# LARGE_MODEL_PARAMS on large, medium between (the 1B-8B recipes). ``GRPOConfig`` cannot know
+# the size, so it warns only above the small range's top; the trainer checks the real size once
+# the model is loaded (``check_learning_rate``), and ``passband doctor`` uses the same ranges.
+SMALL_MODEL_PARAMS = 0.5e9
+LARGE_MODEL_PARAMS = 30e9
+LEARNING_RATE_BY_SIZE: dict[str, tuple[float, float]] = {
+    "small": (1e-6, 2e-5),
+    "medium": (1e-6, 5e-6),
+    "large": (5e-7, 1e-6),
+}
+_LR_RISK = (
+    "expect collapsed outputs, exploding KL or loss of prior skills "
+    "(ignore for models trained from scratch: set pretrained = false)"
+)
 
 # field -> (low, high, what goes wrong outside). ``None`` = unbounded on that side.
 RECOMMENDED: dict[str, tuple[float | None, float | None, str]] = {
@@ -47,10 +73,8 @@ RECOMMENDED: dict[str, tuple[float | None, float | None, str]] = {
     ),
     "learning_rate": (
         None,
-        1e-5,
-        "above 1e-5 a pretrained model's weights drift fast: "
-        "expect collapsed outputs, exploding KL or loss of prior skills "
-        "(ignore for models trained from scratch: set pretrained = false)",
+        LEARNING_RATE_BY_SIZE["small"][1],
+        "above 2e-5 even a small pretrained model's weights drift fast: " + _LR_RISK,
     ),
 }
 
@@ -75,3 +99,42 @@ def check_recommended(config: Any, *, warn: bool = True, stacklevel: int = 2) ->
         for m in messages:
             warnings.warn(m, UserWarning, stacklevel=stacklevel)
     return messages
+
+
+def count_text(params: float) -> str:
+    """135M, 1.5B, 72B: the way model cards name sizes."""
+    return f"{params / 1e6:.0f}M" if params < 1e9 else f"{params / 1e9:.3g}B"
+
+
+def learning_rate_range(params: float | None) -> tuple[float, float, str]:
+    """``(low, high, for whom)``: the learning rates GRPO recipes use for a pretrained model of
+    ``params`` parameters; ``None`` (unknown) gives the medium (1B-8B) range and says so."""
+    if params is None:
+        low, high = LEARNING_RATE_BY_SIZE["medium"]
+        return low, high, "for a 1B-8B model (parameter count unknown: pass --params)"
+    if params <= SMALL_MODEL_PARAMS:
+        size = "small"
+    elif params < LARGE_MODEL_PARAMS:
+        size = "medium"
+    else:
+        size = "large"
+    low, high = LEARNING_RATE_BY_SIZE[size]
+    return low, high, f"for a {count_text(params)}-parameter model"
+
+
+def check_learning_rate(
+    learning_rate: float, params: float, *, warn: bool = True, stacklevel: int = 2
+) -> str | None:
+    """The trainer's start-up check, once the model's size is known: a message (and a warning)
+    when a pretrained model's ``learning_rate`` is above the range for ``params`` parameters.
+    Above the small range's top ``GRPOConfig`` has warned already, so nothing is said twice."""
+    low, high, whom = learning_rate_range(params)
+    if learning_rate <= high or learning_rate > LEARNING_RATE_BY_SIZE["small"][1]:
+        return None
+    message = (
+        f"learning_rate = {learning_rate:g} is above the range GRPO recipes use {whom} "
+        f"({low:g}..{high:g}): {_LR_RISK}"
+    )
+    if warn:
+        warnings.warn(message, UserWarning, stacklevel=stacklevel)
+    return message

@@ -62,6 +62,7 @@ from passband.trainer._refill import (
     rollout_room,
     short_batch_note,
 )
+from passband.trainer._recommended import check_learning_rate
 from passband.trainer._runstate import RunStateMixin
 from passband.trainer._scoring import Scorer
 from passband.trainer._startup import start_verifier_workers
@@ -164,6 +165,8 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         # a LoRA policy needs no copy: its base, with the adapters switched off, is the reference.
         self.model = lora_from_config(self.model, c)  # lora_r > 0 and not already a peft model
         self.lora = is_lora(self.model)
+        if c.pretrained and not self.lora and self.dist.is_main:  # LoRA recipes run higher
+            check_learning_rate(c.learning_rate, sum(p.numel() for p in self.model.parameters()))
         if self.lora and self.dist.sharded:
             raise ValueError(
                 "LoRA with FSDP is not supported: launch without --use_fsdp (DDP) "

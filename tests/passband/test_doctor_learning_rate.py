@@ -101,12 +101,30 @@ def test_unknown_size_keeps_the_1b_8b_range_as_a_note_and_says_so():
 
 def test_above_the_trainers_bound_the_trainers_text_is_kept():
     risk = RECOMMENDED["learning_rate"][2]
-    over = _lr_finding(3e-5, 135e6)  # above the small range and the trainer's 1e-5
+    over = _lr_finding(3e-5, 135e6)  # above every size's range: GRPOConfig itself warns
     assert over.severity == "warn" and risk in over.message and "2e-05" in over.message
-    # within the small range, above the trainer's size-blind 1e-5: a note that it will warn
+    # the top of the small range: usual for a 135M model, and the trainer agrees (no warning)
     inside = _lr_finding(2e-5, 135e6)
-    assert (inside.severity, inside.status) == ("note", "ok") and "trainer warns" in inside.message
+    assert (inside.severity, inside.status) == ("ok", "ok")
     assert _lr_finding(3e-7, 7e9).status == "low"
+
+
+def test_the_trainer_checks_the_loaded_models_size_as_the_doctor_does():
+    import warnings
+
+    from passband.trainer._recommended import check_learning_rate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        GRPOConfig(learning_rate=2e-5)  # size unknown: within some size's range, no warning
+        assert check_learning_rate(2e-5, 135e6) is None
+    with pytest.warns(UserWarning, match="6.74B-parameter model") as caught:
+        message = check_learning_rate(1e-5, 6.74e9)
+    assert "1e-06..5e-06" in message and len(caught) == 1
+    assert _lr_finding(1e-5, 6.74e9).severity == "warn", "the doctor says the same"
+    with pytest.warns(UserWarning, match="above 2e-5"):
+        GRPOConfig(learning_rate=3e-5)
+    assert check_learning_rate(3e-5, 6.74e9) is None, "GRPOConfig has said it already"
 
 
 def _model(tmp_path: Path, name: str, cfg: dict) -> Path:
