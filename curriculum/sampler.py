@@ -135,7 +135,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         if self._observed[i] == 0:
             self._n_seen += 1
         self._observed[i] += 1
-        if trials >= 2:
+        if trials >= 2 and not self.config.adaptive_group_size:  # adaptive: sizes vary
             self._group_size = trials
         self._count_group(successes, trials)
         self._move(i, self._pool_for(i), successes in (0, trials))

@@ -30,7 +30,7 @@ class UpdateMixin:
                 f"version {self.policy_version}: the ratio would be computed "
                 "against other weights. Roll out again after each update."
             )
-        adv = self._advantages(groups)  # [B = N*G]
+        adv = self._advantages(groups)  # [B = sum of group sizes]
         seqs = sequences(groups, c.mask_truncated)
         sampled = [lp for g in groups for lp in (g.sampler_logp or [None] * len(g.completions))]
         micro = micro_batches(seqs, adv, sampled, self.dist, c.grad_accum, self._collate)
@@ -71,9 +71,20 @@ class UpdateMixin:
         return stats.result(c.beta)
 
     def _advantages(self, groups: list[Group]) -> torch.Tensor:
-        rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)  # [N, G]
-        valid = torch.tensor([g.valid for g in groups], dtype=torch.bool)  # [N, G]
-        return self.advantage_fn(rewards, valid).reshape(-1)  # [B = N*G]
+        """One advantage per completion, group by group. Groups may differ in size (adaptive G):
+        they are padded to the widest as invalid entries, which the estimators leave out of
+        every statistic, and the padding is dropped again."""
+        width = max(len(g.verdicts) for g in groups)
+        rewards = torch.zeros((len(groups), width), dtype=torch.float32)  # [N, G_max]
+        valid = torch.zeros((len(groups), width), dtype=torch.bool)  # [N, G_max]
+        real = torch.zeros((len(groups), width), dtype=torch.bool)  # [N, G_max]: rows that exist
+        for i, g in enumerate(groups):
+            k = len(g.verdicts)
+            rewards[i, :k] = torch.tensor(g.rewards, dtype=torch.float32)
+            valid[i, :k] = torch.tensor(g.valid, dtype=torch.bool)
+            real[i, :k] = True
+        adv = self.advantage_fn(rewards, valid)  # [N, G_max]
+        return adv[real]  # [B = sum of group sizes], in group order
 
     def _micro_step(
         self,

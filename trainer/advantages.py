@@ -3,6 +3,8 @@
 Each takes rewards ``[N, G]`` (N groups of G completions) and a validity mask ``[N, G]`` (False for
 completions whose verdict was ``error`` / ``timeout``: they are excluded from the statistics and
 get advantage 0, so they contribute nothing to the loss) and returns advantages ``[N, G]``.
+Groups of different sizes (adaptive G) arrive padded to the widest with invalid entries, so an
+estimator that honours the mask needs nothing else.
 Standard deviations are the unbiased (n - 1) estimate over the valid completions.
 """
 

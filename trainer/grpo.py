@@ -29,6 +29,7 @@ Deliberately left out: DeepSpeed, value or reward models.
 
 from __future__ import annotations
 
+import itertools
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -55,6 +56,7 @@ from passband.trainer._metrics import (
     reward_metrics,
 )
 from passband.trainer._outdir import claim_output_dir
+from passband.trainer._recommended import check_learning_rate
 from passband.trainer._refill import (
     draws_for,
     predicted_signal,
@@ -62,7 +64,6 @@ from passband.trainer._refill import (
     rollout_room,
     short_batch_note,
 )
-from passband.trainer._recommended import check_learning_rate
 from passband.trainer._runstate import RunStateMixin
 from passband.trainer._scoring import Scorer
 from passband.trainer._startup import start_verifier_workers
@@ -75,7 +76,7 @@ from passband.trainer.losses import get_aggregation
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer
 from passband.trainer.rollout import RolloutBackend
 from passband.trainer.rollout_vllm import make_rollout_backend
-from passband.trainer.sampling import check_sampler, make_sampler
+from passband.trainer.sampling import check_sampler, make_sampler, round_group_sizes
 
 __all__ = ["GRPOTrainer"]
 
@@ -305,41 +306,47 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
     def _rollout_groups(self, prompt_ids: Sequence[Any], round_: int = 0) -> list[Group]:
         """This rank rolls out and scores its slice; every rank gets all groups and observes them.
         Each prompt is seeded by (seed, step, round, position in the round): its samples do not
-        depend on which rank draws it or what shares its batch."""
+        depend on which rank draws it or what shares its batch. Answers per prompt: ``G`` each,
+        or the sampler's split of ``G`` x prompts (``[curriculum] adaptive_group_size``)."""
         c, G = self.config, self.config.group_size
+        sizes = round_group_sizes(self.sampler, prompt_ids, G)
         chunks = self.dist.shard_chunks(len(prompt_ids), max(1, c.rollout_batch_size // G))
         mine = [k for chunk in chunks for k in chunk]  # positions in the round's prompt list
         rows = [self.rows[prompt_ids[k]] for k in mine]
+        n = [sizes[k] for k in mine]
         seeds = [group_seed(c.seed, self.step, round_, k) for k in mine]
         with (
             self._time("generate"),
             self._autocast(),
             self.dist.generation(self.model, uses_model=self.backend.shares_policy),
         ):
-            out = self.backend.rollout([prompt_of(r) for r in rows], G, seeds) if rows else None
+            same = len(set(n)) == 1  # one number when all groups are alike (the fixed G)
+            prompts = [prompt_of(r) for r in rows]
+            out = self.backend.rollout(prompts, n[0] if same else n, seeds) if rows else None
         self._calls += 1
         with self._time("score"):
             verdicts = (
                 self.scorer(
                     out.texts,
-                    [r for r in rows for _ in range(G)],
+                    [r for r, k in zip(rows, n) for _ in range(k)],
                     [len(x) for x in out.completion_ids],
                 )
                 if rows
                 else []
             )
         logp = out.logprobs if out is not None else None  # engines that report them (vLLM)
+        starts = [0, *itertools.accumulate(n)]  # prompt k owns rows starts[i]:starts[i + 1]
         local = [
             Group(
                 prompt_ids[k],
-                out.prompt_tokens[i * G],
-                out.completion_ids[i * G : (i + 1) * G],
-                out.truncated[i * G : (i + 1) * G],
-                verdicts[i * G : (i + 1) * G],
+                out.prompt_tokens[a],
+                out.completion_ids[a:b],
+                out.truncated[a:b],
+                verdicts[a:b],
                 out.policy_version,
-                sampler_logp=logp[i * G : (i + 1) * G] if logp else None,
+                sampler_logp=logp[a:b] if logp else None,
             )
-            for i, k in enumerate(mine)
+            for k, a, b in zip(mine, starts, starts[1:])
         ]
         groups = self.dist.gather(local)  # in position order: the same list on every rank
         for g in groups:

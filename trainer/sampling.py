@@ -21,7 +21,14 @@ from typing import Any
 from passband.curriculum import Curriculum, CurriculumConfig
 from passband.curriculum._priors import training_priors
 
-__all__ = ["Sampler", "UniformSampler", "make_sampler", "check_sampler", "resolve_curriculum"]
+__all__ = [
+    "Sampler",
+    "UniformSampler",
+    "make_sampler",
+    "check_sampler",
+    "resolve_curriculum",
+    "round_group_sizes",
+]
 
 _METHODS = ("sample", "observe", "state_dict", "load_state_dict", "metrics")
 
@@ -46,6 +53,29 @@ class Sampler:
 
     def estimates(self) -> dict:
         return {}
+
+    def group_sizes(self, prompt_ids: Sequence[Any], budget: int) -> list[int]:
+        """Answers per prompt for ``budget`` rollouts; default: an equal split (the fixed G)."""
+        n = len(prompt_ids)
+        return [budget // n + (1 if k < budget % n else 0) for k in range(n)] if n else []
+
+
+def round_group_sizes(sampler: Any, prompt_ids: Sequence[Any], group_size: int) -> list[int]:
+    """Answers per prompt for one round: ``group_size`` x prompts split by the sampler's
+    optional ``group_sizes(ids, budget)`` (the curriculum's adaptive G), else ``group_size``
+    each. A split that does not add up to the budget, or gives a prompt fewer than 2 answers
+    (no variance to learn from), is refused rather than trained on."""
+    split = getattr(sampler, "group_sizes", None)
+    n, budget = len(prompt_ids), group_size * len(prompt_ids)
+    if split is None:
+        return [group_size] * n
+    sizes = [int(k) for k in split(list(prompt_ids), budget)]
+    if len(sizes) != n or sum(sizes) != budget or any(k < 2 for k in sizes):
+        raise ValueError(
+            f"{type(sampler).__name__}.group_sizes gave {sizes} for {n} prompts and "
+            f"{budget} rollouts: it must give one size >= 2 per prompt, summing to the budget"
+        )
+    return sizes
 
 
 def check_sampler(sampler: Any) -> Any:
@@ -180,6 +210,12 @@ def resolve_curriculum(config: Any) -> CurriculumConfig:
             stacklevel=4,
         )
         cur = dataclasses.replace(cur, band=band)
+    if cur.adaptive_group_size and config.group_size < cur.min_group_size:
+        raise ValueError(
+            f"[curriculum] adaptive_group_size = true needs group_size >= min_group_size: "
+            f"group_size = {config.group_size} < min_group_size = {cur.min_group_size} "
+            "(the budget per prompt is group_size; no prompt goes below the floor)"
+        )
     return dataclasses.replace(cur, group_size_hint=config.group_size)
 
 
