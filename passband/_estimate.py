@@ -202,7 +202,8 @@ class Workload:
     prompt_tokens: int = 256
     """Prompt length in tokens."""
     rollout_batch_size: int = 64
-    """Sequences per generate call, as ``GRPOConfig.rollout_batch_size``."""
+    """Sequences per generate call: ``GRPOConfig.rollout_batch_size`` as the trainer resolves it
+    (``passband.trainer._refill.rollout_rows``; ``passband doctor`` passes that)."""
     grad_accum: int = 1
     """Micro-batches per optimizer step, as ``GRPOConfig.grad_accum``."""
     mu: int = 1

@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from passband.trainer._refill import rollout_rows
+
 __all__ = ["Dist", "init_distributed", "finish_distributed", "warn_if_unbalanced", "group_seed"]
 
 
@@ -199,7 +201,7 @@ def finish_distributed() -> None:
 def warn_if_unbalanced(dist: Dist, config) -> None:
     """Warn (rank 0) when a step's prompts make fewer generation chunks than there are ranks."""
     G, n = config.group_size, config.prompts_per_step
-    chunks = -(-n // max(1, config.rollout_batch_size // G))
+    chunks = -(-n // max(1, rollout_rows(config, dist.world_size) // G))
     if not dist.is_main or chunks >= dist.world_size:
         return
     fit = G * -(-n // dist.world_size)

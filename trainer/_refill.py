@@ -34,10 +34,13 @@ __all__ = [
     "rollout_room",
     "MAX_OVERSAMPLE",
     "SHORTFALL_SHARE",
+    "AUTO_ROLLOUT_ROWS",
+    "rollout_rows",
 ]
 
 MAX_OVERSAMPLE = 1.5  # a step rolls out at most this many times prompts_per_step, all rounds
 SHORTFALL_SHARE = 1 / 8  # missing groups a step tolerates before a top-up round, as a share
+AUTO_ROLLOUT_ROWS = 256  # rows per generate call when rollout_batch_size is None (one process)
 _Z = 0.5  # margin in standard deviations of the count of groups with signal
 _FLOOR = 0.05  # a prediction below this is not trusted to size a draw
 
@@ -53,6 +56,20 @@ def rollout_room(rolled: int, prompts_per_step: int) -> int:
     ``prompts_per_step`` (at least one more than ``prompts_per_step``) less those ``rolled``."""
     budget = max(math.floor(prompts_per_step * MAX_OVERSAMPLE), prompts_per_step + 1)
     return max(0, budget - rolled)
+
+
+def rollout_rows(config: Any, world_size: int = 1) -> int:
+    """Sequences per ``generate`` call: ``config.rollout_batch_size``, or when it is ``None``: in
+    one process the step's whole roll-out budget (``prompts_per_step`` x G plus the refill
+    margin), so a round is one call; with N ranks ``prompts_per_step`` x G split evenly over
+    them, so every rank generates. At most ``AUTO_ROLLOUT_ROWS``, at least one group. Measured
+    on 2 CPU cores (BENCHMARKS.md) one call of 192 rows decodes faster than three of 64; on a
+    GPU the decode's latency, not its width, sets its cost."""
+    if config.rollout_batch_size is not None:
+        return int(config.rollout_batch_size)
+    G, n = int(config.group_size), int(config.prompts_per_step)
+    prompts = rollout_room(0, n) if world_size <= 1 else -(-n // world_size)
+    return max(G, min(AUTO_ROLLOUT_ROWS, G * prompts))
 
 
 def predicted_signal(sampler: Any, prompt_ids: Sequence[Any]) -> float | None:

@@ -55,9 +55,12 @@ class GRPOConfig:
     """Top-k sampling; 0 = off."""
     stop: tuple[str, ...] = ()
     """Extra stop strings besides EOS (kept in the completion)."""
-    rollout_batch_size: int = 64
-    """Sequences per ``generate()`` call; also the unit that is seeded and handed to one rank
-    (see trainer/_distributed.py)."""
+    rollout_batch_size: int | None = None
+    """Sequences per ``generate()`` call; also the unit handed to one rank (see
+    trainer/_distributed.py). ``None`` (default): ``AUTO_ROLLOUT_ROWS`` (256) in one process, so a
+    step's first round (``prompts_per_step`` x G, plus the refill margin) is one call; with N
+    ranks, a round is split evenly over them. HF ``generate`` halves it on a CUDA out-of-memory
+    error and says so."""
     # --- objective -----------------------------------------------------------------------
     learning_rate: float = 1e-6
     """AdamW peak learning rate."""
@@ -258,13 +261,17 @@ _RULES: tuple[tuple[str, Callable[[Any, Any], bool], str | Callable[[], str]], .
             "group_size",
             "prompts_per_step",
             "max_new_tokens",
-            "rollout_batch_size",
             "mu",
             "max_steps",
             "checkpoint_every",
             "keep_checkpoints",
             "grad_accum",
         )
+    ),
+    (
+        "rollout_batch_size",
+        lambda v, c: v is None or _at_least(1)(v, c),
+        "an integer >= 1, or None (automatic)",
     ),
     *(
         (name, _at_least(0), "an integer >= 0")

@@ -62,6 +62,7 @@ from passband.trainer._refill import (
     predicted_signal,
     real_shortfall,
     rollout_room,
+    rollout_rows,
     short_batch_note,
 )
 from passband.trainer._runstate import RunStateMixin
@@ -310,7 +311,8 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         or the sampler's split of ``G`` x prompts (``[curriculum] adaptive_group_size``)."""
         c, G = self.config, self.config.group_size
         sizes = round_group_sizes(self.sampler, prompt_ids, G)
-        chunks = self.dist.shard_chunks(len(prompt_ids), max(1, c.rollout_batch_size // G))
+        per_call = rollout_rows(c, self.dist.world_size) // G  # prompts per generate call
+        chunks = self.dist.shard_chunks(len(prompt_ids), max(1, per_call))
         mine = [k for chunk in chunks for k in chunk]  # positions in the round's prompt list
         rows = [self.rows[prompt_ids[k]] for k in mine]
         n = [sizes[k] for k in mine]

@@ -264,11 +264,17 @@ class HFRollout(RolloutBackend):
         was_training = self.model.training
         self.model.eval()  # generation uses the KV cache; gradient checkpointing needs .train()
         try:
-            for start in range(0, len(rows), self.batch_size):
+            start = 0
+            while start < len(rows):
                 end = start + self.batch_size
-                c, t = self._generate_batch(rows[start:end], row_seeds[start:end])
+                try:
+                    c, t = self._generate_batch(rows[start:end], row_seeds[start:end])
+                except torch.cuda.OutOfMemoryError:
+                    self._halve_batch()  # the same rows again, in smaller calls
+                    continue
                 completions += c
                 truncated += t
+                start = end
         finally:
             self.model.train(was_training)
         texts = (
@@ -290,6 +296,22 @@ class HFRollout(RolloutBackend):
         return encode_prompt(self.tokenizer, prompt)
 
     # -- internals ----------------------------------------------------------------------------
+    def _halve_batch(self) -> None:
+        """After a CUDA out-of-memory error: half the rows per ``generate`` call from now on.
+        Samples do not change (each row has its own seed); only the calls get smaller."""
+        if self.batch_size == 1:
+            raise torch.cuda.OutOfMemoryError(
+                "HF generate ran out of GPU memory at one sequence per call: shorten "
+                "max_new_tokens, or use a smaller model or more GPUs (FSDP)"
+            )
+        torch.cuda.empty_cache()
+        self.batch_size = max(1, self.batch_size // 2)
+        warnings.warn(
+            f"HF generate ran out of GPU memory; rolling out {self.batch_size} sequences per "
+            "call from now on (set rollout_batch_size to choose)",
+            stacklevel=3,
+        )
+
     @torch.no_grad()
     def _generate_batch(
         self, rows: list[list[int]], seeds: list[int]

@@ -35,6 +35,7 @@ from collections.abc import Iterator, Sequence
 import torch
 
 from passband.trainer._fsdp import full_tensor
+from passband.trainer._refill import rollout_rows
 from passband.trainer._vllm_engine import engine_dtype, load_weights, start_engine
 from passband.trainer.rollout import (
     HFRollout,
@@ -88,7 +89,8 @@ def make_rollout_backend(model, tokenizer, config):
         stop=c.stop,
     )
     if c.rollout_backend == "hf":
-        return HFRollout(model, tokenizer, batch_size=c.rollout_batch_size, **common)
+        rows = rollout_rows(c, int(os.environ.get("WORLD_SIZE", "1")))
+        return HFRollout(model, tokenizer, batch_size=rows, **common)
     if not vllm_available():
         raise ImportError(
             "rollout_backend = \"vllm\" needs vLLM: pip install 'passband[vllm]' "

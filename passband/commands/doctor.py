@@ -110,9 +110,12 @@ def _print_context(model_path: str | None, max_new_tokens: int, prompt_tokens: i
 
 
 def run(args: argparse.Namespace) -> int:
+    from types import SimpleNamespace
+
     from passband._doctor import check_settings, format_findings
     from passband._estimate import Workload, estimate, format_estimate, hardware
     from passband.errors import UsageError
+    from passband.trainer._refill import rollout_rows
 
     if args.prompt_tokens < 1:
         raise UsageError(f"--prompt-tokens {args.prompt_tokens}: must be >= 1")
@@ -141,13 +144,13 @@ def run(args: argparse.Namespace) -> int:
                 "prompts_per_step",
                 "group_size",
                 "max_new_tokens",
-                "rollout_batch_size",
                 "grad_accum",
                 "mu",
                 "beta",
                 "gradient_checkpointing",
             )
         },
+        rollout_batch_size=rollout_rows(SimpleNamespace(**values), args.gpus),
         prompt_tokens=args.prompt_tokens,
         gpus=args.gpus,
         sharded=values["distributed"] == "fsdp" and args.gpus > 1,
