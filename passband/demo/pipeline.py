@@ -122,7 +122,6 @@ def grpo_config(cfg: DemoConfig, output_dir: str | Path, **changes):
         output_dir=str(output_dir),
         checkpoint_every=cfg.checkpoint_every,
         keep_checkpoints=1,
-        rollout_batch_size=cfg.group_size * cfg.prompts_per_step,
         pretrained=False,
         use_curriculum=cfg.use_curriculum,
         filter_zero_variance=cfg.filter_zero_variance,
