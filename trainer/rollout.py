@@ -30,6 +30,7 @@ from typing import Any
 import torch
 
 from passband.trainer._data import encode_prompt  # the one encoding the row checks use
+from passband.trainer._decode import decode
 from passband.trainer._kvcache import preallocated_cache
 
 __all__ = [
@@ -189,32 +190,20 @@ class _SeededSampling:
         self.warpers = LogitsProcessorList(warpers)
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        position = input_ids.shape[1] - self.width
-        probs = torch.softmax(self.warpers(input_ids, scores).double(), dim=-1)  # [b, V]
-        cdf = probs.cumsum(-1)  # [b, V]
+        """As a ``generate`` logits processor: the sampled token is the only finite score."""
+        token = self.draw(scores, range(len(self.seeds)), input_ids.shape[1] - self.width)
+        return torch.full_like(scores, -torch.inf).scatter_(1, token.unsqueeze(-1), 0.0)
+
+    def draw(self, scores: torch.Tensor, rows, position: int) -> torch.Tensor:
+        """The token of each of ``rows`` (indices into the seeds) at ``position``, from
+        ``scores`` [a, V]: [a]."""
+        probs = torch.softmax(self.warpers(None, scores).double(), dim=-1)  # [a, V]
+        cdf = probs.cumsum(-1)  # [a, V]
         u = torch.tensor(
-            [_uniform(s, position) for s in self.seeds], dtype=cdf.dtype, device=cdf.device
-        )  # [b]
-        token = torch.searchsorted(cdf, (u * cdf[:, -1]).unsqueeze(-1))  # [b, 1]
-        token = token.clamp(max=scores.shape[-1] - 1)
-        return torch.full_like(scores, -torch.inf).scatter_(1, token, 0.0)  # [b, V]
-
-
-class _StopOnStrings:
-    """Per-row stopping criterion: the tail of the completion contains a stop string.
-
-    Decodes only the last few tokens of each row, so the cost per generated token is small.
-    """
-
-    def __init__(self, tokenizer, stop: Sequence[str], prompt_len: int):
-        self.tokenizer, self.stop, self.prompt_len = tokenizer, tuple(stop), prompt_len
-        self.window = max(len(s) for s in self.stop) + 4  # tokens are >= 1 char, +slack
-
-    def __call__(self, input_ids: torch.Tensor, scores=None, **kwargs) -> torch.Tensor:
-        tails = input_ids[:, self.prompt_len :][:, -self.window :]  # [B, <=window]
-        texts = self.tokenizer.batch_decode(tails, skip_special_tokens=True)
-        done = [any(s in t for s in self.stop) for t in texts]
-        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)  # [B]
+            [_uniform(self.seeds[r], position) for r in rows], dtype=cdf.dtype, device=cdf.device
+        )  # [a]
+        token = torch.searchsorted(cdf, (u * cdf[:, -1]).unsqueeze(-1))  # [a, 1]
+        return token.clamp(max=scores.shape[-1] - 1).squeeze(-1)  # [a]
 
 
 class HFRollout(RolloutBackend):
@@ -323,37 +312,39 @@ class HFRollout(RolloutBackend):
         for i, r in enumerate(rows):  # left padding: every prompt ends at column P
             input_ids[i, width - len(r) :] = torch.tensor(r)
             attention[i, width - len(r) :] = 1
-        # Greedy over scores that _SeededSampling leaves finite for the sampled token only; the
-        # model's own sampling defaults (a chat model's generation_config) are switched off.
-        kwargs: dict[str, Any] = dict(
-            max_new_tokens=self.max_new_tokens,
-            use_cache=True,
-            pad_token_id=self.pad_id,
-            eos_token_id=sorted(self.eos_ids),
-            repetition_penalty=1.0,
-            do_sample=False,
-            temperature=None,
-            top_p=None,
-            top_k=None,
-            # an FSDP policy is unsharded around the rollout: no rank
-            # waits for the others token by token
-            synced_gpus=False,
-        )
-        if self.temperature > 0:
-            kwargs["logits_processor"] = [
-                _SeededSampling(seeds, width, self.temperature, self.top_k, self.top_p)
-            ]
-        if self.stop:
-            kwargs["stopping_criteria"] = [_StopOnStrings(self.tokenizer, self.stop, width)]
         cache = preallocated_cache(self.model, width + self.max_new_tokens)  # no O(T^2) copying
-        if cache is not None:
-            kwargs["past_key_values"] = cache
-        out = self.model.generate(
-            input_ids=input_ids.to(device), attention_mask=attention.to(device), **kwargs
-        )  # [b, P+C]
-        generated = out[:, width:].tolist()
+        generated = decode(
+            self.model,
+            input_ids.to(device),
+            attention.to(device),
+            max_new_tokens=self.max_new_tokens,
+            eos_ids=sorted(self.eos_ids),
+            pick=self._picker(seeds, width),
+            pad_id=self.pad_id,
+            stops=self._stop_check() if self.stop else None,
+            cache=cache,
+        )  # finished rows leave the batch (trainer/_decode.py)
         cut = [self._cut(ids) for ids in generated]
         return [c for c, _ in cut], [t for _, t in cut]
+
+    def _picker(self, seeds: list[int], width: int):
+        """Next tokens: greedy at temperature 0, else each row from its own seed."""
+        if self.temperature <= 0:
+            return lambda logits, rows, t: logits.argmax(dim=-1)
+        sampler = _SeededSampling(seeds, width, self.temperature, self.top_k, self.top_p)
+        return sampler.draw
+
+    def _stop_check(self):
+        """Whether each row's tail now holds a stop string (decodes only the last few tokens)."""
+        window = max(len(s) for s in self.stop) + 4  # tokens are >= 1 character, + slack
+
+        def stops(rows: list[int], tokens: list[list[int]]) -> list[bool]:
+            texts = self.tokenizer.batch_decode(
+                [t[-window:] for t in tokens], skip_special_tokens=True
+            )
+            return [any(s in text for s in self.stop) for text in texts]
+
+        return stops
 
     def _cut(self, ids: list[int]) -> tuple[list[int], bool]:
         """Keep tokens up to the first EOS or stop string; report truncation."""

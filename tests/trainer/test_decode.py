@@ -1,0 +1,88 @@
+"""``HFRollout``'s decode loop drops finished rows from the batch and still samples, token for
+token, what Hugging Face ``generate`` samples with the same seeded sampler."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from passband.trainer import HFRollout
+from passband.trainer._kvcache import preallocated_cache
+from passband.trainer.rollout import _SeededSampling, row_seed
+
+PROMPTS = ["1+1=", "22+3=", "7*7=", "9-4=", "100+1=", "3=", "45+45=", "8*2="]
+
+
+def _backend(model, tokenizer, **kw):
+    """HFRollout on a random tiny model, with three common characters as extra end tokens, so
+    completions end at many different lengths."""
+    backend = HFRollout(model, tokenizer, max_new_tokens=24, **kw)
+    backend.eos_ids |= {tokenizer.convert_tokens_to_ids(c) for c in "7a+"}
+    return backend
+
+
+def _with_generate(model, tokenizer, prompts, n, seeds, temperature, max_new):
+    """The reference: ``generate`` itself, greedy over the seeded sampler's scores (the code path
+    HFRollout used before its own loop), cut at EOS."""
+    backend = _backend(model, tokenizer, temperature=temperature)
+
+    encoded = [backend.encode_prompt(p) for p in prompts]
+    rows = [e for e in encoded for _ in range(n)]
+    row_seeds = [row_seed(s, j) for s in seeds for j in range(n)]
+    width = max(map(len, rows))
+    ids = torch.full((len(rows), width), backend.pad_id, dtype=torch.long)
+    attn = torch.zeros_like(ids)
+    for i, r in enumerate(rows):
+        ids[i, width - len(r) :], attn[i, width - len(r) :] = torch.tensor(r), 1
+    kwargs = dict(
+        max_new_tokens=max_new,
+        do_sample=False,
+        temperature=None,
+        top_p=None,
+        top_k=None,
+        pad_token_id=backend.pad_id,
+        eos_token_id=sorted(backend.eos_ids),
+        past_key_values=preallocated_cache(model, width + max_new),
+    )
+    if temperature > 0:
+        kwargs["logits_processor"] = [_SeededSampling(row_seeds, width, temperature, 0, 1.0)]
+    with torch.no_grad():
+        out = model.generate(input_ids=ids, attention_mask=attn, **kwargs)[:, width:].tolist()
+    return [backend._cut(x)[0] for x in out]
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.7])
+def test_the_same_tokens_as_generate_while_dropping_finished_rows(
+    tiny, tokenizer, monkeypatch, temperature
+):
+    model = tiny.model(tokenizer)
+    selects = []
+    original = type(preallocated_cache(model, 8)).batch_select_indices
+
+    def spy(self, indices):
+        selects.append(len(indices))
+        return original(self, indices)
+
+    monkeypatch.setattr(type(preallocated_cache(model, 8)), "batch_select_indices", spy)
+    seeds = list(range(10, 10 + len(PROMPTS)))
+    backend = _backend(model, tokenizer, temperature=temperature)
+    got = backend.rollout(PROMPTS, 4, seeds=seeds).completion_ids
+    lengths = [len(x) for x in got]
+    assert len(set(lengths)) > 3, f"completions should end at many lengths: {lengths}"
+    assert selects, "finished rows were never dropped"
+    assert got == _with_generate(model, tokenizer, PROMPTS, 4, seeds, temperature, 24)
+
+
+def test_finished_rows_stop_costing_forwards(tiny, tokenizer):
+    model = tiny.model(tokenizer, seed=1)
+    fed = []
+    hook = model.register_forward_pre_hook(
+        lambda mod, args, kwargs: fed.append(kwargs["input_ids"].shape[0]), with_kwargs=True
+    )
+    try:
+        out = _backend(model, tokenizer).rollout(PROMPTS, 4, seeds=list(range(8)))
+    finally:
+        hook.remove()
+    longest = max(len(x) for x in out.completion_ids)
+    assert len(fed) == longest, "one prefill, then one forward per token of the longest row"
+    assert sum(fed) < 0.8 * len(out) * len(fed), (sum(fed), len(out), len(fed))
