@@ -47,8 +47,6 @@ def decode(
     """New tokens of every row of the left-padded ``input_ids`` / ``attention`` ([b, P]), each up
     to and including its EOS (or the token that completes a stop string), at most
     ``max_new_tokens``. ``cache``: a cache object for the forward (None: the model's default)."""
-    b = input_ids.shape[0]
-    eos = set(int(e) for e in eos_ids)
     positions = (attention.cumsum(-1) - 1).clamp(min=0)  # [b, P]
     out = model(
         input_ids=input_ids,
@@ -58,50 +56,67 @@ def decode(
         use_cache=True,
         **_last_logits_only(model),
     )
-    cache, logits = out.past_key_values, out.logits[:, -1, :].float()  # [b, V]
-    can_compact = callable(
-        getattr(cache, "batch_select_indices", None)
-    )  # a model's own cache may not
-    rows = list(range(b))  # the original row at each batch position
-    done = [False] * b  # by batch position
-    tokens: list[list[int]] = [[] for _ in range(b)]
-    next_pos = positions[:, -1] + 1  # [b]
+    batch = _Batch(out.past_key_values, attention, positions[:, -1] + 1, input_ids.shape[0])
+    logits = out.logits[:, -1, :].float()  # [b, V]
+    eos = {int(e) for e in eos_ids}
     for t in range(max_new_tokens):
-        chosen = pick(logits, rows, t).tolist()
-        ended = []
-        for i, (r, x) in enumerate(zip(rows, chosen)):
-            if not done[i]:
-                tokens[r].append(int(x))
-                if x in eos:
-                    done[i] = True
-                else:
-                    ended.append(i)
-        if stops is not None and ended:
-            hits = stops([rows[i] for i in ended], [tokens[rows[i]] for i in ended])
-            for i, hit in zip(ended, hits):
-                done[i] = done[i] or hit
-        if all(done) or t == max_new_tokens - 1:
+        chosen = pick(logits, batch.rows, t).tolist()
+        batch.append(chosen, eos, stops)
+        if all(batch.done) or t == max_new_tokens - 1:
             break
         feed = torch.tensor(
-            [pad_id if d else x for d, x in zip(done, chosen)], dtype=torch.long
+            [pad_id if d else x for d, x in zip(batch.done, chosen)], dtype=torch.long
         ).to(input_ids.device)  # [a]: a finished row is fed padding until it is dropped
-        if can_compact and sum(done) >= max(1, COMPACT_SHARE * len(rows)):
-            keep = [i for i, d in enumerate(done) if not d]
-            idx = torch.tensor(keep, dtype=torch.long, device=input_ids.device)  # [a']
-            cache.batch_select_indices(idx)
-            attention, next_pos, feed = attention[idx], next_pos[idx], feed[idx]
-            rows, done = [rows[i] for i in keep], [False] * len(keep)
-        attention = torch.cat([attention, attention.new_ones((attention.shape[0], 1))], dim=1)
+        feed = batch.compact(feed)
         out = model(
             input_ids=feed.unsqueeze(1),
-            attention_mask=attention,
-            position_ids=next_pos.unsqueeze(1),
-            past_key_values=cache,
+            attention_mask=batch.attention,
+            position_ids=batch.next_pos.unsqueeze(1),
+            past_key_values=batch.cache,
             use_cache=True,
         )
-        cache, logits = out.past_key_values, out.logits[:, -1, :].float()  # [a, V]
-        next_pos = next_pos + 1
-    return tokens
+        batch.cache, logits = out.past_key_values, out.logits[:, -1, :].float()  # [a, V]
+        batch.next_pos = batch.next_pos + 1
+    return batch.tokens
+
+
+class _Batch:
+    """The rows still decoding: their original indices, tokens so far, mask, positions, cache."""
+
+    def __init__(self, cache, attention: torch.Tensor, next_pos: torch.Tensor, size: int):
+        self.cache, self.attention, self.next_pos = cache, attention, next_pos  # [b, P], [b]
+        self.can_compact = callable(
+            getattr(cache, "batch_select_indices", None)
+        )  # a model's own cache may not
+        self.rows = list(range(size))  # the original row at each batch position
+        self.done = [False] * size  # by batch position
+        self.tokens: list[list[int]] = [[] for _ in range(size)]  # by original row
+
+    def append(self, chosen: list[int], eos: set[int], stops: Stops | None) -> None:
+        """Record each unfinished row's token; mark rows that ended (EOS, or a stop string)."""
+        open_rows = []
+        for i, (r, x) in enumerate(zip(self.rows, chosen)):
+            if not self.done[i]:
+                self.tokens[r].append(int(x))
+                self.done[i] = x in eos
+                open_rows += [] if self.done[i] else [i]
+        if stops is not None and open_rows:
+            rows = [self.rows[i] for i in open_rows]
+            for i, hit in zip(open_rows, stops(rows, [self.tokens[r] for r in rows])):
+                self.done[i] = hit
+
+    def compact(self, feed: torch.Tensor) -> torch.Tensor:
+        """Drop the finished rows once they are ``COMPACT_SHARE`` of the batch; extend the mask
+        by the position about to be fed. Returns ``feed`` for the rows kept."""
+        if self.can_compact and sum(self.done) >= max(1, COMPACT_SHARE * len(self.rows)):
+            keep = [i for i, d in enumerate(self.done) if not d]
+            idx = torch.tensor(keep, dtype=torch.long, device=feed.device)  # [a']
+            self.cache.batch_select_indices(idx)
+            self.attention, self.next_pos, feed = self.attention[idx], self.next_pos[idx], feed[idx]
+            self.rows, self.done = [self.rows[i] for i in keep], [False] * len(keep)
+        ones = self.attention.new_ones((self.attention.shape[0], 1))
+        self.attention = torch.cat([self.attention, ones], dim=1)  # [a, P + t + 1]
+        return feed
 
 
 def _last_logits_only(model) -> dict:

@@ -56,11 +56,11 @@ class GRPOConfig:
     stop: tuple[str, ...] = ()
     """Extra stop strings besides EOS (kept in the completion)."""
     rollout_batch_size: int | None = None
-    """Sequences per ``generate()`` call; also the unit handed to one rank (see
-    trainer/_distributed.py). ``None`` (default): ``AUTO_ROLLOUT_ROWS`` (256) in one process, so a
-    step's first round (``prompts_per_step`` x G, plus the refill margin) is one call; with N
-    ranks, a round is split evenly over them. HF ``generate`` halves it on a CUDA out-of-memory
-    error and says so."""
+    """Sequences per decode call; also the unit handed to one rank (see trainer/_distributed.py).
+    ``None`` (default): in one process the step's whole roll-out budget (``prompts_per_step`` x G
+    plus the refill margin), at most 256 rows, so a round is one call; with N ranks
+    ``prompts_per_step`` x G split evenly over them (``_refill.rollout_rows``). ``HFRollout``
+    halves it on a CUDA out-of-memory error and says so."""
     # --- objective -----------------------------------------------------------------------
     learning_rate: float = 1e-6
     """AdamW peak learning rate."""

@@ -4,8 +4,9 @@
 calls, and the loop calls nothing else: ``rollout(prompts, n, seeds)``, ``sync(model, version)``,
 ``sleep()``, ``close()``, ``pad_id``, ``policy_version`` and ``shares_policy`` (the backend
 generates with the policy module itself, so an FSDP policy is unsharded around it).
-``HFRollout`` uses Hugging Face ``generate`` (batched, left padding, KV cache, temperature / top-p
-/ top-k, stop at EOS or stop strings); ``VLLMRollout`` (``rollout_vllm.py``) a colocated engine;
+``HFRollout`` decodes with the policy module itself (batched, left padding, KV cache, temperature /
+top-p / top-k, stop at EOS or stop strings), in a loop of its own that gives ``generate``'s tokens
+but drops finished rows from the batch (``_decode.py``); ``VLLMRollout`` (``rollout_vllm.py``) a colocated engine;
 ``FakeRollout`` (``fake_rollout.py``) scripted completions for tests, yours included.
 
 Seeding belongs to the backend: ``rollout`` takes one seed per prompt, and a prompt's samples
@@ -290,13 +291,13 @@ class HFRollout(RolloutBackend):
         Samples do not change (each row has its own seed); only the calls get smaller."""
         if self.batch_size == 1:
             raise torch.cuda.OutOfMemoryError(
-                "HF generate ran out of GPU memory at one sequence per call: shorten "
+                "HFRollout ran out of GPU memory at one sequence per call: shorten "
                 "max_new_tokens, or use a smaller model or more GPUs (FSDP)"
             )
         torch.cuda.empty_cache()
         self.batch_size = max(1, self.batch_size // 2)
         warnings.warn(
-            f"HF generate ran out of GPU memory; rolling out {self.batch_size} sequences per "
+            f"HFRollout ran out of GPU memory; rolling out {self.batch_size} sequences per "
             "call from now on (set rollout_batch_size to choose)",
             stacklevel=3,
         )
