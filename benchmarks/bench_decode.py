@@ -21,7 +21,7 @@ def _generate(backend, prompts, n, seeds):
     import torch
 
     from passband.trainer._kvcache import preallocated_cache
-    from passband.trainer.rollout import _SeededSampling, row_seed
+    from passband.trainer._seeded import _SeededSampling, row_seed
 
     rows = [backend.encode_prompt(p) for p in prompts for _ in range(n)]
     row_seeds = [row_seed(s, j) for s in seeds for j in range(n)]

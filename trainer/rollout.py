@@ -33,6 +33,7 @@ import torch
 from passband.trainer._data import encode_prompt  # the one encoding the row checks use
 from passband.trainer._decode import decode
 from passband.trainer._kvcache import preallocated_cache
+from passband.trainer._seeded import _SeededSampling, row_seed
 
 __all__ = [
     "Rollout",
@@ -144,67 +145,6 @@ class RolloutBackend(abc.ABC):
         for k in out.group_sizes():
             starts.append(starts[-1] + k)
         return [texts[a:b] for a, b in zip(starts, starts[1:])]
-
-
-_MASK64 = (1 << 64) - 1
-
-
-def _mix64(z: int) -> int:
-    """SplitMix64's finaliser: a good 64-bit hash of a counter."""
-    z = (z + 0x9E3779B97F4A7C15) & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return z ^ (z >> 31)
-
-
-def row_seed(seed: int, sample: int) -> int:
-    """The seed of sample ``sample`` of a prompt seeded ``seed``."""
-    return _mix64((int(seed) & _MASK64) ^ _mix64(sample))
-
-
-def _uniform(seed: int, position: int) -> float:
-    """A uniform in (0, 1) that depends on (row seed, position) only: a counter-based RNG."""
-    return ((_mix64(seed ^ _mix64(position + 0x5851F42D)) >> 11) + 0.5) / 2.0**53
-
-
-class _SeededSampling:
-    """A logits processor that samples each row from its own seed; ``generate`` then runs greedy.
-
-    Temperature, top-k and top-p are HF's own warpers in HF's order; the token is drawn by
-    inverse CDF from one uniform per (row, position) and returned as the only finite score.
-    """
-
-    def __init__(
-        self, seeds: list[int], prompt_width: int, temperature: float, top_k: int, top_p: float
-    ):
-        from transformers import (
-            LogitsProcessorList,
-            TemperatureLogitsWarper,
-            TopKLogitsWarper,
-            TopPLogitsWarper,
-        )
-
-        self.seeds, self.width = seeds, prompt_width
-        warpers = [TemperatureLogitsWarper(temperature)]
-        warpers += [TopKLogitsWarper(top_k)] if top_k > 0 else []
-        warpers += [TopPLogitsWarper(top_p)] if top_p < 1 else []
-        self.warpers = LogitsProcessorList(warpers)
-
-    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        """As a ``generate`` logits processor: the sampled token is the only finite score."""
-        token = self.draw(scores, range(len(self.seeds)), input_ids.shape[1] - self.width)
-        return torch.full_like(scores, -torch.inf).scatter_(1, token.unsqueeze(-1), 0.0)
-
-    def draw(self, scores: torch.Tensor, rows, position: int) -> torch.Tensor:
-        """The token of each of ``rows`` (indices into the seeds) at ``position``, from
-        ``scores`` [a, V]: [a]."""
-        probs = torch.softmax(self.warpers(None, scores).double(), dim=-1)  # [a, V]
-        cdf = probs.cumsum(-1)  # [a, V]
-        u = torch.tensor(
-            [_uniform(self.seeds[r], position) for r in rows], dtype=cdf.dtype, device=cdf.device
-        )  # [a]
-        token = torch.searchsorted(cdf, (u * cdf[:, -1]).unsqueeze(-1))  # [a, 1]
-        return token.clamp(max=scores.shape[-1] - 1).squeeze(-1)  # [a]
 
 
 class HFRollout(RolloutBackend):

@@ -8,7 +8,7 @@ import torch
 
 from passband.trainer import HFRollout
 from passband.trainer._kvcache import preallocated_cache
-from passband.trainer.rollout import _SeededSampling, row_seed
+from passband.trainer._seeded import _SeededSampling, row_seed
 
 PROMPTS = ["1+1=", "22+3=", "7*7=", "9-4=", "100+1=", "3=", "45+45=", "8*2="]
 
@@ -86,3 +86,17 @@ def test_finished_rows_stop_costing_forwards(tiny, tokenizer):
     longest = max(len(x) for x in out.completion_ids)
     assert len(fed) == longest, "one prefill, then one forward per token of the longest row"
     assert sum(fed) < 0.8 * len(out) * len(fed), (sum(fed), len(out), len(fed))
+
+
+def test_the_vectorised_uniforms_are_the_counter_rng_bit_for_bit():
+    import random
+
+    import numpy as np
+
+    from passband.trainer._seeded import _MASK64, _uniform, _uniforms
+
+    rng = random.Random(0)
+    seeds = [rng.getrandbits(64) for _ in range(500)] + [0, _MASK64, 1]
+    for position in (0, 1, 7, 255, 10**6):
+        many = _uniforms(np.array(seeds, dtype=np.uint64), position)
+        assert many.tolist() == [_uniform(s, position) for s in seeds]
