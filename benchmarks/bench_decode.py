@@ -16,38 +16,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _generate(backend, prompts, n, seeds):
-    """What HFRollout did before its own loop: ``generate``, greedy over the seeded scores."""
-    import torch
-
-    from passband.trainer._kvcache import preallocated_cache
-    from passband.trainer._seeded import _SeededSampling, row_seed
-
-    rows = [backend.encode_prompt(p) for p in prompts for _ in range(n)]
-    row_seeds = [row_seed(s, j) for s in seeds for j in range(n)]
-    width, new = max(map(len, rows)), backend.max_new_tokens
-    ids = torch.full((len(rows), width), backend.pad_id, dtype=torch.long)
-    attn = torch.zeros_like(ids)
-    for i, r in enumerate(rows):
-        ids[i, width - len(r) :], attn[i, width - len(r) :] = torch.tensor(r), 1
-    sampler = _SeededSampling(row_seeds, width, backend.temperature, 0, 1.0)
-    with torch.no_grad():
-        out = backend.model.generate(
-            input_ids=ids,
-            attention_mask=attn,
-            max_new_tokens=new,
-            do_sample=False,
-            temperature=None,
-            top_p=None,
-            top_k=None,
-            pad_token_id=backend.pad_id,
-            eos_token_id=sorted(backend.eos_ids),
-            logits_processor=[sampler],
-            past_key_values=preallocated_cache(backend.model, width + new),
-        )
-    return [backend._cut(x)[0] for x in out[:, width:].tolist()]
-
-
 def _span(values: list[float], fmt: str = ".1f") -> str:
     lo, hi = min(values), max(values)
     return format(lo, fmt) if lo == hi else f"{lo:{fmt}}-{hi:{fmt}}"
@@ -65,6 +33,7 @@ def main() -> int:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from passband.trainer import HFRollout
+    from passband.trainer._decode import generate_reference
 
     torch.set_num_threads(2)
     model = AutoModelForCausalLM.from_pretrained(args.model)
@@ -87,7 +56,7 @@ def main() -> int:
                 out = backend.rollout(prompts, args.group, seeds=seeds)
                 ours = out.completion_ids
             else:
-                theirs = _generate(backend, prompts, args.group, seeds)
+                theirs = generate_reference(backend, prompts, args.group, seeds)
             times[name].append(time.perf_counter() - t)
         same = same and ours == theirs
     lengths = [len(x) for x in out.completion_ids]

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-__all__ = ["decode", "COMPACT_SHARE"]
+__all__ = ["decode", "left_pad", "generate_reference", "COMPACT_SHARE"]
 
 COMPACT_SHARE = 0.25  # drop finished rows once they are this share of the batch
 
@@ -29,6 +29,17 @@ COMPACT_SHARE = 0.25  # drop finished rows once they are this share of the batch
 Pick = Callable[[torch.Tensor, list[int], int], torch.Tensor]
 # (original rows, their tokens so far) -> which of them end here (a stop string)
 Stops = Callable[[list[int], list[list[int]]], list[bool]]
+
+
+def left_pad(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids and attention mask [b, P] of ``rows``, left padded: every prompt ends at column P."""
+    width = max(len(r) for r in rows)
+    input_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)  # [b, P]
+    attention = torch.zeros((len(rows), width), dtype=torch.long)  # [b, P]
+    for i, r in enumerate(rows):
+        input_ids[i, width - len(r) :] = torch.tensor(r)
+        attention[i, width - len(r) :] = 1
+    return input_ids, attention
 
 
 @torch.no_grad()
@@ -127,3 +138,33 @@ def _last_logits_only(model) -> dict:
     except (TypeError, ValueError):
         return {}
     return {"logits_to_keep": 1} if "logits_to_keep" in params else {}
+
+
+@torch.no_grad()
+def generate_reference(backend, prompts: list, n: int, seeds: list[int]) -> list[list[int]]:
+    """What ``decode`` is checked against (tests/trainer/test_decode.py, benchmarks/bench_decode.py):
+    ``backend``'s (an ``HFRollout``) rows through HF ``generate`` itself, greedy over the seeded
+    sampler's scores, the same cache, cut at EOS as ``HFRollout`` cuts. One call, all rows."""
+    from passband.trainer._kvcache import preallocated_cache
+    from passband.trainer._seeded import _SeededSampling, row_seed
+
+    rows = [backend.encode_prompt(p) for p in prompts for _ in range(n)]
+    row_seeds = [row_seed(s, j) for s in seeds for j in range(n)]
+    ids, attn = left_pad(rows, backend.pad_id)
+    width, new = ids.shape[1], backend.max_new_tokens
+    kwargs = dict(
+        max_new_tokens=new,
+        do_sample=False,
+        temperature=None,
+        top_p=None,
+        top_k=None,
+        pad_token_id=backend.pad_id,
+        eos_token_id=sorted(backend.eos_ids),
+        past_key_values=preallocated_cache(backend.model, width + new),
+    )
+    if backend.temperature > 0:
+        kwargs["logits_processor"] = [
+            _SeededSampling(row_seeds, width, backend.temperature, backend.top_k, backend.top_p)
+        ]
+    out = backend.model.generate(input_ids=ids, attention_mask=attn, **kwargs)[:, width:]
+    return [backend._cut(x)[0] for x in out.tolist()]

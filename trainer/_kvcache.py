@@ -1,9 +1,10 @@
-"""A KV cache for ``generate`` that writes each new token in place instead of re-copying the past.
+"""A KV cache that writes each new token in place instead of re-copying the past.
 
 Hugging Face's default ``DynamicCache`` grows by ``torch.cat`` at every decoding step: step t
 copies all t cached positions of every layer again, O(T^2) memory traffic per rollout. With a
 small model on a CPU that copy was half of ``generate``'s time (torch profiler: ``aten::cat``
-52% of a 256-row, 72-token rollout). ``preallocated_cache`` hands ``generate`` a cache whose
+52% of a 256-row, 72-token rollout). ``preallocated_cache`` gives the decode loop (``_decode.py``;
+formerly ``generate``) a cache whose
 full-attention layers own one buffer per layer, sized for the prompt plus ``max_new_tokens``: a
 step writes its token's keys and values into the next slot and attends over a view of the filled
 part. The arithmetic is the default cache's, so the samples are identical (tests/trainer/

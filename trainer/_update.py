@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 
 import torch
+from torch.nn.utils.rnn import pad_sequence
 
 from passband.trainer._batch import Group, UpdateStats, collate, micro_batches, pack, sequences
 from passband.trainer._fsdp import full_tensor
@@ -74,15 +75,14 @@ class UpdateMixin:
         """One advantage per completion, group by group. Groups may differ in size (adaptive G):
         they are padded to the widest as invalid entries, which the estimators leave out of
         every statistic, and the padding is dropped again."""
-        width = max(len(g.verdicts) for g in groups)
-        rewards = torch.zeros((len(groups), width), dtype=torch.float32)  # [N, G_max]
-        valid = torch.zeros((len(groups), width), dtype=torch.bool)  # [N, G_max]
-        real = torch.zeros((len(groups), width), dtype=torch.bool)  # [N, G_max]: rows that exist
-        for i, g in enumerate(groups):
-            k = len(g.verdicts)
-            rewards[i, :k] = torch.tensor(g.rewards, dtype=torch.float32)
-            valid[i, :k] = torch.tensor(g.valid, dtype=torch.bool)
-            real[i, :k] = True
+        rewards = pad_sequence(
+            [torch.tensor(g.rewards, dtype=torch.float32) for g in groups], batch_first=True
+        )  # [N, G_max]
+        valid = pad_sequence(
+            [torch.tensor(g.valid, dtype=torch.bool) for g in groups], batch_first=True
+        )  # [N, G_max]: padding is False
+        sizes = torch.tensor([len(g.verdicts) for g in groups])  # [N]
+        real = torch.arange(rewards.shape[1]) < sizes.unsqueeze(1)  # [N, G_max]: rows that exist
         adv = self.advantage_fn(rewards, valid)  # [N, G_max]
         return adv[real]  # [B = sum of group sizes], in group order
 

@@ -130,7 +130,9 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         self._warm = start_verifier_workers(self.scorer, self.rows, c.verifier_workers)
         self._load_policy(model, tokenizer)  # the model, its reference and their wrappers
         self._own_backend = rollout_backend is None  # close() shuts down only what it started
-        self.backend = rollout_backend or make_rollout_backend(self.model, self.tokenizer, c)
+        self.backend = rollout_backend or make_rollout_backend(
+            self.model, self.tokenizer, c, self.dist.world_size
+        )
         self.pad_id = self.backend.pad_id
         self._pack = not self.dist.sharded and packing_works(self.model, self.device)
         self._build_optimizer()

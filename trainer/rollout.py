@@ -31,7 +31,7 @@ from typing import Any
 import torch
 
 from passband.trainer._data import encode_prompt  # the one encoding the row checks use
-from passband.trainer._decode import decode
+from passband.trainer._decode import decode, left_pad
 from passband.trainer._kvcache import preallocated_cache
 from passband.trainer._seeded import _SeededSampling, row_seed
 
@@ -247,12 +247,8 @@ class HFRollout(RolloutBackend):
         self, rows: list[list[int]], seeds: list[int]
     ) -> tuple[list[list[int]], list[bool]]:
         device = next(self.model.parameters()).device
-        width = max(len(r) for r in rows)
-        input_ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)  # [b, P]
-        attention = torch.zeros((len(rows), width), dtype=torch.long)  # [b, P]
-        for i, r in enumerate(rows):  # left padding: every prompt ends at column P
-            input_ids[i, width - len(r) :] = torch.tensor(r)
-            attention[i, width - len(r) :] = 1
+        input_ids, attention = left_pad(rows, self.pad_id)  # [b, P] each
+        width = input_ids.shape[1]
         cache = preallocated_cache(self.model, width + self.max_new_tokens)  # no O(T^2) copying
         generated = decode(
             self.model,

@@ -74,8 +74,9 @@ def vllm_available() -> bool:
     return importlib.util.find_spec("vllm") is not None
 
 
-def make_rollout_backend(model, tokenizer, config):
-    """The backend ``config.rollout_backend`` names (``GRPOConfig``), sampling as configured.
+def make_rollout_backend(model, tokenizer, config, world_size: int = 1):
+    """The backend ``config.rollout_backend`` names (``GRPOConfig``), sampling as configured;
+    ``world_size`` (the trainer's ranks) sets the automatic rows per call (``rollout_rows``).
 
     ``hf`` shares the policy module with the trainer; ``vllm`` starts a colocated engine (vllm is
     imported here, not before) that ``sync`` keeps on the trainer's weights after every step.
@@ -89,8 +90,7 @@ def make_rollout_backend(model, tokenizer, config):
         stop=c.stop,
     )
     if c.rollout_backend == "hf":
-        rows = rollout_rows(c, int(os.environ.get("WORLD_SIZE", "1")))
-        return HFRollout(model, tokenizer, batch_size=rows, **common)
+        return HFRollout(model, tokenizer, batch_size=rollout_rows(c, world_size), **common)
     if not vllm_available():
         raise ImportError(
             "rollout_backend = \"vllm\" needs vLLM: pip install 'passband[vllm]' "

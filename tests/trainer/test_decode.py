@@ -4,11 +4,10 @@ token, what Hugging Face ``generate`` samples with the same seeded sampler."""
 from __future__ import annotations
 
 import pytest
-import torch
 
 from passband.trainer import HFRollout
+from passband.trainer._decode import generate_reference
 from passband.trainer._kvcache import preallocated_cache
-from passband.trainer._seeded import _SeededSampling, row_seed
 
 PROMPTS = ["1+1=", "22+3=", "7*7=", "9-4=", "100+1=", "3=", "45+45=", "8*2="]
 
@@ -19,36 +18,6 @@ def _backend(model, tokenizer, **kw):
     backend = HFRollout(model, tokenizer, max_new_tokens=24, **kw)
     backend.eos_ids |= {tokenizer.convert_tokens_to_ids(c) for c in "7a+"}
     return backend
-
-
-def _with_generate(model, tokenizer, prompts, n, seeds, temperature, max_new):
-    """The reference: ``generate`` itself, greedy over the seeded sampler's scores (the code path
-    HFRollout used before its own loop), cut at EOS."""
-    backend = _backend(model, tokenizer, temperature=temperature)
-
-    encoded = [backend.encode_prompt(p) for p in prompts]
-    rows = [e for e in encoded for _ in range(n)]
-    row_seeds = [row_seed(s, j) for s in seeds for j in range(n)]
-    width = max(map(len, rows))
-    ids = torch.full((len(rows), width), backend.pad_id, dtype=torch.long)
-    attn = torch.zeros_like(ids)
-    for i, r in enumerate(rows):
-        ids[i, width - len(r) :], attn[i, width - len(r) :] = torch.tensor(r), 1
-    kwargs = dict(
-        max_new_tokens=max_new,
-        do_sample=False,
-        temperature=None,
-        top_p=None,
-        top_k=None,
-        pad_token_id=backend.pad_id,
-        eos_token_id=sorted(backend.eos_ids),
-        past_key_values=preallocated_cache(model, width + max_new),
-    )
-    if temperature > 0:
-        kwargs["logits_processor"] = [_SeededSampling(row_seeds, width, temperature, 0, 1.0)]
-    with torch.no_grad():
-        out = model.generate(input_ids=ids, attention_mask=attn, **kwargs)[:, width:].tolist()
-    return [backend._cut(x)[0] for x in out]
 
 
 @pytest.mark.parametrize("temperature", [1.0, 0.7])
@@ -70,7 +39,7 @@ def test_the_same_tokens_as_generate_while_dropping_finished_rows(
     lengths = [len(x) for x in got]
     assert len(set(lengths)) > 3, f"completions should end at many lengths: {lengths}"
     assert selects, "finished rows were never dropped"
-    assert got == _with_generate(model, tokenizer, PROMPTS, 4, seeds, temperature, 24)
+    assert got == generate_reference(backend, PROMPTS, 4, seeds)
 
 
 def test_finished_rows_stop_costing_forwards(tiny, tokenizer):
