@@ -3,12 +3,13 @@
 Hugging Face's default ``DynamicCache`` grows by ``torch.cat`` at every decoding step: step t
 copies all t cached positions of every layer again, O(T^2) memory traffic per rollout. With a
 small model on a CPU that copy was half of ``generate``'s time (torch profiler: ``aten::cat``
-52% of a 256-row, 72-token rollout). ``preallocated_cache`` gives the decode loop (``_decode.py``;
-formerly ``generate``) a cache whose
-full-attention layers own one buffer per layer, sized for the prompt plus ``max_new_tokens``: a
-step writes its token's keys and values into the next slot and attends over a view of the filled
-part. The arithmetic is the default cache's, so the samples are identical (tests/trainer/
-test_speed_generate.py); only the copying goes.
+52% of a 256-row, 72-token rollout). ``preallocated_cache`` gives the decode loop (``_decode.py``)
+a cache whose full-attention layers own one contiguous buffer per layer: a step writes its
+token's keys and values into the next slot, and the buffer grows a chunk of ``CHUNK`` positions at a time (up to the prompt plus
+``max_new_tokens``), so the copying is once per chunk instead of once per step. Attention reads the
+whole buffer, its unfilled tail masked as padding: a strided view of the filled part made CPU
+attention 2.5x slower (it is copied first), more than the masked tail costs. Masked positions add
+exact zeros, so the samples are the default cache's (tests/trainer/test_speed_generate.py).
 
 A model with layers of any other kind (sliding windows, linear attention or state-space layers,
 whose models may build a cache class of their own) and a transformers without the layered cache
@@ -21,7 +22,9 @@ from typing import Any
 
 import torch
 
-__all__ = ["preallocated_cache"]
+__all__ = ["preallocated_cache", "CHUNK"]
+
+CHUNK = 32  # positions a buffer grows by
 
 try:  # the layered cache API (transformers >= 4.56)
     from transformers.cache_utils import DynamicCache, DynamicLayer
@@ -50,51 +53,83 @@ def preallocated_cache(model, capacity: int) -> Any | None:
 
 
 class _InPlaceLayer(DynamicLayer if DynamicLayer is not None else object):
-    """A ``DynamicLayer`` backed by a buffer: ``keys`` / ``values`` are views of its filled part.
+    """A ``DynamicLayer`` backed by one contiguous buffer per tensor, grown ``CHUNK`` positions at a
+    time up to ``capacity`` (further only if a step needs it).
+
+    Attention reads the whole buffer: ``update`` returns it, and ``get_mask_sizes`` reports its
+    length, so the mask the model builds covers the unfilled tail as padding (masked out; the
+    tail holds zeros, never garbage). A view of the filled part would have been shorter, but on a
+    CPU attention over a strided view ran 2.5x slower than over a contiguous tensor (it is copied
+    first), which cost more than the at most ``CHUNK - 1`` masked positions.
 
     Operations generate uses for beams or assisted decoding (``crop``, ``batch_select_indices``,
-    ``batch_repeat_interleave``, ``reorder_cache``) run the parent's code on the views and then
-    move the result into a fresh buffer, so the layer stays consistent whatever is called.
+    ``batch_repeat_interleave``, ``reorder_cache``) run the parent's code on the filled part and
+    then move the result into a fresh buffer, so the layer stays consistent whatever is called.
     """
 
     def __init__(self, capacity: int, **kwargs):
         super().__init__(**kwargs)
         self.capacity = max(int(capacity), 1)
         self.length = 0
+        self._k = self._v = None
 
     def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
         self.dtype, self.device = key_states.dtype, key_states.device
         self._k = self._v = None
         self.is_initialized = True
 
+    def _span(self, end: int) -> int:
+        """The buffer length that holds ``end`` positions: the current one if it is enough, else
+        the next multiple of ``CHUNK`` (at most ``capacity``, unless ``end`` itself is more)."""
+        have = self._k.shape[-2] if self._k is not None else 0
+        if end <= have:
+            return have
+        return max(end, min(-(-end // CHUNK) * CHUNK, self.capacity))
+
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
         if not self.is_initialized:
             self.lazy_initialization(key_states, value_states)
         end = self.length + key_states.shape[-2]
         if self._k is None or end > self._k.shape[-2]:
-            self._grow(key_states, value_states, end)
+            self._grow(key_states, value_states, self._span(end))
         self._k[:, :, self.length : end] = key_states  # [b, h, new, d] into its slots
         self._v[:, :, self.length : end] = value_states
-        self.length = end
-        self.keys, self.values = self._k[:, :, :end], self._v[:, :, :end]
+        first, self.length = self.length == 0, end
+        if first:  # the prefill attends over exactly what it wrote (see get_mask_sizes)
+            self.keys, self.values = self._k[:, :, :end], self._v[:, :, :end]
+        else:  # [b, h, span, d]: contiguous, the unfilled tail masked as padding
+            self.keys, self.values = self._k, self._v
         return self.keys, self.values
 
-    def _grow(self, key_states: torch.Tensor, value_states: torch.Tensor, end: int) -> None:
-        size = max(self.capacity, end, 2 * (self._k.shape[-2] if self._k is not None else 0))
-        k = key_states.new_empty((*key_states.shape[:-2], size, key_states.shape[-1]))
-        v = value_states.new_empty((*value_states.shape[:-2], size, value_states.shape[-1]))
+    def _grow(self, key_states: torch.Tensor, value_states: torch.Tensor, size: int) -> None:
+        k = key_states.new_zeros((*key_states.shape[:-2], size, key_states.shape[-1]))
+        v = value_states.new_zeros((*value_states.shape[:-2], size, value_states.shape[-1]))
         if self._k is not None and self.length:
             k[:, :, : self.length] = self._k[:, :, : self.length]
             v[:, :, : self.length] = self._v[:, :, : self.length]
         self._k, self._v = k, v
 
+    def get_mask_sizes(self, query_length: int, *args) -> tuple[int, int]:
+        """The key length attention sees after this step's ``update``: the whole buffer, except
+        in the prefill. There the filled part only: with a tail, HF's mask builder would drop
+        the mask of a one-token, unpadded prompt (its static-cache shortcut) and attend to it."""
+        if self.length == 0:
+            return query_length, 0
+        return self._span(self.length + query_length), 0
+
     def get_seq_length(self) -> int:
         return self.length if self.is_initialized else 0
 
     def reset(self) -> None:
+        self.keys = self.values = None
         super().reset()
         self._k = self._v = None
         self.length = 0
+
+    def _filled(self) -> None:
+        """Point ``keys`` / ``values`` at the filled part, for a parent operation to work on."""
+        if self._k is not None:
+            self.keys, self.values = self._k[:, :, : self.length], self._v[:, :, : self.length]
 
     def _adopt(self) -> None:
         """After a parent operation replaced ``keys`` / ``values``: buffer them again."""
@@ -105,17 +140,21 @@ class _InPlaceLayer(DynamicLayer if DynamicLayer is not None else object):
             self.update(keys, values)
 
     def crop(self, tokens_to_remove: int) -> None:
+        self._filled()
         super().crop(tokens_to_remove)
         self._adopt()
 
     def batch_repeat_interleave(self, repeats: int) -> None:
+        self._filled()
         super().batch_repeat_interleave(repeats)
         self._adopt()
 
     def batch_select_indices(self, indices: torch.Tensor) -> None:
+        self._filled()
         super().batch_select_indices(indices)
         self._adopt()
 
     def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
+        self._filled()
         super().reorder_cache(beam_idx)
         self._adopt()

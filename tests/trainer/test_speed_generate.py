@@ -22,22 +22,42 @@ def _rollout(model, tokenizer, **kw):
 
 
 def test_rollouts_write_the_cache_in_place_once_per_layer(tiny, tokenizer, monkeypatch):
-    """One buffer per layer per generate call, sized for prompt + max_new_tokens: no step grows
-    it (the default cache re-copies every cached position at every step)."""
+    """One buffer per layer per decode call, sized for prompt + max_new_tokens (here under one
+    chunk): no step grows it (the default cache re-copies every cached position at every step)."""
     grown = []
     real_grow = _InPlaceLayer._grow
 
-    def counting_grow(self, k, v, end):
-        grown.append(end)
-        return real_grow(self, k, v, end)
+    def counting_grow(self, k, v, size):
+        grown.append(size)
+        return real_grow(self, k, v, size)
 
     monkeypatch.setattr(_InPlaceLayer, "_grow", counting_grow)
     model = tiny.model(tokenizer)
-    out = _rollout(model, tokenizer, batch_size=6)  # 12 rows: two generate calls
+    out = _rollout(model, tokenizer, batch_size=6)  # 12 rows: two decode calls
     layers = model.config.num_hidden_layers
     assert len(grown) == 2 * layers, "each layer allocates once per call, never per step"
-    assert all(n <= 7 for n in grown), "the first allocation holds the prompt; steps write in place"
+    assert all(n <= 7 + 12 for n in grown), "never more than prompt + max_new_tokens positions"
     assert len(out.completion_ids) == 12
+
+
+def test_the_buffer_grows_by_chunks_and_attention_reads_it_contiguous():
+    """Past one chunk the buffer grows a chunk at a time (not per step); what attention reads is
+    contiguous, its tail zeros, and the mask size the model asks for is the buffer's length."""
+    layer = _InPlaceLayer(capacity=3 * _kvcache.CHUNK)
+    k = torch.randn(2, 2, 5, 4)
+    assert layer.get_mask_sizes(5)[0] == 5, "the prefill attends over what it writes, no tail"
+    assert torch.equal(layer.update(k, k)[0], k)
+    keys, _ = layer.update(torch.ones(2, 2, 1, 4), torch.ones(2, 2, 1, 4))
+    assert keys.is_contiguous() and keys.shape[-2] == _kvcache.CHUNK == layer.get_mask_sizes(1)[0]
+    assert torch.equal(keys[:, :, :5], k) and not keys[:, :, 6:].any()
+    sizes = set()
+    for _ in range(2 * _kvcache.CHUNK):
+        expected = layer.get_mask_sizes(1)[0]
+        keys, _ = layer.update(torch.ones(2, 2, 1, 4), torch.ones(2, 2, 1, 4))
+        assert keys.shape[-2] == expected and keys.is_contiguous()
+        sizes.add(keys.shape[-2])
+    assert sizes == {_kvcache.CHUNK, 2 * _kvcache.CHUNK, 3 * _kvcache.CHUNK}
+    assert layer.get_seq_length() == 6 + 2 * _kvcache.CHUNK
 
 
 def test_the_in_place_cache_samples_exactly_what_the_default_cache_samples(
@@ -56,11 +76,14 @@ def test_cache_layer_operations_match_the_dynamic_layer():
     def kv(t, b=3):
         return torch.randn(b, 2, t, 4, generator=g), torch.randn(b, 2, t, 4, generator=g)
 
+    def same(a, b):  # ours: the filled part of the buffer, then a tail of zeros
+        n = ours.get_seq_length()
+        return all(torch.equal(x[:, :, :n], y) and not x[:, :, n:].any() for x, y in zip(a, b))
+
     ours, ref = _InPlaceLayer(capacity=4), DynamicLayer()
     for t in (3, 1, 1, 2):  # past the capacity of 4: the buffer grows
         k, v = kv(t)
-        a, b = ours.update(k, v), ref.update(k, v)
-        assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+        assert same(ours.update(k, v), ref.update(k, v))
     assert ours.get_seq_length() == ref.get_seq_length() == 7
     for op, arg in (
         ("batch_select_indices", torch.tensor([2, 0])),
@@ -71,8 +94,7 @@ def test_cache_layer_operations_match_the_dynamic_layer():
         getattr(ours, op)(arg)
         getattr(ref, op)(arg)
         k, v = kv(1, b=ref.keys.shape[0])
-        a, b = ours.update(k, v), ref.update(k, v)
-        assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]), op
+        assert same(ours.update(k, v), ref.update(k, v)), op
         assert ours.get_seq_length() == ref.get_seq_length(), op
 
 
