@@ -5,11 +5,12 @@ copies all t cached positions of every layer again, O(T^2) memory traffic per ro
 small model on a CPU that copy was half of ``generate``'s time (torch profiler: ``aten::cat``
 52% of a 256-row, 72-token rollout). ``preallocated_cache`` gives the decode loop (``_decode.py``)
 a cache whose full-attention layers own one contiguous buffer per layer: a step writes its
-token's keys and values into the next slot, and the buffer grows a chunk of ``CHUNK`` positions
-at a time (up to the prompt plus ``max_new_tokens``), so the copying is once per chunk instead of once per step. Attention reads the
-whole buffer, its unfilled tail masked as padding: a strided view of the filled part made CPU
-attention 2.5x slower (it is copied first), more than the masked tail costs. Masked positions add
-exact zeros, so the samples are the default cache's (tests/trainer/test_speed_generate.py).
+token's keys and values into the next slot, and the buffer grows ``CHUNK`` positions at a time
+(up to the prompt plus ``max_new_tokens``), so the copying happens once per chunk, not per step.
+Attention reads the whole buffer, its unfilled tail masked as padding: a strided view of the
+filled part made CPU attention 2.5x slower (it is copied first), more than the masked tail costs.
+Masked positions add exact zeros, so the samples are the default cache's
+(tests/trainer/test_speed_generate.py).
 
 A model with layers of any other kind (sliding windows, linear attention or state-space layers,
 whose models may build a cache class of their own) and a transformers without the layered cache
