@@ -1,17 +1,21 @@
-"""The decode loop ``HFRollout`` runs: HF's sampling loop without waiting for finished rows.
+"""The decode loop ``HFRollout`` runs: HF's sampling loop without its waste.
 
 ``generate`` keeps every row of a batch in every forward until the longest one ends, so a batch
 costs as much as its longest completion times its width. Completions of a real model differ in
 length (a short answer, a long one that runs into ``max_new_tokens``), so most of that work is
 spent on rows that are already done. ``decode`` drops finished rows from the batch, their KV
 cache rows included (``Cache.batch_select_indices``), once a quarter of the batch is done.
+It also runs each distinct prompt once in the prefill and copies its cache rows to the G rows of
+its group (``generate``, called as TRL calls it, runs every copy), and its one-query steps on a
+CPU use ``_attention.py``'s attention.
 
-Each row's tokens are those ``generate`` gives (tests/trainer/test_decode.py). The forward is the
-model's own, with the same left-padded attention mask, position ids and cache. Logits are cast to
-float32 as ``generate`` casts them. A row samples from its own seed, by position, so which rows
-share its batch does not matter (``rollout.py``). Not applied, unlike ``generate``: the processors
-that a model's ``generation_config`` may add beyond the sampling ones (``min_new_tokens``,
-suppressed or forced tokens); ``HFRollout`` switches the others off there too.
+Each row's tokens are those ``generate`` gives with the same attention, cache and sampler
+(tests/trainer/test_decode.py). The forward is the model's own, with the same left-padded
+attention mask, position ids and cache. Logits are cast to float32 as ``generate`` casts them. A
+row samples from its own seed, by position, so which rows share its batch does not matter
+(``rollout.py``). Not applied, unlike ``generate``: the processors that a model's
+``generation_config`` may add beyond the sampling ones (``min_new_tokens``, suppressed or forced
+tokens); ``HFRollout`` switches the others off there too.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import inspect
 from collections.abc import Callable, Sequence
 
 import torch
+
+from passband.trainer._attention import decode_attention
 
 __all__ = ["decode", "left_pad", "generate_reference", "COMPACT_SHARE"]
 
@@ -43,7 +49,16 @@ def left_pad(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Te
 
 
 @torch.no_grad()
-def decode(
+def decode(model, input_ids: torch.Tensor, attention: torch.Tensor, **kwargs) -> list[list[int]]:
+    """New tokens of every row of the left-padded ``input_ids`` / ``attention`` ([b, P]), each up
+    to and including its EOS (or the token that completes a stop string), at most
+    ``max_new_tokens``; see ``_decode`` for the keywords. One-query steps on a CPU use
+    ``_attention.py``'s attention."""
+    with decode_attention(model):
+        return _decode(model, input_ids, attention, **kwargs)
+
+
+def _decode(
     model,
     input_ids: torch.Tensor,
     attention: torch.Tensor,
@@ -55,20 +70,12 @@ def decode(
     stops: Stops | None = None,
     cache=None,
 ) -> list[list[int]]:
-    """New tokens of every row of the left-padded ``input_ids`` / ``attention`` ([b, P]), each up
-    to and including its EOS (or the token that completes a stop string), at most
-    ``max_new_tokens``. ``cache``: a cache object for the forward (None: the model's default)."""
+    """``decode``'s loop. ``pick`` chooses each row's next token from its logits, ``stops`` says
+    which rows end at a stop string, ``cache``: a cache object for the forward (None: the model's
+    default)."""
     positions = (attention.cumsum(-1) - 1).clamp(min=0)  # [b, P]
-    out = model(
-        input_ids=input_ids,
-        attention_mask=attention,
-        position_ids=positions,
-        past_key_values=cache,
-        use_cache=True,
-        **_last_logits_only(model),
-    )
-    batch = _Batch(out.past_key_values, attention, positions[:, -1] + 1, input_ids.shape[0])
-    logits = out.logits[:, -1, :].float()  # [b, V]
+    cache, logits = _prefill(model, input_ids, attention, positions, cache)  # logits [b, V]
+    batch = _Batch(cache, attention, positions[:, -1] + 1, input_ids.shape[0])
     eos = {int(e) for e in eos_ids}
     for t in range(max_new_tokens):
         chosen = pick(logits, batch.rows, t).tolist()
@@ -89,6 +96,42 @@ def decode(
         batch.cache, logits = out.past_key_values, out.logits[:, -1, :].float()  # [a, V]
         batch.next_pos = batch.next_pos + 1
     return batch.tokens
+
+
+def _prefill(model, input_ids, attention, positions, cache):
+    """The prompts' forward: the cache after it and the last position's logits, float32 [b, V].
+
+    A group's G rows share one prompt, so each distinct row is run once and its cache rows and
+    logits are copied to its repeats (``batch_select_indices`` with repeated indices): G times
+    less prompt compute, where ``generate`` (and TRL) runs every copy. Needs a cache that can
+    select rows; otherwise, or when no row repeats, every row is run."""
+    rows = torch.cat([input_ids, attention], dim=1)  # [b, 2P]: a row's tokens and its padding
+    unique, inverse = torch.unique(rows, dim=0, return_inverse=True)  # [u, 2P], [b]
+    share = unique.shape[0] < rows.shape[0] and callable(
+        getattr(cache, "batch_select_indices", None)
+    )
+    first = _first_of(inverse, unique.shape[0]) if share else None  # [u]: a row of each
+    pick = (lambda x: x[first]) if share else (lambda x: x)
+    out = model(
+        input_ids=pick(input_ids),
+        attention_mask=pick(attention),
+        position_ids=pick(positions),
+        past_key_values=cache,
+        use_cache=True,
+        **_last_logits_only(model),
+    )
+    cache, logits = out.past_key_values, out.logits[:, -1, :].float()  # [u or b, V]
+    if share:  # distinct row j ran at position j; original row i is distinct row inverse[i]
+        cache.batch_select_indices(inverse)
+        logits = logits[inverse]
+    return cache, logits
+
+
+def _first_of(inverse: torch.Tensor, count: int) -> torch.Tensor:
+    """[count]: the first original row of each distinct row, given each row's distinct index."""
+    rows = torch.arange(inverse.numel(), device=inverse.device)
+    first = torch.full((count,), inverse.numel(), dtype=torch.long, device=inverse.device)
+    return first.scatter_reduce(0, inverse, rows, reduce="amin")
 
 
 class _Batch:
@@ -166,5 +209,6 @@ def generate_reference(backend, prompts: list, n: int, seeds: list[int]) -> list
         kwargs["logits_processor"] = [
             _SeededSampling(row_seeds, width, backend.temperature, backend.top_k, backend.top_p)
         ]
-    out = backend.model.generate(input_ids=ids, attention_mask=attn, **kwargs)[:, width:]
+    with decode_attention(backend.model):  # the attention decode uses, so tokens can match
+        out = backend.model.generate(input_ids=ids, attention_mask=attn, **kwargs)[:, width:]
     return [backend._cut(x)[0] for x in out.tolist()]

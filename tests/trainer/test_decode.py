@@ -69,3 +69,64 @@ def test_the_vectorised_uniforms_are_the_counter_rng_bit_for_bit():
     for position in (0, 1, 7, 255, 10**6):
         many = _uniforms(np.array(seeds, dtype=np.uint64), position)
         assert many.tolist() == [_uniform(s, position) for s in seeds]
+
+
+def test_a_groups_prompt_is_run_once_and_its_cache_copied_to_every_row(tiny, tokenizer):
+    """The prefill sees each distinct prompt once, not G times; the samples stay generate's."""
+    model = tiny.model(tokenizer, seed=3)
+    fed = []
+    hook = model.register_forward_pre_hook(
+        lambda mod, args, kwargs: fed.append(kwargs["input_ids"].shape), with_kwargs=True
+    )
+    backend = _backend(model, tokenizer, temperature=1.0)
+    seeds = list(range(len(PROMPTS)))
+    try:
+        got = backend.rollout(PROMPTS, 4, seeds=seeds).completion_ids
+    finally:
+        hook.remove()
+    assert fed[0][0] == len(PROMPTS) and fed[1][0] == 4 * len(PROMPTS), fed[:2]
+    assert got == generate_reference(backend, PROMPTS, 4, seeds)
+
+
+def test_the_one_query_attention_is_sdpas_up_to_rounding():
+    """Grouped heads (6 query heads on 2 key/value heads), left padding and a masked tail: the
+    decode step's attention gives what HF's sdpa path gives, to float32 rounding."""
+    import torch
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    from passband.trainer._attention import _one_query
+
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(5, h, t, 16, generator=g) for h, t in ((6, 1), (2, 40), (2, 40)))
+    mask = torch.ones(5, 1, 1, 40, dtype=torch.bool)
+    mask[:, :, :, 33:] = False  # the unfilled tail of the cache buffer
+    mask[1, :, :, :7] = mask[3, :, :, :2] = False  # left padding
+    module = torch.nn.Module()
+    module.num_key_value_groups, module.is_causal = 3, True
+    ref, _ = sdpa_attention_forward(module, q, k, v, mask, scaling=0.25)
+    ours = _one_query(q, k, v, mask, 0.25)
+    assert ours.shape == ref.shape == (5, 1, 6, 16)
+    assert torch.allclose(ours, ref, atol=1e-5, rtol=1e-5), (ours - ref).abs().max()
+    additive = torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
+    assert torch.allclose(_one_query(q, k, v, additive, 0.25), ref, atol=1e-5, rtol=1e-5)
+
+
+def test_rollouts_use_it_for_decode_steps_only_and_restore_sdpa(tiny, tokenizer, monkeypatch):
+    from passband.trainer import _attention
+
+    model = tiny.model(tokenizer)
+    assert model.config._attn_implementation == "sdpa"
+    calls = []
+    real = _attention._one_query
+    monkeypatch.setattr(
+        _attention, "_one_query", lambda q, *a: calls.append(q.shape[2]) or real(q, *a)
+    )
+    out = _backend(model, tokenizer).rollout(PROMPTS, 2, seeds=list(range(len(PROMPTS))))
+    longest = max(len(x) for x in out.completion_ids)
+    layers = model.config.num_hidden_layers
+    assert calls and set(calls) == {1} and len(calls) == layers * (longest - 1)
+    assert model.config._attn_implementation == "sdpa", "the model is handed back as it was"
+    model.config._attn_implementation = "eager"
+    calls.clear()
+    _backend(model, tokenizer).rollout(PROMPTS[:2], 2, seeds=[0, 1])
+    assert not calls, "a model on another attention implementation is left alone"

@@ -22,8 +22,8 @@ def _rollout(model, tokenizer, **kw):
 
 
 def test_rollouts_write_the_cache_in_place_once_per_layer(tiny, tokenizer, monkeypatch):
-    """One buffer per layer per decode call, sized for prompt + max_new_tokens (here under one
-    chunk): no step grows it (the default cache re-copies every cached position at every step)."""
+    """Buffers per layer per decode call, sized for prompt + max_new_tokens (here under one
+    chunk): no step grows them (the default cache re-copies every cached position at every step)."""
     grown = []
     real_grow = _InPlaceLayer._grow
 
@@ -35,7 +35,9 @@ def test_rollouts_write_the_cache_in_place_once_per_layer(tiny, tokenizer, monke
     model = tiny.model(tokenizer)
     out = _rollout(model, tokenizer, batch_size=6)  # 12 rows: two decode calls
     layers = model.config.num_hidden_layers
-    assert len(grown) == 2 * layers, "each layer allocates once per call, never per step"
+    # per call and layer: one buffer for the distinct prompts' prefill, one when their cache
+    # rows are copied to the G rows of each group; never one per step
+    assert len(grown) == 2 * 2 * layers, grown
     assert all(n <= 7 + 12 for n in grown), "never more than prompt + max_new_tokens positions"
     assert len(out.completion_ids) == 12
 
