@@ -8,7 +8,12 @@ DAPO token-mean loss. Contenders:
 - ``trl``: TRL ``GRPOTrainer`` (no dynamic sampling: trains on what it generated);
 - ``passband``: ``GRPOTrainer`` at its defaults (pass-rate curriculum, zero-variance groups
   dropped and refilled, ``max_refill_rounds = 2``);
-- ``uniform_refill``: passband with ``use_curriculum = false`` (DAPO-style dynamic sampling).
+- ``uniform_refill``: passband with ``use_curriculum = false`` (DAPO-style dynamic sampling);
+- ``prescored`` (``--prescored``): ``passband score``'s pre-scoring of the training set with the
+  warm-start model (``curriculum.prescore``: k = 8, stop after 4 agreeing answers), then passband at
+  its defaults on the scored rows, whose ``passes`` / ``trials`` become the curriculum's priors.
+  Pre-scoring is not training: its completions and wall time are reported on their own, and
+  completions to reach TRL's final are given with and without them.
 
 TRL runs ``--steps`` steps; the two others then train for the same *training* wall time as TRL
 took. Every contender measures greedy held-out accuracy every ``--eval-every`` steps (the eval
@@ -32,6 +37,7 @@ import time
 from pathlib import Path
 
 CONTENDERS = ("trl", "passband", "uniform_refill")
+PRESCORED = "prescored"
 
 
 def _cfg(args, seed: int):
@@ -169,7 +175,34 @@ def worker(name: str, args) -> list:
     out = Path(args.scratch) / name
     if name == "trl":
         return _run_trl(model, tok, train, cfg, out, evaluate, args)
-    return _run_passband(model, tok, train, cfg, out, evaluate, args, name == "passband")
+    if name == PRESCORED:
+        train, cost = _prescore(model, tok, train, cfg, out)
+        return {"curve": _run_passband(model, tok, train, cfg, out, evaluate, args, True), **cost}
+    return _run_passband(model, tok, train, cfg, out, evaluate, args, name != "uniform_refill")
+
+
+def _prescore(model, tok, train, cfg, out: Path) -> tuple[list[dict], dict]:
+    """``passband score`` on the training rows with the warm-start model: rows with ``passes`` /
+    ``trials``, and what it cost (completions, wall seconds)."""
+    from passband.curriculum.prescore import prescore
+    from passband.demo.task import arith_verifier
+    from passband.trainer import HFRollout
+
+    backend = HFRollout(
+        model, tok, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, batch_size=256
+    )
+    t = time.perf_counter()
+    result = prescore(
+        train,
+        backend.generate,
+        arith_verifier(),
+        out_path=out.with_suffix(".scored.jsonl"),
+        progress=False,
+        references={"answer": "answer"},
+        batch_size=32,
+    )
+    wall = time.perf_counter() - t
+    return result.rows, {"prescore_completions": result.samples, "prescore_s": wall}
 
 
 def _warm(args, seed: int, path: Path) -> None:
@@ -241,7 +274,8 @@ def _summary(runs: list[dict]) -> None:
         " wall to reach / TRL | held-out at TRL's wall time | vs TRL |"
     )
     print("|---|---|---|---|---|---|---|")
-    for name in CONTENDERS:
+    names = CONTENDERS + ((PRESCORED,) if PRESCORED in runs[0] else ())
+    for name in names:
         finals, comp, wall, equal, delta, reached = [], [], [], [], [], 0
         for r in runs:
             trl = r["trl"]
@@ -259,6 +293,25 @@ def _summary(runs: list[dict]) -> None:
             f" {fmt(equal, True)} | {statistics.mean(delta):+.1f}pt "
             f"({min(delta):+.1f}..{max(delta):+.1f}) |"
         )
+    if PRESCORED in runs[0]:
+        _prescore_summary(runs)
+
+
+def _prescore_summary(runs: list[dict]) -> None:
+    """Pre-scoring's own cost, and completions to reach TRL's final with it counted."""
+    for r in runs:
+        trl, cost = r["trl"], r["prescore"]
+        hit = _reach(r[PRESCORED], trl[-1][3])
+        counted = (
+            f"{(hit[0] + cost['prescore_completions']) / trl[-1][1]:.2f}x TRL's completions"
+            if hit
+            else "never reached"
+        )
+        print(
+            f"pre-scoring: {cost['prescore_completions']} completions "
+            f"({cost['prescore_completions'] / trl[-1][1]:.2f}x TRL's whole run), "
+            f"{cost['prescore_s']:.1f}s; reaching TRL's final with it counted: {counted}"
+        )
 
 
 def main() -> int:
@@ -268,6 +321,9 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=60, help="TRL's optimizer steps")
     parser.add_argument("--heldout", type=int, default=300)
     parser.add_argument("--eval-every", type=int, default=10)
+    parser.add_argument(
+        "--prescored", action="store_true", help="also: pre-score the data, then train on priors"
+    )
     for hidden in ("--worker", "--warm", "--scratch"):
         parser.add_argument(hidden, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
@@ -283,8 +339,11 @@ def main() -> int:
             _warm(args, seed, scratch / "warm")
             run = {"trl": _spawn("trl", args, seed, scratch, 0.0)}
             wall = run["trl"][-1][2]
-            for name in CONTENDERS[1:]:
+            for name in CONTENDERS[1:] + ((PRESCORED,) if args.prescored else ()):
                 run[name] = _spawn(name, args, seed, scratch, wall)
+            if args.prescored:  # its curve, and the pre-scoring cost on its own
+                cost = run[PRESCORED]
+                run[PRESCORED], run["prescore"] = cost.pop("curve"), cost
             runs.append(run)
             print(f"seed {seed}: " + json.dumps(run), flush=True)  # whole curves: step,
             # completions, training wall s, held-out accuracy
