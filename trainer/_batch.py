@@ -167,23 +167,25 @@ def pack(seqs: list, adv: torch.Tensor, device) -> dict[str, torch.Tensor]:
         bins[row].append(i)
         free[row] -= lengths[i]
     C = max(max(len(c) for _, c, _ in seqs), 1)
-    ids = torch.zeros((len(bins), width), dtype=torch.long)  # [R, W]
-    pos = torch.zeros((len(bins), width), dtype=torch.long)  # [R, W]
+    flat_ids, flat_pos = [0] * (len(bins) * width), [0] * (len(bins) * width)  # [R * W]
     where: list[tuple[int, int, int, int]] = []  # (row, col, seq, tok) per token
     for r, members in enumerate(bins):
-        start = 0
+        start = r * width  # flat offset of this row
         for i in members:
             prompt, comp, _ = seqs[i]
             n = len(prompt) + len(comp)
-            ids[r, start : start + n] = torch.tensor(list(prompt) + list(comp), dtype=torch.long)
-            pos[r, start : start + n] = torch.arange(n)
-            where += [(r, start + len(prompt) - 1 + k, i, k) for k in range(len(comp))]
+            flat_ids[start : start + n] = [*prompt, *comp]
+            flat_pos[start : start + n] = range(n)
+            col = start - r * width + len(prompt) - 1
+            where += [(r, col + k, i, k) for k in range(len(comp))]
             start += n
-        pos[r, start:] = torch.arange(width - start)  # the tail: one more (ignored) sequence
+        flat_pos[start : (r + 1) * width] = range((r + 1) * width - start)  # the tail: ignored
+    ids = torch.tensor(flat_ids, dtype=torch.long).view(len(bins), width)  # [R, W]
+    pos = torch.tensor(flat_pos, dtype=torch.long).view(len(bins), width)  # [R, W]
     index = torch.tensor(where, dtype=torch.long).reshape(-1, 4)  # [K, 4]
-    mask = torch.zeros((len(seqs), C), dtype=torch.float32)  # [b, C]
-    for i, (_, comp, use) in enumerate(seqs):
-        mask[i, : len(comp)] = float(use)
+    lengths = torch.tensor([len(c) for _, c, _ in seqs])  # [b]
+    use = torch.tensor([float(u) for _, _, u in seqs])  # [b]
+    mask = (torch.arange(C) < lengths.unsqueeze(1)).float() * use.unsqueeze(1)  # [b, C]
     targets = ids[index[:, 0], index[:, 1] + 1]  # [K]
     d = device
     return {

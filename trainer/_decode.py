@@ -39,13 +39,12 @@ Stops = Callable[[list[int], list[list[int]]], list[bool]]
 
 def left_pad(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Token ids and attention mask [b, P] of ``rows``, left padded: every prompt ends at column P."""
-    width = max(len(r) for r in rows)
+    lengths = torch.tensor([len(r) for r in rows], dtype=torch.long)  # [b]
+    width = int(lengths.max())
+    attention = torch.arange(width) >= (width - lengths).unsqueeze(1)  # [b, P]: row-major order
     input_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)  # [b, P]
-    attention = torch.zeros((len(rows), width), dtype=torch.long)  # [b, P]
-    for i, r in enumerate(rows):
-        input_ids[i, width - len(r) :] = torch.tensor(r)
-        attention[i, width - len(r) :] = 1
-    return input_ids, attention
+    input_ids[attention] = torch.tensor([t for r in rows for t in r], dtype=torch.long)
+    return input_ids, attention.long()
 
 
 @torch.no_grad()
