@@ -36,7 +36,12 @@ def completion_logprobs(
         return _padded_logprobs(model, mb, temperature, entropy)
     b, C = mb["mask"].shape
     with _hidden_instead_of_logits(model) as box:
-        model(input_ids=mb["input_ids"], position_ids=mb["position_ids"], use_cache=False)
+        model(
+            input_ids=mb["input_ids"],
+            position_ids=mb["position_ids"],
+            attention_mask=mb.get("attention_mask"),  # 4D when prompts are shared, else None
+            use_cache=False,
+        )
     hidden = box["hidden"][mb["rows"], mb["cols"]]  # [K, H]
     head = _output_head(model)
     logp, ent = _chunked(hidden, head.weight, head.bias, mb["targets"], temperature, entropy)

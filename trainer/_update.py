@@ -13,6 +13,7 @@ from torch.nn.utils.rnn import pad_sequence
 from passband.trainer._batch import Group, UpdateStats, collate, micro_batches, pack, sequences
 from passband.trainer._fsdp import full_tensor
 from passband.trainer._logprobs import completion_logprobs
+from passband.trainer._prefix_pack import attention_kind, pack_shared
 from passband.trainer.lora import adapters_disabled
 from passband.trainer.losses import BatchNorms, clipped_surrogate, k3_kl
 from passband.trainer.rollout import StalePolicyError
@@ -122,6 +123,10 @@ class UpdateMixin:
         return float(loss.detach())
 
     def _collate(self, seqs: list, adv: torch.Tensor) -> dict[str, torch.Tensor]:
+        if self._pack and self._share:  # packed, each group's prompt once (_prefix_pack.py)
+            additive = attention_kind(self.model) == "additive"
+            dtype = next(self.model.parameters()).dtype
+            return pack_shared(seqs, adv, self.device, additive=additive, dtype=dtype)
         return (
             pack(seqs, adv, self.device)
             if self._pack  # no padding computed

@@ -56,6 +56,7 @@ from passband.trainer._metrics import (
     reward_metrics,
 )
 from passband.trainer._outdir import claim_output_dir
+from passband.trainer._prefix_pack import sharing_works
 from passband.trainer._recommended import check_learning_rate
 from passband.trainer._refill import (
     draws_for,
@@ -135,6 +136,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         )
         self.pad_id = self.backend.pad_id
         self._pack = not self.dist.sharded and packing_works(self.model, self.device)
+        self._share = self._pack and sharing_works(self.model, self.device)  # a prompt once
         self._build_optimizer()
         self._bar: ProgressBar | None = None
         self._write(f"passband: {self.scorer.success_rule}")

@@ -78,7 +78,7 @@ def test_chunked_and_recomputed_log_probs_give_the_same_gradient(tiny, tokenizer
 
 
 @pytest.mark.parametrize("mu,beta", [(1, 0.01), (2, 0.0)])
-def test_an_update_is_the_same_packed_or_padded(tiny, tokenizer, tmp_path, mu, beta):
+def test_an_update_is_the_same_shared_packed_or_padded(tiny, tokenizer, tmp_path, mu, beta):
     from passband.trainer import GRPOConfig, GRPOTrainer
 
     rows = [{"prompt": f"{i}{'ab'[i % 2]}=", "kind": "vary"} for i in range(3)]
@@ -97,7 +97,7 @@ def test_an_update_is_the_same_packed_or_padded(tiny, tokenizer, tmp_path, mu, b
         filter_zero_variance=False,
     )
     trainers = []
-    for packed in (True, False):
+    for packed, shared in ((True, True), (True, False), (False, False)):
         model = tiny.model(tokenizer)
         t = GRPOTrainer(
             model,
@@ -106,15 +106,19 @@ def test_an_update_is_the_same_packed_or_padded(tiny, tokenizer, tmp_path, mu, b
             lambda c, **r: float(len(set(c))),
             GRPOConfig(output_dir=str(tmp_path / str(packed)), **settings),
         )
-        t._pack = packed
+        t._pack, t._share = packed, shared
         t.optimizer = torch.optim.SGD(t.model.parameters(), lr=1.0)  # shows the gradient itself
         trainers.append(t)
     groups = trainers[0]._rollout_groups([0, 1, 2])
     stats = [t._update(groups) for t in trainers]
-    for a, b in zip(trainers[0].model.parameters(), trainers[1].model.parameters()):
-        assert torch.allclose(a, b, atol=1e-6)
-    assert stats[0]["loss"] == pytest.approx(stats[1]["loss"], abs=1e-6)
-    assert stats[0]["entropy"] == pytest.approx(stats[1]["entropy"], abs=1e-5)
+    assert trainers[0]._share is not None and all(
+        t._share == s for t, s in zip(trainers, (1, 0, 0))
+    )
+    for other, st in zip(trainers[1:], stats[1:]):  # shared prompts, packed, padded: one update
+        for a, b in zip(trainers[0].model.parameters(), other.model.parameters()):
+            assert torch.allclose(a, b, atol=1e-6)
+        assert stats[0]["loss"] == pytest.approx(st["loss"], abs=1e-6)
+        assert stats[0]["entropy"] == pytest.approx(st["entropy"], abs=1e-5)
 
 
 def test_a_model_whose_attention_ignores_packing_falls_back_to_the_padded_layout(tiny, tokenizer):

@@ -1,0 +1,150 @@
+"""Packed micro-batches in which a group's prompt is computed once for all its completions.
+
+The G completions of a group share one prompt. ``batch.pack`` lays every (prompt, completion)
+sequence out on its own, so the update's forward and backward run the prompt G times; on short
+answers most of a micro-batch is prompt (the demo: 8 prompt tokens to 4 completion tokens).
+``pack_shared`` lays a group out as one unit, ``[prompt | completion 1 | ... | completion k]``,
+with a 4D attention mask in which each completion sees the prompt and its own earlier tokens
+only, and position ids that start every completion where the prompt ends. Each completion's
+tokens then get the very log-probs they get alone (causal attention: a prompt's hidden states
+never depend on what follows it), and the gradient is the same sum: the prompt's activations
+receive the gradient of all k completions at once instead of k copies of it.
+
+A unit is at most ``max(longest sequence, MIN_WIDTH)`` wide, so a group whose answers are long is
+split into several units, each with its own copy of the prompt; when no two completions fit, the
+layout is ``pack``'s. Units are packed into rows first-fit, kept apart by the mask.
+``sharing_works`` checks a model once at start-up against the padded layout; a model on another
+attention implementation than ``sdpa`` or ``eager`` (which take a 4D mask as given) is not
+shared, nor is one that fails the check.
+"""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["pack_shared", "sharing_works", "attention_kind", "MIN_WIDTH"]
+
+MIN_WIDTH = 256  # tokens a unit may span when every sequence is shorter
+
+
+def pack_shared(seqs: list, adv: torch.Tensor, device, *, additive: bool = False, dtype=None):
+    """``batch.pack``'s dict (``rows``/``cols``/``seq``/``tok`` index the completion tokens'
+    logits) plus ``attention_mask`` [R, 1, W, W]: bool (True attends), or ``additive`` 0 / min of
+    ``dtype`` for ``eager`` attention. ``seqs``: (prompt_ids, completion_ids, use) in group order;
+    consecutive sequences with equal prompts share one."""
+    units = _units(seqs)
+    width = max(len(seqs[idx[0]][0]) + sum(len(seqs[i][1]) for i in idx) for idx in units)
+    rows = _first_fit(units, seqs, width)
+    n = len(rows) * width
+    ids, pos, unit, comp = [0] * n, [0] * n, [-1 - k for k in range(n)], [-2] * n
+    where: list[tuple[int, int, int, int]] = []  # (row, col of the logit, seq, token)
+    targets: list[int] = []
+    for r, members in enumerate(rows):
+        at = r * width
+        for u in members:
+            prompt = seqs[units[u][0]][0]
+            P = len(prompt)
+            ids[at : at + P], pos[at : at + P] = prompt, range(P)
+            unit[at : at + P], comp[at : at + P] = [u] * P, [-1] * P
+            last = at + P - 1  # the prompt's last token: every completion's first logit
+            at += P
+            for i in units[u]:
+                c = seqs[i][1]
+                ids[at : at + len(c)], pos[at : at + len(c)] = c, range(P, P + len(c))
+                unit[at : at + len(c)], comp[at : at + len(c)] = [u] * len(c), [i] * len(c)
+                cols = [last, *range(at, at + len(c) - 1)]
+                where += [(r, col - r * width, i, k) for k, col in enumerate(cols)]
+                targets += c
+                at += len(c)
+    shape = (len(rows), width)
+    u, cq = torch.tensor(unit).view(shape), torch.tensor(comp).view(shape)  # [R, W]
+    causal = torch.ones(width, width, dtype=torch.bool).tril()  # [W, W]: key column <= query
+    allowed = (u.unsqueeze(2) == u.unsqueeze(1)) & causal  # [R, W(q), W(k)]: same unit
+    allowed &= (cq.unsqueeze(1) == -1) | (cq.unsqueeze(1) == cq.unsqueeze(2))  # prompt or own
+    mask = allowed.unsqueeze(1)  # [R, 1, W, W]
+    if additive:
+        dtype = dtype or torch.float32
+        mask = torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, torch.finfo(dtype).min)
+    index = torch.tensor(where, dtype=torch.long).reshape(-1, 4)  # [K, 4]
+    C = max(max(len(c) for _, c, _ in seqs), 1)
+    lengths = torch.tensor([len(c) for _, c, _ in seqs])  # [b]
+    use = torch.tensor([float(x) for _, _, x in seqs])  # [b]
+    d = device
+    return {
+        "input_ids": torch.tensor(ids, dtype=torch.long).view(shape).to(d),
+        "position_ids": torch.tensor(pos, dtype=torch.long).view(shape).to(d),
+        "attention_mask": mask.to(d),
+        "rows": index[:, 0].to(d),
+        "cols": index[:, 1].to(d),
+        "seq": index[:, 2].to(d),
+        "tok": index[:, 3].to(d),
+        "targets": torch.tensor(targets, dtype=torch.long).to(d),
+        "mask": ((torch.arange(C) < lengths.unsqueeze(1)).float() * use.unsqueeze(1)).to(d),
+        "adv": adv.to(d),
+    }
+
+
+def _units(seqs: list) -> list[list[int]]:
+    """Runs of consecutive sequences with one prompt, split where a unit would pass the cap."""
+    cap = max(max(len(p) + len(c) for p, c, _ in seqs), MIN_WIDTH)
+    units: list[list[int]] = []
+    size = 0
+    for i, (prompt, comp, _) in enumerate(seqs):
+        same = units and list(seqs[units[-1][0]][0]) == list(prompt)
+        if same and size + len(comp) <= cap:
+            units[-1].append(i)
+            size += len(comp)
+        else:
+            units.append([i])
+            size = len(prompt) + len(comp)
+    return units
+
+
+def _first_fit(units: list[list[int]], seqs: list, width: int) -> list[list[int]]:
+    """Unit indices per row, longest first, each into the first row with room."""
+    length = [len(seqs[idx[0]][0]) + sum(len(seqs[i][1]) for i in idx) for idx in units]
+    rows: list[list[int]] = []
+    free: list[int] = []
+    for u in sorted(range(len(units)), key=lambda u: -length[u]):
+        r = next((k for k, room in enumerate(free) if room >= length[u]), None)
+        if r is None:
+            rows.append([]), free.append(width)
+            r = len(rows) - 1
+        rows[r].append(u)
+        free[r] -= length[u]
+    return rows
+
+
+def attention_kind(model) -> str | None:
+    """ "bool" (sdpa), "additive" (eager), or None: an implementation that may not take a 4D mask."""
+    config = getattr(getattr(model, "module", model), "config", None)
+    return {"sdpa": "bool", "eager": "additive"}.get(getattr(config, "_attn_implementation", None))
+
+
+@torch.no_grad()
+def sharing_works(model, device) -> bool:
+    """Whether ``model`` gives the padded layout's log-probs from the shared layout (a group of two
+    completions and one of three, of different lengths)."""
+    from passband.trainer._batch import collate
+    from passband.trainer._logprobs import completion_logprobs
+
+    kind = attention_kind(model)
+    if kind is None:
+        return False
+    seqs = [([3, 4, 5], [7, 8], True), ([3, 4, 5], [9], True), ([6, 2], [5, 6, 7], True)]
+    seqs += [([6, 2], [8, 9], True), ([6, 2], [4], True)]
+    adv = torch.zeros(len(seqs))
+    was_training = model.training
+    model.eval()
+    try:
+        dtype = next(model.parameters()).dtype
+        shared = pack_shared(seqs, adv, device, additive=kind == "additive", dtype=dtype)
+        ours, _ = completion_logprobs(model, shared, 1.0)
+        padded = collate(seqs, adv, 0, device)
+        ref, _ = completion_logprobs(model, padded, 1.0)
+        mask = padded["mask"].bool()
+        return bool(torch.allclose(ours[mask].float(), ref[mask].float(), atol=1e-3, rtol=1e-3))
+    except Exception:  # any model that cannot take this input keeps the plain packed layout
+        return False
+    finally:
+        model.train(was_training)
