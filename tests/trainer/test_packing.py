@@ -81,7 +81,7 @@ def test_chunked_and_recomputed_log_probs_give_the_same_gradient(tiny, tokenizer
 def test_an_update_is_the_same_shared_packed_or_padded(tiny, tokenizer, tmp_path, mu, beta):
     from passband.trainer import GRPOConfig, GRPOTrainer
 
-    rows = [{"prompt": f"{i}{'ab'[i % 2]}=", "kind": "vary"} for i in range(3)]
+    rows = [{"prompt": f"what is {i}{'ab'[i % 2]}=", "kind": "vary"} for i in range(3)]
     settings = dict(
         group_size=4,
         prompts_per_step=3,
@@ -110,7 +110,13 @@ def test_an_update_is_the_same_shared_packed_or_padded(tiny, tokenizer, tmp_path
         t.optimizer = torch.optim.SGD(t.model.parameters(), lr=1.0)  # shows the gradient itself
         trainers.append(t)
     groups = trainers[0]._rollout_groups([0, 1, 2])
+    layouts = []
+    for t in trainers:
+        collate_fn = t._collate
+        t._collate = lambda s, a, f=collate_fn: layouts.append(f(s, a)) or layouts[-1]
     stats = [t._update(groups) for t in trainers]
+    assert "attention_mask" in layouts[0] and layouts[0]["attention_mask"].dim() == 4, "shared"
+    assert "rows" in layouts[1] and "attention_mask" not in layouts[1], "packed"
     assert trainers[0]._share is not None and all(
         t._share == s for t, s in zip(trainers, (1, 0, 0))
     )

@@ -95,3 +95,11 @@ def test_attention_without_a_4d_mask_is_not_shared(tiny, tokenizer):
 
     model.forward = no_mask
     assert not sharing_works(model, "cpu")
+
+
+def test_a_prompt_shorter_than_its_answers_is_not_shared():
+    """Few tokens to save, and a wide masked unit costs more attention: plain packing."""
+    seqs = [([5, 6], [7] * 30, True) for _ in range(4)] + [([1] * 12, [2, 3], True)] * 4
+    assert _prefix_pack._units(seqs) == [[0], [1], [2], [3], [4, 5, 6, 7]]
+    plain = pack_shared(seqs[:4], torch.zeros(4), "cpu")
+    assert "attention_mask" not in plain and plain["input_ids"].shape == (4, 32)
