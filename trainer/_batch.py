@@ -12,7 +12,17 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["Group", "NO_UPDATE", "UpdateStats", "collate", "pack", "sequences", "micro_batches"]
+__all__ = [
+    "Group",
+    "NO_UPDATE",
+    "UpdateStats",
+    "collate",
+    "pack",
+    "packed_batch",
+    "first_fit",
+    "sequences",
+    "micro_batches",
+]
 
 
 @dataclass
@@ -157,16 +167,7 @@ def pack(seqs: list, adv: torch.Tensor, device) -> dict[str, torch.Tensor]:
     """
     lengths = [len(p) + len(c) for p, c, _ in seqs]
     width = max(lengths)
-    bins: list[list[int]] = []  # first fit, longest first: few rows, little padding
-    free: list[int] = []
-    for i in sorted(range(len(seqs)), key=lambda i: -lengths[i]):
-        row = next((r for r, room in enumerate(free) if room >= lengths[i]), None)
-        if row is None:
-            bins.append([]), free.append(width)
-            row = len(bins) - 1
-        bins[row].append(i)
-        free[row] -= lengths[i]
-    C = max(max(len(c) for _, c, _ in seqs), 1)
+    bins = first_fit(lengths, width)  # few rows, little padding
     flat_ids, flat_pos = [0] * (len(bins) * width), [0] * (len(bins) * width)  # [R * W]
     where: list[tuple[int, int, int, int]] = []  # (row, col, seq, tok) per token
     for r, members in enumerate(bins):
@@ -183,19 +184,32 @@ def pack(seqs: list, adv: torch.Tensor, device) -> dict[str, torch.Tensor]:
     ids = torch.tensor(flat_ids, dtype=torch.long).view(len(bins), width)  # [R, W]
     pos = torch.tensor(flat_pos, dtype=torch.long).view(len(bins), width)  # [R, W]
     index = torch.tensor(where, dtype=torch.long).reshape(-1, 4)  # [K, 4]
+    return packed_batch(ids, pos, index, ids[index[:, 0], index[:, 1] + 1], seqs, adv, device)
+
+
+def first_fit(lengths: list[int], width: int) -> list[list[int]]:
+    """Item indices per row of ``width``, longest first, each into the first row with room."""
+    rows: list[list[int]] = []
+    free: list[int] = []
+    for i in sorted(range(len(lengths)), key=lambda i: -lengths[i]):
+        r = next((k for k, room in enumerate(free) if room >= lengths[i]), None)
+        if r is None:
+            rows.append([]), free.append(width)
+            r = len(rows) - 1
+        rows[r].append(i)
+        free[r] -= lengths[i]
+    return rows
+
+
+def packed_batch(ids, pos, index, targets, seqs: list, adv: torch.Tensor, device, **extra) -> dict:
+    """A packed micro-batch: inputs ``ids`` / ``pos`` [R, W]; ``index`` [K, 4] (row, column of the
+    logit, sequence, token) and ``targets`` [K] of every completion token; the [b, C] loss mask of
+    ``seqs``; ``extra`` model inputs (a 4D ``attention_mask``). All moved to ``device``."""
+    C = max(max(len(c) for _, c, _ in seqs), 1)
     lengths = torch.tensor([len(c) for _, c, _ in seqs])  # [b]
     use = torch.tensor([float(u) for _, _, u in seqs])  # [b]
     mask = (torch.arange(C) < lengths.unsqueeze(1)).float() * use.unsqueeze(1)  # [b, C]
-    targets = ids[index[:, 0], index[:, 1] + 1]  # [K]
-    d = device
-    return {
-        "input_ids": ids.to(d),
-        "position_ids": pos.to(d),
-        "rows": index[:, 0].to(d),
-        "cols": index[:, 1].to(d),
-        "seq": index[:, 2].to(d),
-        "tok": index[:, 3].to(d),
-        "targets": targets.to(d),
-        "mask": mask.to(d),
-        "adv": adv.to(d),
-    }
+    out = {"input_ids": ids, "position_ids": pos, **extra}
+    out.update(rows=index[:, 0], cols=index[:, 1], seq=index[:, 2], tok=index[:, 3])
+    out.update(targets=targets, mask=mask, adv=adv)
+    return {k: v.to(device) for k, v in out.items()}

@@ -106,9 +106,7 @@ def _prefill(model, input_ids, attention, positions, cache):
     select rows; otherwise, or when no row repeats, every row is run."""
     rows = torch.cat([input_ids, attention], dim=1)  # [b, 2P]: a row's tokens and its padding
     unique, inverse = torch.unique(rows, dim=0, return_inverse=True)  # [u, 2P], [b]
-    share = unique.shape[0] < rows.shape[0] and callable(
-        getattr(cache, "batch_select_indices", None)
-    )
+    share = unique.shape[0] < rows.shape[0] and _selects_rows(cache)
     first = _first_of(inverse, unique.shape[0]) if share else None  # [u]: a row of each
     pick = (lambda x: x[first]) if share else (lambda x: x)
     out = model(
@@ -126,6 +124,11 @@ def _prefill(model, input_ids, attention, positions, cache):
     return cache, logits
 
 
+def _selects_rows(cache) -> bool:
+    """Whether ``cache`` can keep (or repeat) chosen batch rows: ``batch_select_indices``."""
+    return callable(getattr(cache, "batch_select_indices", None))
+
+
 def _first_of(inverse: torch.Tensor, count: int) -> torch.Tensor:
     """[count]: the first original row of each distinct row, given each row's distinct index."""
     rows = torch.arange(inverse.numel(), device=inverse.device)
@@ -138,9 +141,7 @@ class _Batch:
 
     def __init__(self, cache, attention: torch.Tensor, next_pos: torch.Tensor, size: int):
         self.cache, self.attention, self.next_pos = cache, attention, next_pos  # [b, P], [b]
-        self.can_compact = callable(
-            getattr(cache, "batch_select_indices", None)
-        )  # a model's own cache may not
+        self.can_compact = _selects_rows(cache)  # a model's own cache may not
         self.rows = list(range(size))  # the original row at each batch position
         self.done = [False] * size  # by batch position
         self.tokens: list[list[int]] = [[] for _ in range(size)]  # by original row

@@ -122,7 +122,6 @@ class _InPlaceLayer(DynamicLayer if DynamicLayer is not None else object):
         return self.length if self.is_initialized else 0
 
     def reset(self) -> None:
-        self.keys = self.values = None
         super().reset()
         self._k = self._v = None
         self.length = 0

@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import torch
 
+from passband.trainer._batch import collate, first_fit, pack, packed_batch
+from passband.trainer._logprobs import completion_logprobs
+
 __all__ = ["pack_shared", "sharing_works", "attention_kind", "MIN_WIDTH"]
 
 MIN_WIDTH = 256  # tokens a unit may span when every sequence is shorter
@@ -36,11 +39,10 @@ def pack_shared(seqs: list, adv: torch.Tensor, device, *, additive: bool = False
     consecutive sequences with equal prompts share one."""
     units = _units(seqs)
     if all(len(u) == 1 for u in units):  # nothing shared: the plain packed layout, no mask
-        from passband.trainer._batch import pack
-
         return pack(seqs, adv, device)
-    width = max(len(seqs[idx[0]][0]) + sum(len(seqs[i][1]) for i in idx) for idx in units)
-    rows = _first_fit(units, seqs, width)
+    length = [len(seqs[idx[0]][0]) + sum(len(seqs[i][1]) for i in idx) for idx in units]
+    width = max(length)
+    rows = first_fit(length, width)  # unit indices per row
     n = len(rows) * width
     ids, pos, unit, comp = [0] * n, [0] * n, [-1 - k for k in range(n)], [-2] * n
     where: list[tuple[int, int, int, int]] = []  # (row, col of the logit, seq, token)
@@ -72,22 +74,10 @@ def pack_shared(seqs: list, adv: torch.Tensor, device, *, additive: bool = False
         dtype = dtype or torch.float32
         mask = torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, torch.finfo(dtype).min)
     index = torch.tensor(where, dtype=torch.long).reshape(-1, 4)  # [K, 4]
-    C = max(max(len(c) for _, c, _ in seqs), 1)
-    lengths = torch.tensor([len(c) for _, c, _ in seqs])  # [b]
-    use = torch.tensor([float(x) for _, _, x in seqs])  # [b]
-    d = device
-    return {
-        "input_ids": torch.tensor(ids, dtype=torch.long).view(shape).to(d),
-        "position_ids": torch.tensor(pos, dtype=torch.long).view(shape).to(d),
-        "attention_mask": mask.to(d),
-        "rows": index[:, 0].to(d),
-        "cols": index[:, 1].to(d),
-        "seq": index[:, 2].to(d),
-        "tok": index[:, 3].to(d),
-        "targets": torch.tensor(targets, dtype=torch.long).to(d),
-        "mask": ((torch.arange(C) < lengths.unsqueeze(1)).float() * use.unsqueeze(1)).to(d),
-        "adv": adv.to(d),
-    }
+    ids_t = torch.tensor(ids, dtype=torch.long).view(shape)
+    pos_t = torch.tensor(pos, dtype=torch.long).view(shape)
+    targets_t = torch.tensor(targets, dtype=torch.long)
+    return packed_batch(ids_t, pos_t, index, targets_t, seqs, adv, device, attention_mask=mask)
 
 
 def _units(seqs: list) -> list[list[int]]:
@@ -119,21 +109,6 @@ def _units(seqs: list) -> list[list[int]]:
     return units
 
 
-def _first_fit(units: list[list[int]], seqs: list, width: int) -> list[list[int]]:
-    """Unit indices per row, longest first, each into the first row with room."""
-    length = [len(seqs[idx[0]][0]) + sum(len(seqs[i][1]) for i in idx) for idx in units]
-    rows: list[list[int]] = []
-    free: list[int] = []
-    for u in sorted(range(len(units)), key=lambda u: -length[u]):
-        r = next((k for k, room in enumerate(free) if room >= length[u]), None)
-        if r is None:
-            rows.append([]), free.append(width)
-            r = len(rows) - 1
-        rows[r].append(u)
-        free[r] -= length[u]
-    return rows
-
-
 def attention_kind(model) -> str | None:
     """ "bool" (sdpa), "additive" (eager), or None: an implementation that may not take a 4D mask."""
     config = getattr(getattr(model, "module", model), "config", None)
@@ -144,9 +119,6 @@ def attention_kind(model) -> str | None:
 def sharing_works(model, device) -> bool:
     """Whether ``model`` gives the padded layout's log-probs from the shared layout (a group of two
     completions and one of three, of different lengths)."""
-    from passband.trainer._batch import collate
-    from passband.trainer._logprobs import completion_logprobs
-
     kind = attention_kind(model)
     if kind is None:
         return False
