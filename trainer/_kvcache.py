@@ -63,8 +63,9 @@ class _InPlaceLayer(DynamicLayer if DynamicLayer is not None else object):
     CPU attention over a strided view ran 2.5x slower than over a contiguous tensor (it is copied
     first), which cost more than the at most ``CHUNK - 1`` masked positions.
 
-    Operations generate uses for beams or assisted decoding (``crop``, ``batch_select_indices``,
-    ``batch_repeat_interleave``, ``reorder_cache``) run the parent's code on the filled part and
+    ``batch_select_indices`` gathers the rows of the buffers themselves. The other operations
+    generate uses for beams or assisted decoding (``crop``, ``batch_repeat_interleave``,
+    ``reorder_cache``) run the parent's code on the filled part and
     then move the result into a fresh buffer, so the layer stays consistent whatever is called.
     """
 
@@ -150,9 +151,13 @@ class _InPlaceLayer(DynamicLayer if DynamicLayer is not None else object):
         self._adopt()
 
     def batch_select_indices(self, indices: torch.Tensor) -> None:
+        """Keep (or repeat) the rows ``indices``: one gather of the buffers, which keep their
+        length, so the next step need not grow them again (the decode loop drops finished rows
+        and copies a prompt's prefill to its group's rows this way)."""
+        if self._k is None:
+            return
+        self._k, self._v = self._k[indices], self._v[indices]
         self._filled()
-        super().batch_select_indices(indices)
-        self._adopt()
 
     def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
         self._filled()

@@ -35,9 +35,9 @@ def test_rollouts_write_the_cache_in_place_once_per_layer(tiny, tokenizer, monke
     model = tiny.model(tokenizer)
     out = _rollout(model, tokenizer, batch_size=6)  # 12 rows: two decode calls
     layers = model.config.num_hidden_layers
-    # per call and layer: one buffer for the distinct prompts' prefill, one when their cache
-    # rows are copied to the G rows of each group; never one per step
-    assert len(grown) == 2 * 2 * layers, grown
+    # per call and layer: one buffer, the distinct prompts' prefill; copying their cache rows to
+    # the G rows of each group gathers that buffer (no new one); never one per step
+    assert len(grown) == 2 * layers, grown
     assert all(n <= 7 + 12 for n in grown), "never more than prompt + max_new_tokens positions"
     assert len(out.completion_ids) == 12
 
