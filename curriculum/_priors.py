@@ -59,6 +59,8 @@ def row_prior(
     """``((passes, trials), source)`` of one row, or None when it carries no difficulty. A row
     stopped early by adaptive scoring (unanimous, fewer than ``score_k`` trials) counts as
     ``score_k`` trials: the stop asserted its class as surely as the full k would have."""
+    if "passes" not in row and "pass_rate" not in row and not _has_solve_rate(row):
+        return None  # the common case of unscored data, checked without parsing anything
     passes, trials = number_or_none(row.get("passes")), number_or_none(row.get("trials"))
     if passes is not None and trials and 0 <= passes <= trials:
         k = number_or_none(row.get("score_k")) or trials
@@ -78,6 +80,10 @@ def row_prior(
     if rates:
         return (sum(rates) / len(rates) * prior_trials, prior_trials), "*" + SOLVE_RATE_SUFFIX
     return None
+
+
+def _has_solve_rate(row: Mapping[str, Any]) -> bool:
+    return any(isinstance(c, str) and c.endswith(SOLVE_RATE_SUFFIX) for c in row)
 
 
 def training_priors(
