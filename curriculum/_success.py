@@ -6,8 +6,9 @@
   shaped reward of 0.1 / 0.7 would count every answer as a pass and every prompt as solved.
 - ``True`` / ``False`` pass / fail; ``None`` and exceptions are ``error`` (not trials).
 
-``with_success_rule(reward, threshold)`` wraps a plain callable so that the ``Verdict`` it yields
-already carries the rule in its status; the score (what the advantages use) is unchanged.
+``with_success_rule(reward, threshold)`` wraps a callable, a registered verifier or each term of a
+``Reward`` so that the ``Verdict`` it yields already carries the rule in its status; the score
+(what the advantages use) is unchanged.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ __all__ = ["with_success_rule", "describe_success_rule"]
 
 
 class _Thresholded:
-    """A plain reward callable whose numbers pass at ``score >= threshold`` (picklable)."""
+    """A reward callable whose plain numbers pass at ``score >= threshold`` (picklable); what it
+    returns otherwise (a Verdict, a bool, None) keeps the verifiers' own rule."""
 
     def __init__(self, fn, threshold: float) -> None:
         self.fn, self.threshold = fn, float(threshold)
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)  # journal keys stay put
+        if getattr(fn, "inline_safe", False) is True:  # a comparison more keeps it linear
+            self.inline_safe = True
 
     def __call__(self, completion: str, **reference: Any):
         from passband.verifiers import Verdict
@@ -39,33 +43,39 @@ class _Thresholded:
                 status,
                 f"{self.__name__} returned {score:g} (success: >= {self.threshold:g})",
             )
-        return value  # a Verdict, a bool, None: the verifiers' own rule applies
+        return value
 
     def __repr__(self) -> str:
         return f"with_success_rule({self.fn!r}, threshold={self.threshold:g})"
 
 
-def _is_plain(reward) -> bool:
-    if isinstance(reward, (str, _Thresholded)):
-        return False
+def with_success_rule(reward, threshold: float):
+    """``reward`` with the rule applied wherever it yields a plain number: a callable or a
+    registered verifier (by name) is wrapped; a ``Reward`` gets each term wrapped, so the primary
+    term's status (which decides ``passed``) follows the rule however the total is shaped.
+    Verdicts pass through unchanged: a verifier's own ``passed`` decides."""
     import passband.verifiers as v
 
-    return not isinstance(reward, v.Reward)
-
-
-def with_success_rule(reward, threshold: float):
-    """``reward`` itself for verifier names and ``Reward`` objects (their verdicts decide), else
-    a wrapper applying ``score >= threshold`` to the numbers it returns."""
-    return _Thresholded(reward, threshold) if _is_plain(reward) else reward
+    if isinstance(reward, _Thresholded):
+        return reward
+    if isinstance(reward, str):
+        return _Thresholded(v.get(reward), threshold)
+    if isinstance(reward, v.Reward):
+        return reward.with_verifiers(lambda fn: with_success_rule(fn, threshold))
+    return _Thresholded(reward, threshold)
 
 
 def describe_success_rule(reward, threshold: float) -> str:
     """One line for the logs: which rule decides a success for this reward."""
+    import passband.verifiers as v
+
+    numbers_rule = f"score >= success_threshold={threshold:g} where it returns a plain number"
     if isinstance(reward, str):
-        return f"success = verdict.passed (verifier {reward!r})"
-    if not _is_plain(reward):
-        return "success = verdict.passed (composed Reward)"
-    return (
-        f"success = verdict.passed, or score >= success_threshold={threshold:g} for the plain "
-        f"numbers {getattr(reward, '__name__', type(reward).__name__)} returns"
-    )
+        return f"success = verdict.passed (verifier {reward!r}), or {numbers_rule}"
+    if isinstance(reward, v.Reward):
+        return (
+            f"success = the primary term's verdict.passed (composed Reward, primary "
+            f"{reward.primary!r}), or {numbers_rule}"
+        )
+    name = getattr(reward, "__name__", type(reward).__name__)
+    return f"success = verdict.passed, or score >= success_threshold={threshold:g} for the plain numbers {name} returns"

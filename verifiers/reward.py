@@ -18,6 +18,7 @@ The reserved reference key ``num_tokens`` goes to the penalties, never to the ve
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 
@@ -71,6 +72,16 @@ class Reward:
     ) -> Reward:
         """One term named ``correct``: ``Reward.from_verifier("math", {"answer": "gold"})``."""
         return cls({"correct": verifier}, fields=fields, **options)
+
+    def with_verifiers(
+        self, wrap: Callable[[Callable[..., object]], Callable[..., object]]
+    ) -> Reward:
+        """A copy whose every term runs ``wrap(verifier)`` instead of its verifier (the same
+        weights, gates, penalties and accepted fields). The curriculum's success rule uses it to
+        make plain numbers pass at ``score >= success_threshold`` inside each term."""
+        out = copy.copy(self)
+        out._terms = {name: term.wrapped(wrap) for name, term in self._terms.items()}
+        return out
 
     @property
     def component_names(self) -> list[str]:
@@ -151,6 +162,11 @@ class _Term:
     def __init__(self, verifier, weight: float, label: str):
         self.verifier, self.weight, self.label = verifier, weight, label
         self.fields = _accepted_fields(verifier)
+
+    def wrapped(self, wrap) -> _Term:
+        term = copy.copy(self)  # the fields stay the verifier's own, whatever ``wrap`` accepts
+        term.verifier = wrap(self.verifier)
+        return term
 
 
 def _term(name: str, spec) -> _Term:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import sys
 from pathlib import Path
 
 from passband.sandbox._worker_limits import TIMEOUT_ALLOWED, WORKERS_ALLOWED, timeout_ok, workers_ok
@@ -61,6 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chunk-size", type=int, default=256, help="rows scored and fsynced per chunk"
     )
+    parser.add_argument(
+        "--success-threshold",
+        type=float,
+        default=0.5,
+        help="a plain-number reward passes (status ok) at >= this, the rule passband score and "
+        "training use; verdicts pass on passed (default 0.5)",
+    )
     parser.add_argument("--overwrite", action="store_true", help="start over instead of resuming")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -74,7 +83,11 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(names()))
         return 0
     _check_options(args)
+    from passband.curriculum._success import describe_success_rule, with_success_rule
+
     verifier = _resolve_verifier(args.verifier)
+    print(describe_success_rule(verifier, args.success_threshold), file=sys.stderr)
+    verifier = with_success_rule(verifier, args.success_threshold)  # score's and training's rule
     rows = _read_rows(args.input)
     refs = _parse_refs(args.ref)
     _check_columns(rows, args.completion_column, refs)
@@ -104,6 +117,8 @@ def _check_options(args) -> None:
         raise UsageError(f"--workers must be {WORKERS_ALLOWED}, got {args.workers}")
     if args.chunk_size < 1:
         raise UsageError(f"--chunk-size must be >= 1, got {args.chunk_size}")
+    if not (math.isfinite(args.success_threshold) and args.success_threshold >= 0):
+        raise UsageError(f"--success-threshold must be a number >= 0, got {args.success_threshold}")
 
 
 def _refuse_own_input(source: Path, *outputs: Path) -> None:
@@ -190,6 +205,7 @@ def _prepare_journal(journal: Path, args, rows: list[dict]) -> int:
         "verifier": args.verifier,
         "completion_column": args.completion_column,
         "ref": sorted(args.ref),
+        "success_threshold": args.success_threshold,
     }
     if args.overwrite or not journal.exists():
         journal.parent.mkdir(parents=True, exist_ok=True)

@@ -97,9 +97,29 @@ def test_one_success_rule_for_plain_numbers():
     assert checked("good").passed and checked("good").score == 0.7
     assert not checked("bad").passed and checked("bad").score == 0.1  # not "solved" any more
     assert not with_success_rule(_shaped, 0.8)("good").passed
-    assert with_success_rule("math", 0.5) == "math"  # verdicts decide for verifiers
+    math = with_success_rule("math", 0.9)  # a verifier's verdicts decide, whatever the threshold
+    assert math("\\boxed{4}", answer="4").passed and not math("\\boxed{5}", answer="4").passed
     assert "score >= success_threshold=0.5" in describe_success_rule(_shaped, 0.5)
     assert "verdict.passed (verifier 'math')" in describe_success_rule("math", 0.5)
+
+
+def test_the_rule_reaches_inside_a_composed_reward_and_registered_verifiers(monkeypatch):
+    """A shaped number wrapped in a Reward with a penalty, or registered under a name, still passes
+    only at the threshold: a 0.1 must not read as "solved" because the total became a Verdict."""
+    from passband.verifiers import Reward, overlong, register
+
+    reward = Reward.from_verifier(_shaped, penalties=[overlong(max_length=200, cache=50)])
+    checked = with_success_rule(reward, 0.5)
+    assert reward("bad").passed, "the plain coercion: any score above 0 is ok"
+    assert not checked("bad").passed and checked("bad").score == reward("bad").score == 0.1
+    assert checked("good").passed and checked("good").components == reward("good").components
+    assert "primary 'correct'" in describe_success_rule(reward, 0.5)
+    from passband.verifiers import registry
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # the name leaves no trace
+    register("test_shaped_rule")(_shaped)
+    named = with_success_rule("test_shaped_rule", 0.5)
+    assert not named("bad").passed and named("good").passed
 
 
 def test_trainer_scorer_and_prescore_share_the_rule():

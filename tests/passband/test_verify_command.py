@@ -183,3 +183,28 @@ def test_module_verifier_from_the_current_folder(tmp_path, monkeypatch, capsys):
     rows = _read_jsonl(tmp_path / "d.verdicts.jsonl")
     assert [r["status"] for r in rows] == ["ok", "ok"]
     assert all(r["detail"] != str(os.getpid()) for r in rows)  # scored in worker processes
+
+
+def test_a_shaped_number_passes_only_at_the_success_threshold(tmp_path, capsys):
+    """The rule ``passband score`` and training use: 0.1 is ``wrong`` at the default threshold
+    0.5, 0.7 is ``ok``; the score is kept as the verifier returned it. A journal written at
+    another threshold is not resumed as if it were the same run."""
+    (tmp_path / "shaped_mod.py").write_text(
+        "def shaped(completion, **_):\n    return 0.7 if completion[:1].isdigit() else 0.1\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        src = tmp_path / "comps.jsonl"
+        _write_jsonl(src, [{"completion": "4"}, {"completion": "x"}])
+        args = ["verify", str(src), "--verifier", "shaped_mod:shaped", "--no-progress"]
+        assert main([*args, "--workers", "1"]) == 0
+        out = _read_jsonl(tmp_path / "comps.verdicts.jsonl")
+        assert [(r["score"], r["status"]) for r in out] == [(0.7, "ok"), (0.1, "wrong")]
+        assert "success_threshold=0.5" in capsys.readouterr().err
+        assert main([*args, "--workers", "1", "--success-threshold", "0.8"]) == 2
+        assert main([*args, "--overwrite", "--success-threshold", "0.8"]) == 0
+        out = _read_jsonl(tmp_path / "comps.verdicts.jsonl")
+        assert [r["status"] for r in out] == ["wrong", "wrong"]
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("shaped_mod", None)
