@@ -21,7 +21,7 @@ from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX, number_or_non
 
 __all__ = ["TrainingPriors", "training_priors", "row_prior"]
 
-_COMPARED = ("model", "temperature", "max_tokens")
+_COMPARED = ("model", "temperature", "top_p", "max_tokens", "success_threshold")
 
 
 @dataclass
@@ -94,7 +94,8 @@ def training_priors(
     prior_trials: float = 8,
 ) -> TrainingPriors:
     """Priors for the trainer's prompt positions from the rows' difficulty columns. ``settings``
-    are the training run's ``model`` / ``temperature`` / ``max_tokens``; a row whose recorded
+    are the training run's ``model`` / ``temperature`` / ``top_p`` / ``max_tokens`` /
+    ``success_threshold``; a row whose recorded
     ``score_<setting>`` differs from one of them has its counts scaled by ``mismatch_weight``."""
     out = TrainingPriors(rows=len(rows))
     settings = dict(settings or {})

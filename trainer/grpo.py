@@ -37,6 +37,7 @@ from typing import Any
 
 import torch
 
+from passband.errors import ConfigError
 from passband.trainer._batch import (
     NO_UPDATE,
     Group,
@@ -140,6 +141,11 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         self._build_optimizer()
         self._bar: ProgressBar | None = None
         self._write(f"passband: {self.scorer.success_rule}")
+        if sampler is not None and priors is not None:
+            raise ConfigError(
+                "GRPOTrainer: give priors= or sampler=, not both: a sampler you build keeps its "
+                "own priors (Curriculum(ids, priors=...)), so these would be ignored"
+            )
         self.sampler = (
             check_sampler(sampler)
             if sampler is not None

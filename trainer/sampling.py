@@ -252,15 +252,24 @@ def make_sampler(
             {
                 "model": name or None,
                 "temperature": config.temperature,
+                "top_p": config.top_p,
                 "max_tokens": config.max_new_tokens,
+                "success_threshold": cur_cfg.success_threshold,
             },
             mismatch_weight=cur_cfg.mismatch_prior_weight,
         )
-        priors = found.priors
         log(found.summary(cur_cfg.prior_weight, cur_cfg.mismatch_prior_weight))
-    else:
-        log(
-            f"curriculum: priors for {len(priors)} of {len(ids)} prompts (given to GRPOTrainer); "
-            f"counts weighted x{cur_cfg.prior_weight:g}"
-        )
-    return Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg)
+        return Curriculum(ids, priors=found.priors, seed=config.seed, config=cur_cfg)
+    curriculum = Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg)
+    counts = curriculum.metrics()
+    used, unused = int(counts["priors/used"]), int(counts["priors/unused"])
+    line = (
+        f"curriculum: priors for {used} of {len(ids)} prompts (given to GRPOTrainer); "
+        f"counts weighted x{cur_cfg.prior_weight:g}"
+    )
+    if unused:
+        line += f"; {unused} of the {len(priors)} keys match no prompt position (0..{len(ids) - 1})"
+    log(line)
+    if unused and not used:
+        warnings.warn(line, stacklevel=3)
+    return curriculum

@@ -77,6 +77,10 @@ def test_scored_file_priors_are_used_by_train(tiny_model, score_flags, tmp_path,
         "x0.25 for 12 scored with other settings (temperature 1.0 vs 0.7)"
         in capsys.readouterr().out
     )
+    # under another success rule the counts mean something else: discounted, and named
+    extra = "[curriculum]\nsuccess_threshold = 0.8\n"
+    assert main(["train", str(_run_toml(tmp_path, model, scored, "strict", extra))]) == 0
+    assert "other settings (success_threshold 0.5 vs 0.8)" in capsys.readouterr().out
 
 
 @pytest.mark.slow
@@ -103,6 +107,17 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tiny_model, tmp_path, capsys):
     trainer = GRPOTrainer(model, tok, rows, "regex", config, priors={0: (8, 8), 1: (0, 8)})
     assert "priors for 2 of 6 prompts (given to GRPOTrainer)" in capsys.readouterr().out
     assert trainer.sampler.classify(0) == "too_easy" and trainer.sampler.classify(1) == "too_hard"
+    # keys that name no prompt position are counted as such, not reported as priors
+    with pytest.warns(UserWarning, match="2 of the 2 keys match no prompt position"):
+        GRPOTrainer(
+            model,
+            tok,
+            rows,
+            "regex",
+            config.replace(output_dir=str(tmp_path / "k")),
+            priors={99: (1, 4), 7: (2, 4)},
+        )
+    assert "priors for 0 of 6 prompts" in capsys.readouterr().out
 
     class Fixed(Sampler):  # the seam: a user's own sampler, nothing else required
         def __init__(self):
@@ -125,5 +140,7 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tiny_model, tmp_path, capsys):
         model, tok, rows, "regex", config.replace(output_dir=str(tmp_path / "b")), sampler=mine
     )
     other.train()
+    with pytest.raises(ValueError, match="priors= or sampler=, not both"):  # never dropped silently
+        GRPOTrainer(model, tok, rows, "regex", config, sampler=Fixed(), priors={0: (1, 2)})
     assert other.sampler is mine and [s[0] for s in mine.seen] == [5, 5]
     assert all(s == t == 2 for _, s, t in mine.seen)  # ".*" always passes: 2 of 2
