@@ -79,10 +79,24 @@ def _sampling_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--no-adaptive", dest="adaptive", action="store_false", help="always sample k answers"
     )
-    group.add_argument("--band", type=float, nargs=2, default=(0.2, 0.8), metavar=("LOW", "HIGH"))
-    group.add_argument("--temperature", type=float, default=1.0)
-    group.add_argument("--top-p", type=float, default=1.0)
-    group.add_argument("--max-tokens", type=int, default=512, help="max new tokens per answer")
+    group.add_argument(
+        "--band",
+        type=float,
+        nargs=2,
+        default=None,
+        metavar=("LOW", "HIGH"),
+        help="the pass-rate band (default: the config's [curriculum] band, else 0.2 0.8)",
+    )
+    group.add_argument(
+        "--temperature", type=float, default=None, help="default: the config's, else 1.0"
+    )
+    group.add_argument("--top-p", type=float, default=None, help="default: the config's, else 1.0")
+    group.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help="max new tokens per answer (default: the config's max_new_tokens, else 512)",
+    )
     group.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     group.add_argument("--batch-size", type=int, default=16, help="prompts per generate call")
     group.add_argument("--seed", type=int, default=0)
@@ -161,6 +175,9 @@ def _check_out(args: argparse.Namespace) -> None:
         raise UsageError(f"--out {args.out!r} is the input dataset; write the scores elsewhere")
 
 
+_SAMPLING_DEFAULTS = {"band": (0.2, 0.8), "temperature": 1.0, "top_p": 1.0, "max_tokens": 512}
+
+
 def _apply_config(args: argparse.Namespace):
     """Fill what the flags leave open from ``--config``; return (verifier, references)."""
     from passband.errors import UsageError
@@ -172,6 +189,7 @@ def _apply_config(args: argparse.Namespace):
             raise UsageError(f"--ref {item!r}: expected KEY=COLUMN, e.g. --ref answer=solution")
         refs[key] = column
     verifier = args.verifier
+    sampling = dict(_SAMPLING_DEFAULTS)
     if args.config:
         from passband.config import load_config
 
@@ -179,6 +197,12 @@ def _apply_config(args: argparse.Namespace):
         args.model = args.model or run.model.path
         if args.success_threshold is None:  # the same rule as the training run
             args.success_threshold = run.trainer.curriculum.success_threshold
+        sampling.update(  # scored as the run will sample, so its priors count in full
+            band=run.trainer.curriculum.band,
+            temperature=run.trainer.temperature,
+            top_p=run.trainer.top_p,
+            max_tokens=run.trainer.max_new_tokens,
+        )
         args.tokenizer = args.tokenizer or run.model.tokenizer
         if args.prompt_column is None and args.prompt_template is None:
             args.prompt_template = run.data.prompt_template
@@ -186,6 +210,9 @@ def _apply_config(args: argparse.Namespace):
         if verifier is None:
             verifier, config_refs = run.reward.build()
             refs = refs or dict(config_refs or {})
+    for name, value in sampling.items():  # a flag given on the command line wins
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     if not args.model or not verifier:
         raise UsageError(
             "give --model and --verifier, or a --config whose [model] and [reward] "

@@ -44,6 +44,23 @@ def test_score_command_end_to_end_is_reproducible(tiny_model, score_flags, tmp_p
     assert len({r["pass_rate"] for r in first}) >= 3
     assert (tmp_path / "a.parquet.pass_rate.png").exists()
 
+    # what the flags leave open comes from the run it scores for: its sampling and its band
+    config.write_text(
+        config.read_text() + "[trainer]\ntemperature = 0.7\nmax_new_tokens = 5\n"
+        "[curriculum]\nband = [0.3, 0.7]\n"
+    )
+    at = common.index("--max-tokens")
+    own = common[:at] + common[at + 2 :]
+    out = tmp_path / "c.jsonl"
+    assert main(["score", str(data), "--config", str(config), "--out", str(out), *own]) == 0
+    assert "band [0.3, 0.7]" in capsys.readouterr().out
+    for row in read_rows(out):
+        assert row["score_temperature"] == 0.7 and row["score_max_tokens"] == 5
+    flags = ["--temperature", "1.0", "--max-tokens", "6"]  # a flag given wins over the config
+    out = tmp_path / "d.jsonl"
+    assert main(["score", str(data), "--config", str(config), "--out", str(out), *own, *flags]) == 0
+    assert all(r["score_temperature"] == 1.0 for r in read_rows(out))
+
 
 def test_score_command_names_user_mistakes(tmp_path, capsys):
     data, _ = _dataset(tmp_path)
