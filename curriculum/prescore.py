@@ -248,9 +248,8 @@ def _output_row(row: dict, prior, result: dict | None, cfg: PrescoreConfig) -> d
     if prior is not None:
         rate, source = prior
         out.update(pass_rate=rate, band_class=band_class(rate, cfg.band), score_source=source)
-        for name in ("passes", "trials", "unchecked"):
-            out.setdefault(name, None)
-        out.update(dict.fromkeys(settings))
+        for name in ("passes", "trials", "unchecked", *settings):
+            out.setdefault(name, None)  # a row scored before keeps what it was scored with
         return out
     passes, trials = result["passes"], result["trials"]
     rate = passes / trials if trials else None

@@ -60,6 +60,14 @@ def test_score_command_end_to_end_is_reproducible(tiny_model, score_flags, tmp_p
     out = tmp_path / "d.jsonl"
     assert main(["score", str(data), "--config", str(config), "--out", str(out), *own, *flags]) == 0
     assert all(r["score_temperature"] == 1.0 for r in read_rows(out))
+    # a scored file scored again: its rows are taken as they are, with what they were scored with
+    again = tmp_path / "e.jsonl"
+    model = ["--model", str(tiny_model), "--verifier", "regex", "--ref", "pattern=pattern"]
+    assert main(["score", str(out), *model, "--out", str(again), *common]) == 0
+    for before, after in zip(read_rows(out), read_rows(again)):
+        assert after["score_source"].startswith("prior:")
+        for key in ("passes", "trials", "score_model", "score_temperature", "score_max_tokens"):
+            assert after[key] == before[key], key
 
 
 def test_score_command_names_user_mistakes(tmp_path, capsys):
