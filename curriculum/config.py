@@ -154,14 +154,17 @@ class CurriculumConfig:
             lo, hi = (float(x) for x in self.band)
         except (TypeError, ValueError):
             lo, hi = 1.0, 0.0
-        if not 0.0 <= lo < hi <= 1.0:
+        if isinstance(self.band, (str, bytes)) or not 0.0 <= lo < hi <= 1.0:
             raise ValueError(
                 f"CurriculumConfig.band={self.band!r} is outside the allowed range: "
                 "two numbers with 0 <= low < high <= 1, e.g. [0.2, 0.8]"
             )
         object.__setattr__(self, "band", (lo, hi))
-        a, b = self.base_prior
-        if not (a > 0 and b > 0):
+        try:
+            a, b = (float(x) for x in self.base_prior)
+        except (TypeError, ValueError):
+            a, b = 0.0, 0.0
+        if isinstance(self.base_prior, (str, bytes)) or not (a > 0 and b > 0):
             raise ValueError(
                 f"CurriculumConfig.base_prior={self.base_prior!r} is outside the "
                 "allowed range: two numbers > 0"
@@ -212,8 +215,8 @@ class CurriculumConfig:
         unknown = sorted(set(options) - valid)
         if unknown:
             raise TypeError(f"unknown curriculum option(s) {unknown}; valid: {sorted(valid)}")
-        if band is not None:
-            options["band"] = tuple(band)
+        if band is not None:  # a list from TOML / JSON; anything else is judged as given
+            options["band"] = tuple(band) if isinstance(band, (list, tuple)) else band
         return cls(**options)
 
 

@@ -197,6 +197,7 @@ def _build(raw: dict, source: str) -> RunConfig:
     }
     trainer = dict(raw.get("trainer", {}))
     if "curriculum" in raw:  # its own section: [curriculum] band = [0.2, 0.8], ...
+        _check_once(trainer, raw["curriculum"], source)
         trainer["curriculum"] = _curriculum_section(raw["curriculum"], source)
     try:
         grpo = GRPOConfig.from_dict(trainer)
@@ -204,6 +205,25 @@ def _build(raw: dict, source: str) -> RunConfig:
         where = "[curriculum]" if "GRPOConfig.curriculum" in str(exc) else "[trainer]"
         raise ConfigError(f"{source}: {where} {exc}") from None
     return RunConfig(trainer=grpo, source=source, **sections)
+
+
+def _check_once(trainer: dict, curriculum: Any, source: str) -> None:
+    """A setting both sections can hold is set in one: ``[curriculum] band`` (``[trainer] band``
+    is its deprecated alias) and ``[trainer] group_size`` (the curriculum takes the run's)."""
+    if not isinstance(curriculum, dict):
+        return  # _curriculum_section names the problem
+    if "band" in trainer and "band" in curriculum:
+        raise ConfigError(
+            f"{source}: band is set in [trainer] ({trainer['band']!r}) and in [curriculum] "
+            f"({curriculum['band']!r}); set it once, in [curriculum] band ([trainer] band is "
+            "a deprecated alias)"
+        )
+    for key in ("group_size", "group_size_hint"):
+        if key in curriculum:
+            raise ConfigError(
+                f"{source}: [curriculum] {key} = {curriculum[key]!r}: the curriculum uses the "
+                "run's group size; set [trainer] group_size instead"
+            )
 
 
 def _curriculum_section(values: Any, source: str):

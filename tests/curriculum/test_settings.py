@@ -49,7 +49,10 @@ def test_toml_curriculum_section_reaches_every_field(tmp_path):
         ),
         ('prior_weight = "lots"', r"prior_weight='lots' is outside the allowed range"),
         ("band = [0.8, 0.2]", r"band=\(0.8, 0.2\) is outside the allowed range: two numbers"),
-        ("group_size_hint = 2.5", r"group_size_hint=2.5 is outside the allowed range: an integer"),
+        ("group_size = 8", r"the curriculum uses the run's group size; set \[trainer\] group_size"),
+        ('band = "0.2"', r"band='0.2' is outside the allowed range: two numbers"),
+        ('base_prior = "ab"', r"base_prior='ab' is outside the allowed range: two numbers > 0"),
+        ("base_prior = [1]", r"base_prior=\[1\] is outside the allowed range: two numbers > 0"),
         ("bandd = [0.1, 0.2]", r"unknown curriculum option\(s\) \['bandd'\]; valid: \["),
         ('selection = "pool"', r"'selection' no longer exists: the 'pool' rule was removed"),
     ],
@@ -70,6 +73,26 @@ def test_old_names_are_deprecated_aliases(tmp_path):
     assert cfg.trainer.curriculum.max_warmup_pool == 3
     with pytest.warns(DeprecationWarning):
         assert Curriculum(range(3), hard_retest_after=7).config.warmup_retest_after == 7
+
+
+def test_a_band_in_both_sections_is_refused_and_the_alias_warns_on_the_command_line(tmp_path):
+    from passband.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"band is set in \[trainer\] .* and in \[curriculum\]"):
+        _load(tmp_path, "[trainer]\nband = [0.3, 0.7]\n[curriculum]\nband = [0.2, 0.8]\n")
+    import subprocess
+    import sys
+
+    path = tmp_path / "alias.toml"
+    path.write_text(
+        '[model]\npath = "m"\n[data]\npath = "d.jsonl"\n[curriculum]\nmax_hard_pool = 3\n'
+    )
+    (tmp_path / "d.jsonl").write_text('{"prompt": "p"}\n')
+    code = "import sys; from passband.cli import main; sys.exit(main(sys.argv[1:]))"
+    out = subprocess.run(  # a fresh interpreter: Python's own warning filters, as a user has them
+        [sys.executable, "-c", code, "doctor", str(path)], capture_output=True, text=True
+    )
+    assert "'max_hard_pool' is deprecated; call it 'max_warmup_pool'" in out.stderr
 
 
 def test_band_lives_in_one_place():
