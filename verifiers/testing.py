@@ -1,7 +1,8 @@
 """Conformance kit: ``check_verifier(fn)`` tells a verifier author what the rest of passband assumes.
 
 It checks that the verifier
-- returns a ``Verdict`` (score finite and in range) and never raises, on hostile strings: empty,
+- returns a ``Verdict``, a bool or a finite number (the score in range) and never raises, on
+  hostile strings: empty,
   100,000 characters, lone surrogates, NUL bytes, malformed LaTeX, towers of exponents, deep nesting;
 - is deterministic: the same input twice gives the same verdict;
 - is picklable, so ``verify_batch`` can run it in worker processes with hard timeouts;
@@ -14,6 +15,7 @@ not suffered; an unpicklable one runs inline in a thread (a hang is then abandon
 from __future__ import annotations
 
 import math
+import numbers
 import pickle
 import threading
 import time
@@ -21,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from passband.verifiers import _deadline
+from passband.verifiers._coerce import as_verdict
 from passband.verifiers.verdict import Verdict
 
 __all__ = ["ConformanceReport", "HOSTILE_COMPLETIONS", "check_verifier"]
@@ -132,9 +135,13 @@ def _probe(fn, text: str, reference: dict):
         out = fn(text, **reference)
     except BaseException as exc:  # noqa: BLE001 - reporting it is the point
         return ("raised", f"{type(exc).__name__}: {str(exc)[:200]}")
-    if not isinstance(out, Verdict):
-        return ("type", type(out).__name__)
-    return ("verdict", out)
+    if isinstance(out, Verdict):
+        return ("verdict", out)
+    if isinstance(out, bool) or (isinstance(out, numbers.Real) and math.isfinite(out)):
+        return ("verdict", as_verdict(out))  # a plain reward: the trainer takes it as this Verdict
+    if isinstance(out, numbers.Real):
+        return ("raised", f"returned the non-finite number {out}")
+    return ("type", type(out).__name__)
 
 
 def _worker_runner(fn, text, reference, timeout):
@@ -165,7 +172,7 @@ def _problem(result, score_range) -> str | None:
     if kind == "raised":
         return f"raised {value}"
     if kind == "type":
-        return f"returned {value}, not a Verdict"
+        return f"returned {value}, not a Verdict, a bool or a finite number"
     if kind in ("slow", "crashed"):
         return value
     if not math.isfinite(value.score):

@@ -35,6 +35,10 @@ def test_builtin_verifiers_conform(verifier, reference):
     assert report.checks == 1 + 2 * len(HOSTILE_COMPLETIONS)
 
 
+def _shaped(completion, **_):
+    return 0.7 if completion[:1].isdigit() else 0.1
+
+
 def test_verifier_that_raises_is_reported():
     with pytest.raises(AssertionError) as info:
         check_verifier(eval, completions=FEW)  # picklable, raises SyntaxError on most inputs
@@ -52,8 +56,15 @@ def test_unpicklable_nondeterministic_and_wrong_type_are_reported():
     assert any("not picklable" in f for f in report.failures)
     assert any("not deterministic" in f for f in report.failures)
 
-    report = check_verifier(lambda c, **r: 1.0, completions=FEW, strict=False)
-    assert any("returned float, not a Verdict" in f for f in report.failures)
+    report = check_verifier(lambda c, **r: "1.0", completions=FEW, strict=False)
+    assert any(
+        "returned str, not a Verdict, a bool or a finite number" in f for f in report.failures
+    )
+    report = check_verifier(lambda c, **r: float("nan"), completions=FEW, strict=False)
+    assert any("non-finite number nan" in f for f in report.failures)
+    # a plain shaped reward is a reward the trainer takes: it conforms (its numbers in range)
+    assert check_verifier(_shaped, completions=FEW).ok
+    assert not check_verifier(lambda c, **r: 3, completions=["a"], strict=False).ok  # out of range
 
     report = check_verifier(lambda c, **r: Verdict(2.0, "ok"), completions=["a"], strict=False)
     assert any("outside (0.0, 1.0)" in f for f in report.failures)
