@@ -78,6 +78,19 @@ def claim_output_dir(
     return lock
 
 
+def check_output_dir(output_dir: str | os.PathLike, *, resume: bool, overwrite: bool) -> None:
+    """What ``claim_output_dir`` would refuse, found without touching anything: the CLI asks it
+    before loading a model, so a run that cannot start says so in a second, not after minutes.
+    (Only where the claim will be made, rank 0: the other ranks may see its fresh logs.)"""
+    root = Path(output_dir)
+    if root.exists() and not root.is_dir():
+        raise RunDirError(f"output_dir {str(root)!r} is a file, not a directory")
+    if root.is_dir():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the claim warns about a resume with no checkpoint
+            _previous_run(root, resume, overwrite)
+
+
 def _previous_run(root: Path, resume: bool, overwrite: bool) -> list[str]:
     """The previous run's files to remove; ``RunDirError`` when they may not be touched."""
     previous = [name for name in RUN_FILES if (root / name).exists()]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 HELP = "Train a model with GRPO from a TOML config (overrides: section.key=value)."
 
@@ -56,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
     if args.output_dir:
         overrides.append(f"trainer.output_dir={json.dumps(args.output_dir)}")
     cfg = load_config(args.config, overrides)
+    if os.environ.get("RANK", "0") == "0":  # the rank that claims output_dir: refuse before loading
+        from passband.trainer._outdir import check_output_dir
+
+        t = cfg.trainer
+        check_output_dir(t.output_dir, resume=t.resume, overwrite=t.overwrite)
     rows = load_rows(cfg.data)
 
     reward, reference_columns = cfg.reward.build()

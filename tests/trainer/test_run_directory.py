@@ -149,3 +149,22 @@ def test_resume_skips_a_damaged_checkpoint_applies_overrides_and_sweeps_leftover
     assert [m["step"] for m in steps] == [1, 2, 3, 4, 5]
     assert [m["lr"] for m in steps] == [0.003, 0.003, 0.001, 0.001, 0.001]
     assert not any(p.exists() for p in leftovers)
+
+
+def test_a_run_that_cannot_start_is_refused_before_anything_loads(tmp_path, capsys):
+    """The output_dir check runs before the model and data load: here neither exists, and the
+    refusal is still about the previous run (a real model would take minutes to load first)."""
+    from passband.cli import main
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "metrics.jsonl").write_text('{"step": 1}\n')
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(
+        f'[model]\npath = "{tmp_path / "no_model"}"\n[data]\npath = "{tmp_path / "no.jsonl"}"\n'
+        f'[reward]\nverifier = "exact"\n[trainer]\noutput_dir = "{out}"\n'
+    )
+    assert main(["train", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert "holds a previous run (metrics.jsonl)" in err and "no_model" not in err
+    assert (out / "metrics.jsonl").read_text() == '{"step": 1}\n'  # nothing touched
