@@ -85,6 +85,8 @@ def check_output_dir(output_dir: str | os.PathLike, *, resume: bool, overwrite: 
     root = Path(output_dir)
     if root.exists() and not root.is_dir():
         raise RunDirError(f"output_dir {str(root)!r} is a file, not a directory")
+    if (root / ".lock").exists():
+        _lock(root).release()  # a live run holds it: "in use by another run (pid ...)"
     if root.is_dir():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the claim warns about a resume with no checkpoint
