@@ -371,8 +371,10 @@ def _advice(est: Estimate, hw: Hardware, w: Workload, params: float) -> str:
 
 def format_estimate(est: Estimate, shape: ModelShape, hw: Hardware, workload: Workload) -> str:
     """The estimate as text, every number followed by how it was computed."""
+    from passband.trainer._recommended import count_text
+
     lines = [
-        f"model:    {shape.params / 1e9:.3g}B parameters, from {shape.source}",
+        f"model:    {count_text(shape.params)} parameters, from {shape.source}",
         f"hardware: {hw.name}: {hw.memory_gb:.0f} GB, {hw.bandwidth_tb_s:g} TB/s, "
         f"{hw.tflops:g} TFLOP/s peak, {hw.mfu:.0%} MFU assumed",
         "",

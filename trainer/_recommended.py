@@ -102,7 +102,9 @@ def check_recommended(config: Any, *, warn: bool = True, stacklevel: int = 2) ->
 
 
 def count_text(params: float) -> str:
-    """135M, 1.5B, 72B: the way model cards name sizes."""
+    """430k, 135M, 1.5B, 72B: the way model cards name sizes."""
+    if params < 1e6:
+        return f"{params / 1e3:.0f}k"
     return f"{params / 1e6:.0f}M" if params < 1e9 else f"{params / 1e9:.3g}B"
 
 

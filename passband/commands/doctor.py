@@ -8,6 +8,9 @@ from pathlib import Path
 
 import tomllib
 
+_SAMPLE = 1000  # rows whose prompts are tokenized to measure their length
+_ASSUMED = 256  # prompt tokens assumed when the data or the tokenizer cannot be read
+
 HELP = "Check a training config against recommended ranges and estimate memory and time per step."
 
 
@@ -38,9 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--prompt-tokens",
         type=int,
-        default=256,
+        default=None,
         metavar="T",
-        help="typical prompt length in tokens (default 256)",
+        help="prompt length in tokens (default: measured on the [data] rows with the model's "
+        f"tokenizer, up to {_SAMPLE} of them; {_ASSUMED} when they cannot be read)",
     )
     parser.add_argument(
         "--gpus",
@@ -95,6 +99,30 @@ def _shape(args: argparse.Namespace, model_path: str | None):
     )
 
 
+def measure_prompts(config_path: str, overrides: list[str]) -> tuple[int, int, str] | None:
+    """(mean, longest) prompt tokens of up to ``_SAMPLE`` evenly spaced [data] rows, encoded as
+    the trainer encodes them, and where they came from; None when data or tokenizer can't load."""
+    from passband.config import load_config, load_rows
+    from passband.errors import PassbandError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cfg = load_config(config_path, overrides)
+            rows = load_rows(cfg.data)
+            from transformers import AutoTokenizer
+
+            from passband.trainer._data import encode_prompt, prompt_of
+
+            tokenizer = AutoTokenizer.from_pretrained(cfg.model.tokenizer or cfg.model.path)
+            picked = rows[:: max(1, len(rows) // _SAMPLE)][:_SAMPLE]
+            lengths = [len(encode_prompt(tokenizer, prompt_of(row))) for row in picked]
+    except (PassbandError, OSError, ValueError, KeyError, TypeError):
+        return None
+    where = f"measured on {len(lengths)} of {len(rows)} [data] rows"
+    return round(sum(lengths) / len(lengths)), max(lengths), where
+
+
 def _print_context(model_path: str | None, max_new_tokens: int, prompt_tokens: int) -> None:
     from passband._estimate import context_warning, positions_from_config
 
@@ -117,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     from passband.errors import UsageError
     from passband.trainer._refill import rollout_rows
 
-    if args.prompt_tokens < 1:
+    if args.prompt_tokens is not None and args.prompt_tokens < 1:
         raise UsageError(f"--prompt-tokens {args.prompt_tokens}: must be >= 1")
     if args.gpus < 1:
         raise UsageError(f"--gpus {args.gpus}: must be >= 1")
@@ -131,7 +159,9 @@ def run(args: argparse.Namespace) -> int:
         "the trainer warns too, or the learning rate is high for the model's size)"
     )
     print(format_findings(findings))
-    _print_context(model_path, values["max_new_tokens"], args.prompt_tokens)
+    mean_tokens, longest, where = _prompt_tokens(args)
+    print(f"\nprompts: {mean_tokens} tokens on average, {longest} at most ({where})")
+    _print_context(model_path, values["max_new_tokens"], longest)
     _print_phases(values.get("output_dir"))
     print()
     if shape is None:
@@ -151,13 +181,26 @@ def run(args: argparse.Namespace) -> int:
             )
         },
         rollout_batch_size=rollout_rows(SimpleNamespace(**values), args.gpus),
-        prompt_tokens=args.prompt_tokens,
+        prompt_tokens=mean_tokens,
         gpus=args.gpus,
         sharded=values["distributed"] == "fsdp" and args.gpus > 1,
     )
     hw = hardware(args.gpu)
     print(format_estimate(estimate(shape, workload, hw), shape, hw, workload))
     return 0
+
+
+def _prompt_tokens(args: argparse.Namespace) -> tuple[int, int, str]:
+    if args.prompt_tokens is not None:
+        return args.prompt_tokens, args.prompt_tokens, "--prompt-tokens"
+    measured = measure_prompts(args.config, args.overrides)
+    if measured is None:
+        return (
+            _ASSUMED,
+            _ASSUMED,
+            "assumed: the data or the tokenizer could not be read; pass --prompt-tokens",
+        )
+    return measured
 
 
 def _print_phases(output_dir) -> None:

@@ -237,3 +237,30 @@ def test_cli_names_the_phase_that_dominates_a_runs_step_time(tmp_path, capsys):
     assert (
         "time: score dominates (70% of step time over 2 steps" in out and "verifier_workers" in out
     )
+
+
+@pytest.mark.slow  # imports transformers, builds the demo's tiny model
+def test_prompt_lengths_are_measured_on_the_data_with_the_models_tokenizer(tmp_path, capsys):
+    import json
+
+    from passband.demo.model import build_model
+    from passband.demo.tokenizer import build_tokenizer
+
+    tok = build_tokenizer()  # one token per character; the model has 64 positions
+    build_model(tok).save_pretrained(tmp_path / "m")
+    tok.save_pretrained(tmp_path / "m")
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"prompt": p}) + "\n" for p in ["1+2=", "12+34=", "7="]))
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(
+        f'[model]\npath = "{tmp_path / "m"}"\n[data]\npath = "{data}"\n'
+        "[trainer]\nmax_new_tokens = 6\nlearning_rate = 1e-4\n"
+    )
+    longest = max(len(tok("12+34=")["input_ids"]), 1)
+    assert main(["doctor", str(cfg), "--gpu", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert f"{longest} at most (measured on 3 of 3 [data] rows)" in out
+    assert f"ok    context: {longest}-token prompts + max_new_tokens = 6 fit the model's 64" in out
+    assert "for a 430k-parameter model" in out and "model:    430k parameters" in out
+    assert main(["doctor", str(cfg), "--gpu", "cpu", "--prompt-tokens", "60"]) == 0
+    assert "WARN  context: prompts of 60 tokens" in capsys.readouterr().out
