@@ -118,6 +118,11 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         sampler=None,
     ):
         self.config = c = GRPOConfig.coerce(config)  # None, a GRPOConfig or a mapping
+        if sampler is not None and priors is not None:
+            raise ConfigError(
+                "GRPOTrainer: give priors= or sampler=, not both: a sampler you build keeps its "
+                "own priors (Curriculum(ids, priors=...)), so these would be ignored"
+            )
         _check_backend(rollout_backend)
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         self.rows, _ = as_rows(train_dataset)  # checked in full once the tokenizer is loaded
@@ -141,16 +146,11 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         self._build_optimizer()
         self._bar: ProgressBar | None = None
         self._write(f"passband: {self.scorer.success_rule}")
-        if sampler is not None and priors is not None:
-            raise ConfigError(
-                "GRPOTrainer: give priors= or sampler=, not both: a sampler you build keeps its "
-                "own priors (Curriculum(ids, priors=...)), so these would be ignored"
-            )
-        self.sampler = (
-            check_sampler(sampler)
-            if sampler is not None
-            else make_sampler(self.rows, c, priors=priors, model=model, log=self._write)
-        )
+        if sampler is not None:
+            self.sampler = check_sampler(sampler)
+            self._write(f"sampler: {type(sampler).__name__}, given to GRPOTrainer (its own priors)")
+        else:
+            self.sampler = make_sampler(self.rows, c, priors=priors, model=model, log=self._write)
         self.advantage_fn = get_advantage(c.advantage)
         self.aggregate = get_aggregation(c.loss_aggregation)
         self.writer = MetricsWriter(

@@ -142,5 +142,9 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tiny_model, tmp_path, capsys):
     other.train()
     with pytest.raises(ValueError, match="priors= or sampler=, not both"):  # never dropped silently
         GRPOTrainer(model, tok, rows, "regex", config, sampler=Fixed(), priors={0: (1, 2)})
-    assert other.sampler is mine and [s[0] for s in mine.seen] == [5, 5]
+    assert (
+        other.sampler is mine
+        and "sampler: Fixed, given to GRPOTrainer" in capsys.readouterr().out
+        and [s[0] for s in mine.seen] == [5, 5]
+    )
     assert all(s == t == 2 for _, s, t in mine.seen)  # ".*" always passes: 2 of 2
