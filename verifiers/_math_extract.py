@@ -27,7 +27,7 @@ from numbers import Number
 
 from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
 
-__all__ = ["STRATEGIES", "extract_answer", "extract_gold"]
+__all__ = ["STRATEGIES", "extract_answer", "extract_gold", "locate_answer"]
 
 STRATEGIES = ("boxed", "gsm8k", "answer_is", "answer_line", "last_math", "last_number")
 MARKERS = frozenset({"boxed", "gsm8k", "answer_is", "answer_line"})  # explicit answer statements
@@ -84,12 +84,15 @@ _NEXT_QUESTION_RE = re.compile(
     r"\n(?:\n[ \t]{0,4}(?:Problem|Q)|[ \t]{0,4}Question)[ \t]{0,2}\d{0,3}[ \t]{0,2}:"
 )
 _JOINER_RE = re.compile(  # what may separate sibling boxes
-    r"\\[()\[\]]|[$,\s]|\band\b|\bor\b|\b[A-Za-z]\s*=|\\(?:text|mbox)\s*\{\s*(?:and|or|,)?\s*\}|\\q?quad\b"
+    r"\\[()\[\]]|\\\\|[$,;.\s]|\band\b|\bor\b|\b[A-Za-z]\s*=|\\(?:text|mbox)\s*\{\s*(?:and|or|,)?\s*\}|\\q?quad\b"
 )
 _SENTENCE_START_RE = re.compile(
     r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)"
 )  # "Toulouse has", "Janet, who"
 _CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
+_CODE_RE = re.compile(
+    r"```.*?(?:```|$)", re.DOTALL
+)  # fenced code blocks; an unclosed one to the end
 _MAX_BOX_TRIES = 8
 _MAX_LINE = 300
 
@@ -113,6 +116,27 @@ def extract_answer(
     Only the last ``max_chars`` characters are read: final answers sit at the end, and the cap
     keeps every regex below cheap whatever the model wrote.
     """
+    found = locate_answer(
+        text,
+        strategies,
+        selection=selection,
+        max_chars=max_chars,
+        max_answer_chars=max_answer_chars,
+    )
+    return None if found is None else (found[0], found[1])
+
+
+def locate_answer(
+    text: str,
+    strategies=STRATEGIES,
+    *,
+    selection: str = "latest",
+    max_chars: int = 20_000,
+    max_answer_chars: int = 1_000,
+) -> tuple[str, str, int, str] | None:
+    """``extract_answer``'s find with where it sits: ``(strategy, answer, position, searched)``,
+    ``searched`` being the text that was read (the final part, without code blocks) and
+    ``position`` the answer's place in it (``_math_guard`` reads the words around it)."""
     text = _final_part(text)[-max_chars:]
     if selection == "first":
         return _first(text, strategies, max_answer_chars)
@@ -124,16 +148,16 @@ def extract_answer(
                 (hit[0], -rank, name, hit[1].strip())
             )  # later wins; ties go to the earlier name
     if hits:
-        _, _, name, answer = max(hits)
-        return (name, answer) if answer else None
+        where, _, name, answer = max(hits)
+        return (name, answer, where, text) if answer else None
     return _first(text, [name for name in strategies if name not in MARKERS], max_answer_chars)
 
 
-def _first(text: str, strategies, limit: int) -> tuple[str, str] | None:
+def _first(text: str, strategies, limit: int) -> tuple[str, str, int, str] | None:
     for name in strategies:
         hit = _EXTRACTORS[name](text, limit)
         if hit is not None and hit[1].strip():
-            return name, hit[1].strip()
+            return name, hit[1].strip(), hit[0], text
         if hit is not None and name == "boxed":
             return (
                 None  # a \boxed{ that never closes: truncated; the numbers before it are no answer
@@ -152,6 +176,7 @@ def _final_part(text: str) -> str:
     question = _NEXT_QUESTION_RE.search(text, 1)
     cuts += [question.start()] if question else []
     text = text[: min(cuts)] if cuts else text
+    text = _CODE_RE.sub("\n", text)  # code is not an answer: print('The answer is 42') states none
     return text.replace("\u2212", "-")
 
 
@@ -216,6 +241,9 @@ def _boxed(text: str, limit: int) -> tuple[int, str] | None:
         if body[1] < 0:
             unclosed = boxes[i][1] if unclosed is None else unclosed
             continue
+        enclosing = [b for b in boxes[:i] if _encloses(text, b[1], boxes[i][0], limit)]
+        if enclosing or _BOX_RE.search(body[0]):
+            return boxes[i][1], ""  # a box inside a box: which one is the answer is not stated
         parts, at = [body[0]], boxes[i][0]
         for start, end in reversed(boxes[:i]):  # siblings joined by "and", "," or "$ $" only
             sibling = _box_body(text, end, limit)
@@ -229,6 +257,12 @@ def _boxed(text: str, limit: int) -> tuple[int, str] | None:
             at = start
         return boxes[i][1], ", ".join(reversed(parts))
     return None if unclosed is None else (unclosed, "")
+
+
+def _encloses(text: str, body_start: int, inner: int, limit: int) -> bool:
+    """Whether the box whose body starts at ``body_start`` is still open at ``inner``."""
+    body = _box_body(text, body_start, limit)
+    return body is not None and (body[1] < 0 or body[1] > inner)
 
 
 def _box_body(text: str, start: int, limit: int) -> tuple[str, int] | None:

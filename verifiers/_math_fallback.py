@@ -137,7 +137,7 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
     """The last number, less the qualifiers of the closing sentence ("$64 for 16 glasses", "in 3 weeks")."""
     if truncated(text):
         return None
-    text = _CALC_RE.sub(" ", text)
+    text = _CALC_RE.sub(lambda m: " " * len(m.group(0)), text)  # positions kept for the caller
     note = None
     for note in _NOTE_RE.finditer(text):  # noqa: B007 - keeps the last match
         pass

@@ -43,6 +43,8 @@ _INTERVAL_HINT_RE = re.compile(r"\\infty|∞|\\cup|^\s*\[|\]\s*$")
 
 def align(gold: str, pred: str) -> tuple[str, str, bool | None]:
     """``(gold, pred, decided)``: possibly rewritten texts, and True/False when a rule decides."""
+    if _false_chain(pred):  # "3 = 2": a false statement, whichever side matches the gold
+        return gold, pred, False
     if _ELLIPSIS_RE.search(gold) or _ELLIPSIS_RE.search(pred):
         return gold, pred, _same_sequence(gold, pred)
     interval = _as_interval(pred) if _INTERVAL_HINT_RE.search(gold) else None
@@ -52,7 +54,29 @@ def align(gold: str, pred: str) -> tuple[str, str, bool | None]:
     if interval:
         return interval, pred, None
     parts = _multipart(gold, pred)
+    if parts is not None and len(parts) == 3:
+        return parts
     return (parts[0], parts[1], None) if parts else (gold, pred, None)
+
+
+_EQ_SPLIT_RE = re.compile(r"(?<![<>!=\\])=(?!=)")  # "=", not "<=", ">=", "!=", "=="
+_LETTER_RE = re.compile(r"(?<!\\)\b[A-Za-z]")  # a variable, not the letters of \frac
+
+
+def _false_chain(pred: str) -> bool:
+    """Whether ``pred`` is a chain of equalities with two variable-free sides that differ exactly
+    (``3=2``, ``x=2=3``): math-verify would compare its last side and accept a false statement."""
+    from passband.verifiers._math_equiv import fast_equal
+
+    sides = [s.strip() for s in _EQ_SPLIT_RE.split(pred.strip().strip("$"))]
+    if len(sides) < 2 or len(sides) > 8:
+        return False
+    numeric = [s for s in sides if s and not _LETTER_RE.search(_drop_commands(s))]
+    return any(fast_equal(a, b) is False for a, b in zip(numeric, numeric[1:]))
+
+
+def _drop_commands(text: str) -> str:
+    return re.sub(r"\\[A-Za-z]+", " ", text)
 
 
 # ----------------------------------------------------------------------------- sequences
@@ -153,12 +177,18 @@ def _strict(op: str) -> bool:
 # ----------------------------------------------------------------------------- multi-part
 
 
-def _multipart(gold: str, pred: str) -> tuple[str, str] | None:
+def _multipart(gold: str, pred: str) -> tuple | None:
     """Labelled parts and "or" lists as one set or tuple on both sides (see the module docstring)."""
     g_parts, p_parts = _parts(gold), _parts(pred)
+    if len(p_parts) >= 2 and len(g_parts) >= 2 and len(g_parts) != len(p_parts):
+        return gold, pred, False  # "1, 2, 2" is not "1, 2": a part more or less, not a set
     if len(p_parts) < 2 or len(g_parts) != len(p_parts):
         return None
+    if _same_set_other_counts(g_parts, p_parts):
+        return gold, pred, False  # "1, 2, 2" against "1, 1, 2"
     g_labels, p_labels = _labels(g_parts), _labels(p_parts)
+    if g_labels and p_labels and {lbl for lbl, _ in g_labels} != {lbl for lbl, _ in p_labels}:
+        return gold, pred, False  # "m = 3, m = 8" answers "m = 3, n = 8" with the wrong labels
     if p_labels is None and g_labels is None:
         if any(_JOIN_RE.search(t) for t in (gold, pred)):  # "3 or 5": a bare list, as a set
             return ", ".join(g_parts), ", ".join(p_parts)
@@ -172,6 +202,11 @@ def _multipart(gold: str, pred: str) -> tuple[str, str] | None:
             return None
         return _tuple(v for _, v in g_labels), _tuple(by_label[lbl] for lbl, _ in g_labels)
     return _tuple(_values(g_parts, g_labels)), _tuple(_values(p_parts, p_labels))
+
+
+def _same_set_other_counts(a: list[str], b: list[str]) -> bool:
+    key = [sorted(p.replace(" ", "") for p in parts) for parts in (a, b)]
+    return set(key[0]) == set(key[1]) and key[0] != key[1]
 
 
 def _parts(text: str) -> list[str]:

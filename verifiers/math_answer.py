@@ -52,7 +52,8 @@ from passband.verifiers._deadline import (
     in_worker,
 )
 from passband.verifiers._math_equiv import fast_equal, slow_compare
-from passband.verifiers._math_extract import STRATEGIES, extract_answer, extract_gold
+from passband.verifiers._math_extract import STRATEGIES, extract_gold, locate_answer
+from passband.verifiers._math_guard import qualifier
 from passband.verifiers._math_rules import align
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
@@ -162,7 +163,7 @@ class _MathVerifier:
             return Verdict.error(f"reference field {_FIELD!r} has unbalanced braces: {gold[:80]!r}")
         if not isinstance(completion, str):
             return Verdict.invalid(f"completion must be a string, got {type(completion).__name__}")
-        found = extract_answer(
+        found = locate_answer(
             completion,
             cfg.strategies,
             selection=cfg.selection,
@@ -171,10 +172,15 @@ class _MathVerifier:
         )
         if found is None:
             return Verdict.invalid(f"no answer found (tried {', '.join(cfg.strategies)})")
-        how, pred = found
+        how, pred, where, searched = found
         if len(pred) > cfg.max_answer_chars:
             return Verdict.invalid(
                 f"{how} answer is {len(pred)} characters; the limit is {cfg.max_answer_chars}"
+            )
+        word = qualifier(searched, where, how, pred, gold)
+        if word is not None:  # "not 42", "42 thousand", "42 or 43", "42. Wait, ...": not 42
+            return Verdict.wrong(
+                f"{how}: {_short(pred)} is qualified by {word!r} in the completion"
             )
         gold, pred, same = align(gold, pred)
         same = fast_equal(gold, pred) if same is None else same

@@ -1,0 +1,97 @@
+"""A stated answer with words that change it is not that answer: found by an adversarial review
+(negation, retraction, hedges, operations, nested boxes, code blocks, false equations, multisets,
+wrong labels). Each was graded ``ok`` before; a false positive trains the policy to write it."""
+
+import pytest
+
+from passband.verifiers import get
+
+math = get("math")
+
+REWARDED_BEFORE = [
+    ("The answer is not 42.", "42"),
+    ("Answer: not 42", "42"),
+    ("So the answer is never 7.", "7"),
+    ("The answer is not 42 but 41.", "42"),
+    ("The answer is 42... wait no. Actually it is 41.", "42"),
+    ("The answer is 42. Wait, it is 41.", "42"),
+    ("The answer is 42 (incorrect).", "42"),
+    ("Answer: 42 (wrong), correct is 41", "42"),
+    ("The answer is 42 — just kidding, it's 41.", "42"),
+    ("The answer is negative 42", "42"),
+    ("The answer is minus 42", "42"),
+    ("The answer is 5 squared", "5"),
+    ("The answer is twice 42", "42"),
+    ("The answer is half of 42", "42"),
+    ("The answer is the square root of 5", "5"),
+    ("The answer is 5 reciprocal", "5"),
+    ("The answer is at least 42", "42"),
+    ("The answer is less than 42", "42"),
+    ("The answer is 42 or more", "42"),
+    ("The answer is $42$ times 3", "42"),
+    (r"The answer is \(42\) times 3", "42"),
+    ("$42$ squared", "42"),
+    (r"The answer is: $\frac{1}{2}$ of 84", "1/2"),
+    (r"\boxed{\neg 5}", "5"),
+    (r"\boxed{\not 5}", "5"),
+    ("The answer is $42$ or $43$", "42"),
+    ("The answer is 42, or 43.", "42"),
+    ("The answer is 42 (or possibly 43).", "42"),
+    ("Answer: $42$ (approximately $43$)", "42"),
+    ("#### $42 or $43", "42"),
+    (r"\boxed{-4}; \boxed{1}", "1"),
+    (r"\boxed{-4}. \boxed{1}", "1"),
+    (r"\boxed{-\boxed{5}}", "5"),
+    (r"\boxed{1\boxed{5}}", "5"),
+    (r"\boxed{5^{\boxed{2}}}", "2"),
+    ("```python\nprint('The answer is 42')\n```\nOutput unknown.", "42"),
+    ("```python\n# Answer: 42\nprint(41)\n```", "42"),
+    ("```python\nprint(42)\n```\nI don't know.", "42"),
+    ("42 is wrong; the correct total is unknown.", "42"),
+    ("I think it's 41. Hmm, 42 is also possible. I can't decide.", "42"),
+    (r"\boxed{3=2}", "2"),
+    (r"\boxed{2=3}", "3"),
+    (r"\boxed{x=2=3}", "3"),
+    (r"\boxed{1, 2, 2}", "1, 2"),
+    (r"\boxed{1, 2}", "1, 1, 2"),
+    (r"\boxed{1, 2, 2}", "1, 1, 2"),
+    (r"\boxed{m = 3, m = 8}", "m = 3, n = 8"),
+]
+
+STILL_RIGHT = [
+    ("The answer is 42.", "42"),
+    ("The answer is 42 because 6 times 7 is 42.", "42"),
+    ("The answer is 25 square meters.", "25"),
+    ("The answer is 5 cm squared.", "5"),
+    ("The answer is No.", "No"),
+    (r"\boxed{x \neq 2}", r"x \neq 2"),
+    ("The roots are x = -4 or x = 1.", "-4, 1"),
+    ("So she has 5 more apples than Tom. The answer is 5.", "5"),
+    ("The answer is 7. This is the number of apples Tom does not eat.", "7"),
+    (r"The final answer is $\boxed{18}$. I hope it is correct.", "18"),
+    (r"\boxed{42} and \boxed{42}", "42"),
+    (r"\boxed{2 = 2}", "2"),
+    (r"\boxed{\frac{6}{3} = 2}", "2"),
+    ("There is 32 - 28 = $4 million left.", "#### 4"),  # a unit of the question (labelled data)
+    ("It takes 2 hours and 40 minutes, or 160 minutes.", "#### 160"),
+    ("The solutions are $\\boxed{x=2}$ and $\\boxed{x=2}$ (a double root).", "x = 2"),
+    ("He runs a total of 540m per week.", "#### 540"),
+    ("```python\nprint(6 * 7)\n```\nThe answer is 42.", "42"),
+]
+
+
+@pytest.mark.parametrize("completion, gold", REWARDED_BEFORE)
+def test_a_qualified_answer_is_not_rewarded(completion, gold):
+    verdict = math(completion, answer=gold)
+    assert not verdict.passed and verdict.score == 0.0, verdict
+
+
+@pytest.mark.parametrize("completion, gold", STILL_RIGHT)
+def test_plain_answers_and_units_still_pass(completion, gold):
+    verdict = math(completion, answer=gold)
+    assert verdict.passed, verdict
+
+
+def test_the_detail_names_the_word_that_qualified_it():
+    assert "qualified by 'not'" in math("The answer is not 42.", answer="42").detail
+    assert "qualified by 'Wait'" in math("The answer is 42. Wait, it is 41.", answer="42").detail

@@ -1,0 +1,100 @@
+r"""Words around an extracted answer that change what it says: then it is no answer to reward.
+
+Extraction finds "42" in "The answer is not 42", "42 thousand", "5 squared", "at least 42",
+"$42$ or $43$", "42 (wrong), correct is 41" and "The answer is 42. Wait, it is 41." Each is the
+number, but not what the completion states, and the comparison would reward it. ``qualifier``
+reads the answer's own clause (from where the answer starts to the end of its sentence; for the
+fallbacks from the start of that sentence) and the few lines after it, and names the first word
+that negates, scales, bounds, hedges or retracts the answer. The math verifier then grades it
+``wrong``: a false positive trains the policy to write the qualified form; a false negative costs
+one sample.
+
+Scale words stay part of the answer: "$4 million" answers "#### 4" when the question counts in
+millions (the labelled GSM8K-style rows in ``tests/verifiers/data`` say so), so "thousand",
+"million" and "billion" qualify nothing.
+
+Allowed: a word the gold answer itself contains ("No", ``x \neq 2``, "undefined"), and ``or`` /
+``and`` inside the extracted answer, which the multi-part rule compares as parts ("x = -4 or
+x = 1"). Units stay words of the answer ("25 square meters", "6 times"): "squared", "times",
+"more", "than", "of" and the like qualify only right next to a number or math.
+
+Linear in the input: one bounded window, fixed regexes.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["qualifier"]
+
+_WINDOW = 400  # characters of the answer's clause that are read
+_TAIL = 300  # characters after it where a retraction is looked for
+_CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|[;!?\n]|\s(?:because|since|which|as|so|where)\s")
+_CLAUSE_START_RE = re.compile(r"(?:[.,:](?=\s)|[;!?\n])[^.,:;!?\n]*$")
+_NEGATING_COMMAND_RE = re.compile(r"\\(?:neg|not|lnot)(?![A-Za-z])")
+_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+_DOUBT = (  # anywhere in the answer's clause, whatever found the answer
+    r"not|never|cannot|can't|isn't|aren't|wasn't|doesn't|don't|won't|wrong|incorrect|false|untrue"
+    r"|maybe|possibly|possible|perhaps|probably|guess|unsure|unknown|wait|actually|kidding"
+)
+_CHANGES = (  # in a marker's answer clause, or after a fallback's number: they change the value
+    r"or\s+(?:more|less|fewer|greater|so|above|below|higher|lower)|no|none|neither|nor|negative|minus|inverse|reciprocal|power|least|most|fewer|greater|above"
+    r"|below|about|approximately|approx|around|roughly|nearly|almost|likely|unlikely|or|either"
+    r"|between|instead|but|except|unless|if"
+    r"|(?:hundredth|thousandth|millionth|tenth|third|quarter|fourth|fifth|sixth|seventh|eighth"
+    r"|ninth)s?|halves"
+)
+_DOUBT_RE = re.compile(rf"\b(?:{_DOUBT})\b", re.IGNORECASE)
+_CHANGES_RE = re.compile(rf"\b(?:{_DOUBT}|{_CHANGES})\b", re.IGNORECASE)
+_BEFORE_RE = re.compile(r"\b(?:less|more|greater|fewer)\s+than\b", re.IGNORECASE)
+_AFTER_RE = re.compile(  # "5 squared", "42 times 3", "1/2 of 84", "twice 42", "half of 42"
+    r"(?:[\d$})]\s*(?:squared|cubed)\b)|\broots?\s+of\b"
+    r"|\b(?:times|more|less|than|over|under|of|plus)\s+(?:\$|\\|\d|-\d)"
+    r"|\b(?:twice|double|triple|thrice|half)\s+(?:of\s+)?(?:\$|\\|\d|-\d)",
+    re.IGNORECASE,
+)
+_RETRACT_RE = re.compile(
+    r"\b(?:wait|actually|oops|sorry|kidding|mistake|correction|scratch\s+that|second\s+thought"
+    r"|i\s+was\s+wrong)\b",
+    re.IGNORECASE,
+)
+_FALLBACKS = ("last_math", "last_number")
+_MULTI = ("or", "and")
+
+
+def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> str | None:
+    """The word (or command) in ``text`` around the answer at ``where`` that changes what the
+    answer says, or None. ``strategy`` is the extractor that found it: a marker's clause starts
+    at the marker ("The answer is ..."); a fallback's is the clause its number sits in, where the
+    words before the number are the working ("a total of 540") and only doubt counts."""
+    fallback = strategy in _FALLBACKS
+    rest = text[where : where + _WINDOW]
+    at = rest.find(answer[:40]) if answer else -1
+    begin, finish = (at, at + len(answer)) if at >= 0 else (0, 0)
+    end = _CLAUSE_END_RE.search(rest, finish)
+    stop = end.start() if end else len(rest)
+    pre, post = rest[:begin], rest[finish:stop]
+    if fallback:
+        head = _CLAUSE_START_RE.search(text, max(0, where - _WINDOW), where)
+        pre = text[head.start() + 1 if head else max(0, where - _WINDOW) : where]
+    tail = text[where + (end.end() if end else len(rest)) :][:_TAIL]
+    allowed = {w.lower() for w in re.findall(r"[A-Za-z']+", gold)}
+    allowed |= {w for w in _MULTI if re.search(rf"\S\s+{w}\s+\S", answer, re.IGNORECASE)}
+    command = _NEGATING_COMMAND_RE.search(pre + answer + post)
+    if command and command.group(0) not in gold:
+        return command.group(0)
+    pre, own, post = (_COMMAND_RE.sub(" ", t) for t in (pre, answer, post))  # \text{..}: words stay
+    after = f"{own} {post}" if fallback else f"{pre} {own} {post}"
+    checks = [
+        (_DOUBT_RE, pre),
+        (_CHANGES_RE, after),
+        (_AFTER_RE, after),
+        (_BEFORE_RE, "" if fallback else pre),
+        (_RETRACT_RE, tail),
+    ]
+    for pattern, where_text in checks:
+        for found in pattern.finditer(where_text):
+            word = found.group(0).strip()
+            if not all(w in allowed for w in re.findall(r"[A-Za-z']+", word.lower())):
+                return word
+    return None
