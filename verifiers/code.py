@@ -47,7 +47,8 @@ Why the verdict cannot be forged: expected values and every comparison stay in t
 come back, as plain data (see ``passband.sandbox.session``); for ``io`` only its stdout does. Exit
 codes, ``sys.exit(0)``, printed markers, patched builtins or a patched ``assert`` inside the sandbox,
 deleting files there, or objects with a lying ``__eq__`` decide nothing. Statuses: ``ok`` all checks
-passed; ``wrong`` a check failed; ``timeout`` the program ran out of time before any check failed;
+passed; ``wrong`` a check failed, or the program ran out of its ``timeout_s`` (an infinite loop is a
+wrong answer: masking it as a checker failure would let a policy escape the reward of a wrong one);
 ``invalid`` no code in the completion; ``error`` the reference data or the sandbox failed.
 The reference test code itself (and the prompt's helpers) runs here, unsandboxed: it is dataset
 code, trusted like the dataset. The completion is never compiled or run here.
@@ -336,7 +337,10 @@ def _verdict(checks: list[Check], timed_out: bool, partial: bool) -> Verdict:
     score = passed / len(checks) if partial and checks else 0.0
     first_bad = next(c for c in checks if not c.passed) if checks else None
     if timed_out and (first_bad is None or first_bad.kind == "gone"):
-        return Verdict(score, "timeout", detail[:2000])
+        # the program's own time limit, whose clock starts once it has a sandbox worker to
+        # itself: a loop is the completion's fault, graded, not masked as the checker's failure
+        # (a policy must not escape a wrong answer's reward by never finishing)
+        return Verdict.wrong("the program ran out of time: " + detail[:1960], score=score)
     return Verdict.wrong(detail[:2000], score=score)
 
 

@@ -244,14 +244,11 @@ def test_io_in_c():
 def test_statuses_follow_the_contract():
     assert code("Sorry, I cannot do that.```\n```", tests=["assert f() == 1"]).status == "invalid"
     assert code("", tests=["assert f() == 1"]).status == "invalid"
-    assert (
-        code("def f():\n    while True: pass", tests=["assert f() == 1"], timeout_s=0.5).status
-        == "timeout"
-    )
-    assert (
-        code("while True: pass", io=[{"stdin": "", "stdout": "1"}], timeout_s=0.5).status
-        == "timeout"
-    )
+    # a loop is the completion's fault: graded wrong (a masked timeout would reward looping)
+    looped = code("def f():\n    while True: pass", tests=["assert f() == 1"], timeout_s=0.5)
+    assert looped.status == "wrong" and looped.score == 0.0 and "ran out of time" in looped.detail
+    looped = code("while True: pass", io=[{"stdin": "", "stdout": "1"}], timeout_s=0.5)
+    assert looped.status == "wrong" and "ran out of time" in looped.detail
     assert code("def f(): return 1", tests=["assert f( == 1"]).status == "error"  # broken reference
     assert code("def f(): return 1").status == "error"  # no tests at all
     assert code("def f(): return 1", tests=["assert f() == 1"], timeout_s=-1).status == "error"

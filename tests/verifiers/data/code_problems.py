@@ -487,7 +487,7 @@ add(
                 "    return sum(1 for k in range(2, n + 1) if all(k % d for d in range(2, int(k ** 0.5) + 1)))\n",
                 "wrong",
             ),
-            ("    while True:\n        pass\n", "timeout"),
+            ("    while True:\n        pass\n", "wrong"),  # out of time: graded, not masked
         ],
     )
 )
