@@ -8,8 +8,9 @@
     )
     verdict = reward(completion, **row)        # verdict.components: every term/penalty by name
 
-Rules, in order: a gate that does not pass decides the verdict (total ``gate_value``, status
-``wrong``, or the gate's own ``error``/``timeout``), and the other terms are not run. Otherwise the
+Rules, in order: a gate that does not pass decides the verdict (total ``gate_value`` plus the
+penalties, status ``wrong``; or the gate's own ``error``/``timeout``), and the other terms are not
+run: failing the gate never escapes a penalty. Otherwise the
 total is the sum of ``weight * score`` over terms plus every penalty value; a hard cap that fires
 sets it to 0. ``status`` is the primary term's (the first, unless ``primary=`` names another), so
 ``verdict.passed`` means "the answer is right" for the curriculum, not "the shaped score is high".
@@ -98,12 +99,14 @@ class Reward:
             verdict = self._run(gate, completion, reference)
             components[gate] = self._terms[gate].weight * verdict.score
             if not verdict.passed:
-                status = verdict.status if not verdict.checkable else "wrong"
-                return Verdict(
-                    self.gate_value,
-                    status,
-                    clip(f"gate {gate!r} failed: {verdict.detail}"),
-                    components,
+                note = clip(f"gate {gate!r} failed: {verdict.detail}")
+                if not verdict.checkable:  # the gate's checker failed: nothing to score
+                    return Verdict(self.gate_value, verdict.status, note, components)
+                # penalties still apply: skipping the gate must not be a way to skip them (an
+                # unformatted overlong answer would outscore a formatted right one)
+                failed = Verdict(self.gate_value, "wrong", note)
+                return self._apply_penalties(
+                    completion, failed, num_tokens, components, self.gate_value
                 )
         verdicts = {g: None for g in self.gates}
         for name, term in self._terms.items():
@@ -123,10 +126,16 @@ class Reward:
         return call_safely(term.verifier, completion, accepted, name)
 
     def _apply_penalties(
-        self, completion, primary: Verdict, num_tokens, components: dict
+        self, completion, primary: Verdict, num_tokens, components: dict, base: float | None = None
     ) -> Verdict:
-        total = sum(components.values())
-        notes = [f"{self.primary}: {primary.status} ({primary.detail})"]
+        """The total: ``base`` (default: the sum of the terms) plus every penalty; a hard cap that
+        fires zeroes it. Status and the first note are ``primary``'s."""
+        total = sum(components.values()) if base is None else base
+        notes = [
+            f"{self.primary}: {primary.status} ({primary.detail})"
+            if base is None
+            else primary.detail
+        ]
         capped = False
         for name, penalty in self._penalties.items():
             try:

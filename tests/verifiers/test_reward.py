@@ -112,3 +112,19 @@ def test_picklable_readable_and_runs_in_verify_batch():
     verdicts = verify_batch(reward, completions, {"gold": "4"}, timeout=10, workers=2)
     assert [v.status for v in verdicts] == ["ok", "wrong", "ok"]
     assert verdicts[2].components["answer_hedging"] == -1.0
+
+
+def test_failing_the_gate_never_escapes_a_penalty():
+    """A wrong, unformatted, overlong answer must not outscore a right, formatted, overlong one."""
+    from passband.verifiers import overlong, tag_format
+
+    reward = Reward(
+        terms={"correct": "math", "format": (tag_format("think", "answer"), 0.1)},
+        gates=["format"],
+        penalties=[overlong(512, 128)],
+    )
+    right = reward("<think>6*7</think><answer>\\boxed{42}</answer>", answer="42", num_tokens=520)
+    skipped = reward("\\boxed{41}", answer="42", num_tokens=520)
+    assert skipped.status == "wrong" and skipped.components["overlong"] == -1.0
+    assert skipped.score == -1.0 < right.score
+    assert reward("\\boxed{41}", answer="42", num_tokens=10).score == 0.0  # gate_value, no penalty
