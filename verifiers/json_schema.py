@@ -10,8 +10,11 @@ Which JSON is judged, in this order, with no falling back once a block is chosen
 A chosen block that does not parse is ``invalid``. Parsing is strict JSON: NaN/Infinity, trailing
 commas, comments and single quotes are rejected and nothing is repaired; with duplicate keys the
 last one wins (as in ``json.loads``). The draft comes from ``$schema`` (default 2020-12), formats
-are checked, and the first failing path goes into ``detail``. Nesting up to ``_MAX_DEPTH`` levels
-is parsed and validated (in the worker, on a thread with a large stack); deeper is ``invalid``.
+are checked (date-time, uri, hostname, duration, ... through the checker packages passband
+installs; a schema naming a standard format whose checker is missing, such as ``iri``, is an
+``error``, never a pass), and the first failing path goes into ``detail``.
+Nesting up to ``_MAX_DEPTH`` levels is parsed and validated (in the worker, on a thread with a
+large stack); deeper is ``invalid``.
 Schema ``pattern`` regexes run in Python's ``re``, which can backtrack for hours, so the check runs
 under a hard time limit (waiting for a free worker counts against it, from any number of threads).
 """
@@ -154,7 +157,34 @@ def _compiled(schema_json: str):
         raise ValueError(
             f"reference field 'schema' is not a valid schema at {_path(exc)}: {clip(exc.message, 200)}"
         ) from None
+    missing = sorted(_STANDARD_FORMATS & _formats(schema) - set(cls.FORMAT_CHECKER.checkers))
+    if missing:  # it would pass any string: fail closed rather than reward unchecked output
+        raise ValueError(
+            f"reference field 'schema' uses format {missing[0]!r}, which cannot be checked here "
+            "(its checker package is not installed: see jsonschema's format extras)"
+        )
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+_STANDARD_FORMATS = frozenset(
+    "date-time date time duration email idn-email hostname idn-hostname ipv4 ipv6 uri "
+    "uri-reference iri iri-reference uuid uri-template json-pointer relative-json-pointer "
+    "regex".split()
+)
+
+
+def _formats(schema, depth: int = 0) -> set[str]:
+    """Every ``format`` a schema names (its checker must exist, see ``_validator``)."""
+    if depth > 64:
+        return set()
+    if isinstance(schema, dict):
+        found = {schema["format"]} if isinstance(schema.get("format"), str) else set()
+        for value in schema.values():
+            found |= _formats(value, depth + 1)
+        return found
+    if isinstance(schema, list):
+        return set().union(*(_formats(v, depth + 1) for v in schema)) if schema else set()
+    return set()
 
 
 def extract_json(text: str, want: object = None) -> tuple[bool, object, str]:

@@ -183,3 +183,31 @@ def test_ten_thousand_deep_nesting_is_judged(schema, status):
 def test_malformed_schemas_are_errors_never_passes(schema):
     verdict = get("json_schema")('{"name": "Ada", "age": 36}', schema=schema)
     assert verdict.status == "error", verdict
+
+
+@pytest.mark.parametrize(
+    "fmt, bad, good",
+    [
+        ("date-time", "x", "2026-12-01T10:00:00Z"),
+        ("uri", "not a uri", "https://example.com/a"),
+        ("hostname", "-bad-.com", "example.com"),
+        ("duration", "P1X", "P1D"),
+        ("email", "nobody", "a@example.com"),
+    ],
+)
+def test_string_formats_are_checked(fmt, bad, good):
+    """An unchecked format passes any string: a wrong answer rewarded."""
+    verifier = get("json_schema")
+    schema = {"type": "object", "properties": {"d": {"type": "string", "format": fmt}}}
+    assert verifier(json.dumps({"d": bad}), schema=schema).status == "wrong"
+    assert verifier(json.dumps({"d": good}), schema=schema).passed
+
+
+def test_a_format_that_cannot_be_checked_is_an_error_not_a_pass():
+    from jsonschema import Draft202012Validator
+
+    # passband leaves out rfc3987-syntax (3 s of import in every worker): iri has no checker
+    assert "iri" not in Draft202012Validator.FORMAT_CHECKER.checkers
+    schema = {"properties": {"d": {"format": "iri"}}}
+    verdict = get("json_schema")('{"d": "anything"}', schema=schema)
+    assert verdict.status == "error" and "cannot be checked" in verdict.detail
