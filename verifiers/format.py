@@ -32,12 +32,16 @@ def regex_format(
 
 def tag_format(*tags: str, timeout: float = 2.0):
     """``tag_format("think", "answer")``: ``<think>...</think>`` then ``<answer>...</answer>``,
-    nothing else but whitespace around them, each tag exactly once."""
+    nothing else but whitespace around them, each tag exactly once, none inside another, none
+    empty."""
     if not tags or not all(
         isinstance(t, str) and re.fullmatch(r"[A-Za-z_][\w.-]*", t) for t in tags
     ):
         raise ValueError(f"tag_format needs tag names like 'think', 'answer'; got {tags!r}")
-    body = r"\s*".join(rf"<{t}>(?:(?!</?{t}>).)*</{t}>" for t in tags)
+    alts = "|".join(re.escape(t) for t in tags)
+    text = rf"(?:(?!</?(?:{alts})>).)"  # a character that does not start one of the tags
+    # each tag's content: something besides whitespace, and none of the tags inside it
+    body = r"\s*".join(rf"<{t}>\s*(?!</?(?:{alts})>)\S{text}*</{t}>" for t in tags)
     return _RegexFormat(
         rf"\s*{body}\s*", fullmatch=True, flags="DOTALL", timeout=timeout, label=f"tags {tags}"
     )
@@ -93,6 +97,18 @@ class _RegexFormat:
         return Verdict.ok("format matched")
 
 
+def _fold(text: str) -> str:
+    """NFKC (full-width forms, ligatures, compatibility spaces), except superscripts and
+    subscripts: NFKC turns ``10²`` into ``102`` and ``2¹⁰`` into ``210``, other numbers."""
+    if not any(_is_script(ch) for ch in text):
+        return unicodedata.normalize("NFKC", text)
+    return "".join(ch if _is_script(ch) else unicodedata.normalize("NFKC", ch) for ch in text)
+
+
+def _is_script(ch: str) -> bool:
+    return ord(ch) > 127 and unicodedata.decomposition(ch).startswith(("<super>", "<sub>"))
+
+
 class _ExactMatch:
     def __init__(self, *, case_sensitive, pattern, timeout):
         self.case_sensitive, self.pattern, self.timeout = case_sensitive, pattern, timeout
@@ -127,7 +143,7 @@ class _ExactMatch:
         return Verdict.wrong(clip(f"{got!r} != {gold!r}", 200))
 
     def _norm(self, text: str) -> str:
-        text = " ".join(unicodedata.normalize("NFKC", text).split())
+        text = " ".join(_fold(text).split())
         text = text.strip().removesuffix(".").strip()
         if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
             text = text[1:-1].strip()

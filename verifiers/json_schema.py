@@ -272,12 +272,20 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):  # 1e400: JSON has no infinity either
+        raise ValueError(f"{text[:40]} is out of the range of a JSON number (it reads as infinity)")
+    return value
+
+
 def _strict_decoder() -> json.JSONDecoder:
-    return json.JSONDecoder(parse_constant=_reject_constant)
+    return json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 def _strict_loads(text: str | bytes) -> object:
-    """``json.loads`` minus NaN/Infinity; every failure is a ValueError."""
+    """``json.loads`` minus NaN/Infinity (and numbers that overflow to it); every failure is a
+    ValueError."""
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")

@@ -10,7 +10,10 @@ from passband.verifiers import exact_match, get, regex_format, tag_format
 THINK_ANSWER = [
     ("<think>2+2 is 4</think><answer>4</answer>", "ok"),
     ("  <think>multi\nline</think>\n\n<answer>4</answer>\n", "ok"),
-    ("<think></think><answer></answer>", "ok"),
+    ("<think></think><answer></answer>", "wrong"),  # empty blocks earn no format credit
+    ("<think>a</think><answer> </answer>", "wrong"),
+    ("<think>x<answer>2</answer></think><answer>1</answer>", "wrong"),  # a tag inside another
+    ("<think> a<b </think>\n<answer> 3 </answer>", "ok"),
     ("<answer>4</answer>", "wrong"),  # no think
     ("<think>a</think>", "wrong"),  # no answer
     ("<answer>4</answer><think>a</think>", "wrong"),  # wrong order
