@@ -257,13 +257,6 @@ class _RepeatedParagraphs(_Penalty):
         return PenaltyOutcome(-self.weight * repeated / len(paragraphs), detail)
 
 
-_ANSWER_PATTERNS = (
-    re.compile(r"answer is[:\s]*\$?([^\n$]+?)\$?\s*(?:\.\s|\.?$|\n)", re.IGNORECASE | re.MULTILINE),
-    re.compile(r"^\s*\**answer\**\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE),
-    re.compile(r"^####\s*(.+?)\s*$", re.MULTILINE),
-)
-
-
 class _AnswerHedging(_Penalty):
     name = "answer_hedging"
 
@@ -285,11 +278,13 @@ class _AnswerHedging(_Penalty):
 
 
 def candidate_answers(text: str) -> list[str]:
-    """Every stated final answer, normalised (spaces, ``$``, trailing period dropped)."""
-    found = list(_boxed_contents(text))
-    for pattern in _ANSWER_PATTERNS:
-        found.extend(m.group(1) for m in pattern.finditer(text))
-    normalised = (_canonical(a) for a in found)
+    """Every stated final answer, normalised (spaces, ``$``, trailing period dropped): the math
+    verifier's own reading of each statement (``_math_extract.stated_answers``), so a spelling
+    it accepts as the answer ("Final Answer:", " #### 42", ``\\boxed 5``) is counted too, and
+    the working inside ``<think>`` is not."""
+    from passband.verifiers._math_extract import stated_answers
+
+    normalised = (_canonical(a) for a in stated_answers(text))
     return [a for a in normalised if a]
 
 
@@ -317,16 +312,6 @@ def _canonical(answer: str) -> str:
     except ZeroDivisionError:
         pass
     return a
-
-
-def _boxed_contents(text: str):
-    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
-        depth, start = 1, m.end()
-        for i in range(start, min(len(text), start + 2000)):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            if depth == 0:
-                yield text[start:i]
-                break
 
 
 def _encode(tokenizer, text: str) -> list:

@@ -83,6 +83,16 @@ def test_repeated_paragraphs():
         ("#### 1,000\nThe answer is 1000.", False),
         (r"\boxed{3} or maybe \boxed{4}", True),
         ("The answer is 3.\nAnswer: 5", True),
+        # the spellings the math verifier reads as an answer are all counted (an adversarial review)
+        ("Final Answer: 41\nFinal Answer: 42", True),
+        ("**Final Answer:** 41\n\n**Final Answer:** 42", True),
+        ("#### 41\n #### 42", True),
+        ("The answer is 41, or perhaps the answer is 42", True),
+        ("The correct option is 41. The correct option is 42.", True),
+        (r"\boxed 41 then \boxed{42}", True),
+        # working inside <think> is not an answer; a box after "the answer is" is one statement
+        (r"<think>maybe \boxed{41}? no</think>The answer is \boxed{42}.", False),
+        ("The answer is 42.\n#### 42", False),
     ],
 )
 def test_answer_hedging(text, fires):

@@ -107,11 +107,13 @@ def test_picklable_readable_and_runs_in_verify_batch():
     completions = [
         "<think>a</think><answer>4</answer>",
         "<answer>4</answer>",
-        r"<think>\boxed{1} \boxed{2}</think><answer>4</answer>",
+        r"<think>\boxed{1} \boxed{2}</think><answer>4</answer>",  # exploring, then one answer
+        r"<think>a</think><answer>4 \boxed{1} or \boxed{4}</answer>",  # two answers stated
     ]
     verdicts = verify_batch(reward, completions, {"gold": "4"}, timeout=10, workers=2)
-    assert [v.status for v in verdicts] == ["ok", "wrong", "ok"]
-    assert verdicts[2].components["answer_hedging"] == -1.0
+    assert [v.status for v in verdicts][:3] == ["ok", "wrong", "ok"]
+    assert verdicts[2].components["answer_hedging"] == 0.0  # the reasoning's boxes are not answers
+    assert verdicts[3].components["answer_hedging"] == -1.0
 
 
 def test_failing_the_gate_never_escapes_a_penalty():
