@@ -27,7 +27,7 @@ from numbers import Number
 
 from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
 
-__all__ = ["STRATEGIES", "extract_answer", "extract_gold", "locate_answer", "stated_answers"]
+__all__ = ["STRATEGIES", "extract_answer", "extract_gold", "locate_answer"]
 
 STRATEGIES = ("boxed", "gsm8k", "answer_is", "answer_line", "last_math", "last_number")
 MARKERS = frozenset({"boxed", "gsm8k", "answer_is", "answer_line"})  # explicit answer statements
@@ -151,31 +151,6 @@ def locate_answer(
         where, _, name, answer = max(hits)
         return (name, answer, where, text) if answer else None
     return _first(text, [name for name in strategies if name not in MARKERS], max_answer_chars)
-
-
-def stated_answers(text: str, *, max_chars: int = 20_000, limit: int = 200) -> list[str]:
-    """Every answer the completion *states* (not only the last): each box (``\\boxed{..}`` or
-    ``\\boxed 5``), each "the answer is ..." / "the correct option is ...", each ``Answer:`` line
-    and each ``####`` line, read as the extractors read them, in the final part only (after
-    ``</think>``, outside code). ``answer_hedging`` counts how many differ."""
-    text = _final_part(text)[-max_chars:]
-    found = []
-    for box in _BOX_RE.finditer(text):
-        body = _box_body(text, box.end(), limit)
-        if body is not None and body[1] >= 0:
-            found.append((box.start(), body[0]))
-    for marker in _ANSWER_IS_RE.finditer(text):
-        phrase = _trim_phrase(text[marker.end() : marker.end() + limit]) or ""
-        if not _BOX_RE.search(text, marker.end(), marker.end() + 40):  # its box is counted
-            found.append((marker.start(), phrase))
-    for line in _ANSWER_LINE_RE.finditer(text):
-        phrase = line.group(1).strip(" *_")
-        if phrase and not _BOX_RE.search(phrase) and not _ANSWER_IS_RE.search(phrase):
-            found.append((line.start(1), _trim_phrase(phrase[:limit]) or ""))
-    for hashes in re.finditer(r"####", text):
-        line = text[hashes.end() : hashes.end() + limit].lstrip(" \t:").split("\n", 1)[0]
-        found.append((hashes.start(), _trim_phrase(line) or ""))
-    return [answer.strip() for _, answer in sorted(found) if answer.strip()]
 
 
 def _first(text: str, strategies, limit: int) -> tuple[str, str, int, str] | None:

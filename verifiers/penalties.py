@@ -279,10 +279,10 @@ class _AnswerHedging(_Penalty):
 
 def candidate_answers(text: str) -> list[str]:
     """Every stated final answer, normalised (spaces, ``$``, trailing period dropped): the math
-    verifier's own reading of each statement (``_math_extract.stated_answers``), so a spelling
+    verifier's own reading of each statement (``_math_statements.stated_answers``), so a spelling
     it accepts as the answer ("Final Answer:", " #### 42", ``\\boxed 5``) is counted too, and
     the working inside ``<think>`` is not."""
-    from passband.verifiers._math_extract import stated_answers
+    from passband.verifiers._math_statements import stated_answers
 
     normalised = (_canonical(a) for a in stated_answers(text))
     return [a for a in normalised if a]
