@@ -27,7 +27,7 @@ from numbers import Number
 
 from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
 
-__all__ = ["STRATEGIES", "extract_answer", "extract_gold", "locate_answer"]
+__all__ = ["STRATEGIES", "extract_answer", "extract_gold", "gsm8k_answer", "locate_answer"]
 
 STRATEGIES = ("boxed", "gsm8k", "answer_is", "answer_line", "last_math", "last_number")
 MARKERS = frozenset({"boxed", "gsm8k", "answer_is", "answer_line"})  # explicit answer statements
@@ -93,6 +93,7 @@ _CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s
 _CODE_RE = re.compile(
     r"```.*?(?:```|$)", re.DOTALL
 )  # fenced code blocks; an unclosed one to the end
+_GSM8K_LEAD_RE = re.compile(r"[ \t:]*")
 _MAX_BOX_TRIES = 8
 _MAX_LINE = 300
 
@@ -289,10 +290,13 @@ def _box_body(text: str, start: int, limit: int) -> tuple[str, int] | None:
 
 def _gsm8k(text: str, limit: int) -> tuple[int, str] | None:
     at = text.rfind("####")
-    if at < 0:
-        return None
-    line = text[at + 4 :].lstrip(" \t:").split("\n", 1)[0]
-    return at, _trim_phrase(line[: limit + 50]) or ""
+    return None if at < 0 else (at, gsm8k_answer(text, at, limit))
+
+
+def gsm8k_answer(text: str, at: int, limit: int) -> str:
+    """The answer on the line after the ``####`` at ``at`` ("" when there is none)."""
+    start = _GSM8K_LEAD_RE.match(text, at + 4).end()  # past "####" and its spaces or colon
+    return _trim_phrase(text[start : start + limit + 50].split("\n", 1)[0]) or ""
 
 
 def _answer_is(text: str, limit: int) -> tuple[int, str] | None:

@@ -38,7 +38,8 @@ _DOUBT = (  # anywhere in the answer's clause, whatever found the answer
     r"|maybe|possibly|possible|perhaps|probably|guess|unsure|unknown|wait|actually|kidding"
 )
 _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they change the value
-    r"or\s+(?:more|less|fewer|greater|so|above|below|higher|lower)|no|none|neither|nor|negative|minus|inverse|reciprocal|power|least|most|fewer|greater|above"
+    r"or\s+(?:more|less|fewer|greater|so|above|below|higher|lower)"
+    r"|no|none|neither|nor|negative|minus|inverse|reciprocal|power|least|most|fewer|greater|above"
     r"|below|about|approximately|approx|around|roughly|nearly|almost|likely|unlikely|or|either"
     r"|between|instead|but|except|unless|if"
     r"|(?:hundredth|thousandth|millionth|tenth|third|quarter|fourth|fifth|sixth|seventh|eighth"

@@ -13,6 +13,7 @@ from passband.verifiers._math_extract import (
     _box_body,
     _final_part,
     _trim_phrase,
+    gsm8k_answer,
 )
 
 __all__ = ["stated_answers"]
@@ -38,6 +39,5 @@ def stated_answers(text: str, *, max_chars: int = 20_000, limit: int = 200) -> l
         if phrase and not _BOX_RE.search(phrase) and not _ANSWER_IS_RE.search(phrase):
             found.append((line.start(1), _trim_phrase(phrase[:limit]) or ""))
     for hashes in re.finditer(r"####", text):
-        line = text[hashes.end() : hashes.end() + limit].lstrip(" \t:").split("\n", 1)[0]
-        found.append((hashes.start(), _trim_phrase(line) or ""))
+        found.append((hashes.start(), gsm8k_answer(text, hashes.start(), limit)))
     return [answer.strip() for _, answer in sorted(found) if answer.strip()]
