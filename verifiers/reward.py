@@ -106,7 +106,7 @@ class Reward:
                 # unformatted overlong answer would outscore a formatted right one)
                 failed = Verdict(self.gate_value, "wrong", note)
                 return self._apply_penalties(
-                    completion, failed, num_tokens, components, self.gate_value
+                    completion, failed, num_tokens, components, self.gate_value, note
                 )
         verdicts = {g: None for g in self.gates}
         for name, term in self._terms.items():
@@ -114,7 +114,9 @@ class Reward:
                 verdicts[name] = self._run(name, completion, reference)
                 components[name] = term.weight * verdicts[name].score
         primary = verdicts[self.primary]
-        return self._apply_penalties(completion, primary, num_tokens, components)
+        note = f"{self.primary}: {primary.status} ({primary.detail})"
+        total = sum(components.values())
+        return self._apply_penalties(completion, primary, num_tokens, components, total, note)
 
     def _run(self, name: str, completion: str, reference: dict) -> Verdict:
         term = self._terms[name]
@@ -126,16 +128,11 @@ class Reward:
         return call_safely(term.verifier, completion, accepted, name)
 
     def _apply_penalties(
-        self, completion, primary: Verdict, num_tokens, components: dict, base: float | None = None
+        self, completion, primary: Verdict, num_tokens, components: dict, total: float, note: str
     ) -> Verdict:
-        """The total: ``base`` (default: the sum of the terms) plus every penalty; a hard cap that
-        fires zeroes it. Status and the first note are ``primary``'s."""
-        total = sum(components.values()) if base is None else base
-        notes = [
-            f"{self.primary}: {primary.status} ({primary.detail})"
-            if base is None
-            else primary.detail
-        ]
+        """``total`` plus every penalty (a hard cap that fires zeroes it); status ``primary``'s,
+        ``note`` first in the detail."""
+        notes = [note]
         capped = False
         for name, penalty in self._penalties.items():
             try:
