@@ -86,7 +86,13 @@ def check_output_dir(output_dir: str | os.PathLike, *, resume: bool, overwrite: 
     if root.exists() and not root.is_dir():
         raise RunDirError(f"output_dir {str(root)!r} is a file, not a directory")
     if (root / ".lock").exists():
-        _lock(root).release()  # a live run holds it: "in use by another run (pid ...)"
+        fd = os.open(root / ".lock", os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # taken and dropped: nobody holds it
+        except BlockingIOError:
+            raise _in_use(root, fd) from None
+        finally:
+            os.close(fd)
     if root.is_dir():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the claim warns about a resume with no checkpoint
@@ -125,15 +131,21 @@ def _lock(root: Path) -> OutputDirLock:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+        error = _in_use(root, fd)
         os.close(fd)
-        raise RunDirError(
-            f"output_dir {str(root)!r} is in use by another run (pid {holder}); "
-            "wait for it to finish or choose another output_dir"
-        ) from None
+        raise error from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return OutputDirLock(path, fd)
+
+
+def _in_use(root: Path, fd: int) -> RunDirError:
+    """The refusal for a directory whose lock (open as ``fd``) a live run holds."""
+    holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+    return RunDirError(
+        f"output_dir {str(root)!r} is in use by another run (pid {holder}); "
+        "wait for it to finish or choose another output_dir"
+    )
 
 
 def sweep_leftovers(root: Path) -> list[Path]:
