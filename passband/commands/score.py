@@ -175,9 +175,6 @@ def _check_out(args: argparse.Namespace) -> None:
         raise UsageError(f"--out {args.out!r} is the input dataset; write the scores elsewhere")
 
 
-_SAMPLING_DEFAULTS = {"band": (0.2, 0.8), "temperature": 1.0, "top_p": 1.0, "max_tokens": 512}
-
-
 def _apply_config(args: argparse.Namespace):
     """Fill what the flags leave open from ``--config``; return (verifier, references)."""
     from passband.errors import UsageError
@@ -189,7 +186,10 @@ def _apply_config(args: argparse.Namespace):
             raise UsageError(f"--ref {item!r}: expected KEY=COLUMN, e.g. --ref answer=solution")
         refs[key] = column
     verifier = args.verifier
-    sampling = dict(_SAMPLING_DEFAULTS)
+    from passband.curriculum import PrescoreConfig
+
+    # without a --config: pre-scoring's own band, and the flags' documented defaults
+    sampling = {"band": PrescoreConfig.band, "temperature": 1.0, "top_p": 1.0, "max_tokens": 512}
     if args.config:
         from passband.config import load_config
 
