@@ -1,6 +1,6 @@
 r"""Words around an extracted answer that change what it says: then it is no answer to reward.
 
-Extraction finds "42" in "The answer is not 42", "42 thousand", "5 squared", "at least 42",
+Extraction finds "42" in "The answer is not 42", "5 squared", "at least 42", "42 hundredths",
 "$42$ or $43$", "42 (wrong), correct is 41" and "The answer is 42. Wait, it is 41." Each is the
 number, but not what the completion states, and the comparison would reward it. ``qualifier``
 reads the answer's own clause (from where the answer starts to the end of its sentence; for the

@@ -183,7 +183,7 @@ def _formats(schema, depth: int = 0) -> set[str]:
             found |= _formats(value, depth + 1)
         return found
     if isinstance(schema, list):
-        return set().union(*(_formats(v, depth + 1) for v in schema)) if schema else set()
+        return set().union(*(_formats(v, depth + 1) for v in schema))
     return set()
 
 

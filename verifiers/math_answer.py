@@ -178,7 +178,7 @@ class _MathVerifier:
                 f"{how} answer is {len(pred)} characters; the limit is {cfg.max_answer_chars}"
             )
         word = qualifier(searched, where, how, pred, gold)
-        if word is not None:  # "not 42", "42 thousand", "42 or 43", "42. Wait, ...": not 42
+        if word is not None:  # "not 42", "5 squared", "42 or 43", "42. Wait, ...": not 42
             return Verdict.wrong(
                 f"{how}: {_short(pred)} is qualified by {word!r} in the completion"
             )
