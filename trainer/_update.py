@@ -16,6 +16,7 @@ from passband.trainer._logprobs import completion_logprobs
 from passband.trainer._prefix_pack import attention_kind, pack_shared
 from passband.trainer.lora import adapters_disabled
 from passband.trainer.losses import BatchNorms, clipped_surrogate, k3_kl
+from passband.trainer.models import weights_stamp
 from passband.trainer.rollout import StalePolicyError
 from passband.trainer.tis import tis_correct
 
@@ -41,9 +42,12 @@ class UpdateMixin:
             sequences=len(seqs),
             constant=c.max_new_tokens,
         )
+        same = (
+            c.beta > 0 and self._reference_unchanged()
+        )  # the policy's log-probs are the reference's
         with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
             old = [self._logprobs(self.model, mb)[0] for mb in micro] if c.mu > 1 else None
-            ref = [self._reference_logprobs(mb) for mb in micro] if c.beta > 0 else None
+            ref = [self._reference_logprobs(mb) for mb in micro] if c.beta > 0 and not same else old
         stats, params = UpdateStats(), [p for p in self.model.parameters() if p.requires_grad]
         self.model.train()
         for it in range(c.mu):
@@ -110,8 +114,8 @@ class UpdateMixin:
                 loss_tok, old_logp, mb["sampler_logp"], mask, c.tis_cap
             )
             stats.mismatch += [mismatch] if first else []
-        if ref_logp is not None:
-            kl = k3_kl(logp, ref_logp)  # [b, C]
+        if c.beta > 0:  # no ref_logp: the weights are the reference's (``_reference_unchanged``)
+            kl = k3_kl(logp, ref_logp if ref_logp is not None else logp.detach())  # [b, C]
             loss_tok = loss_tok + c.beta * kl
             stats.kl += float((kl.detach() * mask).sum()) if first else 0.0
         loss = self.aggregate(loss_tok, mask, norms)
@@ -137,6 +141,12 @@ class UpdateMixin:
         """Log-probs of the completion tokens under ``model`` at the sampling temperature."""
         with self._autocast():
             return completion_logprobs(model, mb, self.config.temperature, entropy=entropy)
+
+    def _reference_unchanged(self) -> bool:
+        """Whether the policy's weights are still the ones the KL reference was copied from (the
+        first update of a fresh run): its forward would give the policy's own log-probs."""
+        stamp = self._reference_stamp
+        return stamp is not None and weights_stamp(self.model) == stamp
 
     def _reference_logprobs(self, mb: dict[str, torch.Tensor]) -> torch.Tensor:
         with adapters_disabled(self.model) if self.lora else contextlib.nullcontext():

@@ -76,7 +76,7 @@ from passband.trainer.alerts import AlertMonitor
 from passband.trainer.config import GRPOConfig
 from passband.trainer.lora import is_lora, lora_from_config
 from passband.trainer.losses import get_aggregation
-from passband.trainer.models import frozen_copy, load_model_and_tokenizer
+from passband.trainer.models import frozen_copy, load_model_and_tokenizer, weights_stamp
 from passband.trainer.rollout import RolloutBackend
 from passband.trainer.rollout_vllm import make_rollout_backend
 from passband.trainer.sampling import check_sampler, make_sampler, round_group_sizes
@@ -185,6 +185,8 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
                 'and set distributed = "ddp"'
             )
         self.reference = frozen_copy(self.model) if c.beta > 0 and not self.lora else None
+        # while the policy's weights are still those copied, its log-probs are the reference's
+        self._reference_stamp = weights_stamp(self.model) if self.reference is not None else None
         if self.reference is not None and self.dist.sharded:
             self.reference = self.dist.wrap(self.reference, bf16=c.bf16)  # sharded like the policy
         if c.gradient_checkpointing:

@@ -7,7 +7,7 @@ from typing import Any
 
 from passband.errors import ConfigError
 
-__all__ = ["load_model_and_tokenizer", "frozen_copy"]
+__all__ = ["load_model_and_tokenizer", "frozen_copy", "weights_stamp"]
 
 
 def load_model_and_tokenizer(
@@ -57,3 +57,21 @@ def frozen_copy(model: Any) -> Any:
     for p in ref.parameters():
         p.requires_grad_(False)
     return ref
+
+
+def weights_stamp(model: Any) -> tuple | None:
+    """Every parameter's identity and in-place version counter, or None for a model with active
+    dropout. Two equal stamps of a dropout-free model mean that nothing wrote its weights in
+    between: an optimizer step, a checkpoint load and any other in-place write bump a version,
+    and replaced parameters (FSDP's sharding, a wrapper) change the identities. The trainer
+    compares the policy's stamp with the one taken when the KL reference was copied: while they
+    are equal the reference's log-probs are the policy's own, and its forward is skipped. With
+    dropout the policy (train mode) and the reference (eval mode) differ even on equal weights."""
+    import torch
+
+    config = getattr(model, "config", None)
+    if any(isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0 for m in model.modules()):
+        return None
+    if any(float(getattr(config, k, 0) or 0) > 0 for k in ("attention_dropout", "attn_pdrop")):
+        return None
+    return tuple((id(p), p._version) for p in model.parameters())

@@ -1,0 +1,90 @@
+"""The KL reference's forward is skipped while the policy's weights are still the ones it was copied
+from (the first update of a fresh run), and only then: the run trains exactly as with it."""
+
+from __future__ import annotations
+
+import torch
+
+from passband.trainer import GRPOConfig, GRPOTrainer
+from passband.trainer.models import weights_stamp
+
+
+def reward(completion, **row):
+    return float(len(set(completion)))  # varies between samples: every group has signal
+
+
+ROWS = [{"prompt": f"{i}+{i % 3}="} for i in range(8)]
+
+
+def _trainer(tiny, tokenizer, tmp_path, name="run", model=None, **overrides):
+    settings = dict(
+        group_size=4,
+        prompts_per_step=4,
+        max_new_tokens=5,
+        learning_rate=1e-3,
+        beta=0.01,
+        pretrained=False,
+        max_steps=3,
+        output_dir=str(tmp_path / name),
+        use_curriculum=False,
+        progress=False,
+        seed=0,
+    )
+    settings.update(overrides)
+    model = model if model is not None else tiny.model(tokenizer)
+    trainer = GRPOTrainer(model, tokenizer, ROWS, reward, GRPOConfig(**settings))
+    calls = []
+    run = trainer._reference_logprobs
+
+    def counted(mb):  # the real reference forward, counted per update
+        calls.append(trainer.step)
+        return run(mb)
+
+    trainer._reference_logprobs = counted
+    return trainer, calls
+
+
+def test_the_first_update_skips_the_reference_forward_and_trains_the_same(
+    tiny, tokenizer, tmp_path
+):
+    skip, skip_calls = _trainer(tiny, tokenizer, tmp_path, "skip")
+    full, full_calls = _trainer(tiny, tokenizer, tmp_path, "full")
+    full._reference_stamp = None  # the reference forward at every update, as before the skip
+    a = [skip.train_step() for _ in range(3)]
+    b = [full.train_step() for _ in range(3)]
+    assert 0 not in skip_calls and 1 in skip_calls  # step 0 skipped, the next one ran
+    assert 0 in full_calls
+    assert a[0]["kl"] == 0.0 and abs(b[0]["kl"]) < 1e-7  # equal weights: no divergence yet
+    assert a[1]["kl"] > 0 and abs(a[1]["kl"] - b[1]["kl"]) <= 1e-6 * max(1.0, abs(b[1]["kl"]))
+    for p, q in zip(skip.model.parameters(), full.model.parameters()):
+        assert torch.allclose(p, q, atol=1e-6, rtol=0)
+
+
+def test_a_resumed_run_runs_the_reference_forward(tiny, tokenizer, tmp_path):
+    first, _ = _trainer(tiny, tokenizer, tmp_path, max_steps=1)
+    first.train()  # one update, then its checkpoint
+    again, calls = _trainer(tiny, tokenizer, tmp_path, max_steps=2, resume=True)
+    assert again._reference_unchanged()  # before the checkpoint is loaded
+    again.train()
+    assert again.step == 2 and calls == [1]  # the loaded weights are not the reference's
+
+
+def test_a_model_with_dropout_always_runs_the_reference_forward(tiny, tokenizer, tmp_path):
+    model = tiny.model(tokenizer)
+    model.config.attention_dropout = 0.1  # train mode (policy) and eval mode (reference) differ
+    assert weights_stamp(model) is None
+    trainer, calls = _trainer(tiny, tokenizer, tmp_path, model=model, max_steps=1)
+    trainer.train_step()
+    assert calls == [0]
+
+
+def test_any_write_to_the_weights_changes_the_stamp(tiny, tokenizer):
+    model = tiny.model(tokenizer)
+    stamp = weights_stamp(model)
+    assert stamp is not None and weights_stamp(model) == stamp
+    with torch.no_grad():
+        next(model.parameters()).add_(0.0)  # even a write of the same values
+    assert weights_stamp(model) != stamp
+    stamp = weights_stamp(model)
+    model.load_state_dict(model.state_dict())
+    assert weights_stamp(model) != stamp
