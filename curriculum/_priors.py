@@ -59,7 +59,7 @@ def row_prior(
     """``((passes, trials), source)`` of one row, or None when it carries no difficulty. A row
     stopped early by adaptive scoring (unanimous, fewer than ``score_k`` trials) counts as
     ``score_k`` trials: the stop asserted its class as surely as the full k would have."""
-    if "passes" not in row and "pass_rate" not in row and not _has_solve_rate(row):
+    if not _carries_difficulty(row):
         return None  # the common case of unscored data, checked without parsing anything
     passes, trials = number_or_none(row.get("passes")), number_or_none(row.get("trials"))
     if passes is not None and trials and 0 <= passes <= trials:
@@ -82,8 +82,13 @@ def row_prior(
     return None
 
 
-def _has_solve_rate(row: Mapping[str, Any]) -> bool:
-    return any(isinstance(c, str) and c.endswith(SOLVE_RATE_SUFFIX) for c in row)
+def _carries_difficulty(row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` has a column a prior is read from (its values are checked later)."""
+    return (
+        "passes" in row
+        or "pass_rate" in row
+        or any(isinstance(c, str) and c.endswith(SOLVE_RATE_SUFFIX) for c in row)
+    )
 
 
 def training_priors(
@@ -99,7 +104,13 @@ def training_priors(
     ``score_<setting>`` differs from one of them has its counts scaled by ``mismatch_weight``."""
     out = TrainingPriors(rows=len(rows))
     settings = dict(settings or {})
+    carries: dict[tuple, bool] = {}  # by the row's columns: rows mostly share them
     for i, row in enumerate(rows):
+        columns = tuple(row)
+        if columns not in carries:
+            carries[columns] = _carries_difficulty(row)
+        if not carries[columns]:
+            continue
         found = row_prior(row, prior_trials)
         if found is None:
             continue

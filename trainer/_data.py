@@ -161,8 +161,8 @@ _CHARS = 32
 
 # Byte-level BPE, SentencePiece (byte fallback plus a word marker) and WordPiece all give at most
 # two tokens per UTF-8 byte, plus a few special tokens: a prompt under that bound fits unseen.
-def _surely_fits(text: str, limit: int) -> bool:
-    return 2 * len(text.encode("utf-8")) + 16 <= limit
+def _token_bound(text: str) -> int:
+    return 2 * len(text.encode("utf-8")) + 16
 
 
 def _token_counts(tokenizer, prompts: list, limit: int) -> list[int]:
@@ -170,16 +170,18 @@ def _token_counts(tokenizer, prompts: list, limit: int) -> list[int]:
     ``limit`` when it is certainly longer. Tokenized in batches: one call per prompt costs more
     than the tokenizing itself."""
     texts = [_prompt_text(tokenizer, p) for p in prompts]
-    heads = [text[: (limit + 1) * _CHARS] for text, _ in texts]
-    counts = [2 * len(text.encode("utf-8")) + 16 for text, _ in texts]
+    counts = [_token_bound(text) for text, _ in texts]  # a count at or under the limit fits
+    unsure = [i for i, n in enumerate(counts) if n > limit]
+    heads = {i: texts[i][0][: (limit + 1) * _CHARS] for i in unsure}
     for specials in (True, False):
-        idx = [i for i, (t, s) in enumerate(texts) if s is specials and not _surely_fits(t, limit)]
+        idx = [i for i in unsure if texts[i][1] is specials]
         for start in range(0, len(idx), 512):
             chunk = idx[start : start + 512]
             ids = tokenizer([heads[i] for i in chunk], add_special_tokens=specials)["input_ids"]
             for i, one in zip(chunk, ids):
                 counts[i] = len(one)
-    for i, (text, specials) in enumerate(texts):
+    for i in unsure:
+        text, specials = texts[i]
         # margin: the cut may split a word into pieces; a long text below it is counted whole
         if len(heads[i]) < len(text) and counts[i] <= limit + 8:
             counts[i] = len(tokenizer(text, add_special_tokens=specials)["input_ids"])

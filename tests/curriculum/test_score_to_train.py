@@ -148,3 +148,22 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tiny_model, tmp_path, capsys):
         and [s[0] for s in mine.seen] == [5, 5]
     )
     assert all(s == t == 2 for _, s, t in mine.seen)  # ".*" always passes: 2 of 2
+
+
+def test_rows_with_different_columns_each_get_their_own_prior():
+    """Rows of one dataset may differ in columns (a partly scored file): the check of which
+    columns carry a difficulty, done once per set of columns, must not leak between them."""
+    from passband.curriculum._priors import training_priors
+
+    rows = [
+        {"prompt": "a"},
+        {"prompt": "b", "passes": 3, "trials": 4},
+        {"passes": 1, "prompt": "c", "trials": 4},  # the same columns in another order
+        {"prompt": "d"},
+        {"prompt": "e", "gsm8k_solve_rate": 0.25},
+        {"prompt": "f", "pass_rate": 0.5},
+        {"prompt": "g", "passes": None, "trials": None},  # columns present, no values
+    ]
+    found = training_priors(rows, prior_trials=8)
+    assert found.priors == {1: (3, 4), 2: (1, 4), 4: (2.0, 8), 5: (4.0, 8)}
+    assert found.sources == {"passes/trials": 2, "*_solve_rate": 1, "pass_rate": 1}
