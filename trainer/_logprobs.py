@@ -8,7 +8,7 @@ instead of kept: memory of one chunk, for one extra head matmul. The results are
 layout's (``batch.collate``) within float tolerance (tests/trainer/test_packing.py).
 
 Kept for what packing cannot serve: a model whose attention ignores restarting position ids
-(``packing_works`` checks the model once), and FSDP, whose sharded head is only whole inside the
+(``_prefix_pack.layouts_that_work`` checks the model once), and FSDP, whose sharded head is only whole inside the
 forward; both use the padded layout with the logits of the completion columns.
 """
 
@@ -22,7 +22,7 @@ import torch.nn.functional as F
 
 from passband.trainer.losses import token_entropy, token_logprobs
 
-__all__ = ["completion_logprobs", "packing_works"]
+__all__ = ["completion_logprobs"]
 
 _CHUNK_ELEMENTS = 1 << 24  # tokens x vocabulary per chunk: 64 MiB of fp32 logits
 _CHECKPOINT_ELEMENTS = 1 << 26  # above this many logits per micro-batch, recompute chunks
@@ -115,27 +115,3 @@ def _padded_logprobs(model, mb, temperature: float, entropy: bool):
     logits = out.logits[:, -(C + 1) : -1].float() / temperature  # [b, C, V]
     logp = token_logprobs(logits, mb["targets"])  # [b, C]
     return logp, token_entropy(logits) if entropy else None
-
-
-@torch.no_grad()
-def packing_works(model, device) -> bool:
-    """Whether ``model`` serves the packed path: its attention keeps packed sequences apart
-    (restarting position ids, no attention mask) and its output head is a module the forward
-    calls, so log-probs of two short sequences packed in one row equal the padded layout's."""
-    from passband.trainer._batch import collate, pack
-
-    seqs = [([3, 4, 5, 6], [7, 8], True), ([8], [9], True), ([5], [6, 7], True)]  # rows: 6, 2+3
-    adv = torch.zeros(3)
-    was_training = model.training
-    model.eval()
-    try:
-        packed, _ = completion_logprobs(model, pack(seqs, adv, device), 1.0)
-        padded, _ = completion_logprobs(model, collate(seqs, adv, 0, device), 1.0)
-        mask = collate(seqs, adv, 0, device)["mask"].bool()
-        return bool(
-            torch.allclose(packed[mask].float(), padded[mask].float(), atol=1e-3, rtol=1e-3)
-        )
-    except Exception:  # any model that cannot take this input is served by the padded layout
-        return False
-    finally:
-        model.train(was_training)

@@ -15,7 +15,7 @@ split into several units, each with its own copy of the prompt. A group whose pr
 than its mean completion is not shared (few tokens saved, and attention over a wide masked unit
 cost more: the long task's update went from 0.28-0.33 to 0.39-0.45 s per step when it was);
 when nothing is shared, the layout is ``pack``'s. Units are packed into rows first-fit, kept apart by the mask.
-``sharing_works`` checks a model once at start-up against the padded layout; a model on another
+``layouts_that_work`` checks a model once at start-up against the padded layout; a model on another
 attention implementation than ``sdpa`` or ``eager`` (which take a 4D mask as given) is not
 shared, nor is one that fails the check.
 """
@@ -27,7 +27,7 @@ import torch
 from passband.trainer._batch import collate, first_fit, pack, packed_batch
 from passband.trainer._logprobs import completion_logprobs
 
-__all__ = ["pack_shared", "sharing_works", "attention_kind", "MIN_WIDTH"]
+__all__ = ["pack_shared", "layouts_that_work", "attention_kind", "MIN_WIDTH"]
 
 MIN_WIDTH = 256  # tokens a unit may span when every sequence is shorter
 
@@ -116,26 +116,38 @@ def attention_kind(model) -> str | None:
 
 
 @torch.no_grad()
-def sharing_works(model, device) -> bool:
-    """Whether ``model`` gives the padded layout's log-probs from the shared layout (a group of two
-    completions and one of three, of different lengths)."""
-    kind = attention_kind(model)
-    if kind is None:
-        return False
+def layouts_that_work(model, device) -> tuple[bool, bool]:
+    """``(packed, shared)``: whether ``model`` gives the padded layout's log-probs
+    (``batch.collate``) from ``batch.pack``'s layout (position ids restart, no attention mask: an
+    attention that ignores them leaks across sequences) and from ``pack_shared``'s (a 4D mask;
+    ``sdpa`` and ``eager`` only, and only when packing works). Checked once at start-up on two
+    groups that share a prompt and two short sequences that pack into one row; one padded
+    forward is the reference for both. A model that cannot take these inputs gets the padded
+    layout."""
     seqs = [([3, 4, 5], [7, 8], True), ([3, 4, 5], [9], True), ([6, 2], [5, 6, 7], True)]
-    seqs += [([6, 2], [8, 9], True), ([6, 2], [4], True)]
+    seqs += [([6, 2], [8, 9], True), ([6, 2], [4], True), ([8], [9], True)]  # the last two: a row
     adv = torch.zeros(len(seqs))
     was_training = model.training
     model.eval()
     try:
-        dtype = next(model.parameters()).dtype
-        shared = pack_shared(seqs, adv, device, additive=kind == "additive", dtype=dtype)
-        ours, _ = completion_logprobs(model, shared, 1.0)
         padded = collate(seqs, adv, 0, device)
-        ref, _ = completion_logprobs(model, padded, 1.0)
         mask = padded["mask"].bool()
-        return bool(torch.allclose(ours[mask].float(), ref[mask].float(), atol=1e-3, rtol=1e-3))
-    except Exception:  # any model that cannot take this input keeps the plain packed layout
-        return False
+        ref = completion_logprobs(model, padded, 1.0)[0][mask].float()
+
+        def same(mb) -> bool:
+            try:
+                ours = completion_logprobs(model, mb, 1.0)[0][mask].float()
+            except Exception:  # this layout's input is refused: not served
+                return False
+            return bool(torch.allclose(ours, ref, atol=1e-3, rtol=1e-3))
+
+        packed = same(pack(seqs, adv, device))
+        kind = attention_kind(model)
+        if not packed or kind is None:
+            return packed, False
+        dtype = next(model.parameters()).dtype
+        return True, same(pack_shared(seqs, adv, device, additive=kind == "additive", dtype=dtype))
+    except Exception:  # not even the padded layout runs here; the first update will say why
+        return False, False
     finally:
         model.train(was_training)

@@ -45,7 +45,6 @@ from passband.trainer._batch import (
 )
 from passband.trainer._data import as_rows, check_rows, prompt_of
 from passband.trainer._distributed import group_seed, init_distributed, warn_if_unbalanced
-from passband.trainer._logprobs import packing_works
 from passband.trainer._metrics import (
     MetricsWriter,
     PhaseTimer,
@@ -57,7 +56,7 @@ from passband.trainer._metrics import (
     reward_metrics,
 )
 from passband.trainer._outdir import claim_output_dir
-from passband.trainer._prefix_pack import sharing_works
+from passband.trainer._prefix_pack import layouts_that_work
 from passband.trainer._recommended import check_learning_rate
 from passband.trainer._refill import (
     draws_for,
@@ -141,8 +140,10 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
             self.model, self.tokenizer, c, self.dist.world_size
         )
         self.pad_id = self.backend.pad_id
-        self._pack = not self.dist.sharded and packing_works(self.model, self.device)
-        self._share = self._pack and sharing_works(self.model, self.device)  # a prompt once
+        # packed micro-batches, and a group's prompt once in them, where the model serves them
+        self._pack, self._share = (
+            (False, False) if self.dist.sharded else layouts_that_work(self.model, self.device)
+        )
         self._build_optimizer()
         self._bar: ProgressBar | None = None
         self._write(f"passband: {self.scorer.success_rule}")

@@ -8,7 +8,8 @@ import torch
 
 from passband.trainer import _logprobs as lp_module
 from passband.trainer._batch import collate, pack
-from passband.trainer._logprobs import completion_logprobs, packing_works
+from passband.trainer._logprobs import completion_logprobs
+from passband.trainer._prefix_pack import layouts_that_work
 
 pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
 
@@ -48,7 +49,7 @@ def test_packing_leaves_no_padding_inside_rows_and_keeps_every_token(tiny, token
 
 def test_packed_log_probs_and_entropy_match_the_padded_layout(tiny, tokenizer):
     model = tiny.model(tokenizer)
-    assert packing_works(model, "cpu")
+    assert layouts_that_work(model, "cpu")[0]
     padded, _, (lp_a, ent_a), (lp_b, ent_b) = _both(model, tokenizer)
     valid = torch.zeros_like(padded["mask"], dtype=torch.bool)
     for i, (_, c, _) in enumerate(_seqs(tokenizer)):
@@ -137,6 +138,6 @@ def test_a_model_whose_attention_ignores_packing_falls_back_to_the_padded_layout
         return forward(*args, attention_mask=attention_mask, **kw)
 
     model.forward = leaky
-    assert not packing_works(model, "cpu")
+    assert not layouts_that_work(model, "cpu")[0]
     model.forward = forward
-    assert packing_works(model, "cpu")
+    assert layouts_that_work(model, "cpu")[0]

@@ -11,7 +11,7 @@ import torch
 from passband.trainer import _prefix_pack
 from passband.trainer._batch import collate, pack
 from passband.trainer._logprobs import completion_logprobs
-from passband.trainer._prefix_pack import pack_shared, sharing_works
+from passband.trainer._prefix_pack import layouts_that_work, pack_shared
 
 
 def _groups(n_groups=5, g=4, seed=0):
@@ -46,7 +46,7 @@ def test_log_probs_and_gradients_are_the_padded_layouts(tiny, tokenizer, attenti
     assert torch.allclose(ours[m], ref[m], atol=1e-5), (ours[m] - ref[m]).abs().max()
     for a, b in zip(g_ours, g_ref):
         assert torch.allclose(a, b, atol=1e-5 * b.abs().max().item() + 1e-8)
-    assert sharing_works(model, "cpu")
+    assert layouts_that_work(model, "cpu") == (True, True)
 
 
 def test_each_prompt_is_laid_out_once_per_group(tiny, tokenizer):
@@ -86,7 +86,7 @@ def test_a_group_too_wide_for_one_unit_is_split_with_a_prompt_copy_each(
 def test_attention_without_a_4d_mask_is_not_shared(tiny, tokenizer):
     model = tiny.model(tokenizer)
     model.config._attn_implementation = "flash_attention_2"  # never on this CPU: not shared
-    assert not sharing_works(model, "cpu")
+    assert not layouts_that_work(model, "cpu")[1]
     model.config._attn_implementation = "sdpa"
     forward = model.forward
 
@@ -94,7 +94,7 @@ def test_attention_without_a_4d_mask_is_not_shared(tiny, tokenizer):
         return forward(*args, **kw)
 
     model.forward = no_mask
-    assert not sharing_works(model, "cpu")
+    assert not layouts_that_work(model, "cpu")[1]
 
 
 def test_a_prompt_shorter_than_its_answers_is_not_shared():
