@@ -17,6 +17,8 @@ import math
 import warnings
 from dataclasses import dataclass, fields
 
+from passband.curriculum.posterior import check_band
+
 EASY_POLICIES = ("drop", "downweight")
 DEPRECATED_NAMES = {
     "hard_retest_share": "warmup_retest_share",
@@ -150,16 +152,7 @@ class CurriculumConfig:
     """Floor of the adaptive group size: below 4 answers the group mean / std are noise."""
 
     def __post_init__(self) -> None:
-        try:
-            lo, hi = (float(x) for x in self.band)
-        except (TypeError, ValueError):
-            lo, hi = 1.0, 0.0
-        if isinstance(self.band, (str, bytes)) or not 0.0 <= lo < hi <= 1.0:
-            raise ValueError(
-                f"CurriculumConfig.band={self.band!r} is outside the allowed range: "
-                "two numbers with 0 <= low < high <= 1, e.g. [0.2, 0.8]"
-            )
-        object.__setattr__(self, "band", (lo, hi))
+        object.__setattr__(self, "band", check_band(self.band, owner="CurriculumConfig"))
         try:
             a, b = (float(x) for x in self.base_prior)
         except (TypeError, ValueError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from passband.curriculum import PrescoreConfig, PrescoreError
+from passband.curriculum import CurriculumConfig, PrescoreConfig, PrescoreError
 from passband.curriculum.posterior import check_band
 from passband.trainer.config import GRPOConfig
 
@@ -19,8 +19,11 @@ def test_every_owner_rejects_a_bad_band_with_the_same_message(band):
         PrescoreConfig(band=band)
     with pytest.raises(ValueError) as trainer:
         GRPOConfig(band=band)
+    with pytest.raises(ValueError) as curriculum:
+        CurriculumConfig(band=band)
     expected = str(direct.value).removeprefix("X")
     assert str(prescore.value) == "PrescoreConfig" + expected
+    assert str(curriculum.value) == "CurriculumConfig" + expected
     # the trainer checks exact types first: a band that is no pair of numbers says so instead
     typed = isinstance(band, tuple) and len(band) == 2 and all(isinstance(b, float) for b in band)
     assert str(trainer.value) == (
