@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import warnings
 from pathlib import Path
+from typing import Any
 
 import tomllib
 
@@ -56,8 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def read_trainer_settings(path: str, overrides: list[str]) -> tuple[dict, set[str], str | None]:
-    """(every GRPOConfig field with defaults filled, the fields set explicitly, [model] path).
+def read_trainer_settings(path: str, overrides: list[str]) -> tuple[dict, set[str], Any]:
+    """(every GRPOConfig field with defaults filled, the fields set explicitly, the loaded config).
 
     Goes through ``passband.config.load_config`` so doctor validates exactly what ``passband
     train`` would; the trainer's own construction warnings are silenced because the findings
@@ -72,7 +73,7 @@ def read_trainer_settings(path: str, overrides: list[str]) -> tuple[dict, set[st
     explicit = set(raw) | {
         k.split(".", 1)[1] for k, _ in parse_overrides(overrides) if k.startswith("trainer.")
     }
-    return config.trainer.to_dict(), explicit, config.model.path
+    return config.trainer.to_dict(), explicit, config
 
 
 def _shape(args: argparse.Namespace, model_path: str | None):
@@ -99,16 +100,16 @@ def _shape(args: argparse.Namespace, model_path: str | None):
     )
 
 
-def measure_prompts(config_path: str, overrides: list[str]) -> tuple[int, int, str] | None:
-    """(mean, longest) prompt tokens of up to ``_SAMPLE`` evenly spaced [data] rows, encoded as
-    the trainer encodes them, and where they came from; None when data or tokenizer can't load."""
-    from passband.config import load_config, load_rows
+def measure_prompts(cfg) -> tuple[int, int, str] | None:
+    """(mean, longest) prompt tokens of up to ``_SAMPLE`` evenly spaced [data] rows of the loaded
+    config ``cfg``, encoded as the trainer encodes them, and where they came from; None when the
+    data or the tokenizer can't load."""
+    from passband.config import load_rows
     from passband.errors import PassbandError
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cfg = load_config(config_path, overrides)
             rows = load_rows(cfg.data)
             from transformers import AutoTokenizer
 
@@ -149,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--prompt-tokens {args.prompt_tokens}: must be >= 1")
     if args.gpus < 1:
         raise UsageError(f"--gpus {args.gpus}: must be >= 1")
-    values, explicit, model_path = read_trainer_settings(args.config, args.overrides)
+    values, explicit, config = read_trainer_settings(args.config, args.overrides)
+    model_path = config.model.path
     shape, why_not = _shape(args, model_path)  # its parameter count sets the learning-rate range
     findings = check_settings(values, explicit, shape.params if shape else None)
     flagged = sum(f.severity != "ok" for f in findings)
@@ -159,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         "the trainer warns too, or the learning rate is high for the model's size)"
     )
     print(format_findings(findings))
-    mean_tokens, longest, where = _prompt_tokens(args)
+    mean_tokens, longest, where = _prompt_tokens(args, config)
     print(f"\nprompts: {mean_tokens} tokens on average, {longest} at most ({where})")
     _print_context(model_path, values["max_new_tokens"], longest)
     _print_phases(values.get("output_dir"))
@@ -190,10 +192,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prompt_tokens(args: argparse.Namespace) -> tuple[int, int, str]:
+def _prompt_tokens(args: argparse.Namespace, config) -> tuple[int, int, str]:
     if args.prompt_tokens is not None:
         return args.prompt_tokens, args.prompt_tokens, "--prompt-tokens"
-    measured = measure_prompts(args.config, args.overrides)
+    measured = measure_prompts(config)
     if measured is None:
         return (
             _ASSUMED,
