@@ -145,8 +145,9 @@ class UpdateMixin:
     def _reference_unchanged(self) -> bool:
         """Whether the policy's weights are still the ones the KL reference was copied from (the
         first update of a fresh run): its forward would give the policy's own log-probs."""
-        stamp = self._reference_stamp
-        return stamp is not None and weights_stamp(self.model) == stamp
+        if self._reference_stamp is not None and weights_stamp(self.model) != self._reference_stamp:
+            self._reference_stamp = None  # written since: never the copied weights again
+        return self._reference_stamp is not None
 
     def _reference_logprobs(self, mb: dict[str, torch.Tensor]) -> torch.Tensor:
         with adapters_disabled(self.model) if self.lora else contextlib.nullcontext():
