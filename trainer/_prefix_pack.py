@@ -134,19 +134,20 @@ def layouts_that_work(model, device) -> tuple[bool, bool]:
         mask = padded["mask"].bool()
         ref = completion_logprobs(model, padded, 1.0)[0][mask].float()
 
-        def same(mb) -> bool:
+        def same(layout) -> bool:
             try:
-                ours = completion_logprobs(model, mb, 1.0)[0][mask].float()
-            except Exception:  # this layout's input is refused: not served
+                ours = completion_logprobs(model, layout(), 1.0)[0][mask].float()
+            except Exception:  # this layout cannot be built or run here: not served
                 return False
             return bool(torch.allclose(ours, ref, atol=1e-3, rtol=1e-3))
 
-        packed = same(pack(seqs, adv, device))
+        packed = same(lambda: pack(seqs, adv, device))
         kind = attention_kind(model)
         if not packed or kind is None:
             return packed, False
         dtype = next(model.parameters()).dtype
-        return True, same(pack_shared(seqs, adv, device, additive=kind == "additive", dtype=dtype))
+        additive = kind == "additive"
+        return True, same(lambda: pack_shared(seqs, adv, device, additive=additive, dtype=dtype))
     except Exception:  # not even the padded layout runs here; the first update will say why
         return False, False
     finally:

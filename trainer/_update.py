@@ -16,7 +16,7 @@ from passband.trainer._logprobs import completion_logprobs
 from passband.trainer._prefix_pack import attention_kind, pack_shared
 from passband.trainer.lora import adapters_disabled
 from passband.trainer.losses import BatchNorms, clipped_surrogate, k3_kl
-from passband.trainer.models import weights_stamp
+from passband.trainer.models import same_weights
 from passband.trainer.rollout import StalePolicyError
 from passband.trainer.tis import tis_correct
 
@@ -145,7 +145,7 @@ class UpdateMixin:
     def _reference_unchanged(self) -> bool:
         """Whether the policy's weights are still the ones the KL reference was copied from (the
         first update of a fresh run): its forward would give the policy's own log-probs."""
-        if self._reference_stamp is not None and weights_stamp(self.model) != self._reference_stamp:
+        if not same_weights(self.model, self._reference_stamp):
             self._reference_stamp = None  # written since: never the copied weights again
         return self._reference_stamp is not None
 

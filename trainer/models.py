@@ -7,7 +7,7 @@ from typing import Any
 
 from passband.errors import ConfigError
 
-__all__ = ["load_model_and_tokenizer", "frozen_copy", "weights_stamp"]
+__all__ = ["load_model_and_tokenizer", "frozen_copy", "weights_stamp", "same_weights"]
 
 
 def load_model_and_tokenizer(
@@ -59,19 +59,62 @@ def frozen_copy(model: Any) -> Any:
     return ref
 
 
-def weights_stamp(model: Any) -> tuple | None:
-    """Every parameter's identity and in-place version counter, or None for a model with active
-    dropout. Two equal stamps of a dropout-free model mean that nothing wrote its weights in
-    between: an optimizer step, a checkpoint load and any other in-place write bump a version,
-    and replaced parameters (FSDP's sharding, a wrapper) change the identities. The trainer
-    compares the policy's stamp with the one taken when the KL reference was copied: while they
-    are equal the reference's log-probs are the policy's own, and its forward is skipped. With
-    dropout the policy (train mode) and the reference (eval mode) differ even on equal weights."""
+def weights_stamp(model: Any) -> list | None:
+    """What ``same_weights`` compares later: every parameter (a weak reference), its in-place
+    version counter, storage address, dtype and device. None when the model may run differently in
+    train and eval mode: a dropout module, or any number above 0 under a config key naming a
+    dropout or a jitter (OPT's functional ``dropout``, Falcon's ``hidden_dropout``, ``layerdrop``,
+    MoE ``router_jitter_noise``, nested configs included), or no config to tell.
+
+    The trainer takes a stamp when it copies the KL reference and compares it at each update: while
+    nothing wrote the weights, the reference's log-probs are the policy's own, and its forward is
+    skipped. An optimizer step, a checkpoint load and any other in-place write bump a version; a
+    cast (``.to(dtype)``, ``.half()``) or ``p.data = t`` changes the storage; replaced parameters
+    (FSDP's sharding) are other objects. Not seen: an in-place op through ``p.data`` (its version
+    counter is not the parameter's)."""
+    import weakref
+
     import torch
 
     config = getattr(model, "config", None)
+    if config is None or not hasattr(config, "to_dict") or _may_drop(config.to_dict()):
+        return None
     if any(isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0 for m in model.modules()):
         return None
-    if any(float(getattr(config, k, 0) or 0) > 0 for k in ("attention_dropout", "attn_pdrop")):
-        return None
-    return tuple((id(p), p._version) for p in model.parameters())
+    return [(weakref.ref(p), *_state(p)) for p in model.parameters()]
+
+
+def same_weights(model: Any, stamp: list | None) -> bool:
+    """Whether ``model``'s parameters are still the very ones ``stamp`` saw, unwritten."""
+    if stamp is None:
+        return False
+    params = list(model.parameters())
+    return len(params) == len(stamp) and all(
+        entry[0]() is p and entry[1:] == _state(p) for p, entry in zip(params, stamp)
+    )
+
+
+def _state(p) -> tuple:
+    try:
+        address = p.data_ptr()
+    except (RuntimeError, TypeError):  # a tensor subclass without one storage: never equal
+        address = object()
+    return p._version, address, p.dtype, p.device
+
+
+def _may_drop(settings: Any) -> bool:
+    """A number above 0 under a key that names a dropout or a jitter, at any depth."""
+    if isinstance(settings, dict):
+        return any(
+            (
+                isinstance(k, str)
+                and ("drop" in k.lower() or "jitter" in k.lower())
+                and isinstance(v, (int, float))
+                and v > 0
+            )
+            or _may_drop(v)
+            for k, v in settings.items()
+        )
+    if isinstance(settings, (list, tuple)):
+        return any(_may_drop(v) for v in settings)
+    return False

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from passband.trainer import GRPOConfig, GRPOTrainer
-from passband.trainer.models import weights_stamp
+from passband.trainer.models import same_weights, weights_stamp
 
 
 def reward(completion, **row):
@@ -81,10 +81,43 @@ def test_a_model_with_dropout_always_runs_the_reference_forward(tiny, tokenizer,
 def test_any_write_to_the_weights_changes_the_stamp(tiny, tokenizer):
     model = tiny.model(tokenizer)
     stamp = weights_stamp(model)
-    assert stamp is not None and weights_stamp(model) == stamp
+    assert same_weights(model, stamp) and same_weights(model, weights_stamp(model))
     with torch.no_grad():
         next(model.parameters()).add_(0.0)  # even a write of the same values
-    assert weights_stamp(model) != stamp
+    assert not same_weights(model, stamp)
     stamp = weights_stamp(model)
-    model.load_state_dict(model.state_dict())
-    assert weights_stamp(model) != stamp
+    model.load_state_dict(model.state_dict())  # what a resume does
+    assert not same_weights(model, stamp)
+    stamp = weights_stamp(model)
+    first = next(model.parameters())
+    first.data = first.data.clone()  # new storage under the same parameter
+    assert not same_weights(model, stamp)
+    stamp = weights_stamp(model)
+    model.to(torch.float64)  # a cast keeps the parameter objects and their versions
+    assert not same_weights(model, stamp)
+    assert not same_weights(model, None)
+
+
+def test_models_that_drop_out_through_their_config_are_never_stamped(tiny, tokenizer):
+    """OPT applies ``config.dropout`` (0.1 by default) with a function, not a module; Falcon reads
+    ``hidden_dropout``; MoE models add router jitter in train mode only."""
+    from transformers import OPTConfig, OPTForCausalLM
+
+    opt = OPTForCausalLM(
+        OPTConfig(
+            vocab_size=32,
+            hidden_size=16,
+            num_hidden_layers=1,
+            ffn_dim=32,
+            num_attention_heads=2,
+            max_position_embeddings=32,
+            word_embed_proj_dim=16,
+        )
+    )
+    assert opt.config.dropout > 0 and weights_stamp(opt) is None
+    opt.config.dropout = opt.config.attention_dropout = opt.config.layerdrop = 0.0
+    assert weights_stamp(opt) is not None
+    model = tiny.model(tokenizer)
+    model.config.router_jitter_noise = 0.01
+    assert weights_stamp(model) is None
+    assert weights_stamp(torch.nn.Linear(2, 2)) is None  # no config: nothing known of its forward
