@@ -124,8 +124,8 @@ def layouts_that_work(model, device) -> tuple[bool, bool]:
     groups that share a prompt and two short sequences that pack into one row; one padded
     forward is the reference for both. A model that cannot take these inputs gets the padded
     layout."""
-    seqs = [([3, 4, 5], [7, 8], True), ([3, 4, 5], [9], True), ([6, 2], [5, 6, 7], True)]
-    seqs += [([6, 2], [8, 9], True), ([6, 2], [4], True), ([8], [9], True)]  # the last two: a row
+    seqs = [([3, 4, 5], [7, 8, 6], True), ([3, 4, 5], [9], True), ([6, 2], [5, 6, 7], True)]
+    seqs += [([6, 2], [8, 9], True), ([6, 2], [4], True), ([8], [9, 6], True)]  # last two: a row
     adv = torch.zeros(len(seqs))
     was_training = model.training
     model.eval()
