@@ -220,7 +220,7 @@ def test_bad_inputs_name_the_problem():
         Curriculum(["a", "a"])
     with pytest.raises(TypeError, match="unknown curriculum option"):
         Curriculum(["a"], hard_retest_every=3)
-    with pytest.raises(ValueError, match=r"band=\(0.8, 0.2\)"):
+    with pytest.raises(ValueError, match=r"CurriculumConfig.band = \(0.8, 0.2\) is out of range"):
         Curriculum(["a"], band=(0.8, 0.2))
     with pytest.raises(ValueError, match="easy_policy"):
         CurriculumConfig(easy_policy="forget")
