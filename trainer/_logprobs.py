@@ -8,8 +8,8 @@ instead of kept: memory of one chunk, for one extra head matmul. The results are
 layout's (``batch.collate``) within float tolerance (tests/trainer/test_packing.py).
 
 Kept for what packing cannot serve: a model whose attention ignores restarting position ids
-(``_prefix_pack.layouts_that_work`` checks the model once), and FSDP, whose sharded head is only whole inside the
-forward; both use the padded layout with the logits of the completion columns.
+(``_prefix_pack.layouts_that_work`` checks the model once), and FSDP, whose sharded head is only
+whole inside the forward; both use the padded layout with the logits of the completion columns.
 """
 
 from __future__ import annotations

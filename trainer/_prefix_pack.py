@@ -15,9 +15,9 @@ split into several units, each with its own copy of the prompt. A group whose pr
 than its mean completion is not shared (few tokens saved, and attention over a wide masked unit
 cost more: the long task's update went from 0.28-0.33 to 0.39-0.45 s per step when it was);
 when nothing is shared, the layout is ``pack``'s. Units are packed into rows first-fit, kept apart by the mask.
-``layouts_that_work`` checks a model once at start-up against the padded layout; a model on another
-attention implementation than ``sdpa`` or ``eager`` (which take a 4D mask as given) is not
-shared, nor is one that fails the check.
+``layouts_that_work`` checks a model once at start-up against the padded layout; a model on
+another attention implementation than ``sdpa`` or ``eager`` (which take a 4D mask as given) is
+not shared, nor is one that fails the check.
 """
 
 from __future__ import annotations

@@ -42,12 +42,14 @@ class UpdateMixin:
             sequences=len(seqs),
             constant=c.max_new_tokens,
         )
-        same = (
-            c.beta > 0 and self._reference_unchanged()
-        )  # the policy's log-probs are the reference's
         with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
             old = [self._logprobs(self.model, mb)[0] for mb in micro] if c.mu > 1 else None
-            ref = [self._reference_logprobs(mb) for mb in micro] if c.beta > 0 and not same else old
+            if c.beta <= 0:
+                ref = None
+            elif self._reference_unchanged():  # the reference's log-probs are the policy's own:
+                ref = old  # these (mu > 1), or None and _micro_step uses the policy's (mu = 1)
+            else:
+                ref = [self._reference_logprobs(mb) for mb in micro]
         stats, params = UpdateStats(), [p for p in self.model.parameters() if p.requires_grad]
         self.model.train()
         for it in range(c.mu):
