@@ -37,7 +37,11 @@ _BOUND = r"(?P<{}>[^<>=≤≥\\]*?(?:\\(?:sqrt|frac|pi|infty|dfrac|tfrac)[^<>=�
 _RANGE_RE = re.compile(
     rf"\s*{_BOUND.format('a')}\s*(?P<op1>{_LE})\s*{_VAR}\s*(?P<op2>{_LE})\s*{_BOUND.format('b')}\s*"
 )
+_FALLING_RE = re.compile(
+    rf"\s*{_BOUND.format('a')}\s*(?P<op1>{_GE})\s*{_VAR}\s*(?P<op2>{_GE})\s*{_BOUND.format('b')}\s*"
+)
 _UPPER_RE = re.compile(rf"\s*{_VAR}\s*(?P<op>{_LE}|{_GE}|{_NE})\s*{_BOUND.format('b')}\s*")
+_BOUND_FIRST_RE = re.compile(rf"\s*{_BOUND.format('b')}\s*(?P<op>{_LE}|{_GE}|{_NE})\s*{_VAR}\s*")
 _INTERVAL_HINT_RE = re.compile(r"\\infty|∞|\\cup|^\s*\[|\]\s*$")
 
 
@@ -147,20 +151,25 @@ def _closes_at_end(text: str) -> bool:
 
 
 def _as_interval(text: str) -> str | None:
-    """``-3 \\le x \\le 5`` -> ``[-3, 5]``; ``x > 2`` -> ``(2, \\infty)``; ``x \\neq 2`` -> a union."""
+    """``-3 \\le x \\le 5`` (or ``5 \\ge x \\ge -3``) -> ``[-3, 5]``; ``x > 2`` (or ``2 < x``) ->
+    ``(2, \\infty)``; ``x \\neq 2`` -> a union."""
     text = text.strip().strip("$").strip()
-    match = _RANGE_RE.fullmatch(text)
-    if match and match.group("a").strip() and match.group("b").strip():
-        low = "(" if _strict(match.group("op1")) else "["
-        high = ")" if _strict(match.group("op2")) else "]"
-        return f"{low}{match.group('a').strip()}, {match.group('b').strip()}{high}"
-    match = _UPPER_RE.fullmatch(text)
+    for regex, rising in ((_RANGE_RE, True), (_FALLING_RE, False)):
+        match = regex.fullmatch(text)
+        if match and match.group("a").strip() and match.group("b").strip():
+            (low, op_low), (high, op_high) = (("a", "op1"), ("b", "op2"))[:: 1 if rising else -1]
+            return (
+                f"{'(' if _strict(match.group(op_low)) else '['}{match.group(low).strip()}, "
+                f"{match.group(high).strip()}{')' if _strict(match.group(op_high)) else ']'}"
+            )
+    match = _UPPER_RE.fullmatch(text) or _BOUND_FIRST_RE.fullmatch(text)
     if not match or not match.group("b").strip() or _mentions(match.group("b"), match.group("var")):
         return None
     op, bound = match.group("op"), match.group("b").strip()
     if re.fullmatch(_NE, op):
         return f"(-\\infty, {bound}) \\cup ({bound}, \\infty)"
-    if re.fullmatch(_LE, op):
+    upper = bool(re.fullmatch(_LE, op)) == (match.re is _UPPER_RE)  # x < b, or b > x
+    if upper:
         return f"(-\\infty, {bound}{')' if _strict(op) else ']'}"
     return f"{'(' if _strict(op) else '['}{bound}, \\infty)"
 

@@ -88,6 +88,17 @@ INTERVALS = [  # a one-variable relation is the interval it describes
         "ok",
     ),
     (r"(-\infty, 3) \cup (3, \infty)", r"The domain is $\boxed{x \neq 2}$.", "wrong"),
+    # the bound first, and a range written from the top down
+    (r"(2, \infty)", r"So $\boxed{2 < x}$.", "ok"),
+    (r"(2, \infty)", r"So $\boxed{2 \le x}$.", "wrong"),
+    (r"(-\infty, 2)", r"So $\boxed{2 < x}$.", "wrong"),
+    (r"(-\infty, 3]", r"So $\boxed{3 \geq x}$.", "ok"),
+    (r"(-\infty, 3]", r"So $\boxed{3 > x}$.", "wrong"),
+    (r"[-3, 5)", r"So $\boxed{5 > x \ge -3}$.", "ok"),
+    (r"[-3, 5)", r"So $\boxed{5 \ge x \ge -3}$.", "wrong"),
+    (r"(2, \infty)", r"So $\boxed{2 < x > 1}$.", "wrong"),
+    (r"x > 2", r"So $\boxed{(2, \infty)}$.", "ok"),
+    (r"2 < x", r"So $\boxed{(2, \infty)}$.", "ok"),
 ]
 
 EQUATIONS = [  # the same line or curve: the same solution set, or a constant multiple
