@@ -78,12 +78,10 @@ class CurriculumConfig:
     ``curriculum._population``) once 32 are in, never with more pseudo-counts than ``base_prior``.
     On bimodal data (much solved, much out of reach) one lucky success in 8 then reads as below
     the band, not as a pass rate of 0.2. False: ``base_prior`` throughout."""
-    evidence_half_life: float = 2048.0
+    evidence_half_life: float = 1024.0
     """Groups observed (across all prompts) after which an old observation counts half: the policy
-    moves, so old evidence goes stale. At 1024 (the previous default) the failures of warm-up
-    prompts faded so fast that every re-test looked alike, and fewer of the prompts that became
-    learnable were found again (simulator, 8 seeds: 0.70 against 0.78 at 2048 in the standard
-    scenario, with the same signal share; BENCHMARKS.md)."""
+    moves, so old evidence goes stale. Due warm-up re-tests are ranked on twice this memory
+    (``_selection.RETEST_MEMORY``)."""
     max_evidence: float = 48.0
     """Cap on the total (decayed) trials behind one estimate, so a prompt seen often still follows
     the policy within a few groups."""

@@ -202,14 +202,16 @@ class Curriculum(SelectionMixin, PersistMixin):
         return len(self._ids)
 
     # ------------------------------------------------------------------ evidence
-    def _evidence(self, idx, now=None):
-        """Decayed (successes, failures) of the prompts ``idx`` (array or int) at ``now``."""
+    def _evidence(self, idx, now=None, half_life=None):
+        """Decayed (successes, failures) of the prompts ``idx`` (array or int) at ``now``, at
+        ``half_life`` (default: ``evidence_half_life``)."""
         now = self._clock if now is None else now
-        factor = 0.5 ** (np.maximum(0.0, now - self._stamp[idx]) / self.config.evidence_half_life)
+        half_life = half_life or self.config.evidence_half_life
+        factor = 0.5 ** (np.maximum(0.0, now - self._stamp[idx]) / half_life)
         return self._succ[idx] * factor, self._fail[idx] * factor
 
-    def _beta(self, idx):
-        s, f = self._evidence(idx)
+    def _beta(self, idx, half_life=None):
+        s, f = self._evidence(idx, half_life=half_life)
         a0, b0 = self._base_prior()
         return a0 + s, b0 + f
 

@@ -58,8 +58,9 @@ def test_simulation_rejects_unknown_strategy():
 # The recovery target, in the standard scenario (2000 prompts, 150 steps of 64 groups): the
 # prompts that become learnable are trained on again about as often as uniform sampling finds
 # them, cold and with priors, while the signal share stays more than twice uniform's. Measured
-# (seeds 0-2): uniform 0.772; cold 0.795 and with priors 0.776 at evidence_half_life = 2048, against
-# 0.705 and 0.701 at 1024, which fails here.
+# (seeds 0-2): uniform 0.772; cold 0.795 and with priors 0.820 with due warm-up re-tests ranked on
+# twice the evidence half-life (_selection.RETEST_MEMORY), against 0.705 and 0.701 when they were
+# ranked on the estimate's own half-life, which fails here.
 @pytest.mark.parametrize("noise", [0.0, 0.7])
 def test_recovery_keeps_up_with_uniform_sampling(noise):
     seeds = (0, 1, 2)
