@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX, number_or_none
+from passband.errors import DataError
 
 __all__ = ["TrainingPriors", "training_priors", "row_prior"]
 
+_SHOWN = 5  # bad rows named in a message; the rest are counted
 _COMPARED = ("model", "temperature", "top_p", "max_tokens", "success_threshold")
 
 
@@ -56,30 +58,53 @@ class TrainingPriors:
 def row_prior(
     row: Mapping[str, Any], prior_trials: float = 8
 ) -> tuple[tuple[float, float], str] | None:
-    """``((passes, trials), source)`` of one row, or None when it carries no difficulty. A row
-    stopped early by adaptive scoring (unanimous, fewer than ``score_k`` trials) counts as
-    ``score_k`` trials: the stop asserted its class as surely as the full k would have."""
+    """``((passes, trials), source)`` of one row, or None when it carries no difficulty (its
+    difficulty cells are absent or empty). A cell that holds something else than a usable count
+    or rate raises ``ValueError`` naming the column and the value: read as "unscored", it would
+    silently drop the score. A row stopped early by adaptive scoring (unanimous, fewer than
+    ``score_k`` trials) counts as ``score_k`` trials: the stop asserted its class as surely as the
+    full k would have."""
     if not _carries_difficulty(row):
         return None  # the common case of unscored data, checked without parsing anything
-    passes, trials = number_or_none(row.get("passes")), number_or_none(row.get("trials"))
-    if passes is not None and trials and 0 <= passes <= trials:
-        k = number_or_none(row.get("score_k")) or trials
+    passes, trials = _number(row, "passes"), _number(row, "trials")
+    if passes is not None or trials is not None:
+        if passes is None or not trials or trials < 0 or not 0 <= passes <= trials:
+            raise ValueError(
+                f"'passes' = {row.get('passes')!r} with 'trials' = {row.get('trials')!r}: "
+                "expected counts with 0 <= passes <= trials and trials > 0"
+            )
+        k = _number(row, "score_k") or trials
         if passes in (0, trials) and k > trials:
             passes, trials = passes / trials * k, k
         return (passes, trials), "passes/trials"
-    rate = number_or_none(row.get("pass_rate"))
-    if rate is not None and 0 <= rate <= 1:
+    rate = _rate(row, "pass_rate")
+    if rate is not None:
         return (rate * prior_trials, prior_trials), "pass_rate"
     rates = [
-        x
-        for c in sorted(row)
-        if c.endswith(SOLVE_RATE_SUFFIX)
-        and (x := number_or_none(row[c])) is not None
-        and 0 <= x <= 1
+        x for c in sorted(row) if c.endswith(SOLVE_RATE_SUFFIX) and (x := _rate(row, c)) is not None
     ]
     if rates:
         return (sum(rates) / len(rates) * prior_trials, prior_trials), "*" + SOLVE_RATE_SUFFIX
     return None
+
+
+def _number(row: Mapping[str, Any], column: str) -> float | None:
+    """The cell as a finite number; None when it is absent or empty (None, "", NaN); anything
+    else raises ``ValueError``."""
+    value = row.get(column)
+    if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
+        return None
+    x = number_or_none(value)
+    if x is None or not math.isfinite(x):
+        raise ValueError(f"column {column!r} holds {value!r}; expected a number")
+    return x
+
+
+def _rate(row: Mapping[str, Any], column: str) -> float | None:
+    x = _number(row, column)
+    if x is not None and not 0 <= x <= 1:
+        raise ValueError(f"column {column!r} holds {row[column]!r}; expected a rate in [0, 1]")
+    return x
 
 
 def _carries_difficulty(row: Mapping[str, Any]) -> bool:
@@ -105,13 +130,18 @@ def training_priors(
     out = TrainingPriors(rows=len(rows))
     settings = dict(settings or {})
     carries: dict[tuple, bool] = {}  # by the row's columns: rows mostly share them
+    bad: list[str] = []
     for i, row in enumerate(rows):
         columns = tuple(row)
         if columns not in carries:
             carries[columns] = _carries_difficulty(row)
         if not carries[columns]:
             continue
-        found = row_prior(row, prior_trials)
+        try:
+            found = row_prior(row, prior_trials)
+        except ValueError as exc:
+            bad.append(f"row {i}: {exc}")
+            continue
         if found is None:
             continue
         (passes, trials), source = found
@@ -123,6 +153,14 @@ def training_priors(
                 out.differences.setdefault(k, pair)
             passes, trials = passes * mismatch_weight, trials * mismatch_weight
         out.priors[i] = (passes, trials)
+    if bad:
+        shown = "; ".join(bad[:_SHOWN]) + (
+            f"; and {len(bad) - _SHOWN} more" if len(bad) > _SHOWN else ""
+        )
+        raise DataError(
+            f"{len(bad)} of {len(rows)} training rows have an unusable difficulty column: "
+            f"{shown}. Fix the cells, or empty them to train those rows unscored"
+        )
     return out
 
 

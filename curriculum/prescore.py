@@ -30,6 +30,7 @@ from passband.curriculum._success import describe_success_rule, with_success_rul
 from passband.curriculum.posterior import band_class
 from passband.curriculum.prescore_config import PrescoreConfig, PrescoreError, describe_verifier
 from passband.curriculum.tables import write_rows
+from passband.errors import DataError
 
 Generate = Callable[..., Sequence[Sequence[str]]]
 SCORE_COLUMNS = ("passes", "trials", "pass_rate", "band_class", "unchecked", "score_source")
@@ -272,15 +273,20 @@ def priors_from_rows(
 
     Uses ``passes``/``trials`` when present, else ``pass_rate`` (or the mean of ``*_solve_rate``
     columns) as if from ``prior_trials`` samples; see ``priors.row_prior``. ``ids`` default to row
-    positions. Rows without a difficulty are left out. The trainer uses
-    ``priors.training_priors``, which also weighs the settings the scores were made with.
+    positions. Rows without a difficulty (absent or empty cells) are left out; a cell that holds
+    no usable count or rate raises ``DataError`` naming the row, the column and the value. The
+    trainer uses ``priors.training_priors``, which also weighs the settings the scores were made
+    with.
     """
     from passband.curriculum._priors import row_prior
 
     ids = list(range(len(rows))) if ids is None else list(ids)
     out = {}
-    for pid, row in zip(ids, rows):
-        found = row_prior(row, prior_trials)
+    for pos, (pid, row) in enumerate(zip(ids, rows)):
+        try:
+            found = row_prior(row, prior_trials)
+        except ValueError as exc:
+            raise DataError(f"row {pos} (id {pid!r}): {exc}") from None
         if found is not None:
             out[pid] = found[0]
     return out

@@ -167,3 +167,33 @@ def test_rows_with_different_columns_each_get_their_own_prior():
     found = training_priors(rows, prior_trials=8)
     assert found.priors == {1: (3, 4), 2: (1, 4), 4: (2.0, 8), 5: (4.0, 8)}
     assert found.sources == {"passes/trials": 2, "*_solve_rate": 1, "pass_rate": 1}
+
+
+@pytest.mark.parametrize(
+    "cells, said",
+    [
+        ({"passes": 9, "trials": 8}, "'passes' = 9 with 'trials' = 8"),
+        ({"passes": -1, "trials": 8}, "'passes' = -1"),
+        ({"passes": 3}, "'passes' = 3 with 'trials' = None"),
+        ({"passes": "3/8", "trials": 8}, "column 'passes' holds '3/8'"),
+        ({"pass_rate": 1.5}, "column 'pass_rate' holds 1.5; expected a rate in [0, 1]"),
+        ({"pass_rate": "hard"}, "column 'pass_rate' holds 'hard'"),
+        ({"pass_rate": float("inf")}, "column 'pass_rate' holds inf"),
+        ({"math_solve_rate": 50}, "column 'math_solve_rate' holds 50"),
+    ],
+)
+def test_an_unusable_difficulty_cell_is_refused_not_read_as_unscored(cells, said):
+    """A bad count or rate used to be dropped as if the row were unscored: the trainer said "no
+    pre-scores in the data" and trained without the priors. It names the row and the cell now;
+    empty cells still mean unscored."""
+    from passband.curriculum._priors import training_priors
+    from passband.curriculum.prescore import priors_from_rows
+    from passband.errors import DataError
+
+    rows = [{"prompt": "a", "pass_rate": ""}, {"prompt": "b", **cells}, {"prompt": "c"}]
+    with pytest.raises(DataError, match="1 of 3 training rows") as info:
+        training_priors(rows)
+    assert "row 1: " + said in str(info.value)
+    with pytest.raises(DataError, match="row 1"):
+        priors_from_rows(rows)
+    assert training_priors([rows[0], rows[2]]).priors == {}  # empty cells: unscored, no error
