@@ -18,6 +18,7 @@ import warnings
 from dataclasses import dataclass, fields
 
 from passband.curriculum.posterior import check_band
+from passband.errors import ConfigError
 
 EASY_POLICIES = ("drop", "downweight")
 DEPRECATED_NAMES = {
@@ -38,17 +39,22 @@ def _check_range(
     name: str, value, low: float, high: float, *, open_low=False, integer=False
 ) -> None:
     is_num = isinstance(value, (int, float)) and not isinstance(value, bool)
-    bad = not is_num or (isinstance(value, float) and not math.isfinite(value))
+    bracket = "(" if open_low else "["
+    kind = "an integer" if integer else "a number"
+    allowed = f"{kind} in {bracket}{low:g}, {high:g}]"
+    if not is_num:
+        raise ConfigError(
+            f"CurriculumConfig.{name}={value!r} is not a number (a {type(value).__name__}): "
+            f"expected {allowed}"
+        )
+    bad = isinstance(value, float) and not math.isfinite(value)
     if not bad:
         bad = (value <= low if open_low else value < low) or value > high
     if integer and not bad:
         bad = not isinstance(value, int)
     if bad:
-        bracket = "(" if open_low else "["
-        kind = "an integer" if integer else "a number"
-        raise ValueError(
-            f"CurriculumConfig.{name}={value!r} is outside the allowed range: "
-            f"{kind} in {bracket}{low:g}, {high:g}]"
+        raise ConfigError(
+            f"CurriculumConfig.{name}={value!r} is outside the allowed range: {allowed}"
         )
 
 
@@ -63,7 +69,8 @@ class CurriculumConfig:
     success_threshold: float = 0.5
     """What counts as a success, for pass rates (``observe`` counts and pre-scoring alike): a
     ``Verdict``'s ``passed``; a reward that returns a plain number passes when the number is at
-    or above this. So a shaped reward of 0.1 / 0.7 reads as fail / pass, not as always solved."""
+    or above this. So a shaped reward of 0.1 / 0.7 reads as fail / pass, not as always solved.
+    Any finite number: a reward on [-1, 0] (0 when right) takes e.g. -0.5."""
     prior_weight: float = 0.5
     """Multiplier on pre-scoring counts: another model (or another temperature) may have made them,
     so 8 scored trials count as 4 observed ones by default."""
@@ -153,13 +160,15 @@ class CurriculumConfig:
     """Floor of the adaptive group size: below 4 answers the group mean / std are noise."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "band", check_band(self.band, owner="CurriculumConfig"))
+        object.__setattr__(
+            self, "band", check_band(self.band, owner="CurriculumConfig", error=ConfigError)
+        )
         try:
             a, b = (float(x) for x in self.base_prior)
         except (TypeError, ValueError):
             a, b = 0.0, 0.0
         if isinstance(self.base_prior, (str, bytes)) or not (a > 0 and b > 0):
-            raise ValueError(
+            raise ConfigError(
                 f"CurriculumConfig.base_prior={self.base_prior!r} is outside the "
                 "allowed range: two numbers > 0"
             )
@@ -167,17 +176,17 @@ class CurriculumConfig:
         for name, low, high, kw in _RANGES:
             _check_range(name, getattr(self, name), low, high, **kw)
         if self.easy_policy not in EASY_POLICIES:
-            raise ValueError(
+            raise ConfigError(
                 f"CurriculumConfig.easy_policy={self.easy_policy!r} must be one of {EASY_POLICIES}"
             )
         if self.max_warmup_pool is not None:
             _check_range("max_warmup_pool", self.max_warmup_pool, 0, 1e12, integer=True)
         if not isinstance(self.empirical_prior, bool):
-            raise ValueError(
+            raise ConfigError(
                 f"CurriculumConfig.empirical_prior={self.empirical_prior!r} must be true or false"
             )
         if not isinstance(self.adaptive_group_size, bool):
-            raise ValueError(
+            raise ConfigError(
                 f"CurriculumConfig.adaptive_group_size={self.adaptive_group_size!r} "
                 "must be true or false"
             )
@@ -215,7 +224,7 @@ class CurriculumConfig:
 
 
 _RANGES = (  # field, low, high, options of _check_range
-    ("success_threshold", 0.0, 1e9, {}),
+    ("success_threshold", -1e9, 1e9, {}),
     ("prior_weight", 0.0, 1e6, {}),
     ("mismatch_prior_weight", 0.0, 1.0, {}),
     ("evidence_half_life", 0.0, 1e12, {"open_low": True}),

@@ -69,10 +69,11 @@ class PrescoreConfig:
             raise PrescoreError(f"timeout={self.timeout!r} must be {TIMEOUT_ALLOWED}")
         if not workers_ok(self.workers):
             raise PrescoreError(f"workers={self.workers!r} must be None or {WORKERS_ALLOWED}")
-        if not (isinstance(self.success_threshold, (int, float)) and self.success_threshold >= 0):
-            raise PrescoreError(
-                f"success_threshold={self.success_threshold!r} must be a number >= 0"
-            )
+        threshold = self.success_threshold
+        if isinstance(threshold, bool) or not (
+            isinstance(threshold, (int, float)) and math.isfinite(threshold)
+        ):
+            raise PrescoreError(f"success_threshold={threshold!r} must be a finite number")
 
     def check_columns(self, rows: list[dict]) -> None:
         """Name the missing column and the ones that exist, before any generation."""

@@ -117,8 +117,10 @@ def _check_options(args) -> None:
         raise UsageError(f"--workers must be {WORKERS_ALLOWED}, got {args.workers}")
     if args.chunk_size < 1:
         raise UsageError(f"--chunk-size must be >= 1, got {args.chunk_size}")
-    if not (math.isfinite(args.success_threshold) and args.success_threshold >= 0):
-        raise UsageError(f"--success-threshold must be a number >= 0, got {args.success_threshold}")
+    if not math.isfinite(args.success_threshold):
+        raise UsageError(
+            f"--success-threshold must be a finite number, got {args.success_threshold}"
+        )
 
 
 def _refuse_own_input(source: Path, *outputs: Path) -> None:

@@ -47,7 +47,12 @@ def test_toml_curriculum_section_reaches_every_field(tmp_path):
             r"\[curriculum\] CurriculumConfig.warmup_retest_share=1.5 is "
             r"outside the allowed range: a number in \[0, 1\]",
         ),
-        ('prior_weight = "lots"', r"prior_weight='lots' is outside the allowed range"),
+        (
+            'prior_weight = "lots"',
+            r"prior_weight='lots' is not a number \(a str\): expected a number in \[0, 1e\+06\]",
+        ),
+        ("success_threshold = true", r"success_threshold=True is not a number \(a bool\)"),
+        ("success_threshold = nan", r"success_threshold=nan is outside the allowed range"),
         ("band = [0.8, 0.2]", r"band = \(0.8, 0.2\) is out of range: two numbers 0 <= low"),
         ("group_size = 8", r"the curriculum uses the run's group size; set \[trainer\] group_size"),
         ('band = "0.2"', r"CurriculumConfig.band = '0.2' is out of range: two numbers"),
@@ -205,3 +210,16 @@ def test_any_object_with_the_interface_is_a_sampler():
 
     with pytest.raises(TypeError, match="lacks observe, state_dict, load_state_dict, metrics"):
         check_sampler(Half())
+
+
+def test_a_negative_success_threshold_serves_rewards_below_zero(tmp_path):
+    """A reward on [-1, 0] (0 when right) needs a threshold below 0; it was refused (>= 0 only),
+    so every answer of such a reward counted as a failure."""
+    from passband.curriculum.prescore_config import PrescoreConfig
+    from passband.errors import ConfigError
+
+    cfg = _load(tmp_path, "[curriculum]\nsuccess_threshold = -0.5\n")
+    assert cfg.trainer.curriculum.success_threshold == -0.5
+    assert PrescoreConfig(success_threshold=-0.5).success_threshold == -0.5
+    with pytest.raises(ConfigError, match="band"):  # a ConfigError (a ValueError) like the rest
+        CurriculumConfig(band=(0.9, 0.1))
