@@ -37,7 +37,6 @@ from typing import Any
 
 import torch
 
-from passband.errors import ConfigError
 from passband.trainer._batch import (
     NO_UPDATE,
     Group,
@@ -78,7 +77,7 @@ from passband.trainer.losses import get_aggregation
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer, weights_stamp
 from passband.trainer.rollout import RolloutBackend
 from passband.trainer.rollout_vllm import make_rollout_backend
-from passband.trainer.sampling import check_sampler, make_sampler, round_group_sizes
+from passband.trainer.sampling import check_ids, check_sampler, make_sampler, round_group_sizes
 
 __all__ = ["GRPOTrainer"]
 
@@ -117,11 +116,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         sampler=None,
     ):
         self.config = c = GRPOConfig.coerce(config)  # None, a GRPOConfig or a mapping
-        if sampler is not None and priors is not None:
-            raise ConfigError(
-                "GRPOTrainer: give priors= or sampler=, not both: a sampler you build keeps its "
-                "own priors (Curriculum(ids, priors=...)), so these would be ignored"
-            )
+        check_sampler(sampler, priors)  # before the model loads: its methods, not priors too
         _check_backend(rollout_backend)
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         self.rows, _ = as_rows(train_dataset)  # checked in full once the tokenizer is loaded
@@ -148,7 +143,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         self._bar: ProgressBar | None = None
         self._write(f"passband: {self.scorer.success_rule}")
         if sampler is not None:
-            self.sampler = check_sampler(sampler)
+            self.sampler = sampler
             self._write(f"sampler: {type(sampler).__name__}, given to GRPOTrainer (its own priors)")
         else:
             self.sampler = make_sampler(self.rows, c, priors=priors, model=model, log=self._write)
@@ -323,6 +318,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         depend on which rank draws it or what shares its batch. Answers per prompt: ``G`` each,
         or the sampler's split of ``G`` x prompts (``[curriculum] adaptive_group_size``)."""
         c, G = self.config, self.config.group_size
+        check_ids(self.sampler, prompt_ids, len(self.rows))  # row positions, or a ConfigError
         sizes = round_group_sizes(self.sampler, prompt_ids, G)
         per_call = rollout_rows(c, self.dist.world_size) // G  # prompts per generate call
         chunks = self.dist.shard_chunks(len(prompt_ids), max(1, per_call))
@@ -338,6 +334,8 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
             same = len(set(n)) == 1  # one number when all groups are alike (the fixed G)
             prompts = [prompt_of(r) for r in rows]
             out = self.backend.rollout(prompts, n[0] if same else n, seeds) if rows else None
+            if rows:
+                out.check_shape(n, type(self.backend).__name__)
         self._calls += 1
         with self._time("score"):
             verdicts = (

@@ -79,6 +79,22 @@ class Rollout:
         )
         return self.prompt_tokens
 
+    def check_shape(self, sizes: Sequence[int], backend: str) -> None:
+        """Raise ``ValueError`` naming ``backend`` unless this holds ``sum(sizes)`` sequences in
+        every field, grouped as asked: a row too few would train a smaller group silently."""
+        want = sum(sizes)
+        fields = {"texts": self.texts, "completion_ids": self.completion_ids}
+        fields.update(prompt_tokens=self.prompt_tokens, truncated=self.truncated)
+        if self.logprobs is not None:
+            fields["logprobs"] = self.logprobs
+        wrong = {k: len(v) for k, v in fields.items() if len(v) != want}
+        if wrong or self.group_sizes() != list(sizes):
+            raise ValueError(
+                f"{backend}.rollout returned a Rollout that does not match the request of "
+                f"{len(sizes)} prompts x {list(sizes) if len(set(sizes)) > 1 else sizes[0]} samples "
+                f"({want} sequences): lengths {wrong or 'ok'}, group_size={self.group_size!r}"
+            )
+
     def group_sizes(self) -> list[int]:
         """Samples per prompt, one entry per prompt."""
         if isinstance(self.group_size, int):

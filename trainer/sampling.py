@@ -18,14 +18,18 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from passband.curriculum import Curriculum, CurriculumConfig
 from passband.curriculum._priors import training_priors
+from passband.errors import ConfigError
 
 __all__ = [
     "Sampler",
     "UniformSampler",
     "make_sampler",
     "check_sampler",
+    "check_ids",
     "resolve_curriculum",
     "round_group_sizes",
 ]
@@ -78,15 +82,37 @@ def round_group_sizes(sampler: Any, prompt_ids: Sequence[Any], group_size: int) 
     return sizes
 
 
-def check_sampler(sampler: Any) -> Any:
-    """``sampler`` itself when it has the interface, else a TypeError naming what is missing."""
+def check_sampler(sampler: Any, priors: Any = None) -> Any:
+    """``sampler`` itself when it has the interface (None passes), else a ``ConfigError`` naming
+    what is missing; also one when ``priors`` are given beside it."""
+    if sampler is None:
+        return None
+    if priors is not None:
+        raise ConfigError(
+            "GRPOTrainer: give priors= or sampler=, not both: a sampler you build keeps its "
+            "own priors (Curriculum(ids, priors=...)), so these would be ignored"
+        )
     missing = [m for m in _METHODS if not callable(getattr(sampler, m, None))]
     if missing:
-        raise TypeError(
+        raise ConfigError(
             f"sampler={type(sampler).__name__} lacks {', '.join(missing)}; a sampler "
             f"needs {', '.join(_METHODS)} (see passband.trainer.sampling.Sampler)"
         )
     return sampler
+
+
+def check_ids(sampler: Any, ids: Sequence[Any], n_rows: int) -> Sequence[Any]:
+    """``ids`` when every one is a row position of the training data, else a ``ConfigError``
+    naming the first that is not: the trainer looks rows up by position, so a sampler built on
+    other ids (strings, an offset range) must say so before a lookup fails or picks a wrong row."""
+    for i in ids:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n_rows:
+            raise ConfigError(
+                f"sampler {type(sampler).__name__} drew prompt id {i!r}; GRPOTrainer's sampler "
+                f"must draw row positions 0..{n_rows - 1} of train_dataset (build it as "
+                "Curriculum(range(len(train_dataset)), ...))"
+            )
+    return ids
 
 
 def sampler_estimates(sampler: Any) -> dict:

@@ -208,7 +208,9 @@ def test_any_object_with_the_interface_is_a_sampler():
         def sample(self, n, exclude=()):
             return [0] * n
 
-    with pytest.raises(TypeError, match="lacks observe, state_dict, load_state_dict, metrics"):
+    from passband.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="lacks observe, state_dict, load_state_dict, metrics"):
         check_sampler(Half())
 
 

@@ -151,3 +151,57 @@ def test_every_metrics_line_says_where_the_time_went(tiny, tokenizer, tmp_path):
         phases = [m[f"time/{p}_s"] for p in PHASES]
         assert all(x >= 0 for x in phases) and sum(phases) <= m["time/step_s"]
         assert m["time/update_s"] > 0 and m["time/score_s"] > 0
+
+
+class _Short(FakeRollout):
+    """A backend that loses the last sequence of every call."""
+
+    def rollout(self, prompts, n, seeds=None):
+        out = super().rollout(prompts, n, seeds)
+        for name in ("prompt_tokens", "completion_ids", "texts", "truncated"):
+            setattr(out, name, getattr(out, name)[:-1])
+        return out
+
+
+def test_a_rollout_of_the_wrong_size_is_refused_naming_the_backend(tiny, tokenizer, tmp_path):
+    """One row short trained a group of 3 at G = 4 without a word; one too many failed later
+    with an unrelated count of references."""
+    t = GRPOTrainer(
+        tiny.model(tokenizer),
+        tokenizer,
+        _rows(8),
+        "exact",
+        _config(tmp_path),
+        rollout_backend=_Short(tokenizer, answers=["yes", "no"]),
+    )
+    with pytest.raises(ValueError, match=r"_Short.rollout returned a Rollout that does not match"):
+        t.train()
+    t.close()
+
+
+@pytest.mark.parametrize("ids", [["q0", "q1"], range(100, 120)])
+def test_a_sampler_on_other_ids_than_row_positions_is_refused(tiny, tokenizer, tmp_path, ids):
+    """A Curriculum built on the dataset's own ids (strings, an offset range) failed deep in the
+    loop (TypeError / IndexError) after the model had loaded."""
+    from passband.curriculum import Curriculum
+    from passband.errors import ConfigError
+
+    t = GRPOTrainer(
+        tiny.model(tokenizer),
+        tokenizer,
+        _rows(20),
+        "exact",
+        _config(tmp_path),
+        rollout_backend=FakeRollout(tokenizer, answers=["yes", "no"]),
+        sampler=Curriculum(list(ids)),
+    )
+    with pytest.raises(ConfigError, match=r"must draw row positions 0..19 of train_dataset"):
+        t.train()
+    t.close()
+
+
+def test_a_sampler_without_the_interface_is_refused_before_the_model_loads(tokenizer, tmp_path):
+    from passband.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="lacks sample"):  # the model path is never read
+        GRPOTrainer("/no/such/model", tokenizer, _rows(2), "exact", _config(tmp_path), sampler=1)
