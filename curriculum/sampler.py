@@ -31,6 +31,7 @@ same at a million prompts as at ten thousand. ``state_dict()`` stores the arrays
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -121,12 +122,14 @@ class Curriculum(SelectionMixin, PersistMixin):
         """Record one group: ``successes`` of ``trials`` answers passed (binary, not the shaped
         reward). Updates the estimate, the pool and the re-test schedule."""
         i = self._lookup(prompt_id)
-        successes, trials = int(successes), int(trials)
-        if trials < 1 or not 0 <= successes <= trials:
+        counts = _whole(successes), _whole(trials)
+        if None in counts or counts[1] < 1 or not 0 <= counts[0] <= counts[1]:
             raise ValueError(
-                f"observe({prompt_id!r}, successes={successes}, trials={trials}): "
-                "need trials >= 1 and 0 <= successes <= trials"
+                f"observe({prompt_id!r}, successes={successes!r}, trials={trials!r}): need whole "
+                "numbers with trials >= 1 and 0 <= successes <= trials (count the answers that "
+                "passed, not a sum of shaped rewards)"
             )
+        successes, trials = counts
         self._clock += 1
         if self._pool[i] == FRESH:
             half_life = self.config.evidence_half_life
@@ -326,6 +329,8 @@ class Curriculum(SelectionMixin, PersistMixin):
                     f"prior for {prompt_id!r} must be (passes, trials) or a pass "
                     f"rate, got {counts!r}"
                 ) from None
+            if not (math.isfinite(p) and math.isfinite(t)):
+                raise ValueError(f"prior for {prompt_id!r}: {counts!r} is not finite")
             if t <= 0:
                 continue
             if not 0 <= p <= t:
@@ -363,6 +368,13 @@ class Curriculum(SelectionMixin, PersistMixin):
             raise KeyError(
                 f"unknown prompt id {prompt_id!r} (the curriculum has {len(self._ids)} prompts)"
             ) from None
+
+
+def _whole(x) -> int | None:
+    """``x`` as an int when it is a whole number (3, 3.0, numpy ints), else None (0.7, "3")."""
+    if isinstance(x, (bool, str)) or not isinstance(x, (int, float, np.integer, np.floating)):
+        return None
+    return int(x) if float(x).is_integer() else None
 
 
 def _plain(prompt_id):

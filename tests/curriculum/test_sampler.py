@@ -3,6 +3,7 @@ import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from passband.curriculum import Curriculum, CurriculumConfig
@@ -350,3 +351,20 @@ def test_surplus_retests_wait_while_fresh_prompts_are_better():
 
     assert retests(0) == 20  # nothing unseen left: the surplus goes to re-tests
     assert retests(600) == 5  # unseen prompts are likelier to disagree: only the scheduled base
+
+
+@pytest.mark.parametrize("successes, trials", [(0.7, 1), (2.9, 8), ("3", 8), (3, 8.5), (True, 8)])
+def test_observe_refuses_counts_that_are_not_whole_numbers(successes, trials):
+    """A sum of shaped rewards (2.9) was truncated to 2 without a word."""
+    cur = Curriculum(range(4))
+    with pytest.raises(ValueError, match="need whole numbers"):
+        cur.observe(1, successes, trials)
+    cur.observe(1, 3.0, np.int64(8))  # whole numbers of any numeric type are counts
+    assert cur.metrics()["groups_observed"] == 1
+
+
+@pytest.mark.parametrize("prior", [(float("inf"), float("inf")), (1.0, float("nan")), float("inf")])
+def test_non_finite_priors_are_refused(prior):
+    """An infinite count gave a NaN estimate and a state that JSON cannot hold."""
+    with pytest.raises(ValueError, match="not finite"):
+        Curriculum(range(3), priors={0: prior})
