@@ -49,6 +49,7 @@ class PrescoreResult:
     from_prior: int = 0
     resumed: int = 0
     samples: int = 0
+    unchecked: int = 0
     classes: dict = field(default_factory=dict)
     success_rule: str = ""
 
@@ -69,6 +70,11 @@ class PrescoreResult:
             f"(fixed k={self.k}: {fixed}, {saved:.1%} saved); "
             f"{self.from_prior} rows kept their existing difficulty column"
         )
+        if self.unchecked:
+            lines.append(
+                f"{self.unchecked} answers could not be checked (verifier error or timeout): "
+                "counted in 'unchecked', not as wrong"
+            )
         if self.resumed:
             lines.append(f"resumed: {self.resumed} rows came from an earlier, interrupted run")
         if self.success_rule:
@@ -135,6 +141,7 @@ def prescore(
         from_prior=len(rows) - len(todo),
         resumed=resumed,
         samples=samples,
+        unchecked=sum(journal.done[i]["unchecked"] for i in todo),
         classes=classes,
         success_rule=rule,
     )
@@ -168,7 +175,7 @@ def _score_batch(rows, indices, generate, verifier, cfg: PrescoreConfig, b: int)
     """Verdict counts for one batch; adaptive: a second round only for undecided prompts."""
     prompts = [cfg.prompt(row) for row in rows]
     first = cfg.first if cfg.adaptive else cfg.k
-    counts = _round(prompts, rows, first, generate, verifier, cfg, _seed(cfg.seed, b, 0))
+    counts = _round(prompts, rows, first, generate, verifier, cfg, _seed(cfg.seed, b, 0), b == 0)
     undecided = [j for j, c in enumerate(counts) if not _decided(c, first)]
     rest = cfg.k - first
     if rest > 0 and undecided:
@@ -188,14 +195,21 @@ def _score_batch(rows, indices, generate, verifier, cfg: PrescoreConfig, b: int)
     ]
 
 
-def _round(prompts, rows, n, generate, verifier, cfg, seed) -> list[tuple[int, int, int]]:
-    """Generate ``n`` answers per prompt and count (passes, checked trials, unchecked)."""
+def _round(prompts, rows, n, generate, verifier, cfg, seed, first=False) -> list[tuple[int, ...]]:
+    """Generate ``n`` answers per prompt and count (passes, checked trials, unchecked). On the
+    ``first`` round of the run, a verifier that fails on every answer stops it: that is the
+    verifier or its wiring (a wrong name, a missing reference keyword), not the data."""
     from passband.verifiers import verify_batch
 
     texts = _call_generate(generate, prompts, n, seed)
     completions = [t for group in texts for t in group]
     refs = [cfg.reference(row) for row in rows for _ in range(n)]
     verdicts = verify_batch(verifier, completions, refs, timeout=cfg.timeout, workers=cfg.workers)
+    if first and verdicts and all(v.status == "error" for v in verdicts):
+        raise PrescoreError(
+            f"the verifier {describe_verifier(verifier)} failed on all {len(verdicts)} answers of "
+            f"the first batch, e.g. {verdicts[0].detail}; try it on one answer with passband verify"
+        )
     out = []
     for j in range(len(prompts)):
         group = verdicts[j * n : (j + 1) * n]

@@ -304,3 +304,47 @@ def test_prescore_takes_timeout_and_workers_by_the_verifiers_rule(field, value):
     # the same rule as verify_batch and GRPOConfig (sandbox/_worker_limits.py)
     with pytest.raises(PrescoreError, match=f"{field}={value!r} must be"):
         PrescoreConfig(**{field: value})
+
+
+def _needs_other_keywords(completion, *, expected):  # the rows give `answer`, not `expected`
+    return completion == expected
+
+
+def _fails_on_some(completion, *, answer):
+    if completion.endswith("7"):
+        raise RuntimeError("cannot read this one")
+    return completion == answer
+
+
+def test_a_verifier_that_fails_on_every_answer_stops_the_run_naming_its_error(tmp_path):
+    """It used to finish with exit 0 and every row 'unscored', the error nowhere in sight."""
+    rows, table = _dataset(16)
+    with pytest.raises(
+        PrescoreError, match=r"failed on all 32 answers of the first batch, e.g. .*expected"
+    ):
+        prescore(
+            rows,
+            CoinFlipGenerator(table),
+            _needs_other_keywords,
+            out_path=tmp_path / "o.jsonl",
+            progress=False,
+            k=2,
+            first=2,
+            batch_size=16,
+        )
+
+
+def test_answers_that_could_not_be_checked_are_counted_in_the_summary(tmp_path):
+    rows, table = _dataset(20)
+    res = prescore(
+        rows,
+        CoinFlipGenerator(table),
+        _fails_on_some,
+        out_path=tmp_path / "o.jsonl",
+        progress=False,
+        k=4,
+        adaptive=False,
+    )
+    unchecked = sum(r["unchecked"] for r in res.rows)
+    assert 0 < unchecked == res.unchecked < 80
+    assert f"{unchecked} answers could not be checked" in res.summary()
