@@ -238,7 +238,7 @@ def resolve_curriculum(config: Any) -> CurriculumConfig:
         cur = dataclasses.replace(cur, band=band)
     if cur.adaptive_group_size and config.group_size < cur.min_group_size:
         raise ValueError(
-            f"[curriculum] adaptive_group_size = true needs group_size >= min_group_size: "
+            f"adaptive_group_size = true needs group_size >= min_group_size: "
             f"group_size = {config.group_size} < min_group_size = {cur.min_group_size} "
             "(the budget per prompt is group_size; no prompt goes below the floor)"
         )
