@@ -108,7 +108,7 @@ def prescore(
     verifier = with_success_rule(verifier, cfg.success_threshold)  # the trainer's rule, too
     rows = [dict(r) for r in rows]
     cfg.check_columns(rows)
-    priors = [None if cfg.rescore else cfg.prior_of(row) for row in rows]
+    priors = [None if cfg.rescore else _prior_of(cfg, i, row) for i, row in enumerate(rows)]
     todo = [i for i, p in enumerate(priors) if p is None]
     journal = Journal(
         f"{os.fspath(out_path)}.journal.jsonl", _journal_settings(cfg, rows, todo, verifier)
@@ -145,6 +145,13 @@ def prescore(
         classes=classes,
         success_rule=rule,
     )
+
+
+def _prior_of(cfg: PrescoreConfig, i: int, row: Mapping[str, Any]):
+    try:
+        return cfg.prior_of(row)
+    except PrescoreError as exc:
+        raise PrescoreError(f"row {i}: {exc}") from None
 
 
 def _run_batches(rows, todo, generate, verifier, cfg, journal, progress) -> None:

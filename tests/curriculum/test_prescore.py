@@ -348,3 +348,10 @@ def test_answers_that_could_not_be_checked_are_counted_in_the_summary(tmp_path):
     unchecked = sum(r["unchecked"] for r in res.rows)
     assert 0 < unchecked == res.unchecked < 80
     assert f"{unchecked} answers could not be checked" in res.summary()
+
+
+def test_a_bad_difficulty_column_is_named_with_its_row(tmp_path):
+    rows, table = _dataset(3)
+    rows[2]["pass_rate"] = 1.5
+    with pytest.raises(PrescoreError, match=r"row 2: difficulty column 'pass_rate' holds 1.5"):
+        prescore(rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "o.jsonl")
