@@ -42,6 +42,11 @@ class TrainingPriors:
         if not self.priors:
             return f"curriculum: no pre-scores in the data: all {self.rows} prompts start unseen"
         src = ", ".join(f"{k}: {v}" for k, v in sorted(self.sources.items()))
+        if prior_weight == 0:
+            return (
+                f"curriculum: {len(self.priors)} of {self.rows} prompts carry pre-scores ({src}), "
+                "ignored: prior_weight = 0"
+            )
         line = (
             f"curriculum: priors for {len(self.priors)} of {self.rows} prompts ({src}); "
             f"counts weighted x{prior_weight:g}"

@@ -308,7 +308,10 @@ class Curriculum(SelectionMixin, PersistMixin):
         self._ema["in_band"] += (in_band - self._ema["in_band"]) * rate
 
     def _set_priors(self, priors: Mapping) -> None:
-        """Apply pre-scoring counts to every prompt at once (vectorised: a million in seconds)."""
+        """Apply pre-scoring counts to every prompt at once (vectorised: a million in seconds).
+        ``prior_weight = 0`` ignores them altogether (the population prior too)."""
+        if self.config.prior_weight == 0:
+            return
         idx, passes, trials = [], [], []
         hint = self.config.group_size_hint
         index = self._index

@@ -368,3 +368,16 @@ def test_non_finite_priors_are_refused(prior):
     """An infinite count gave a NaN estimate and a state that JSON cannot hold."""
     with pytest.raises(ValueError, match="not finite"):
         Curriculum(range(3), priors={0: prior})
+
+
+def test_prior_weight_zero_ignores_the_priors_altogether():
+    """At weight 0 the counts still fitted the population prior and counted as used."""
+    from passband.curriculum._priors import TrainingPriors
+
+    priors = {i: (0, 8) for i in range(50)}
+    cur = Curriculum(range(60), priors=priors, prior_weight=0.0)
+    plain = Curriculum(range(60))
+    assert cur.metrics()["priors/used"] == 0
+    assert cur.signal_chance([0, 55]) == plain.signal_chance([0, 55])
+    line = TrainingPriors(priors=priors, rows=60, sources={"passes/trials": 50}).summary(0.0, 0.5)
+    assert line.endswith("ignored: prior_weight = 0")
