@@ -171,7 +171,7 @@ def summarize(
         rows.append(("KL (last, max)", f"{kl[-1]:.4g}, {max(kl):.4g}"))
     _, seconds = series(run.metrics, "time/step_s")
     if seconds:
-        rows.append(("time per step (mean)", f"{_mean(seconds):.1f} s"))
+        rows.append(("time per step (mean)", f"{_mean(seconds):.3g} s"))
     return rows
 
 

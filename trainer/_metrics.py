@@ -190,7 +190,7 @@ class ProgressBar:
         self._bar.set_postfix_str(
             f"reward {fmt(m['reward/mean'], '.3f')} pass {fmt(m['pass_rate'], '.2f')} "
             f"groups {m['groups/effective']}/{m['groups/rolled']} kl {fmt(m['kl'], '.4f')} "
-            f"len {fmt(m['length/mean'], '.0f')} {fmt(m['time/step_s'], '.1f')}s/step"
+            f"len {fmt(m['length/mean'], '.0f')} {fmt(m['time/step_s'], '.3g')}s/step"
         )
         self._bar.update(1)
 
