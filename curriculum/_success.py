@@ -78,4 +78,4 @@ def describe_success_rule(reward, threshold: float) -> str:
             f"{reward.primary!r}), or {numbers_rule}"
         )
     name = getattr(reward, "__name__", type(reward).__name__)
-    return f"success = verdict.passed, or score >= success_threshold={threshold:g} for the plain numbers {name} returns"
+    return f"success = verdict.passed ({name}), or {numbers_rule}"
