@@ -32,6 +32,7 @@ same at a million prompts as at ten thousand. ``state_dict()`` stores the arrays
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -374,10 +375,19 @@ class Curriculum(SelectionMixin, PersistMixin):
 
 
 def _whole(x) -> int | None:
-    """``x`` as an int when it is a whole number (3, 3.0, numpy ints), else None (0.7, "3")."""
-    if isinstance(x, (bool, str)) or not isinstance(x, (int, float, np.integer, np.floating)):
+    """``x`` as an int when it is a whole number (3, 3.0, numpy ints, a 0-d tensor), else None
+    (0.7, "3", True)."""
+    if isinstance(x, (bool, np.bool_, str, bytes)):
         return None
-    return int(x) if float(x).is_integer() else None
+    try:
+        return operator.index(x)
+    except TypeError:
+        pass
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return None
+    return int(f) if f.is_integer() else None
 
 
 def _plain(prompt_id):

@@ -360,7 +360,11 @@ def test_observe_refuses_counts_that_are_not_whole_numbers(successes, trials):
     with pytest.raises(ValueError, match="need whole numbers"):
         cur.observe(1, successes, trials)
     cur.observe(1, 3.0, np.int64(8))  # whole numbers of any numeric type are counts
-    assert cur.metrics()["groups_observed"] == 1
+    torch = pytest.importorskip("torch")
+    cur.observe(2, torch.tensor(3), torch.tensor(8.0))  # 0-d tensors from a custom loop, too
+    assert cur.metrics()["groups_observed"] == 2
+    with pytest.raises(ValueError, match="need whole numbers"):
+        cur.observe(1, torch.tensor(2.5), 8)
 
 
 @pytest.mark.parametrize("prior", [(float("inf"), float("inf")), (1.0, float("nan")), float("inf")])
