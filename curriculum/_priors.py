@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX, number_or_none
-from passband.errors import DataError
+from passband.errors import DataError, first_few
 
 __all__ = ["TrainingPriors", "training_priors", "row_prior"]
 
-_SHOWN = 5  # bad rows named in a message; the rest are counted
 _COMPARED = ("model", "temperature", "top_p", "max_tokens", "success_threshold")
 
 
@@ -159,12 +158,9 @@ def training_priors(
             passes, trials = passes * mismatch_weight, trials * mismatch_weight
         out.priors[i] = (passes, trials)
     if bad:
-        shown = "; ".join(bad[:_SHOWN]) + (
-            f"; and {len(bad) - _SHOWN} more" if len(bad) > _SHOWN else ""
-        )
         raise DataError(
             f"{len(bad)} of {len(rows)} training rows have an unusable difficulty column: "
-            f"{shown}. Fix the cells, or empty them to train those rows unscored"
+            f"{first_few(bad)}. Fix the cells, or empty them to train those rows unscored"
         )
     return out
 

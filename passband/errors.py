@@ -15,7 +15,8 @@ any other exception is a bug and keeps its traceback. The built-in bases (``Valu
 code written against the standard exceptions keep catching what it caught before.
 
 This module imports nothing, so every floor (sandbox, verifiers, curriculum, trainer) may raise
-these errors without importing the rest of the core: it is the one exception to the floors.
+these errors, and list what went wrong with ``first_few``, without importing the rest of the
+core: it is the one exception to the floors.
 """
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "RunDirError",
     "CheckpointError",
     "DiskFullError",
+    "first_few",
 ]
 
 
@@ -55,3 +57,9 @@ class CheckpointError(PassbandError):
 
 class DiskFullError(PassbandError, OSError):
     """A write ran out of space; the message says "no space left on <path>"."""
+
+
+def first_few(problems: list[str], shown: int = 5) -> str:
+    """``problems`` for a message: the first ``shown`` joined by "; ", the rest counted."""
+    more = f"; and {len(problems) - shown} more" if len(problems) > shown else ""
+    return "; ".join(problems[:shown]) + more

@@ -14,11 +14,9 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from passband.errors import ConfigError, DataError
+from passband.errors import ConfigError, DataError, first_few
 
 __all__ = ["as_rows", "check_rows", "prompt_of", "encode_prompt", "model_positions"]
-
-_SHOWN = 5  # problems named in a message; the rest are counted
 
 
 def as_rows(dataset) -> tuple[Any, list[str]]:
@@ -59,9 +57,7 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> list:
     good = [row for i, row in enumerate(rows) if i not in problems]
     problems = [f"row {i}: {p}" for i, p in sorted(problems.items())]
     if problems:
-        said = "; ".join(problems[:_SHOWN]) + (
-            f"; and {len(problems) - _SHOWN} more" if len(problems) > _SHOWN else ""
-        )
+        said = first_few(problems)
         if not config.skip_bad_rows or not good:
             raise DataError(
                 f"{len(problems)} of {len(rows)} training rows are unusable: {said}. "

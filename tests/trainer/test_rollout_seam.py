@@ -36,16 +36,16 @@ def _config(tmp_path, **kw):
     return GRPOConfig(**{**settings, **kw})
 
 
+def _trainer(tiny, tokenizer, backend, rows, config, **kw):
+    """A trainer on a fresh tiny model, scored by ``exact``, rolling out through ``backend``."""
+    return GRPOTrainer(
+        tiny.model(tokenizer), tokenizer, rows, "exact", config, rollout_backend=backend, **kw
+    )
+
+
 def test_the_loop_calls_only_what_the_backend_declares(tiny, tokenizer, tmp_path):
     backend = FakeRollout(tokenizer, answers=["yes", "no"])
-    t = GRPOTrainer(
-        tiny.model(tokenizer),
-        tokenizer,
-        _rows(8),
-        "exact",
-        _config(tmp_path),
-        rollout_backend=backend,
-    )
+    t = _trainer(tiny, tokenizer, backend, _rows(8), _config(tmp_path))
     m = t.train()
     assert m["step"] == 3 and t.policy_version >= 1
     assert backend.syncs == list(range(1, t.policy_version + 1))  # one sync per update, in order
@@ -59,14 +59,7 @@ def test_a_backend_that_does_not_declare_the_interface_is_refused(tiny, tokenize
         def rollout(self, prompts, n, seeds=None): ...
 
     with pytest.raises(TypeError, match="RolloutBackend"):
-        GRPOTrainer(
-            tiny.model(tokenizer),
-            tokenizer,
-            _rows(2),
-            "exact",
-            _config(tmp_path),
-            rollout_backend=Duck(),
-        )
+        _trainer(tiny, tokenizer, Duck(), _rows(2), _config(tmp_path))
     with pytest.raises(TypeError, match="abstract"):
         type("Half", (RolloutBackend,), {"rollout": lambda self, p, n, s=None: None})()
 
@@ -86,13 +79,8 @@ def test_the_first_rollout_is_sized_from_the_curriculums_signal_chance(tiny, tok
     step draws enough in one round: one generate call, and more completions than it trains."""
     rows = [{"prompt": f"q{i}?", "answer": "yes" if i % 2 else "never"} for i in range(40)]
     backend = FakeRollout(tokenizer, respond=lambda p, j, seed: "yes" if seed % 2 else "no")
-    t = GRPOTrainer(
-        tiny.model(tokenizer),
-        tokenizer,
-        rows,
-        "exact",
-        _config(tmp_path, max_steps=12, prompts_per_step=4),
-        rollout_backend=backend,
+    t = _trainer(
+        tiny, tokenizer, backend, rows, _config(tmp_path, max_steps=12, prompts_per_step=4)
     )
     t._begin()
     lines = [t.train_step() for _ in range(12)]
@@ -116,14 +104,7 @@ def test_the_first_rollout_is_sized_from_the_curriculums_signal_chance(tiny, tok
 
 def test_without_refills_a_step_rolls_out_exactly_its_prompts(tiny, tokenizer, tmp_path):
     backend = FakeRollout(tokenizer, respond=lambda p, j, seed: "yes" if seed % 2 else "no")
-    t = GRPOTrainer(
-        tiny.model(tokenizer),
-        tokenizer,
-        _rows(20),
-        "exact",
-        _config(tmp_path, max_refill_rounds=0),
-        rollout_backend=backend,
-    )
+    t = _trainer(tiny, tokenizer, backend, _rows(20), _config(tmp_path, max_refill_rounds=0))
     assert all(t.train_step()["groups/rolled"] == 4 for _ in range(3))
     assert [n for _, n in backend.calls] == [4, 4, 4]
 
@@ -138,14 +119,7 @@ def test_draw_sizes_follow_the_predicted_chance():
 
 def test_every_metrics_line_says_where_the_time_went(tiny, tokenizer, tmp_path):
     backend = FakeRollout(tokenizer)
-    t = GRPOTrainer(
-        tiny.model(tokenizer),
-        tokenizer,
-        _rows(8),
-        "exact",
-        _config(tmp_path),
-        rollout_backend=backend,
-    )
+    t = _trainer(tiny, tokenizer, backend, _rows(8), _config(tmp_path))
     for _ in range(2):
         m = t.train_step()
         phases = [m[f"time/{p}_s"] for p in PHASES]
@@ -166,13 +140,8 @@ class _Short(FakeRollout):
 def test_a_rollout_of_the_wrong_size_is_refused_naming_the_backend(tiny, tokenizer, tmp_path):
     """One row short trained a group of 3 at G = 4 without a word; one too many failed later
     with an unrelated count of references."""
-    t = GRPOTrainer(
-        tiny.model(tokenizer),
-        tokenizer,
-        _rows(8),
-        "exact",
-        _config(tmp_path),
-        rollout_backend=_Short(tokenizer, answers=["yes", "no"]),
+    t = _trainer(
+        tiny, tokenizer, _Short(tokenizer, answers=["yes", "no"]), _rows(8), _config(tmp_path)
     )
     with pytest.raises(ValueError, match=r"_Short.rollout returned a Rollout that does not match"):
         t.train()
@@ -186,13 +155,12 @@ def test_a_sampler_on_other_ids_than_row_positions_is_refused(tiny, tokenizer, t
     from passband.curriculum import Curriculum
     from passband.errors import ConfigError
 
-    t = GRPOTrainer(
-        tiny.model(tokenizer),
+    t = _trainer(
+        tiny,
         tokenizer,
+        FakeRollout(tokenizer, answers=["yes", "no"]),
         _rows(20),
-        "exact",
         _config(tmp_path),
-        rollout_backend=FakeRollout(tokenizer, answers=["yes", "no"]),
         sampler=Curriculum(list(ids)),
     )
     with pytest.raises(ConfigError, match=r"must draw row positions 0..19 of train_dataset"):
