@@ -27,8 +27,7 @@ __all__ = [
     "RunDirError",
     "CheckpointError",
     "DiskFullError",
-    "first_few",
-]
+]  # the error classes; ``first_few`` is a helper for their messages
 
 
 class PassbandError(Exception):
