@@ -4,7 +4,10 @@ JSON form of a ``CurriculumConfig``."""
 from __future__ import annotations
 
 import numbers
+import operator
 from collections.abc import Iterable
+
+import numpy as np
 
 
 def plain_ids(ids: Iterable) -> list:
@@ -37,3 +40,23 @@ def build_index(ids: list) -> dict:
 
 def jsonable(config: dict) -> dict:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in config.items()}
+
+
+def whole_number(x) -> int | None:
+    """``x`` as an int when it is a whole number (3, 3.0, numpy ints, a 0-d tensor), else None
+    (0.7, "3", True)."""
+    if isinstance(x, (bool, np.bool_, str, bytes)):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        pass
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return None
+    return int(f) if f.is_integer() else None
+
+
+def plain_id(prompt_id):
+    return int(prompt_id) if isinstance(prompt_id, np.integer) else prompt_id

@@ -73,6 +73,7 @@ class PersistMixin:
             "pending": [[i, c] for i, c in self._pending.items()],
             "counts": dict(self._counts),
             "ema": dict(self._ema),
+            "predictor": _model_state(self._predictor),
         }
 
     def load_state_dict(self, state: Mapping) -> None:
@@ -116,3 +117,24 @@ class PersistMixin:
         self._counts = {name: 0 for name in COUNTERS}
         self._counts.update(state["counts"])
         self._ema = dict(state["ema"])
+        _load_model(self._predictor, state.get("predictor"))
+
+
+def _model_state(model) -> dict | None:
+    if model is None:
+        return None
+    return {"weights": codec.encode(model.weights), "bias": model.bias, "looks": model.looks}
+
+
+def _load_model(model, saved) -> None:
+    """Restore the text model (``_predict``); a state without one starts it afresh."""
+    if model is None:
+        if saved:
+            warnings.warn(
+                "the curriculum state has a text model of unseen prompts (it was built with "
+                "texts=); this Curriculum has no texts, so unseen prompts are drawn uniformly",
+                stacklevel=3,
+            )
+        return
+    model.weights = codec.decode(saved["weights"]) if saved else np.zeros_like(model.weights)
+    model.bias, model.looks = (saved["bias"], saved["looks"]) if saved else (0.0, 0)

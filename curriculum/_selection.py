@@ -18,6 +18,7 @@ from passband.curriculum.posterior import expected_signal_array
 
 _FRESH, _ACTIVE, _WARMUP, _EASY = range(4)
 _MIN_CANDIDATES = 1024
+_FRESH_CANDIDATES = 256  # unseen prompts the text model scores per draw (``_fill_predicted``)
 # Due warm-up re-tests are ranked by P(signal) under evidence decayed at this many times
 # ``evidence_half_life``. The due set is usually far larger than the re-test slots, so this order
 # decides which prompts that became learnable are found again. At the estimate's own half-life a
@@ -57,7 +58,8 @@ class SelectionMixin:
             return
         cfg = self.config
         known, n_known_all = self._known(taken)
-        p_fresh = self._fresh_signal()
+        cand, q = self._ranked_fresh(k, taken)
+        p_fresh = float(q.mean()) if len(q) else self._fresh_signal()
         chance = self._signal_chance(known)
         mass = float(chance.sum()) * (n_known_all / len(known)) if len(known) else 0.0
         cooldown = self._cooldown(mass, p_fresh)
@@ -70,12 +72,43 @@ class SelectionMixin:
             0.0, self._surplus()
         )
         k_floor = min(n_fresh, self._round(k * floor))
+        if len(cand):
+            self._fill_predicted(k, k_floor, (known, score), (cand, q), chosen, taken)
+            return
         n_known = int(np.count_nonzero(score[order[: k - k_floor]] > p_fresh))
         # fresh ones ran out: any rested known prompt; the fallback fills the rest
         n_known = max(n_known, min(int(np.count_nonzero(score > 0)), k - k_floor - n_fresh))
         k_fresh = min(n_fresh, k - n_known)
         self._extend(chosen, taken, known[order[:n_known]].tolist(), "drawn/active")
         self._extend(chosen, taken, fresh.pick(self._rng, k_fresh, taken), "drawn/fresh")
+
+    def _ranked_fresh(self, k: int, taken: set[int]) -> tuple[np.ndarray, np.ndarray]:
+        """When unseen prompts are ranked by their text (``_predict``): a uniform sample of
+        ``_FRESH_CANDIDATES`` of them (at least 4 per slot) and the model's P(signal) of each;
+        empty arrays otherwise. The sample's mean is the unseen prompts' chance (the population
+        share of first looks is biased once the model picks them)."""
+        model = self._predictor
+        if model is None or not model.ready or k <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        fresh = self._sets[_FRESH]
+        cand = fresh.pick(self._rng, max(_FRESH_CANDIDATES, 4 * k), taken)
+        cand = np.asarray(cand, dtype=np.int64)
+        return cand, model.predict(cand)
+
+    def _fill_predicted(self, k: int, k_floor: int, known, fresh, chosen, taken) -> None:
+        """``_fill_by_signal`` with ranked unseen prompts: known ``(idx, score)`` and unseen
+        ``(idx, P(signal))`` on one score for all but ``k_floor`` slots, the rest of the draw
+        (the exploration floor and any shortfall) uniform unseen prompts, so the model keeps seeing
+        what it ranks low."""
+        idx = np.concatenate([known[0], fresh[0]])
+        sc = np.concatenate([known[1], fresh[1]])
+        top = np.lexsort((self._rng.random(len(idx)), -sc))[: k - k_floor]
+        top = top[sc[top] > 0]
+        is_known = top < len(known[0])
+        self._extend(chosen, taken, idx[top[is_known]].tolist(), "drawn/active")
+        self._extend(chosen, taken, idx[top[~is_known]].tolist(), "drawn/fresh")
+        rest = self._sets[_FRESH].pick(self._rng, k - len(top), taken)
+        self._extend(chosen, taken, rest, "drawn/fresh")
 
     def _cooldown(self, known_mass: float, p_fresh: float) -> float:
         """Groups before a drawn prompt may be drawn again: ``cooldown_factor`` times the in-band

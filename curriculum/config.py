@@ -152,6 +152,12 @@ class CurriculumConfig:
     max_warmup_pool: int | None = None
     """Cap on the warm-up pool; beyond it the longest-hopeless prompts are parked (never deleted,
     re-tested only at ``max_retest_after``). None = no cap."""
+    predict_fresh: bool = True
+    """When the curriculum is given the prompts' texts (the trainer gives them), learn from every
+    first look which unseen prompts are likely to disagree, from their text features, and draw
+    unseen prompts best first (``curriculum._predict``). So the first pass over a dataset that
+    is mostly solved or out of reach spends less on it. Without texts, or False: unseen prompts
+    are drawn uniformly, each with the population's chance."""
     adaptive_group_size: bool = False
     """Off by default. When on, ``Curriculum.group_sizes(ids, budget)`` splits a fixed rollout
     budget over the drawn prompts by their posterior: fewer answers where the outcome is near
@@ -184,6 +190,10 @@ class CurriculumConfig:
         if not isinstance(self.empirical_prior, bool):
             raise ConfigError(
                 f"CurriculumConfig.empirical_prior={self.empirical_prior!r} must be true or false"
+            )
+        if not isinstance(self.predict_fresh, bool):
+            raise ConfigError(
+                f"CurriculumConfig.predict_fresh={self.predict_fresh!r} must be true or false"
             )
         if not isinstance(self.adaptive_group_size, bool):
             raise ConfigError(

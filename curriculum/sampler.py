@@ -10,7 +10,8 @@ of ``n`` prompts is, in this order:
    share only while that chance beats a fresh prompt's); then due re-tests of easy prompts;
 2. fresh and in-band prompts, competing on one score: the chance that a group disagrees,
    P(signal) = 1 - E[p^G] - E[(1-p)^G] under the prompt's posterior. A fresh prompt gets the
-   population's chance (the decayed share of first looks that had signal). A prompt drawn within
+   population's chance (the decayed share of first looks that had signal), or with ``texts``
+   the chance a model of its text predicts (``_predict``; a sample of fresh ones is scored). A prompt drawn within
    the reuse cooldown (``cooldown_factor`` times the in-band mass, in groups, and at least
    ``min_reuse_share`` of the dataset) is not drawn again, so the known in-band prompts are walked
    through like epochs and fresh ones fill the rest. At least ``min_explore_share`` (up to
@@ -32,15 +33,15 @@ same at a million prompts as at ten thousand. ``state_dict()`` stores the arrays
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from passband.curriculum import _population as population
-from passband.curriculum._ids import build_index, plain_ids
+from passband.curriculum._ids import build_index, plain_id, plain_ids, whole_number
 from passband.curriculum._persist import COUNTERS, FLOATS, PersistMixin
 from passband.curriculum._pools import DueQueue, IndexSet
+from passband.curriculum._predict import signal_model
 from passband.curriculum._selection import SelectionMixin
 from passband.curriculum.allocation import allocate
 from passband.curriculum.config import CurriculumConfig
@@ -55,6 +56,8 @@ class Curriculum(SelectionMixin, PersistMixin):
 
     ``priors`` maps a prompt id to ``(passes, trials)`` from pre-scoring (or a bare pass rate,
     read as one group of ``group_size_hint``); the counts are weighted by ``prior_weight``.
+    ``texts`` (optional, one per id, a string or chat messages): the prompts themselves, from
+    which unseen prompts' chance of signal is learned (``predict_fresh``).
     Extra keyword ``options`` are ``CurriculumConfig`` fields (or pass a whole ``config=``).
     The same ids, priors, seed and call sequence always give the same draws, and a
     ``state_dict()`` taken at any point continues exactly as the original would have.
@@ -72,6 +75,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         priors: Mapping | None = None,
         seed: int = 0,
         config: CurriculumConfig | None = None,
+        texts: Sequence | None = None,
         **options,
     ) -> None:
         if config is None:
@@ -94,6 +98,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         self._pending: dict[int, int] = {}  # index -> clock when handed out, until observed
         self._counts = {name: 0 for name in COUNTERS}
         self._ema = {"signal": 0.0, "in_band": 0.0}
+        self._predictor = signal_model(texts, len(self._ids), config.predict_fresh)
         if priors:
             self._set_priors(priors)
 
@@ -123,7 +128,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         """Record one group: ``successes`` of ``trials`` answers passed (binary, not the shaped
         reward). Updates the estimate, the pool and the re-test schedule."""
         i = self._lookup(prompt_id)
-        counts = _whole(successes), _whole(trials)
+        counts = whole_number(successes), whole_number(trials)
         if None in counts or counts[1] < 1 or not 0 <= counts[0] <= counts[1]:
             raise ValueError(
                 f"observe({prompt_id!r}, successes={successes!r}, trials={trials!r}): need whole "
@@ -135,6 +140,8 @@ class Curriculum(SelectionMixin, PersistMixin):
         if self._pool[i] == FRESH:
             half_life = self.config.evidence_half_life
             population.fold_first_look(self._ema, successes, trials, self._clock, half_life)
+            if self._predictor is not None:
+                self._predictor.update(i, 0 < successes < trials)
         self._add(i, successes, trials - successes, self._clock)
         if self._observed[i] == 0:
             self._n_seen += 1
@@ -174,7 +181,11 @@ class Curriculum(SelectionMixin, PersistMixin):
         if not len(idx):
             return []
         chance = expected_signal_array(*self._beta(idx), self._group_size)
-        return np.where(self._pool[idx] == FRESH, self._fresh_signal(), chance).tolist()
+        fresh = self._pool[idx] == FRESH
+        if self._predictor is not None and self._predictor.ready and fresh.any():
+            chance[fresh] = self._predictor.predict(idx[fresh])
+            return chance.tolist()
+        return np.where(fresh, self._fresh_signal(), chance).tolist()
 
     def classify(self, prompt_id: Hashable) -> str:
         """``too_easy``, ``in_band`` or ``too_hard``; a fresh prompt is judged by its prior mean."""
@@ -199,6 +210,8 @@ class Curriculum(SelectionMixin, PersistMixin):
             "cooldown": self._ema.get("cooldown", 0.0),
             "coverage": self._n_seen / max(1, len(self._ids)),
         }
+        if self._predictor is not None:  # first looks the text model of unseen prompts learned
+            out["fresh_model/looks"] = self._predictor.looks
         out.update(self._counts)
         return out
 
@@ -319,7 +332,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         for prompt_id, counts in priors.items():
             i = index.get(prompt_id)
             if i is None:
-                i = index.get(_plain(prompt_id))
+                i = index.get(plain_id(prompt_id))
             if i is None:
                 self._counts["priors/unused"] += 1
                 continue
@@ -367,31 +380,11 @@ class Curriculum(SelectionMixin, PersistMixin):
 
     def _lookup(self, prompt_id: Hashable) -> int:
         try:
-            return self._index[_plain(prompt_id)]
+            return self._index[plain_id(prompt_id)]
         except (KeyError, TypeError):
             raise KeyError(
                 f"unknown prompt id {prompt_id!r} (the curriculum has {len(self._ids)} prompts)"
             ) from None
-
-
-def _whole(x) -> int | None:
-    """``x`` as an int when it is a whole number (3, 3.0, numpy ints, a 0-d tensor), else None
-    (0.7, "3", True)."""
-    if isinstance(x, (bool, np.bool_, str, bytes)):
-        return None
-    try:
-        return operator.index(x)
-    except TypeError:
-        pass
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return None
-    return int(f) if f.is_integer() else None
-
-
-def _plain(prompt_id):
-    return int(prompt_id) if isinstance(prompt_id, np.integer) else prompt_id
 
 
 def _first_wait(cfg: CurriculumConfig, pool: int) -> float:
