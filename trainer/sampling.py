@@ -23,6 +23,7 @@ import numpy as np
 from passband.curriculum import Curriculum, CurriculumConfig
 from passband.curriculum._priors import training_priors
 from passband.errors import ConfigError
+from passband.trainer._data import prompt_of
 
 __all__ = [
     "Sampler",
@@ -267,6 +268,7 @@ def make_sampler(
             )
         return UniformSampler(ids, seed=config.seed)
     cur_cfg = config.curriculum
+    texts = [prompt_of(row) for row in rows] if cur_cfg.predict_fresh else None
     if priors is None:
         name = (
             model
@@ -285,8 +287,8 @@ def make_sampler(
             mismatch_weight=cur_cfg.mismatch_prior_weight,
         )
         log(found.summary(cur_cfg.prior_weight, cur_cfg.mismatch_prior_weight))
-        return Curriculum(ids, priors=found.priors, seed=config.seed, config=cur_cfg)
-    curriculum = Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg)
+        return Curriculum(ids, priors=found.priors, seed=config.seed, config=cur_cfg, texts=texts)
+    curriculum = Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg, texts=texts)
     counts = curriculum.metrics()
     used, unused = int(counts["priors/used"]), int(counts["priors/unused"])
     line = (
