@@ -86,10 +86,8 @@ class SignalModel:
         feats = [self.features(i) for i in np.asarray(idx).tolist()]
         sizes = np.fromiter((len(f) for f in feats), np.int64, len(feats))
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        z = self.bias + np.add.reduceat(self.weights[np.concatenate(feats)], starts) / np.sqrt(
-            sizes
-        )
-        return 1.0 / (1.0 + np.exp(-z))
+        sums = np.add.reduceat(self.weights[np.concatenate(feats)], starts)
+        return 1.0 / (1.0 + np.exp(-(self.bias + sums / np.sqrt(sizes))))
 
     def update(self, i: int, signal: bool) -> None:
         """One SGD step on the log-loss of the first look at prompt ``i``."""

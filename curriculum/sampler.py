@@ -11,10 +11,10 @@ of ``n`` prompts is, in this order:
 2. fresh and in-band prompts, competing on one score: the chance that a group disagrees,
    P(signal) = 1 - E[p^G] - E[(1-p)^G] under the prompt's posterior. A fresh prompt gets the
    population's chance (the decayed share of first looks that had signal), or with ``texts``
-   the chance a model of its text predicts (``_predict``; a sample of fresh ones is scored). A prompt drawn within
-   the reuse cooldown (``cooldown_factor`` times the in-band mass, in groups, and at least
-   ``min_reuse_share`` of the dataset) is not drawn again, so the known in-band prompts are walked
-   through like epochs and fresh ones fill the rest. At least ``min_explore_share`` (up to
+   the chance a model of its text predicts (``_predict``; a sample of fresh ones is scored).
+   A prompt drawn within the reuse cooldown (``cooldown_factor`` times the in-band mass, in
+   groups, and at least ``min_reuse_share`` of the dataset) is not drawn again, so the known
+   in-band prompts are walked through like epochs and fresh ones fill the rest. At least ``min_explore_share`` (up to
    ``surplus_explore_share`` as the discovery budget fills) stays fresh;
 3. whatever is left, so a draw is always full (prompts off cooldown first, best Thompson signal
    chance first); repeats only when fewer distinct prompts exist.
@@ -182,10 +182,10 @@ class Curriculum(SelectionMixin, PersistMixin):
             return []
         chance = expected_signal_array(*self._beta(idx), self._group_size)
         fresh = self._pool[idx] == FRESH
-        if self._predictor is not None and self._predictor.ready and fresh.any():
-            chance[fresh] = self._predictor.predict(idx[fresh])
-            return chance.tolist()
-        return np.where(fresh, self._fresh_signal(), chance).tolist()
+        model = self._predictor
+        ranked = model is not None and model.ready
+        chance[fresh] = model.predict(idx[fresh]) if ranked else self._fresh_signal()
+        return chance.tolist()
 
     def classify(self, prompt_id: Hashable) -> str:
         """``too_easy``, ``in_band`` or ``too_hard``; a fresh prompt is judged by its prior mean."""
