@@ -10,6 +10,9 @@ batch of ``prompts_per_step`` groups of ``group_size`` answers:
 - curriculum: the same filter and refill, drawing from ``Curriculum`` (cold start, and with
               priors from a pre-scoring pass by a different model).
 
+In the ``texts`` scenario every prompt also carries a text (``SimConfig.text_signal``) and the
+curriculum ranks the prompts it has not seen by it (``predict_fresh``, on by default).
+
 Reported: share of rolled-out groups with non-zero variance ("signal"), rollouts generated per
 rollout trained (unanimous groups train nothing, so for plain uniform that is per useful rollout),
 the signal share in each third of the run (drift), and recovery: of the prompts that start
@@ -55,6 +58,9 @@ SCENARIOS = {  # name -> SimConfig overrides; the held-out judge varies exactly 
     "easy": {"mix": (0.15, 0.70, 0.15)},
     "fast_drift": {"drift_speed": 2.0},
     "batch16": {"prompts_per_step": 16, "n_prompts": 1000},
+    # the standard world with texts whose topic word tells the starting kind 4 times in 5: the
+    # uniform rows equal standard's, so the curriculum rows read against standard's directly
+    "texts": {"text_signal": 0.8},
 }
 _RUNS = (
     ("uniform", {}),

@@ -52,7 +52,18 @@ class SimConfig:
     seed: int = 0
     """Seeds the world and the curriculum."""
     curriculum_options: dict = field(default_factory=dict)
-    """Extra ``CurriculumConfig`` fields, e.g. ``{"selection": "pool"}``."""
+    """Extra ``CurriculumConfig`` fields, e.g. ``{"predict_fresh": False}``."""
+    text_signal: float = 0.0
+    """> 0: every prompt carries a text, given to the curriculum as ``texts=``, whose topic word
+    names its starting kind (hopeless / easy / in-between) with this probability and a random
+    kind's otherwise, among filler words that say nothing; 0: no texts (the curriculum sees ids
+    only). Whether a hopeless prompt will become learnable is never in its text."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.text_signal <= 1.0:
+            raise ValueError(
+                f"SimConfig.text_signal={self.text_signal!r}: expected a number in [0, 1]"
+            )
 
 
 class _World:
@@ -62,9 +73,11 @@ class _World:
         rng = random.Random(cfg.seed)
         self.cfg, self.rng = cfg, random.Random(cfg.seed + 1)
         self.z, self.a, self.learned = [], [], [0.0] * cfg.n_prompts
+        self.kind: list[int] = []  # 0 hopeless, 1 easy, 2 in-between
         hard, easy, _ = cfg.mix
         for _ in range(cfg.n_prompts):
             u = rng.random()
+            self.kind.append(0 if u < hard else 1 if u < hard + easy else 2)
             if u < hard:
                 learnable = rng.random() < cfg.learnable_hard_share
                 self.z.append(rng.gauss(-5.0, 0.7))
@@ -76,6 +89,8 @@ class _World:
                 self.z.append(rng.uniform(-2.5, 2.5))
                 self.a.append(rng.uniform(0.5, 2.0))
 
+        self.texts = _texts(self.kind, cfg.text_signal, cfg.seed) if cfg.text_signal > 0 else None
+
     def pass_rate(self, i: int, step: int) -> float:
         x = self.z[i] + self.a[i] * self.cfg.drift_speed * step / self.cfg.steps + self.learned[i]
         return 1.0 / (1.0 + math.exp(-x))
@@ -83,6 +98,21 @@ class _World:
     def roll(self, i: int, step: int) -> int:
         p = self.pass_rate(i, step)
         return sum(self.rng.random() < p for _ in range(self.cfg.group_size))
+
+
+_TOPICS = ("proof", "lookup", "word")  # by kind: hopeless, easy, in-between
+_FILLER = tuple("the a of to find what is its value number total each how many then and".split())
+
+
+def _texts(kinds: list[int], signal: float, seed: int) -> list[str]:
+    """One text per prompt: a topic word that tells its kind with probability ``signal``."""
+    rng = random.Random(seed + 4)  # its own stream: the world's draws do not change with texts
+    out = []
+    for i, kind in enumerate(kinds):
+        topic = kind if rng.random() < signal else rng.randrange(3)
+        filler = " ".join(rng.choice(_FILLER) for _ in range(rng.randint(3, 8)))
+        out.append(f"{_TOPICS[topic]} {filler} item {i}")
+    return out
 
 
 class _Uniform:
@@ -114,6 +144,7 @@ def _make_sampler(strategy: str, cfg: SimConfig, world: _World):
         priors=priors,
         seed=cfg.seed,
         group_size_hint=cfg.group_size,
+        texts=world.texts,
         **cfg.curriculum_options,
     )
 

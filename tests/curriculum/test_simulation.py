@@ -72,3 +72,27 @@ def test_recovery_keeps_up_with_uniform_sampling(noise):
 
     assert mean(ours, "recovered_share") >= mean(uniform, "recovered_share") - 0.02
     assert mean(ours, "signal_share") >= 2 * mean(uniform, "signal_share")
+
+
+# Texts that name a prompt's kind 4 times in 5 (SimConfig.text_signal): the curriculum ranks the
+# prompts it has not seen by them, so the cold first pass finds the in-band ones sooner. Measured
+# here (seeds 0-2): first-third signal 0.675-0.686 with texts against 0.543-0.552 without, whole
+# run 0.729-0.741 against 0.704-0.716. The middle third gives some back (0.73-0.75 against
+# 0.82-0.84): the unseen prompts left then are mostly out of band, and the exploration floor still
+# draws them. Uniform sampling ignores texts, so its run is the same draw for draw.
+def test_texts_speed_up_the_cold_first_pass():
+    cold = [run_simulation("curriculum", SimConfig(**_RUN, seed=s)) for s in range(3)]
+    texts = [
+        run_simulation("curriculum", SimConfig(**_RUN, seed=s, text_signal=0.8)) for s in range(3)
+    ]
+    for without, with_texts in zip(cold, texts):
+        assert with_texts["signal_share_by_third"][0] >= without["signal_share_by_third"][0] + 0.08
+        assert with_texts["signal_share"] >= without["signal_share"]
+        assert with_texts["curriculum"]["fresh_model/looks"] > 0
+    plain = run_simulation("dynamic", SimConfig(**_RUN))
+    assert run_simulation("dynamic", SimConfig(**_RUN, text_signal=0.8)) == plain
+
+
+def test_text_signal_is_a_probability():
+    with pytest.raises(ValueError, match="text_signal"):
+        SimConfig(text_signal=1.5)
