@@ -73,11 +73,11 @@ class _World:
         rng = random.Random(cfg.seed)
         self.cfg, self.rng = cfg, random.Random(cfg.seed + 1)
         self.z, self.a, self.learned = [], [], [0.0] * cfg.n_prompts
-        self.kind: list[int] = []  # 0 hopeless, 1 easy, 2 in-between
+        kinds = []  # 0 hopeless, 1 easy, 2 in-between: what a text can tell
         hard, easy, _ = cfg.mix
         for _ in range(cfg.n_prompts):
             u = rng.random()
-            self.kind.append(0 if u < hard else 1 if u < hard + easy else 2)
+            kinds.append(0 if u < hard else 1 if u < hard + easy else 2)
             if u < hard:
                 learnable = rng.random() < cfg.learnable_hard_share
                 self.z.append(rng.gauss(-5.0, 0.7))
@@ -88,8 +88,7 @@ class _World:
             else:
                 self.z.append(rng.uniform(-2.5, 2.5))
                 self.a.append(rng.uniform(0.5, 2.0))
-
-        self.texts = _texts(self.kind, cfg.text_signal, cfg.seed) if cfg.text_signal > 0 else None
+        self.texts = _texts(kinds, cfg.text_signal, cfg.seed) if cfg.text_signal > 0 else None
 
     def pass_rate(self, i: int, step: int) -> float:
         x = self.z[i] + self.a[i] * self.cfg.drift_speed * step / self.cfg.steps + self.learned[i]
@@ -109,7 +108,7 @@ def _texts(kinds: list[int], signal: float, seed: int) -> list[str]:
     rng = random.Random(seed + 4)  # its own stream: the world's draws do not change with texts
     out = []
     for i, kind in enumerate(kinds):
-        topic = kind if rng.random() < signal else rng.randrange(3)
+        topic = kind if rng.random() < signal else rng.randrange(len(_TOPICS))
         filler = " ".join(rng.choice(_FILLER) for _ in range(rng.randint(3, 8)))
         out.append(f"{_TOPICS[topic]} {filler} item {i}")
     return out
