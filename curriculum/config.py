@@ -227,7 +227,12 @@ class CurriculumConfig:
             )
         unknown = sorted(set(options) - valid)
         if unknown:
-            raise TypeError(f"unknown curriculum option(s) {unknown}; valid: {sorted(valid)}")
+            listed = sorted(valid - {"group_size_hint"})  # a trainer sets it from group_size
+            raise TypeError(
+                f"unknown curriculum option(s) {unknown}; valid: {listed} "
+                "(and group_size_hint when the curriculum is built by hand: a trainer sets it "
+                "from its group_size)"
+            )
         if band is not None:  # a list from TOML / JSON; anything else is judged as given
             options["band"] = tuple(band) if isinstance(band, (list, tuple)) else band
         return cls(**options)

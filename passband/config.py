@@ -196,9 +196,13 @@ def _build(raw: dict, source: str) -> RunConfig:
         name: _section(cls, raw.get(name, {}), name, source) for name, cls in _SECTIONS.items()
     }
     trainer = dict(raw.get("trainer", {}))
-    if "curriculum" in raw:  # its own section: [curriculum] band = [0.2, 0.8], ...
-        _check_once(trainer, raw["curriculum"], source)
-        trainer["curriculum"] = _curriculum_section(raw["curriculum"], source)
+    curriculum = raw.get("curriculum", {})
+    _check_once(trainer, curriculum, source)
+    if isinstance(trainer.get("band"), list) and isinstance(curriculum, dict):  # the alias
+        _warn_band_alias(source, trainer["band"])  # (another type: [trainer] names the error)
+        curriculum = {**curriculum, "band": trainer.pop("band")}
+    if "curriculum" in raw or curriculum:  # its own section: [curriculum] band = [0.2, 0.8], ...
+        trainer["curriculum"] = _curriculum_section(curriculum, source)
     try:
         grpo = GRPOConfig.from_dict(trainer)
     except (ValueError, TypeError) as exc:  # ConfigError included; the message names the field
@@ -224,6 +228,25 @@ def _check_once(trainer: dict, curriculum: Any, source: str) -> None:
                 f"{source}: [curriculum] {key} = {curriculum[key]!r}: the curriculum uses the "
                 "run's group size; set [trainer] group_size instead"
             )
+
+
+def _warn_band_alias(source: str, band: Any) -> None:
+    """The deprecation, pointed at the config file (and its line) rather than at our code."""
+    import warnings
+
+    lineno = 1
+    try:
+        lines = Path(source).read_text(encoding="utf-8").splitlines()
+        lineno = next(i for i, line in enumerate(lines, 1) if line.strip().startswith("band"))
+    except (OSError, StopIteration):
+        pass  # an override (trainer.band=...) or a source that is not a file
+    warnings.warn_explicit(
+        f"{source}: [trainer] band = {band!r} is deprecated; set it as [curriculum] band",
+        DeprecationWarning,
+        filename=source,
+        lineno=lineno,
+        module="passband.config",  # the CLI shows passband's deprecations
+    )
 
 
 def _curriculum_section(values: Any, source: str):

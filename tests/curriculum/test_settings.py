@@ -7,6 +7,7 @@ import pytest
 
 from passband.curriculum import Curriculum, CurriculumConfig
 from passband.curriculum._success import describe_success_rule, with_success_rule
+from passband.errors import ConfigError
 
 BASE = '[model]\npath = "m"\n[data]\npath = "d.jsonl"\n'
 
@@ -98,6 +99,29 @@ def test_a_band_in_both_sections_is_refused_and_the_alias_warns_on_the_command_l
         [sys.executable, "-c", code, "doctor", str(path)], capture_output=True, text=True
     )
     assert "'max_hard_pool' is deprecated; call it 'max_warmup_pool'" in out.stderr
+    path.write_text('[model]\npath = "m"\n[data]\npath = "d.jsonl"\n[trainer]\nband = [0.3, 0.7]\n')
+    out = subprocess.run(
+        [sys.executable, "-c", code, "doctor", str(path)], capture_output=True, text=True
+    )
+    # the warning points at the user's file and line, not at a line of generated code
+    assert f"{path}:6: DeprecationWarning: {path}: [trainer] band = [0.3, 0.7]" in out.stderr
+    assert "<string>" not in out.stderr
+
+
+def test_the_band_alias_in_a_file_becomes_the_curriculum_band(tmp_path):
+    with pytest.warns(DeprecationWarning, match=r"\[trainer\] band = \[0.3, 0.7\] is deprecated"):
+        cfg = _load(tmp_path, "[trainer]\nband = [0.3, 0.7]\n")
+    assert cfg.trainer.curriculum.band == (0.3, 0.7) == cfg.trainer.band
+    with pytest.warns(DeprecationWarning):  # an override is the same alias
+        cfg = _load(tmp_path, "", ["trainer.band=[0.25, 0.75]"])
+    assert cfg.trainer.curriculum.band == (0.25, 0.75)
+
+
+def test_the_unknown_option_message_lists_what_a_file_may_set(tmp_path):
+    with pytest.raises(ConfigError, match="unknown curriculum option") as info:
+        _load(tmp_path, "[curriculum]\nbogus = 1\n")
+    listed = str(info.value).split("valid: ")[1].split("]")[0]
+    assert "'band'" in listed and "group_size_hint" not in listed
 
 
 def test_band_lives_in_one_place():
