@@ -139,8 +139,9 @@ class CurriculumConfig:
     """Groups observed before a too-easy prompt is first due for a re-test (rarely: easy prompts
     seldom get hard again)."""
     retest_backoff: float = 2.0
-    """A unanimous re-test (no sign of movement) multiplies the prompt's wait by this factor; a
-    mixed one keeps the wait at its first value."""
+    """A re-test that leaves the prompt outside the band multiplies its wait by this factor,
+    whether its group was unanimous or mixed (a prompt that moves into the band is readmitted
+    at once; one that stays out makes room for prompts not looked at since)."""
     max_retest_after: float = 4096.0
     """Longest wait between re-tests of one prompt (it also caps the two first waits above): a
     hopeless prompt is never deleted."""

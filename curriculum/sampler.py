@@ -149,7 +149,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         if trials >= 2 and not self.config.adaptive_group_size:  # adaptive: sizes vary
             self._group_size = trials
         self._count_group(successes, trials)
-        self._move(i, self._pool_for(i), successes in (0, trials))
+        self._move(i, self._pool_for(i))
         self._pending.pop(i, None)
 
     def group_sizes(self, prompt_ids: Sequence[Hashable], budget: int) -> list[int]:
@@ -258,7 +258,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         return WARMUP if mean < lo else (EASY if mean > hi else ACTIVE)
 
     # ------------------------------------------------------------------ bookkeeping
-    def _move(self, i: int, new: int, unanimous: bool) -> None:
+    def _move(self, i: int, new: int) -> None:
         """Apply a pool transition after an observation and count it."""
         old, cfg, counts = int(self._pool[i]), self.config, self._counts
         if old == FRESH:
@@ -269,10 +269,10 @@ class Curriculum(SelectionMixin, PersistMixin):
         if new == ACTIVE:
             counts["readmissions" if old in (WARMUP, EASY) else "admissions"] += int(old != ACTIVE)
         elif new == old:  # re-tested and still outside the band
-            if unanimous:  # no sign of movement: wait longer next time
-                self._wait[i] = min(self._wait[i] * cfg.retest_backoff, cfg.max_retest_after)
-            else:  # some answers differed: it is moving, look again soon
-                self._wait[i] = min(self._wait[i], _first_wait(cfg, new))
+            # wait longer next time, even after a mixed group: resetting the wait let a few
+            # borderline prompts take most re-test slots from ones not looked at since
+            # (BENCHMARKS.md, "Recovery")
+            self._wait[i] = min(self._wait[i] * cfg.retest_backoff, cfg.max_retest_after)
         else:
             counts["to_warmup" if new == WARMUP else "to_easy"] += 1
             self._wait[i] = _first_wait(cfg, new)

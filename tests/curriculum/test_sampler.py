@@ -134,6 +134,21 @@ def test_failed_retests_back_off():
     assert waits == [10, 20, 35, 35]
 
 
+def test_a_mixed_retest_that_stays_out_of_the_band_backs_off_too():
+    """One success in 8 after a record of failures leaves the prompt too hard: its wait grows
+    as after an all-wrong group, so it cannot take the re-test slots of prompts not seen since."""
+    cur = Curriculum(["x", "y"], warmup_retest_after=10, retest_backoff=2.0, max_retest_after=35)
+    for _ in range(3):
+        cur.observe("x", 0, 8)
+    assert _waits(cur)[0] == 35
+    cur.observe("x", 1, 8)  # mixed, still too hard
+    assert cur.classify("x") == "too_hard" and _waits(cur)[0] == 35
+    cur = Curriculum(["x", "y"], warmup_retest_after=10, retest_backoff=2.0, max_retest_after=80)
+    cur.observe("x", 0, 8)
+    cur.observe("x", 1, 8)
+    assert cur.classify("x") == "too_hard" and _waits(cur)[0] == 20
+
+
 def test_priors_are_down_weighted_and_classify_before_any_observation():
     cur = Curriculum(
         ["p", "q", "r"], priors={"p": (0, 16), "q": (16, 16), "zzz": (1, 2)}, prior_weight=0.25
