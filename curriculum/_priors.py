@@ -63,7 +63,8 @@ def row_prior(
     row: Mapping[str, Any], prior_trials: float = 8
 ) -> tuple[tuple[float, float], str] | None:
     """``((passes, trials), source)`` of one row, or None when it carries no difficulty (its
-    difficulty cells are absent or empty). A cell that holds something else than a usable count
+    difficulty cells are absent or empty, or it reads 0 passes in 0 trials: ``passband score``
+    writes that for a row none of whose answers got a verdict). A cell that holds something else than a usable count
     or rate raises ``ValueError`` naming the column and the value: read as "unscored", it would
     silently drop the score. A row stopped early by adaptive scoring (unanimous, fewer than
     ``score_k`` trials) counts as ``score_k`` trials: the stop asserted its class as surely as the
@@ -71,6 +72,8 @@ def row_prior(
     if not _carries_difficulty(row):
         return None  # the common case of unscored data, checked without parsing anything
     passes, trials = _number(row, "passes"), _number(row, "trials")
+    if passes == 0 and trials == 0:
+        return None  # ``passband score`` got no verdict (every answer errored or timed out)
     if passes is not None or trials is not None:
         if passes is None or not trials or trials < 0 or not 0 <= passes <= trials:
             raise ValueError(

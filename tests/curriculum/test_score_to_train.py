@@ -197,3 +197,20 @@ def test_an_unusable_difficulty_cell_is_refused_not_read_as_unscored(cells, said
     with pytest.raises(DataError, match="row 1"):
         priors_from_rows(rows)
     assert training_priors([rows[0], rows[2]]).priors == {}  # empty cells: unscored, no error
+
+
+def test_a_row_scoring_got_no_verdict_for_trains_unscored():
+    """``passband score`` writes 0 passes in 0 trials (band class ``unscored``) for a row whose
+    answers all errored or timed out; training on that file must read it as unscored, not stop."""
+    from passband.curriculum._priors import training_priors
+    from passband.curriculum.prescore import PrescoreConfig, _output_row, priors_from_rows
+
+    cfg = PrescoreConfig(settings={"model": "m"})
+    rows = [
+        _output_row({"prompt": "a"}, None, {"passes": 0, "trials": 0, "unchecked": 8}, cfg),
+        _output_row({"prompt": "b"}, None, {"passes": 3, "trials": 8, "unchecked": 0}, cfg),
+    ]
+    assert rows[0]["band_class"] == "unscored" and rows[0]["trials"] == 0
+    found = training_priors(rows, {"model": "m"})
+    assert found.priors == {1: (3, 8)} and found.sources == {"passes/trials": 1}
+    assert priors_from_rows(rows) == {1: (3, 8)}
