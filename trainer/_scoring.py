@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from passband.curriculum._success import describe_success_rule, with_success_rule
+from passband.curriculum.prescore_config import describe_verifier
+from passband.errors import UsageError
 from passband.verifiers import Reward, Verdict, get, verify_batch
 
 __all__ = ["Scorer", "RewardSpec", "PROMPT_COLUMNS"]
@@ -51,6 +53,7 @@ class Scorer:
         self._plain = not isinstance(self.reward, str) and not self._is_reward
         self.success_rule = describe_success_rule(self.reward, self.success_threshold)
         self._checked = with_success_rule(self.reward, self.success_threshold)
+        self._first = True  # the first scored batch is checked for a reward that always fails
 
     def check_columns(self, columns: Sequence[str]) -> None:
         """Fail before training when a mapped reference column is missing from the dataset."""
@@ -79,6 +82,22 @@ class Scorer:
         num_tokens: Sequence[int],
     ) -> list[Verdict]:
         refs = [self.reference(r, n) for r, n in zip(rows, num_tokens)]
-        return verify_batch(
+        verdicts = verify_batch(
             self._checked, list(completions), refs, timeout=self.timeout, workers=self.workers
+        )
+        if self._first and verdicts:
+            self._first = False
+            _refuse_if_all_failed(self.reward, verdicts)
+        return verdicts
+
+
+def _refuse_if_all_failed(reward: RewardSpec, verdicts: Sequence[Verdict]) -> None:
+    """A reward that fails on every answer of the first batch is its wiring (a wrong reference
+    column, a missing keyword, a bug), not the data: training on would run every step with no
+    signal while the step messages blamed reward variance. ``passband score`` stops the same way."""
+    if all(v.status == "error" for v in verdicts):
+        raise UsageError(
+            f"the reward {describe_verifier(reward)} failed on all {len(verdicts)} answers of the "
+            f"first rollout, e.g. {verdicts[0].detail!r}; try it on one answer with "
+            "passband verify (or check_verifier) before training"
         )

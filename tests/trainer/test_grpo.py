@@ -117,6 +117,17 @@ def test_only_groups_with_variance_are_trained_and_a_short_batch_is_announced(
     )
 
 
+def test_a_reward_that_fails_on_every_first_answer_stops_training(tiny, tokenizer, tmp_path):
+    """Broken wiring (a verifier that raises on every answer) used to run every step with
+    "0/2 groups have reward variance"; it stops at the first rollout and shows the error."""
+    from passband.errors import UsageError
+
+    t = _trainer(tiny, tokenizer, tmp_path, _rows("err", "err"), max_refill_rounds=0)
+    t._begin()
+    with pytest.raises(UsageError, match=r"failed on all 8 answers .*broken reference"):
+        t.train_step()
+
+
 def test_error_and_timeout_verdicts_are_masked_and_counted(tiny, tokenizer, tmp_path):
     t = _trainer(tiny, tokenizer, tmp_path, _rows("err", "slow"), max_refill_rounds=0)
     t._begin()
