@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from passband.curriculum.posterior import check_band
+from passband.errors import first_few
 from passband.sandbox._worker_limits import TIMEOUT_ALLOWED, WORKERS_ALLOWED, timeout_ok, workers_ok
 
 SOLVE_RATE_SUFFIX = "_solve_rate"
@@ -76,28 +78,51 @@ class PrescoreConfig:
             raise PrescoreError(f"success_threshold={threshold!r} must be a finite number")
 
     def check_columns(self, rows: list[dict]) -> None:
-        """Name the missing column and the ones that exist, before any generation."""
+        """Before any generation: every row gives a prompt (text or chat messages) and the
+        reference columns; the rows that do not are named, each with its own columns."""
         if not rows:
-            return
-        columns = list(rows[0])
+            raise PrescoreError("the dataset holds no rows: nothing to score")
         wanted = [*(self.references or {}).values()]
         if self.prompt_template is None:
             wanted.insert(0, self.prompt_column)
-        else:
-            try:
-                self.prompt_template.format(**rows[0])
-            except (KeyError, IndexError) as exc:
-                raise PrescoreError(
-                    f"prompt template uses {exc}, which the dataset lacks; its "
-                    f"columns are: {', '.join(columns)}"
-                ) from None
         if self.prior_column:
             wanted.append(self.prior_column)
-        missing = [c for c in wanted if c not in columns]
-        if missing:
+        absent = [c for c in wanted if not any(c in row for row in rows)]
+        if absent:  # a wrong flag or column name, not a few bad rows
             raise PrescoreError(
-                f"column(s) {missing} not in the dataset; its columns are: {', '.join(columns)}"
+                f"column(s) {absent} not in the dataset; its columns are: {', '.join(rows[0])}"
             )
+        for name in _template_fields(self.prompt_template):
+            if not any(name in row for row in rows):
+                raise PrescoreError(
+                    f"prompt template uses {name!r}, which the dataset lacks; its "
+                    f"columns are: {', '.join(rows[0])}"
+                )
+        bad = []
+        for i, row in enumerate(rows):
+            missing = [c for c in wanted if c not in row]
+            problem = (
+                f"lacks column(s) {missing} (its columns: {', '.join(map(str, row))})"
+                if missing
+                else self._prompt_problem(row)
+            )
+            if problem:
+                bad.append(f"row {i} {problem}")
+        if bad:
+            raise PrescoreError(
+                f"{len(bad)} of {len(rows)} rows cannot be scored: {first_few(bad)}"
+            )
+
+    def _prompt_problem(self, row: Mapping[str, Any]) -> str | None:
+        try:
+            prompt = self.prompt(row)
+        except (KeyError, IndexError) as exc:
+            return f"lacks {exc}, which the prompt template uses (its columns: {', '.join(row)})"
+        if isinstance(prompt, str):
+            return None if prompt else "has an empty prompt"
+        if isinstance(prompt, list) and prompt:
+            return None
+        return f"has the prompt {prompt!r}; expected text or a list of chat messages"
 
     def prior_of(self, row: Mapping[str, Any]) -> tuple[float, str] | None:
         """(pass rate, source) from an existing difficulty column, or None to sample."""
@@ -151,6 +176,14 @@ class PrescoreConfig:
             "success_threshold": self.success_threshold,
             "settings": {k: str(v) for k, v in dict(self.settings).items()},
         }
+
+
+def _template_fields(template: str | None) -> list[str]:
+    """The column names a ``str.format`` template reads (``{question}``, ``{row[x]}`` -> row)."""
+    if template is None:
+        return []
+    names = [f for _, f, _, _ in string.Formatter().parse(template) if f]
+    return [n.split(".")[0].split("[")[0] for n in names if not n.isdigit()]
 
 
 def describe_verifier(verifier) -> str:

@@ -261,6 +261,35 @@ def test_user_mistakes_are_named(tmp_path):
         read_rows(tmp_path / "data.txt")
 
 
+def test_rows_that_cannot_be_scored_are_named_with_their_own_columns(tmp_path):
+    """One row without the reference column used to crash with a bare KeyError, a null prompt
+    said the tokenizer had no chat template, and an empty file was "scored" with no rows."""
+    rows, table = _dataset(4)
+    rows[1] = {"prompt": "question 1"}  # no answer
+    rows[2]["prompt"], rows[3]["prompt"] = None, ""
+
+    def run(data):
+        return prescore(
+            data,
+            CoinFlipGenerator(table),
+            "exact",
+            out_path=tmp_path / "o.jsonl",
+            references={"answer": "answer"},
+            progress=False,
+        )
+
+    with pytest.raises(PrescoreError) as info:
+        run(rows)
+    said = str(info.value)
+    assert said.startswith("3 of 4 rows cannot be scored: ")
+    assert "row 1 lacks column(s) ['answer'] (its columns: prompt)" in said
+    assert "row 2 has the prompt None; expected text or a list of chat messages" in said
+    assert "row 3 has an empty prompt" in said and "row 0" not in said
+    with pytest.raises(PrescoreError, match="holds no rows"):
+        run([])
+    assert not (tmp_path / "o.jsonl").exists()
+
+
 def test_scored_rows_become_curriculum_priors(tmp_path):
     rows, table = _dataset(30)
     res = prescore(
