@@ -252,15 +252,17 @@ def _seed(seed: int, batch: int, round_: int) -> int:
 
 
 def _journal_settings(cfg, rows, todo, verifier) -> dict:
-    """What must match for a journal to be resumed: settings and the prompts being scored."""
+    """What must match for a journal to be resumed: settings, and the prompts being scored with
+    what their verifier gets (an edited answer column makes the journal's counts stale)."""
     digest = hashlib.sha256()
     for i in todo:
-        digest.update(json.dumps([i, cfg.prompt(rows[i])], default=str).encode())
+        item = [i, cfg.prompt(rows[i]), cfg.reference(rows[i])]
+        digest.update(json.dumps(item, default=str, sort_keys=True).encode())
     return {
         **cfg.fingerprint(),
         "verifier": describe_verifier(verifier),
         "rows": len(rows),
-        "prompts_sha256": digest.hexdigest(),
+        "prompts_and_references_sha256": digest.hexdigest(),
     }
 
 

@@ -204,6 +204,12 @@ def test_a_journal_from_other_settings_is_refused(tmp_path):
         prescore(
             rows, CoinFlipGenerator(table), "exact", out_path=out, progress=False, batch_size=4, k=6
         )
+    # the same prompts with other answers: the journal's counts would be stale
+    edited = [{**r, "answer": "x"} for r in rows]
+    with pytest.raises(PrescoreError, match="other settings.*prompts_and_references_sha256"):
+        prescore(
+            edited, CoinFlipGenerator(table), "exact", out_path=out, progress=False, batch_size=4
+        )
 
 
 def test_uncheckable_verdicts_are_not_trials(tmp_path):
