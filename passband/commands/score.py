@@ -118,6 +118,11 @@ def _output_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         help="output path; its suffix picks the format (a path without suffix = saved HF dataset)",
     )
+    group.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing --out file (refused otherwise, unless resuming its journal)",
+    )
     group.add_argument("--plot", default=None, help="histogram PNG (default: OUT.pass_rate.png)")
     group.add_argument("--timeout", type=float, default=10.0, help="seconds per verification")
     group.add_argument(
@@ -173,6 +178,12 @@ def _check_out(args: argparse.Namespace) -> None:
         raise UsageError(f"--out: {exc}") from None
     if Path(args.out).resolve() == Path(args.dataset).resolve():
         raise UsageError(f"--out {args.out!r} is the input dataset; write the scores elsewhere")
+    resuming = Path(f"{os.fspath(args.out)}.journal.jsonl").exists()
+    if Path(args.out).exists() and not resuming and not args.overwrite:
+        raise UsageError(
+            f"--out {args.out!r} exists (a finished scoring run?); pass --overwrite to replace "
+            "it, or choose another path"
+        )
 
 
 def _apply_config(args: argparse.Namespace):

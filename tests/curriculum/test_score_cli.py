@@ -68,6 +68,12 @@ def test_score_command_end_to_end_is_reproducible(tiny_model, score_flags, tmp_p
         assert after["score_source"].startswith("prior:")
         for key in ("passes", "trials", "score_model", "score_temperature", "score_max_tokens"):
             assert after[key] == before[key], key
+    # a finished --out is not replaced unless asked: scoring a large set can take hours
+    stamp = again.read_bytes()
+    assert main(["score", str(out), *model, "--out", str(again), *common]) == 2
+    assert "--overwrite" in capsys.readouterr().err and again.read_bytes() == stamp
+    assert main(["score", str(data), *model, "--out", str(again), *common, "--overwrite"]) == 0
+    assert all(r["score_source"] == "sampled" for r in read_rows(again))
 
 
 def test_score_command_names_user_mistakes(tmp_path, capsys):
