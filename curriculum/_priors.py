@@ -20,7 +20,7 @@ from typing import Any
 from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX, number_or_none
 from passband.errors import DataError, first_few
 
-__all__ = ["TrainingPriors", "training_priors", "row_prior"]
+__all__ = ["TrainingPriors", "training_priors", "row_prior", "carries_difficulty"]
 
 _COMPARED = ("model", "temperature", "top_p", "max_tokens", "success_threshold")
 
@@ -69,7 +69,7 @@ def row_prior(
     silently drop the score. A row stopped early by adaptive scoring (unanimous, fewer than
     ``score_k`` trials) counts as ``score_k`` trials: the stop asserted its class as surely as the
     full k would have."""
-    if not _carries_difficulty(row):
+    if not carries_difficulty(row):
         return None  # the common case of unscored data, checked without parsing anything
     passes, trials = _number(row, "passes"), _number(row, "trials")
     if passes == 0 and trials == 0:
@@ -114,7 +114,7 @@ def _rate(row: Mapping[str, Any], column: str) -> float | None:
     return x
 
 
-def _carries_difficulty(row: Mapping[str, Any]) -> bool:
+def carries_difficulty(row: Mapping[str, Any]) -> bool:
     """Whether ``row`` has a column a prior is read from (its values are checked later)."""
     return (
         "passes" in row
@@ -141,7 +141,7 @@ def training_priors(
     for i, row in enumerate(rows):
         columns = tuple(row)
         if columns not in carries:
-            carries[columns] = _carries_difficulty(row)
+            carries[columns] = carries_difficulty(row)
         if not carries[columns]:
             continue
         try:

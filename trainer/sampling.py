@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from passband.curriculum import Curriculum, CurriculumConfig
-from passband.curriculum._priors import training_priors
+from passband.curriculum._priors import carries_difficulty, training_priors
 from passband.errors import ConfigError
 from passband.trainer._data import prompt_of
 
@@ -266,6 +266,7 @@ def make_sampler(
                 "priors= given but use_curriculum is off: uniform sampling ignores them",
                 stacklevel=3,
             )
+        log(_uniform_note(rows, config))
         return UniformSampler(ids, seed=config.seed)
     cur_cfg = config.curriculum
     texts = [prompt_of(row) for row in rows] if cur_cfg.predict_fresh else None
@@ -301,3 +302,21 @@ def make_sampler(
     if unused and not used:
         warnings.warn(line, stacklevel=3)
     return curriculum
+
+
+def _uniform_note(rows: Sequence[Mapping[str, Any]], config: Any) -> str:
+    """The start-up line of a run without the curriculum: what in the data and the config it
+    leaves unused, so a scored file or a ``[curriculum]`` section is not dropped in silence."""
+    line = "sampling: uniform passes over the data (use_curriculum = false)"
+    scored = sum(1 for row in rows if carries_difficulty(row))
+    if scored:
+        line += f"; the pre-scores of {scored} rows are not used"
+    default = dataclasses.replace(CurriculumConfig(), group_size_hint=config.group_size)
+    changed = [
+        f.name
+        for f in dataclasses.fields(CurriculumConfig)
+        if getattr(config.curriculum, f.name) != getattr(default, f.name)
+    ]
+    if changed:
+        line += f"; curriculum settings not used: {', '.join(changed)}"
+    return line

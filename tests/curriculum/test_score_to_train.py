@@ -214,3 +214,22 @@ def test_a_row_scoring_got_no_verdict_for_trains_unscored():
     found = training_priors(rows, {"model": "m"})
     assert found.priors == {1: (3, 8)} and found.sources == {"passes/trials": 1}
     assert priors_from_rows(rows) == {1: (3, 8)}
+
+
+def test_uniform_sampling_says_what_of_the_data_and_config_it_leaves_unused():
+    """``use_curriculum = false`` on a scored file with a ``[curriculum]`` section used to drop
+    both without a word."""
+    from passband.trainer import GRPOConfig
+    from passband.trainer.sampling import UniformSampler, make_sampler
+
+    rows = [{"prompt": "a", "passes": 1, "trials": 4}, {"prompt": "b"}, {"prompt": "c"}]
+    said = []
+    off = GRPOConfig(use_curriculum=False, pretrained=False, curriculum={"band": (0.3, 0.7)})
+    assert isinstance(make_sampler(rows, off, log=said.append), UniformSampler)
+    assert said == [
+        "sampling: uniform passes over the data (use_curriculum = false); the pre-scores of 1 "
+        "rows are not used; curriculum settings not used: band"
+    ]
+    said.clear()
+    make_sampler(rows[1:], GRPOConfig(use_curriculum=False, pretrained=False), log=said.append)
+    assert said == ["sampling: uniform passes over the data (use_curriculum = false)"]
