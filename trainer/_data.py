@@ -37,8 +37,9 @@ def as_rows(dataset) -> tuple[Any, list[str]]:
     return rows, columns
 
 
-def check_rows(dataset, scorer, tokenizer, model, config) -> list:
-    """The usable training rows (all of them, unless ``config.skip_bad_rows``); see the module doc."""
+def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[int]]:
+    """The usable training rows (all of them, unless ``config.skip_bad_rows``) and the position
+    of each in ``dataset``; see the module doc."""
     rows, columns = as_rows(dataset)
     try:
         scorer.check_columns(columns)
@@ -54,7 +55,8 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> list:
         for i, n in zip(fine, counts):
             if n > limit and (p := _fit_prompt(rows[i], tokenizer, limit, config.prompt_overflow)):
                 problems[i] = p
-    good = [row for i, row in enumerate(rows) if i not in problems]
+    kept = [i for i in range(len(rows)) if i not in problems]
+    good = [rows[i] for i in kept]
     problems = [f"row {i}: {p}" for i, p in sorted(problems.items())]
     if problems:
         said = first_few(problems)
@@ -65,10 +67,11 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> list:
             )
         warnings.warn(
             f"skipping {len(problems)} of {len(rows)} unusable training rows "
-            f"(skip_bad_rows = true): {said}",
+            f"(skip_bad_rows = true): {said}. priors= keys stay dataset positions; the prompt "
+            "ids of groups.jsonl and of the curriculum count the kept rows",
             stacklevel=2,
         )
-    return good
+    return good, kept
 
 
 def _reference_columns(scorer) -> list[str]:

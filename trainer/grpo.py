@@ -142,11 +142,15 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         self._build_optimizer()
         self._bar: ProgressBar | None = None
         self._write(f"passband: {self.scorer.success_rule}")
-        if sampler is not None:
-            self.sampler = sampler
-            self._write(f"sampler: {type(sampler).__name__}, given to GRPOTrainer (its own priors)")
-        else:
-            self.sampler = make_sampler(self.rows, c, priors=priors, model=model, log=self._write)
+        self.sampler = make_sampler(
+            self.rows,
+            c,
+            priors=priors,
+            model=model,
+            log=self._write,
+            kept=self._positions,
+            given=sampler,
+        )
         self.advantage_fn = get_advantage(c.advantage)
         self.aggregate = get_aggregation(c.loss_aggregation)
         self.writer = MetricsWriter(
@@ -165,9 +169,9 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         if torch.cuda.is_available() and (from_path or self.dist.enabled):
             self.model.to(self.dist.device())  # several ranks: each on its own GPU (NCCL)
         self.dist.broadcast_from_main(self.model)  # every rank starts from rank 0's weights
-        self.rows = check_rows(
+        self.rows, self._positions = check_rows(  # every row, now
             self.rows, self.scorer, self.tokenizer, self.model, c
-        )  # every row, now
+        )
         self.device = next(self.model.parameters()).device
         # The reference is the policy as given, copied before any update or checkpoint load;
         # a LoRA policy needs no copy: its base, with the adapters switched off, is the reference.

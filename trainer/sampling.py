@@ -102,6 +102,20 @@ def check_sampler(sampler: Any, priors: Any = None) -> Any:
     return sampler
 
 
+def check_sampler_rows(sampler: Any, kept: Sequence[int]) -> Any:
+    """``sampler`` when no row was skipped (``skip_bad_rows``), else a ``ConfigError``: it was
+    built on the dataset's positions, and the trainer's rows are the kept ones, so its ids would
+    pick other prompts."""
+    if kept and kept[-1] != len(kept) - 1:
+        gone = [i for i, k in enumerate(kept) if i != k][:1] or [len(kept)]
+        raise ConfigError(
+            f"sampler= draws row positions, but skip_bad_rows dropped rows of train_dataset (the "
+            f"first at position {gone[0]}), so its ids would pick other prompts; fix those "
+            "rows, or build the sampler on the rows that remain"
+        )
+    return sampler
+
+
 def check_ids(sampler: Any, ids: Sequence[Any], n_rows: int) -> Sequence[Any]:
     """``ids`` when every one is a row position of the training data, else a ``ConfigError``
     naming the first that is not: the trainer looks rows up by position, so a sampler built on
@@ -253,13 +267,22 @@ def make_sampler(
     priors: Mapping | None = None,
     model: Any = None,
     log: Callable[[str], None] = print,
+    kept: Sequence[int] | None = None,
+    given: Any = None,
 ):
     """The run's sampler: ``UniformSampler`` when ``use_curriculum`` is off, else a
     ``Curriculum`` with ``config.curriculum`` and priors: ``priors`` when given (prompt
     position -> (passes, trials) or a pass rate), else the pre-scores in ``rows`` weighted by the
     settings they were made with (``model``: the path or object being trained). Says at start
-    how many prompts got a prior."""
+    how many prompts got a prior. ``given``: a sampler passed to ``GRPOTrainer``; ``kept``:
+    each row's position in the user's dataset, when ``skip_bad_rows`` dropped some (``priors``
+    keys are those positions)."""
+    if given is not None:  # GRPOTrainer(sampler=...): checked by check_sampler already
+        log(f"sampler: {type(given).__name__}, given to GRPOTrainer (its own priors)")
+        return check_sampler_rows(given, kept or [])
     ids = list(range(len(rows)))
+    if priors and kept is not None and len(kept) != kept[-1] + 1:
+        priors = _to_kept_positions(priors, kept, log)
     if not config.use_curriculum:
         if priors:
             warnings.warn(
@@ -320,3 +343,16 @@ def _uniform_note(rows: Sequence[Mapping[str, Any]], config: Any) -> str:
     if changed:
         line += f"; curriculum settings not used: {', '.join(changed)}"
     return line
+
+
+def _to_kept_positions(priors: Mapping, kept: Sequence[int], log: Callable[[str], None]) -> dict:
+    """``priors`` keyed by dataset position, re-keyed by position among the kept rows; the keys
+    of skipped rows are dropped, and said."""
+    where = {old: new for new, old in enumerate(kept)}
+    out = {where[k]: v for k, v in priors.items() if k in where}
+    if len(out) < len(priors):
+        log(
+            f"curriculum: {len(priors) - len(out)} priors= keys are not positions of kept rows "
+            "(skip_bad_rows dropped rows of train_dataset)"
+        )
+    return out

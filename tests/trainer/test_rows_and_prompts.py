@@ -64,6 +64,45 @@ def test_skip_bad_rows_trains_on_the_rest_and_says_how_many(tiny, tokenizer, tmp
     assert t.train()["step"] == 1
 
 
+def test_priors_keyed_by_dataset_position_reach_their_prompt_when_rows_are_skipped(
+    tiny, tokenizer, tmp_path
+):
+    """With row 0 skipped, priors={3: ...} meant for "3*3=" used to land on "4*4=" (position 3
+    of the kept rows); a sampler built on dataset positions is refused."""
+    from passband.curriculum import Curriculum
+
+    rows = _rows()
+    rows[0]["prompt"] = None
+    with pytest.warns(UserWarning, match="skipping 1 of 12.*priors= keys stay dataset positions"):
+        t = GRPOTrainer(
+            tiny.model(tokenizer),
+            tokenizer,
+            rows,
+            "regex",
+            {
+                **SETTINGS,
+                "output_dir": str(tmp_path / "p"),
+                "skip_bad_rows": True,
+                "use_curriculum": True,
+            },
+            reference_columns={"pattern": "pattern"},
+            priors={3: (8, 8), 0: (0, 8)},
+        )
+    cur = t.sampler
+    assert t.rows[2]["prompt"] == "3*3=" and cur.classify(2) == "too_easy"
+    assert cur.classify(3) == "in_band" and cur.metrics()["priors/used"] == 1
+    with pytest.warns(UserWarning), pytest.raises(ConfigError, match="first at position 0"):
+        GRPOTrainer(
+            tiny.model(tokenizer),
+            tokenizer,
+            rows,
+            "regex",
+            {**SETTINGS, "output_dir": str(tmp_path / "s"), "skip_bad_rows": True},
+            reference_columns={"pattern": "pattern"},
+            sampler=Curriculum(range(12)),
+        )
+
+
 def test_a_prompt_longer_than_the_models_positions_is_refused_or_truncated(
     tiny, tokenizer, tmp_path
 ):
