@@ -10,11 +10,21 @@ checkpoint holds (the sampler kind, the LoRA adapters) are refused before anythi
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from passband.errors import ConfigError
 
-__all__ = ["reconcile", "changed_settings", "check_resumable", "apply_to_optimizer"]
+__all__ = [
+    "reconcile",
+    "changed_settings",
+    "check_resumable",
+    "apply_to_optimizer",
+    "check_same_data",
+    "prompts_digest",
+]
 
 # Changing these would leave nothing to continue: the checkpoint holds a different state.
 _FIXED = ("use_curriculum", "lora_r", "lora_alpha", "lora_target_modules")
@@ -33,6 +43,33 @@ def changed_settings(saved: dict[str, Any], current: dict[str, Any]) -> dict[str
 
 def _norm(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
+
+
+def prompts_digest(prompts: Iterable[Any]) -> str:
+    """SHA-256 over the prompts (text or chat messages) in order."""
+    digest = hashlib.sha256()
+    for prompt in prompts:
+        digest.update(json.dumps(prompt, default=str, sort_keys=True).encode() + b"\n")
+    return digest.hexdigest()
+
+
+def check_same_data(state: dict[str, Any], checkpoint, rows: Sequence, digest: str) -> None:
+    """Refuse a resume on other training prompts: the curriculum's state and the data position
+    are by row, so other, reordered or added rows would give each prompt another's history.
+    Checkpoints written before the digest was kept are checked by the sampler's own state."""
+    saved = state.get("data")
+    if saved is None or saved.get("prompts_sha256") == digest:
+        return
+    count = (
+        f"{saved.get('rows')} rows then, {len(rows)} now"
+        if saved.get("rows") != len(rows)
+        else f"the same {len(rows)} rows, but their prompts or their order differ"
+    )
+    raise ConfigError(
+        f"cannot resume {checkpoint}: the training data is not the run's ({count}); the "
+        "curriculum's state is by row position. Train on the data the run started with, or "
+        "start a new run (another output_dir, or overwrite = true)"
+    )
 
 
 def check_resumable(changes: dict[str, tuple], checkpoint) -> None:

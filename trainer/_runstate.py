@@ -10,8 +10,10 @@ import random
 import numpy as np
 import torch
 
+from passband.errors import ConfigError
 from passband.trainer import _resume as resume
 from passband.trainer._checkpoint import load_latest_checkpoint, rng_state, save_checkpoint
+from passband.trainer._data import prompt_of
 from passband.trainer._fsdp import full_model_state, full_optimizer_state
 from passband.trainer.sampling import sampler_estimates
 
@@ -30,10 +32,14 @@ class RunStateMixin:
             rank=self.dist.rank,
         ):
             ckpt, state = loaded
+            resume.check_same_data(state, ckpt, self.rows, self._data_digest())
             resume.reconcile(state, ckpt, c, self.optimizer, self.scheduler, say=self._write)
             self.step, self.policy_version = state["step"], state["policy_version"]
             self.elapsed_s, self._short_batches = state["elapsed_s"], state["short_batches"]
-            self.sampler.load_state_dict(state["sampler"])
+            try:
+                self.sampler.load_state_dict(state["sampler"])
+            except ValueError as exc:  # e.g. a curriculum state for other prompts
+                raise ConfigError(f"cannot resume {ckpt}: {exc}") from None
             self.backend.sync(self.model, self.policy_version)
             self.writer.truncate_after(self.step)
             if self.alerts is not None:
@@ -45,6 +51,13 @@ class RunStateMixin:
             torch.manual_seed(c.seed)
             self.writer.start_fresh()
         self.writer.write_config(c.to_dict())  # on resume: the settings the run continues with
+
+    def _data_digest(self) -> str:
+        """SHA-256 of the training prompts in order (computed once): the sampler's state is by
+        row position, so a resume on other, reordered or more rows must be refused."""
+        if getattr(self, "_digest", None) is None:
+            self._digest = resume.prompts_digest(prompt_of(row) for row in self.rows)
+        return self._digest
 
     def save(self) -> None:
         """Atomic checkpoint of what the next step needs; all ranks call, rank 0 writes (all RNGs)."""
@@ -65,6 +78,7 @@ class RunStateMixin:
             "short_batches": self._short_batches,
             "sampler": self.sampler.state_dict(),
             "config": c.to_dict(),
+            "data": {"rows": len(self.rows), "prompts_sha256": self._data_digest()},
         }
         save_checkpoint(
             c.output_dir,

@@ -317,6 +317,27 @@ def test_lora_policy_uses_its_base_as_reference_and_resumes_its_adapters(tiny, t
     assert again.step == 2 and all(torch.equal(named[n], v) for n, v in trained.items())
 
 
+def test_resume_on_other_or_reordered_prompts_is_refused(tiny, tokenizer, tmp_path):
+    """The curriculum's state is by row position: a resume on the same rows reversed used to be
+    accepted, giving every prompt another's history, and more rows crashed in the sampler."""
+    from passband.errors import ConfigError
+
+    rows = _rows("mix", "mix", "mix", "const")
+    t = _trainer(tiny, tokenizer, tmp_path, rows, max_steps=1, checkpoint_every=1)
+    t.train()
+
+    def resume(data):
+        again = _trainer(tiny, tokenizer, tmp_path, data, max_steps=2, resume=True)
+        again._begin()
+        return again
+
+    with pytest.raises(ConfigError, match="the same 4 rows, but their prompts or their order"):
+        resume(rows[::-1])
+    with pytest.raises(ConfigError, match="4 rows then, 5 now"):
+        resume(rows + _rows("mix"))
+    assert resume([dict(r) for r in rows]).step == 1  # the same prompts: resumed
+
+
 def test_resume_cuts_metrics_back_to_the_checkpoint_even_after_a_torn_write(tmp_path):
     from passband.trainer._metrics import MetricsWriter
 
