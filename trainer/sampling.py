@@ -225,6 +225,7 @@ def resolve_curriculum(config: Any) -> CurriculumConfig:
     ``group_size``. ``band`` lives there; the deprecated ``GRPOConfig.band`` is forwarded to it
     (with a warning) and must not contradict it."""
     cur = config.curriculum
+    explicit = isinstance(cur, Mapping) and "band" in cur  # a dict that names the band
     if cur is None:
         cur = CurriculumConfig()
     elif isinstance(cur, Mapping):
@@ -239,7 +240,7 @@ def resolve_curriculum(config: Any) -> CurriculumConfig:
         )
     band = tuple(float(b) for b in config.band)
     if band not in (_DEFAULT_BAND, cur.band):
-        if cur.band != _DEFAULT_BAND:
+        if cur.band != _DEFAULT_BAND or explicit:
             raise ValueError(
                 f"GRPOConfig.band = {band} contradicts curriculum.band = {cur.band}; "
                 "set the band once, in [curriculum] band"

@@ -137,6 +137,8 @@ def test_band_lives_in_one_place():
         assert new.replace(seed=3).curriculum.band == (0.1, 0.6)
     with pytest.raises(ValueError, match="contradicts curriculum.band"):
         GRPOConfig(band=(0.3, 0.7), curriculum={"band": (0.1, 0.6)})
+    with pytest.raises(ValueError, match="contradicts curriculum.band"):  # named, if default
+        GRPOConfig(band=(0.3, 0.7), curriculum={"band": (0.2, 0.8)})
     assert GRPOConfig(group_size=16).curriculum.group_size_hint == 16
 
 
