@@ -71,6 +71,11 @@ def _describe(fn: Verifier) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
+def _entry_of(fn: Verifier) -> str:
+    """``module:qualname``, as an entry point names ``fn``."""
+    return f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}"
+
+
 def _load_builtins() -> None:
     # Importing the package registers the built-in verifiers (math, json_schema, code, ...).
     import passband.verifiers  # noqa: F401
@@ -83,6 +88,15 @@ def _load_plugins() -> None:
     _plugins_loaded = True
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name in _REGISTRY:
+            taken = _REGISTRY[ep.name]
+            if ep.value.replace(" ", "") != _entry_of(taken):  # not this very function
+                import warnings
+
+                warnings.warn(
+                    f"passband: verifier plugin {ep.name!r} ({ep.value}) is not loaded: the "
+                    f"name is taken by {_describe(taken)}; give its entry point another name",
+                    stacklevel=2,
+                )
             continue
         try:
             fn = ep.load()

@@ -51,3 +51,25 @@ def test_verdict_rejects_bad_status_and_nan():
         Verdict(1.0, "passed")
     with pytest.raises(ValueError, match="NaN"):
         Verdict(float("nan"), "ok")
+
+
+def test_an_entry_point_whose_name_is_taken_is_named_in_a_warning(tmp_path, monkeypatch):
+    """A plugin registering ``exact`` was skipped without a word; it still does not replace the
+    built-in, but its author is told. A real distribution on sys.path, found by importlib."""
+    dist = tmp_path / "clash_plugin-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: clash-plugin\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(
+        "[passband.verifiers]\nexact = clash_mod:always\nclash_new = clash_mod:always\n"
+    )
+    (tmp_path / "clash_mod.py").write_text(
+        "from passband.verifiers import Verdict\n\n\ndef always(completion, **_):\n"
+        "    return Verdict(1.0, 'ok')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(_registry, "_REGISTRY", dict(_registry._REGISTRY))
+    monkeypatch.setattr(_registry, "_plugins_loaded", False)
+    builtin = get("exact")
+    with pytest.warns(UserWarning, match=r"plugin 'exact' \(clash_mod:always\) is not loaded"):
+        assert get("clash_new")("anything").passed
+    assert get("exact") is builtin and not get("exact")("anything", answer="4").passed
