@@ -182,6 +182,18 @@ def _check_columns(rows: list[dict], completion_column: str, refs: dict[str, str
             raise UsageError(
                 f"{what} {column!r}: no such column; the input has {', '.join(columns)}"
             )
+    wanted = [completion_column, *refs.values()]
+    lacking = [
+        f"row {i} lacks {missing}"
+        for i, row in enumerate(rows)
+        if (missing := [c for c in wanted if c not in row])
+    ]
+    if lacking:  # graded as an empty answer or a missing reference, they would read as wrong
+        from passband.errors import first_few
+
+        raise UsageError(
+            f"{len(lacking)} of {len(rows)} rows lack a column to grade: {first_few(lacking)}"
+        )
     clash = [k for k in _VERDICT_KEYS if k in columns]
     if clash:
         raise UsageError(

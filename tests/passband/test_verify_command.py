@@ -92,6 +92,22 @@ def test_user_mistakes_exit_2_with_a_message(tmp_path, capsys, argv, message):
     assert message in capsys.readouterr().err
 
 
+def test_rows_lacking_the_completion_or_a_reference_are_named_not_graded(tmp_path, capsys):
+    """A row without its completion was graded "invalid: empty answer", as if the model had
+    answered nothing; it is named, with the others, before anything is graded."""
+    src = tmp_path / "d.jsonl"
+    rows = [{"completion": "1", "gold": "1"}, {"gold": "2"}, {"completion": "3"}]
+    _write_jsonl(src, rows)
+    argv = ["verify", str(src), "--no-progress", "-v", "exact", "--ref", "answer=gold"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert (
+        "2 of 3 rows lack a column to grade: row 1 lacks ['completion']; row 2 lacks ['gold']"
+        in err
+    )
+    assert not (tmp_path / "d.verdicts.jsonl").exists()
+
+
 def test_list_prints_registered_names(capsys):
     assert main(["verify", "--list"]) == 0
     listed = capsys.readouterr().out.split()
