@@ -18,7 +18,7 @@ import warnings
 from dataclasses import dataclass, fields
 
 from passband.curriculum.posterior import check_band
-from passband.errors import ConfigError
+from passband.errors import ConfigError, unknown_names
 
 EASY_POLICIES = ("drop", "downweight")
 DEPRECATED_NAMES = {
@@ -230,7 +230,7 @@ class CurriculumConfig:
         if unknown:
             listed = sorted(valid - {"group_size_hint"})  # a trainer sets it from group_size
             raise TypeError(
-                f"unknown curriculum option(s) {unknown}; valid: {listed} "
+                f"{unknown_names('curriculum option', unknown, listed)} Valid: {listed} "
                 "(and group_size_hint when the curriculum is built by hand: a trainer sets it "
                 "from its group_size)"
             )

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from passband.errors import ConfigError, DataError
+from passband.errors import ConfigError, DataError, unknown_names
 
 try:
     import tomllib
@@ -187,7 +187,8 @@ def _build(raw: dict, source: str) -> RunConfig:
     unknown = sorted(set(raw) - set(valid))
     if unknown:
         raise ConfigError(
-            f"{source}: unknown section(s) {unknown}; valid sections: {', '.join(valid)}"
+            f"{source}: {unknown_names('section', unknown, valid)} Valid sections: "
+            f"{', '.join(valid)}"
         )
     for name in ("model", "data"):
         if name not in raw:
@@ -268,7 +269,8 @@ def _section(cls, values: Any, name: str, source: str):
     unknown = sorted(set(values) - set(fields))
     if unknown:
         raise ConfigError(
-            f"{source}: unknown key(s) {unknown} in [{name}]; valid keys: {', '.join(fields)}"
+            f"{source}: [{name}] {unknown_names('key', unknown, fields)} Valid keys: "
+            f"{', '.join(fields)}"
         )
     required = [
         n

@@ -27,7 +27,7 @@ __all__ = [
     "RunDirError",
     "CheckpointError",
     "DiskFullError",
-]  # the error classes; ``first_few`` is a helper for their messages
+]  # the error classes; ``first_few``, ``did_you_mean`` and ``unknown_names`` help their messages
 
 
 class PassbandError(Exception):
@@ -56,6 +56,20 @@ class CheckpointError(PassbandError):
 
 class DiskFullError(PassbandError, OSError):
     """A write ran out of space; the message says "no space left on <path>"."""
+
+
+def did_you_mean(name: object, known) -> str:
+    """`` Did you mean 'x'?`` for the closest of ``known`` names, or ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), list(known), n=1)
+    return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def unknown_names(kind: str, unknown, known) -> str:
+    """``unknown <kind>(s) [...].`` and the closest known name of each, as one sentence or more."""
+    hints = "".join(did_you_mean(u, known) for u in sorted(unknown))
+    return f"unknown {kind}(s) {sorted(unknown)}.{hints}"
 
 
 def first_few(problems: list[str], shown: int = 5) -> str:

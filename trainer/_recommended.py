@@ -8,6 +8,9 @@ for a config object or for the plain mapping of a TOML file. Both names are part
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import sys
 import warnings
 from typing import Any
 
@@ -79,7 +82,9 @@ RECOMMENDED: dict[str, tuple[float | None, float | None, str]] = {
 }
 
 
-def check_recommended(config: Any, *, warn: bool = True, stacklevel: int = 2) -> list[str]:
+def check_recommended(
+    config: Any, *, warn: bool = True, stacklevel: int | None = None
+) -> list[str]:
     """Messages for values outside ``RECOMMENDED``; also emitted as warnings when ``warn``.
 
     Accepts a ``GRPOConfig`` or a plain mapping of field names (``passband doctor`` uses both).
@@ -96,9 +101,34 @@ def check_recommended(config: Any, *, warn: bool = True, stacklevel: int = 2) ->
             )
             messages.append(f"{name} = {value} is outside the recommended range ({rng}): {risk}")
     if warn:
+        level = stacklevel if stacklevel is not None else user_stacklevel()
         for m in messages:
-            warnings.warn(m, UserWarning, stacklevel=stacklevel)
+            warnings.warn(m, UserWarning, stacklevel=level)
     return messages
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` (for a ``warnings.warn`` in the calling function) of the first frame
+    outside passband and the dataclass machinery: the user's line, however the call got there
+    (``GRPOConfig(...)``, ``from_dict``, ``replace``)."""
+    roots = _package_roots()
+    frame, level = sys._getframe(1), 1
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith(roots) or name == "<string>" or name == dataclasses.__file__):
+            return level
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _package_roots() -> tuple[str, ...]:
+    import passband
+    import passband.curriculum
+    import passband.trainer
+    import passband.verifiers
+
+    modules = (passband, passband.curriculum, passband.trainer, passband.verifiers)
+    return tuple(os.path.dirname(m.__file__) + os.sep for m in modules)
 
 
 def count_text(params: float) -> str:

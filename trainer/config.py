@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from passband.curriculum.posterior import check_band
-from passband.errors import ConfigError
+from passband.errors import ConfigError, unknown_names
 from passband.sandbox._worker_limits import (
     TIMEOUT_ALLOWED,
     WORKERS_ALLOWED,
@@ -36,9 +36,24 @@ ROLLOUT_BACKENDS = ("hf", "vllm")
 DISTRIBUTED = ("auto", "ddp", "fsdp")
 
 
+class UnknownSettingError(ConfigError, TypeError):
+    """A keyword ``GRPOConfig`` has no field for (a ``TypeError``, as Python raises for one)."""
+
+
 @dataclass(frozen=True)
 class GRPOConfig:
     """Settings of one GRPO run. Field names are what users type in TOML ``[trainer]``."""
+
+    def __new__(cls, *args, **kwargs):
+        """A misspelt keyword is a ``ConfigError`` (also a ``TypeError``) with the closest name,
+        like an unknown TOML key, not the dataclass's bare ``TypeError``."""
+        valid = [f.name for f in dataclasses.fields(cls)]
+        unknown = set(kwargs) - set(valid)
+        if unknown:
+            raise UnknownSettingError(
+                f"GRPOConfig: {unknown_names('trainer setting', unknown, valid)}"
+            )
+        return super().__new__(cls)
 
     # --- sampling -------------------------------------------------------------------------
     group_size: int = 8
@@ -168,7 +183,7 @@ class GRPOConfig:
         object.__setattr__(self, "band", check_band(self.band, owner="GRPOConfig"))
         _validate(self)
         _resolve_curriculum(self)
-        check_recommended(self, stacklevel=4)  # past __post_init__ and __init__: the caller's line
+        check_recommended(self)  # the warning points at the user's line
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> GRPOConfig:
@@ -177,7 +192,8 @@ class GRPOConfig:
         unknown = sorted(set(values) - set(valid))
         if unknown:
             raise ConfigError(
-                f"unknown trainer setting(s) {unknown}; valid settings: {', '.join(valid)}"
+                f"{unknown_names('trainer setting', unknown, valid)} Valid settings: "
+                f"{', '.join(valid)}"
             )
         return cls(**values)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from passband.verifiers.registry import did_you_mean
+from passband.errors import did_you_mean
 from passband.verifiers.verdict import Verdict
 
 __all__ = [

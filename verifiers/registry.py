@@ -6,10 +6,10 @@ output. Plugins declare ``[project.entry-points."passband.verifiers"] name = "mo
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from importlib import metadata
 
+from passband.errors import did_you_mean
 from passband.verifiers.verdict import Verdict
 
 Verifier = Callable[..., Verdict]
@@ -59,12 +59,6 @@ def names() -> list[str]:
     _load_builtins()
     _load_plugins()
     return sorted(_REGISTRY)
-
-
-def did_you_mean(name: object, known: list[str]) -> str:
-    """`` Did you mean 'x'?`` for the closest known name, or ``""`` (shared by every registry)."""
-    close = difflib.get_close_matches(str(name), known, n=1)
-    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 def _describe(fn: Verifier) -> str:

@@ -59,7 +59,7 @@ def test_toml_curriculum_section_reaches_every_field(tmp_path):
         ('band = "0.2"', r"CurriculumConfig.band = '0.2' is out of range: two numbers"),
         ('base_prior = "ab"', r"base_prior='ab' is outside the allowed range: two numbers > 0"),
         ("base_prior = [1]", r"base_prior=\[1\] is outside the allowed range: two numbers > 0"),
-        ("bandd = [0.1, 0.2]", r"unknown curriculum option\(s\) \['bandd'\]; valid: \["),
+        ("bandd = [0.1, 0.2]", r"option\(s\) \['bandd'\]. Did you mean 'band'\? Valid: \["),
         ('selection = "pool"', r"'selection' no longer exists: the 'pool' rule was removed"),
     ],
 )
@@ -120,7 +120,7 @@ def test_the_band_alias_in_a_file_becomes_the_curriculum_band(tmp_path):
 def test_the_unknown_option_message_lists_what_a_file_may_set(tmp_path):
     with pytest.raises(ConfigError, match="unknown curriculum option") as info:
         _load(tmp_path, "[curriculum]\nbogus = 1\n")
-    listed = str(info.value).split("valid: ")[1].split("]")[0]
+    listed = str(info.value).split("Valid: ")[1].split("]")[0]
     assert "'band'" in listed and "group_size_hint" not in listed
 
 

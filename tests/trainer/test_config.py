@@ -166,7 +166,7 @@ def test_toml_with_typed_overrides(tmp_path):
 @pytest.mark.parametrize(
     "text, overrides, words",
     [
-        (BASE + "[optimizer]\nlr = 1\n", [], ["optimizer", "valid sections", "trainer"]),
+        (BASE + "[optimizer]\nlr = 1\n", [], ["optimizer", "Valid sections", "trainer"]),
         (BASE.replace("group_size = 8", "groupsize = 8"), [], ["groupsize", "group_size"]),
         (BASE, ["trainer.temperature=0"], ["[trainer]", "temperature", "> 0"]),
         (BASE, ["data.limit=0"], ["[data] limit", "integer >= 1"]),
@@ -254,3 +254,26 @@ def test_a_risky_value_warns_at_the_line_that_built_the_config():
     with pytest.warns(UserWarning, match="group_size") as record:
         GRPOConfig(group_size=2)
     assert record[0].filename == __file__
+
+
+def test_a_misspelt_setting_names_the_closest_one_in_python_and_in_toml(tmp_path):
+    """``GRPOConfig(grop_size=4)`` was the dataclass's bare TypeError, and a TOML typo listed
+    about 50 valid names without pointing at the one meant."""
+    from passband.config import load_config
+    from passband.errors import ConfigError
+    from passband.trainer import GRPOConfig
+
+    with pytest.raises(ConfigError, match=r"\['grop_size'\]\. Did you mean 'group_size'\?"):
+        GRPOConfig(grop_size=4)
+    with pytest.raises(TypeError):  # still what Python raises for an unknown keyword
+        GRPOConfig(grop_size=4)
+    run = tmp_path / "run.toml"
+    run.write_text(
+        '[model]\npath = "m"\n[data]\npath = "d.jsonl"\n[reward]\nverifier = "exact"\n'
+        "[trainer]\nlearning_rat = 1e-6\n"
+    )
+    with pytest.raises(ConfigError, match="Did you mean 'learning_rate'"):
+        load_config(run)
+    run.write_text(run.read_text().replace("[trainer]\nlearning_rat", "[curriculum]\nbnad"))
+    with pytest.raises(ConfigError, match="Did you mean 'band'"):
+        load_config(run)
