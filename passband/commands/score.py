@@ -235,11 +235,26 @@ def _apply_config(args: argparse.Namespace):
 def _prescore_options(args: argparse.Namespace, refs) -> dict:
     from passband.errors import UsageError
 
-    if args.temperature < 0 or not 0 < args.top_p <= 1 or args.max_tokens < 1:
-        raise UsageError(
-            f"--temperature {args.temperature} must be >= 0, --top-p {args.top_p} in "
-            f"(0, 1], --max-tokens {args.max_tokens} >= 1"
+    wrong = [
+        said
+        for bad, said in (
+            (
+                not args.temperature > 0,
+                f"--temperature {args.temperature} must be > 0 (at 0 the k answers are one "
+                "answer k times, and the pass rate is 0 or 1)",
+            ),
+            (not 0 < args.top_p <= 1, f"--top-p {args.top_p} must be in (0, 1]"),
+            (args.max_tokens < 1, f"--max-tokens {args.max_tokens} must be >= 1"),
+            (args.k < 1, f"--k {args.k} must be >= 1"),
+            (
+                args.adaptive and not 1 <= args.first <= args.k,
+                f"--first {args.first} must be in 1..--k ({args.k}), or pass --no-adaptive",
+            ),
         )
+        if bad
+    ]
+    if wrong:
+        raise UsageError("; ".join(wrong))
     return dict(
         k=args.k,
         first=min(args.first, args.k),
@@ -255,8 +270,8 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
         timeout=args.timeout,
         workers=args.workers,
         success_threshold=0.5 if args.success_threshold is None else args.success_threshold,
-        settings={
-            "model": args.model,
+        settings={  # a local model by its absolute path: training compares the real paths
+            "model": os.path.abspath(args.model) if os.path.exists(args.model) else args.model,
             "temperature": args.temperature,
             "top_p": args.top_p,
             "max_tokens": args.max_tokens,
@@ -305,6 +320,7 @@ def _load_generator(args: argparse.Namespace) -> _SeededGenerate:
     if device.startswith("cuda") and torch.cuda.is_bf16_supported():
         model = model.to(dtype=torch.bfloat16)
     model = model.to(device)
+    _check_positions(model, args.max_tokens)
     backend = HFRollout(
         model,
         tokenizer,
@@ -315,3 +331,16 @@ def _load_generator(args: argparse.Namespace) -> _SeededGenerate:
         batch_size=max(1, args.batch_size * args.k),
     )
     return _SeededGenerate(backend)
+
+
+def _check_positions(model, max_tokens: int) -> None:
+    """``--max-tokens`` must leave the model room for a prompt, as training requires."""
+    from passband.errors import UsageError
+    from passband.trainer._data import model_positions
+
+    positions = model_positions(model)
+    if positions is not None and max_tokens >= positions:
+        raise UsageError(
+            f"--max-tokens {max_tokens} leaves no room for a prompt: the model has {positions} "
+            f"positions (prompt + answer); set it below {positions}"
+        )

@@ -116,3 +116,20 @@ def test_score_command_names_user_mistakes(tmp_path, capsys):
         == 2
     )
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_score_refuses_settings_training_would_refuse(tiny_model, tmp_path, capsys):
+    """Scores made at temperature 0 (k copies of one answer), with --first above --k (was
+    clamped in silence) or with more answer tokens than the model has positions are priors no
+    run can use; each is named, and only the wrong ones."""
+    data, _ = _dataset(tmp_path)
+    base = ["score", str(data), "--model", str(tiny_model), "--verifier", "regex"]
+    base += ["--ref", "pattern=pattern", "--out", str(tmp_path / "o.jsonl"), "--no-progress"]
+    assert main(base + ["--temperature", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--temperature 0.0 must be > 0" in err and "--top-p" not in err
+    assert main(base + ["--k", "4", "--first", "9"]) == 2
+    assert "--first 9 must be in 1..--k (4)" in capsys.readouterr().err
+    assert main(base + ["--max-tokens", "100000"]) == 2
+    assert "--max-tokens 100000 leaves no room for a prompt" in capsys.readouterr().err
+    assert not (tmp_path / "o.jsonl").exists()
