@@ -100,8 +100,7 @@ def run(args: argparse.Namespace) -> int:
     _score_rows(verifier, rows, refs, journal, done, args)
     if final.suffix == ".parquet":
         _write_parquet(journal, final)
-    _print_summary(journal, final)
-    return 0
+    return _print_summary(journal, final)
 
 
 def _check_options(args) -> None:
@@ -343,12 +342,16 @@ def _write_parquet(journal: Path, final: Path) -> None:
     os.replace(tmp, final)
 
 
-def _print_summary(journal: Path, final: Path) -> None:
+def _print_summary(journal: Path, final: Path) -> int:
+    """The table by status; the exit code: 1 when every row is an ``error`` (the verifier or its
+    ``--ref`` mapping, not the completions), else 0."""
     counts: dict[str, list[float]] = {}
+    example = ""
     with open(journal, encoding="utf-8") as f:
         for line in f:
             record = json.loads(line)
             counts.setdefault(record["status"], []).append(float(record["score"]))
+            example = example or (record.get("detail") or "" if record["status"] == "error" else "")
     total = sum(len(v) for v in counts.values())
     print(f"\n{'status':<10}{'rows':>8}{'share':>9}{'mean score':>12}")
     for status in ("ok", "wrong", "invalid", "error", "timeout"):
@@ -357,3 +360,11 @@ def _print_summary(journal: Path, final: Path) -> None:
         mean = sum(scores) / len(scores) if scores else 0.0
         print(f"{status:<10}{len(scores):>8}{share:>9.1%}{mean:>12.3f}")
     print(f"{'total':<10}{total:>8}\nverdicts written to {final}")
+    if total and len(counts.get("error", [])) == total:
+        print(
+            f"passband verify: every row got an error verdict (e.g. {example!r}): check the "
+            "verifier and its --ref mapping on one row",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

@@ -108,6 +108,17 @@ def test_rows_lacking_the_completion_or_a_reference_are_named_not_graded(tmp_pat
     assert not (tmp_path / "d.verdicts.jsonl").exists()
 
 
+def test_a_run_where_every_row_is_an_error_exits_1_and_says_why(tmp_path, capsys):
+    """A verifier wired to the wrong column grades every row ``error``; that used to exit 0
+    with only the table to show it."""
+    src = tmp_path / "d.jsonl"
+    _write_jsonl(src, [{"completion": "1", "gold": "1"}, {"completion": "2", "gold": "2"}])
+    argv = ["verify", str(src), "--no-progress", "-v", "exact", "--ref", "answer=completion"]
+    assert main(argv[:-2]) == 1  # no --ref: exact gets no 'answer' keyword
+    assert "every row got an error verdict" in capsys.readouterr().err
+    assert main(argv + ["--output", str(tmp_path / "ok.jsonl")]) == 0
+
+
 def test_list_prints_registered_names(capsys):
     assert main(["verify", "--list"]) == 0
     listed = capsys.readouterr().out.split()
