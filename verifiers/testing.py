@@ -76,6 +76,9 @@ class ConformanceReport:
         return "\n".join([head] + [f"  - {f}" for f in self.failures])
 
 
+MAX_SLOW = 3  # inputs past the time bound before the check stops (a hang costs that many)
+
+
 def check_verifier(
     fn: Callable[..., object],
     reference: Mapping[str, object] | None = None,
@@ -98,10 +101,18 @@ def check_verifier(
     if _picklable(fn, report):
         runner = _worker_runner
         _deadline.warm_up(1)  # a cold worker's start-up is not the verifier's time
-    for text in completions:
+    texts, slow = list(completions), 0
+    for k, text in enumerate(texts):
         first, elapsed = runner(fn, text, reference, timeout)
         report.slowest_s = max(report.slowest_s, elapsed)
         report.checks += 1
+        slow += first[0] == "slow"
+        if slow == MAX_SLOW and k + 1 < len(texts):  # a hang: the rest would only wait as long
+            report.failures.append(
+                f"input {_show(text)}: {first[1]}; stopped after {MAX_SLOW} inputs ran past "
+                f"the {timeout:g} s bound, {len(texts) - k - 1} inputs not checked"
+            )
+            break
         problem = _problem(first, score_range)
         if problem is None:
             again, _ = runner(fn, text, reference, timeout)
@@ -170,7 +181,7 @@ def _inline_runner(fn, text, reference, timeout):
 def _problem(result, score_range) -> str | None:
     kind, value = result
     if kind == "raised":
-        return f"raised {value}"
+        return value if value.startswith(("returned", "cannot run")) else f"raised {value}"
     if kind == "type":
         return f"returned {value}, not a Verdict, a bool or a finite number"
     if kind in ("slow", "crashed"):

@@ -79,6 +79,25 @@ def test_hanging_verifier_is_bounded_in_a_worker():
     assert report.failures and "no answer within 0.5 s (worker killed)" in report.failures[0]
 
 
+def test_a_verifier_that_hangs_on_every_input_is_given_up_after_three():
+    """It used to wait the full bound on each of the ~25 hostile inputs (about 2 minutes at
+    the default 5 s); after 3 inputs past the bound the rest are skipped, and said."""
+    hang = re.compile(
+        r"(.*.*)*\d"
+    ).match  # picklable; backtracks for ages on any long digit-free text
+    start = time.monotonic()
+    texts = ["a" * 60 + "!"] * 8
+    report = check_verifier(hang, completions=texts, timeout=0.3, strict=False)
+    assert time.monotonic() - start < 4
+    assert report.checks <= 1 + 3 and len(report.failures) == 3
+    assert (
+        "stopped after 3 inputs ran past the 0.3 s bound, 5 inputs not checked"
+        in (report.failures[-1])
+    )
+    report = check_verifier(lambda c, **r: float("nan"), completions=["a"], strict=False)
+    assert report.failures[-1] == "input 'a': returned the non-finite number nan"  # not "raised"
+
+
 def test_slow_unpicklable_verifier_is_abandoned_after_timeout():
     def slow(completion, **reference):
         time.sleep(2 if len(completion) > 10 else 0)
