@@ -139,7 +139,14 @@ class _Worker:
             ) from None
 
     def stream(
-        self, fn, calls: Sequence, payload: bytes, first: float, timeout: float, precise: bool
+        self,
+        fn,
+        calls: Sequence,
+        payload: bytes,
+        first: float,
+        timeout: float,
+        precise: bool,
+        name: str | None = None,
     ) -> Iterator[tuple[str, Any]]:
         """Yield one outcome per call; stops after the first ``timeout``/``unsure``/``crash``.
 
@@ -150,6 +157,7 @@ class _Worker:
         have finished unreported before a slow one, so the caller re-runs the rest precisely.
         The same holds for a worker that dies.
         """
+        name = name or _name(fn)  # in messages: what the user knows (their verifier)
         self.conn.send_bytes(payload)
         started, budget, done = time.monotonic(), first, 0
         while done < len(calls):
@@ -167,16 +175,16 @@ class _Worker:
                 code = self.process.exitcode
                 yield (
                     "crash",
-                    WorkerCrashed(f"worker died while running {_name(fn)} (exit code {code})"),
+                    WorkerCrashed(f"worker died while running {name} (exit code {code})"),
                 )
                 return
             except Exception as exc:  # a result this process cannot unpickle: the batch is lost
-                yield "raise", RuntimeError(f"cannot load the result of {_name(fn)}: {exc}")
+                yield "raise", RuntimeError(f"cannot load the result of {name}: {exc}")
                 self.kill()
                 return
             if message[0] == "fail":  # the whole message could not be unpickled in the worker
                 error = NotPortable(
-                    f"the worker could not load {_name(fn)} ({type(message[1]).__name__}: {message[1]}); "
+                    f"the worker could not load {name} ({type(message[1]).__name__}: {message[1]}); "
                     "define it in an importable module, not in __main__ or a test file"
                 )
                 for _ in calls:
@@ -224,8 +232,10 @@ class _Pool:
         *,
         queue_counts: bool = False,
         precise: bool = False,
+        name: str | None = None,
     ) -> Iterator[tuple[str, Any]]:
-        """Outcomes of ``fn(*args, **kwargs)`` for each call, in order, on one worker.
+        """Outcomes of ``fn(*args, **kwargs)`` for each call, in order, on one worker; ``name``
+        is what messages call it (default: ``fn``'s name).
 
         The deadline applies to each call separately. After a timeout or crash the stream stops
         early: the caller re-submits the calls that got no outcome (``precise=True`` after an
@@ -238,7 +248,7 @@ class _Pool:
             payload = bytes(_ForkingPickler.dumps((list(sys.path), message)))
         except Exception as exc:  # lambda, local function, open file, ...
             raise NotPortable(
-                f"cannot send {_name(fn)} or its arguments to a worker process ({exc}); "
+                f"cannot send {name or _name(fn)} or its arguments to a worker process ({exc}); "
                 "use a top-level function of an importable module or a picklable callable object"
             ) from exc
         worker, waited = self.acquire(timeout if queue_counts else None)
@@ -248,7 +258,7 @@ class _Pool:
         first = timeout - waited if queue_counts else timeout
         healthy = False
         try:
-            yield from worker.stream(fn, calls, payload, max(first, 0.01), timeout, precise)
+            yield from worker.stream(fn, calls, payload, max(first, 0.01), timeout, precise, name)
             healthy = worker.alive
         finally:
             (self.release if healthy else self.discard)(worker)

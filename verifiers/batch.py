@@ -174,7 +174,7 @@ def _run_chunk(
         calls = [((verifier, items[i][0], items[i][1], name), {}) for i in pending]
         done = 0
         for kind, value in _deadline._pool().run(
-            call_safely, calls, min(timeout, cutoff.left()), precise=precise
+            call_safely, calls, min(timeout, cutoff.left()), precise=precise, name=name
         ):
             if kind == "unsure":
                 precise = True

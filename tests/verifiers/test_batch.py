@@ -86,6 +86,20 @@ def test_unpicklable_callable_runs_inline_with_soft_timeout_warning():
     assert any("SOFT" in str(w.message) for w in caught)
 
 
+def test_a_verifier_the_worker_cannot_import_is_named_in_the_warning(monkeypatch):
+    """The warning named passband's internal wrapper ("could not load call_safely"), not the
+    user's function."""
+    import sys
+    import types
+
+    module = types.ModuleType("passband_only_here")  # like a function defined in a notebook
+    exec("def grade(completion, **_):\n    return 1.0\n", module.__dict__)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    with pytest.warns(RuntimeWarning, match=r"could not load grade \(ModuleNotFoundError") as got:
+        verdicts = verify_batch(module.grade, ["a"], timeout=5)
+    assert verdicts[0].passed and "call_safely" not in str(got[0].message)
+
+
 def test_unknown_verifier_name_lists_known_ones():
     with pytest.raises(KeyError, match="Known verifiers"):
         verify_batch("no_such_verifier", ["x"])
