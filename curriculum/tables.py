@@ -140,7 +140,7 @@ def _read_jsonl(path: Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(line.rstrip("\r\n"))  # else an unclosed line's error is on "line 2"
         except json.JSONDecodeError as exc:
             raise DataError(
                 f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})"

@@ -321,7 +321,7 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
             except (KeyError, IndexError) as exc:
                 raise DataError(
                     f"[data] prompt_template uses {exc} which row {i} lacks; "
-                    f"columns: {', '.join(columns)}"
+                    f"its columns: {', '.join(map(str, row))}"
                 ) from None
         elif data.messages_column is not None:
             row["messages"] = _column(row, i, data.messages_column, columns)
@@ -332,10 +332,10 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
 
 def _column(row: dict, i: int, name: str, columns: list[str]) -> Any:
     if name not in row:
-        where = "the dataset" if i == 0 else f"row {i}"
+        where, have = ("the dataset", columns) if i == 0 else (f"row {i}", list(row))
         raise DataError(
-            f"[data] column {name!r} is not in {where}; the columns are: "
-            f"{', '.join(columns)} (set data.prompt_column or data.prompt_template)"
+            f"[data] column {name!r} is not in {where}; its columns are: "
+            f"{', '.join(map(str, have))} (set data.prompt_column or data.prompt_template)"
         )
     return row[name]
 

@@ -47,6 +47,9 @@ def test_a_bad_line_names_file_and_line(tmp_path, name):
     path.write_text('{"prompt": "a"}\n\n{"prompt": }\n')
     with pytest.raises(DataError, match=rf"{name}:3: not valid JSON"):
         read_rows(path)
+    path.write_text('{"prompt": "a"}\n{"prompt": "b", "answer": "01"\n')  # unclosed: col 31
+    with pytest.raises(DataError, match=rf"{name}:2: not valid JSON .*at column 31\)"):
+        read_rows(path)
     path.write_text('{"prompt": "a"}\n[1, 2]\n')
     with pytest.raises(DataError, match=rf"{name}:2: each line must be a JSON object"):
         read_rows(path)

@@ -207,6 +207,25 @@ def test_load_rows_builds_prompts_from_gsm8k(tmp_path):
         load_rows(bad.data)
 
 
+def test_a_row_without_the_prompt_column_is_named_with_its_own_columns(tmp_path):
+    """Row 2's message listed row 0's columns, which do hold the prompt."""
+    from passband.curriculum import write_rows
+
+    write_rows(
+        [{"prompt": "a", "x": 1}, {"prompt": "b"}, {"question": "c", "y": 2}], tmp_path / "d.jsonl"
+    )
+    cfg = load_config(
+        _write(
+            tmp_path,
+            f'[model]\npath = "m"\n[data]\npath = "{tmp_path / "d.jsonl"}"\n'
+            '[reward]\nverifier = "exact"\n',
+        ),
+        [],
+    )
+    with pytest.raises(UsageError, match="'prompt' is not in row 2; its columns are: question, y "):
+        load_rows(cfg.data)
+
+
 @needs_gsm8k  # the data loads first; only then does the missing model show
 def test_cli_train_reports_config_errors_without_traceback(tmp_path, capsys):
     assert main(["train", str(_write(tmp_path, BASE)), "trainer.clip_low=2"]) == 2
