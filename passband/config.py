@@ -146,9 +146,28 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> RunConf
         raise ConfigError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    for key, value in parse_overrides(overrides or []):
+    pairs = parse_overrides(overrides or [])
+    for key, value in pairs:
+        _check_override_key(key, value)
         _set_dotted(raw, key, value)
-    return _build(raw, str(path))
+    return _build(raw, str(path), band_override="trainer.band" in {k for k, _ in pairs})
+
+
+def _check_override_key(key: str, value: Any) -> None:
+    """An override's section and key, checked as the command line's (an unknown one would be
+    reported as the config file's)."""
+    from passband.curriculum import CurriculumConfig
+    from passband.trainer.config import GRPOConfig
+
+    section, _, name = key.partition(".")
+    known = {**_SECTIONS, "trainer": GRPOConfig, "curriculum": CurriculumConfig}
+    where = f"command-line override {key}={value!r}"
+    if section not in known:
+        raise ConfigError(f"{where}: {unknown_names('section', [section], known)}")
+    fields = [f.name for f in dataclasses.fields(known[section])]
+    if "." not in name and section != "curriculum" and name not in fields:  # (curriculum: aliases)
+        kind = "trainer setting" if section == "trainer" else f"[{section}] key"
+        raise ConfigError(f"{where}: {unknown_names(kind, [name], fields)}")
 
 
 def parse_overrides(items: list[str]) -> list[tuple[str, Any]]:
@@ -180,7 +199,7 @@ def _set_dotted(raw: dict, key: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
-def _build(raw: dict, source: str) -> RunConfig:
+def _build(raw: dict, source: str, band_override: bool = False) -> RunConfig:
     from passband.trainer.config import GRPOConfig  # no torch: the trainer config is plain Python
 
     valid = [*_SECTIONS, "trainer", "curriculum"]
@@ -200,7 +219,9 @@ def _build(raw: dict, source: str) -> RunConfig:
     curriculum = raw.get("curriculum", {})
     _check_once(trainer, curriculum, source)
     if isinstance(trainer.get("band"), list) and isinstance(curriculum, dict):  # the alias
-        _warn_band_alias(source, trainer["band"])  # (another type: [trainer] names the error)
+        _warn_band_alias(  # (another type: [trainer] names the error)
+            "command line (trainer.band=...)" if band_override else source, trainer["band"]
+        )
         curriculum = {**curriculum, "band": trainer.pop("band")}
     if "curriculum" in raw or curriculum:  # its own section: [curriculum] band = [0.2, 0.8], ...
         trainer["curriculum"] = _curriculum_section(curriculum, source)

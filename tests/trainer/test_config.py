@@ -296,3 +296,26 @@ def test_a_misspelt_setting_names_the_closest_one_in_python_and_in_toml(tmp_path
     run.write_text(run.read_text().replace("[trainer]\nlearning_rat", "[curriculum]\nbnad"))
     with pytest.raises(ConfigError, match="Did you mean 'band'"):
         load_config(run)
+
+
+def test_a_bad_override_is_named_as_the_command_lines_not_the_files(tmp_path):
+    """``trainer.grop_size=4`` on the command line was reported as the file's [trainer] key,
+    and a ``trainer.band`` override's deprecation pointed at line 1 of the file."""
+    from passband.errors import ConfigError
+
+    run = _write(
+        tmp_path, '[model]\npath = "m"\n[data]\npath = "d.jsonl"\n[reward]\nverifier = "exact"\n'
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(run, ["trainer.grop_size=4"])
+    said = str(info.value)
+    assert said.startswith("command-line override trainer.grop_size=4: unknown trainer setting")
+    assert "Did you mean 'group_size'" in said and str(run) not in said
+    with pytest.raises(ConfigError, match=r"override optimiser.lr=1: unknown section"):
+        load_config(run, ["optimiser.lr=1"])
+    with pytest.raises(ConfigError, match=r"override model.pth='x'.*Did you mean 'path'"):
+        load_config(run, ["model.pth=x"])
+    with pytest.warns(DeprecationWarning) as got:
+        cfg = load_config(run, ["trainer.band=[0.3, 0.7]"])
+    assert cfg.trainer.curriculum.band == (0.3, 0.7)
+    assert got[0].filename.startswith("command line") and str(run) not in str(got[0].message)
