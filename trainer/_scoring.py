@@ -85,10 +85,14 @@ class Scorer:
         verdicts = verify_batch(
             self._checked, list(completions), refs, timeout=self.timeout, workers=self.workers
         )
+        return verdicts
+
+    def check_first(self, verdicts: Sequence[Verdict]) -> None:
+        """On the first scored rollout of the run (every rank's verdicts, so all ranks agree):
+        a reward that failed on every answer raises (``_refuse_if_all_failed``)."""
         if self._first and verdicts:
             self._first = False
             _refuse_if_all_failed(self.reward, verdicts)
-        return verdicts
 
 
 def _refuse_if_all_failed(reward: RewardSpec, verdicts: Sequence[Verdict]) -> None:

@@ -366,6 +366,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
             for k, a, b in zip(mine, starts, starts[1:])
         ]
         groups = self.dist.gather(local)  # in position order: the same list on every rank
+        self.scorer.check_first([v for g in groups for v in g.verdicts])
         for g in groups:
             trials = sum(g.valid)
             if trials:
