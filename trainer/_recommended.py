@@ -122,13 +122,11 @@ def user_stacklevel() -> int:
 
 
 def _package_roots() -> tuple[str, ...]:
-    import passband
-    import passband.curriculum
-    import passband.trainer
-    import passband.verifiers
-
-    modules = (passband, passband.curriculum, passband.trainer, passband.verifiers)
-    return tuple(os.path.dirname(m.__file__) + os.sep for m in modules)
+    """The folders of passband's packages (siblings in a checkout, nested once installed). The
+    top package is looked up, not imported: it sits on a higher floor than the trainer."""
+    names = ("passband", "passband.curriculum", "passband.trainer", "passband.verifiers")
+    files = [getattr(sys.modules.get(n), "__file__", None) for n in names]
+    return tuple(os.path.dirname(f) + os.sep for f in files if f)
 
 
 def count_text(params: float) -> str:

@@ -295,24 +295,8 @@ def make_sampler(
     cur_cfg = config.curriculum
     texts = [prompt_of(row) for row in rows] if cur_cfg.predict_fresh else None
     if priors is None:
-        name = (
-            model
-            if isinstance(model, str)
-            else getattr(getattr(model, "config", None), "_name_or_path", None)
-        )
-        found = training_priors(
-            rows,
-            {
-                "model": name or None,
-                "temperature": config.temperature,
-                "top_p": config.top_p,
-                "max_tokens": config.max_new_tokens,
-                "success_threshold": cur_cfg.success_threshold,
-            },
-            mismatch_weight=cur_cfg.mismatch_prior_weight,
-        )
-        log(found.summary(cur_cfg.prior_weight, cur_cfg.mismatch_prior_weight))
-        return Curriculum(ids, priors=found.priors, seed=config.seed, config=cur_cfg, texts=texts)
+        found = _data_priors(rows, config, model, log)
+        return Curriculum(ids, priors=found, seed=config.seed, config=cur_cfg, texts=texts)
     curriculum = Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg, texts=texts)
     counts = curriculum.metrics()
     used, unused = int(counts["priors/used"]), int(counts["priors/unused"])
@@ -326,6 +310,30 @@ def make_sampler(
     if unused and not used:
         warnings.warn(line, stacklevel=3)
     return curriculum
+
+
+def _data_priors(rows, config: Any, model: Any, log: Callable[[str], None]) -> dict:
+    """The pre-scores in ``rows``, weighted by the settings they were made with (``model``: the
+    path or object being trained); logs how many prompts got one."""
+    cur_cfg = config.curriculum
+    name = (
+        model
+        if isinstance(model, str)
+        else getattr(getattr(model, "config", None), "_name_or_path", None)
+    )
+    found = training_priors(
+        rows,
+        {
+            "model": name or None,
+            "temperature": config.temperature,
+            "top_p": config.top_p,
+            "max_tokens": config.max_new_tokens,
+            "success_threshold": cur_cfg.success_threshold,
+        },
+        mismatch_weight=cur_cfg.mismatch_prior_weight,
+    )
+    log(found.summary(cur_cfg.prior_weight, cur_cfg.mismatch_prior_weight))
+    return found.priors
 
 
 def _uniform_note(rows: Sequence[Mapping[str, Any]], config: Any) -> str:
