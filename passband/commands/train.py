@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     import errno
 
     from passband.config import load_config, load_rows
-    from passband.errors import DiskFullError, UsageError
+    from passband.errors import DataError, DiskFullError, UsageError
 
     if args.resume and args.overwrite:
         raise UsageError(
@@ -70,14 +70,17 @@ def run(args: argparse.Namespace) -> int:
 
     # Mistakes the user can make surface as passband.errors (the CLI prints them); anything else
     # escaping from here is a bug and keeps its traceback.
-    trainer = GRPOTrainer(
-        cfg.model.path,
-        cfg.model.tokenizer,
-        rows,
-        reward,
-        cfg.trainer,
-        reference_columns=reference_columns,
-    )
+    try:
+        trainer = GRPOTrainer(
+            cfg.model.path,
+            cfg.model.tokenizer,
+            rows,
+            reward,
+            cfg.trainer,
+            reference_columns=reference_columns,
+        )
+    except DataError as exc:  # "row N" counts the data's rows from 0: name the file it counts in
+        raise DataError(f"[data] {cfg.data.path} (rows counted from 0): {exc}") from None
     try:
         last = trainer.train()
     except OSError as exc:  # a log write on a full disk names no file: name the run directory

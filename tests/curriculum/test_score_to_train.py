@@ -233,3 +233,13 @@ def test_uniform_sampling_says_what_of_the_data_and_config_it_leaves_unused():
     said.clear()
     make_sampler(rows[1:], GRPOConfig(use_curriculum=False, pretrained=False), log=said.append)
     assert said == ["sampling: uniform passes over the data (use_curriculum = false)"]
+
+
+def test_train_names_the_data_file_of_an_unusable_row(tiny_model, tmp_path, capsys):
+    """The trainer's "row 1: the prompt is null" named no file; the CLI adds the data path."""
+    rows = [{"prompt": "what is 1+1?", "pattern": ".*"}, {"prompt": None, "pattern": ".*"}]
+    write_rows(rows, tmp_path / "data.jsonl")
+    assert main(["train", str(_run_toml(tmp_path, tiny_model, tmp_path / "data.jsonl", "r"))]) == 2
+    err = capsys.readouterr().err
+    assert f"[data] {tmp_path / 'data.jsonl'} (rows counted from 0): 1 of 2 training rows" in err
+    assert "row 1: the prompt is null" in err
