@@ -73,8 +73,8 @@ def _sampling_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--first",
         type=int,
-        default=4,
-        help="adaptive: stop after this many answers if all agree (default 4)",
+        default=None,
+        help="adaptive: stop after this many answers if all agree (default 4, at most --k)",
     )
     group.add_argument(
         "--no-adaptive", dest="adaptive", action="store_false", help="always sample k answers"
@@ -247,7 +247,7 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
             (args.max_tokens < 1, f"--max-tokens {args.max_tokens} must be >= 1"),
             (args.k < 1, f"--k {args.k} must be >= 1"),
             (
-                args.adaptive and not 1 <= args.first <= args.k,
+                args.adaptive and args.first is not None and not 1 <= args.first <= args.k,
                 f"--first {args.first} must be in 1..--k ({args.k}), or pass --no-adaptive",
             ),
         )
@@ -257,7 +257,7 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
         raise UsageError("; ".join(wrong))
     return dict(
         k=args.k,
-        first=min(args.first, args.k),
+        first=min(4 if args.first is None else args.first, max(args.k, 1)),
         adaptive=args.adaptive,
         band=tuple(args.band),
         batch_size=args.batch_size,

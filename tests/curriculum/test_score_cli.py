@@ -130,6 +130,14 @@ def test_score_refuses_settings_training_would_refuse(tiny_model, tmp_path, caps
     assert "--temperature 0.0 must be > 0" in err and "--top-p" not in err
     assert main(base + ["--k", "4", "--first", "9"]) == 2
     assert "--first 9 must be in 1..--k (4)" in capsys.readouterr().err
+    from passband.commands import score as score_command  # --k below the default --first: fine
+
+    parser = __import__("argparse").ArgumentParser()
+    score_command.add_arguments(parser)
+    args = parser.parse_args(["d.jsonl", "--out", "o.jsonl", "--k", "2"])
+    args.temperature, args.top_p, args.max_tokens, args.band = 1.0, 1.0, 8, (0.2, 0.8)
+    args.model = "m"
+    assert score_command._prescore_options(args, None)["first"] == 2
     assert main(base + ["--max-tokens", "100000"]) == 2
     assert "--max-tokens 100000 leaves no room for a prompt" in capsys.readouterr().err
     assert not (tmp_path / "o.jsonl").exists()
