@@ -115,7 +115,8 @@ def user_stacklevel() -> int:
     frame, level = sys._getframe(1), 1
     while frame is not None:
         name = frame.f_code.co_filename
-        if not (name.startswith(roots) or name == "<string>" or name == dataclasses.__file__):
+        generated = name == "<string>" and frame.f_code.co_name == "__init__"  # a dataclass's
+        if not (name.startswith(roots) or generated or name == dataclasses.__file__):
             return level
         frame, level = frame.f_back, level + 1
     return level

@@ -11,6 +11,7 @@ before torch loads.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import warnings
 from collections.abc import Callable, Mapping
@@ -233,6 +234,11 @@ class GRPOConfig:
         if self.lr_schedule == "linear":
             return 1.0 - progress
         return 1.0
+
+
+# ``__new__`` takes ``*args, **kwargs``; help(), IDEs and autodoc show the fields' signature
+_INIT = inspect.signature(GRPOConfig.__init__)
+GRPOConfig.__signature__ = _INIT.replace(parameters=list(_INIT.parameters.values())[1:])
 
 
 def _is_int(v: Any) -> bool:

@@ -225,7 +225,8 @@ def resolve_curriculum(config: Any) -> CurriculumConfig:
     ``group_size``. ``band`` lives there; the deprecated ``GRPOConfig.band`` is forwarded to it
     (with a warning) and must not contradict it."""
     cur = config.curriculum
-    explicit = isinstance(cur, Mapping) and "band" in cur  # a dict that names the band
+    # a band the caller named: a dict's "band", or a CurriculumConfig they built
+    explicit = (isinstance(cur, Mapping) and "band" in cur) or isinstance(cur, CurriculumConfig)
     if cur is None:
         cur = CurriculumConfig()
     elif isinstance(cur, Mapping):

@@ -70,6 +70,15 @@ def _entry_of(fn: Verifier) -> str:
     return f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}"
 
 
+def _loads_as(ep, fn: Verifier) -> bool:
+    """Whether entry point ``ep`` is ``fn`` itself (a plugin that registered itself on import,
+    named through a re-export); a plugin that cannot load is not."""
+    try:
+        return ep.load() is fn
+    except Exception:  # noqa: BLE001 - a broken plugin is not the registered function
+        return False
+
+
 def _load_builtins() -> None:
     # Importing the package registers the built-in verifiers (math, json_schema, code, ...).
     import passband.verifiers  # noqa: F401
@@ -83,7 +92,7 @@ def _load_plugins() -> None:
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name in _REGISTRY:
             taken = _REGISTRY[ep.name]
-            if ep.value.replace(" ", "") != _entry_of(taken):  # not this very function
+            if ep.value.replace(" ", "") != _entry_of(taken) and not _loads_as(ep, taken):
                 import warnings
 
                 warnings.warn(

@@ -139,6 +139,10 @@ def test_band_lives_in_one_place():
         GRPOConfig(band=(0.3, 0.7), curriculum={"band": (0.1, 0.6)})
     with pytest.raises(ValueError, match="contradicts curriculum.band"):  # named, if default
         GRPOConfig(band=(0.3, 0.7), curriculum={"band": (0.2, 0.8)})
+    from passband.curriculum import CurriculumConfig
+
+    with pytest.raises(ValueError, match="contradicts curriculum.band"):  # or built by hand
+        GRPOConfig(band=(0.3, 0.7), curriculum=CurriculumConfig())
     assert GRPOConfig(group_size=16).curriculum.group_size_hint == 16
 
 

@@ -286,6 +286,9 @@ def test_a_misspelt_setting_names_the_closest_one_in_python_and_in_toml(tmp_path
         GRPOConfig(grop_size=4)
     with pytest.raises(TypeError):  # still what Python raises for an unknown keyword
         GRPOConfig(grop_size=4)
+    import inspect
+
+    assert list(inspect.signature(GRPOConfig).parameters)[:2] == ["group_size", "prompts_per_step"]
     run = tmp_path / "run.toml"
     run.write_text(
         '[model]\npath = "m"\n[data]\npath = "d.jsonl"\n[reward]\nverifier = "exact"\n'

@@ -73,3 +73,32 @@ def test_an_entry_point_whose_name_is_taken_is_named_in_a_warning(tmp_path, monk
     with pytest.warns(UserWarning, match=r"plugin 'exact' \(clash_mod:always\) is not loaded"):
         assert get("clash_new")("anything").passed
     assert get("exact") is builtin and not get("exact")("anything", answer="4").passed
+
+
+def test_a_plugin_that_registered_itself_through_a_re_export_is_not_warned_about(
+    tmp_path, monkeypatch
+):
+    """``selfreg = selfreg_pkg:grade`` names, through the package's re-export, the very
+    function ``selfreg_pkg.impl`` registered on import: no "name is taken" warning."""
+    import warnings
+
+    dist = tmp_path / "selfreg-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: selfreg\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[passband.verifiers]\nselfreg = selfreg_pkg:grade\n")
+    pkg = tmp_path / "selfreg_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from selfreg_pkg.impl import grade\n")
+    (pkg / "impl.py").write_text(
+        "from passband.verifiers import Verdict, register\n\n\n@register('selfreg')\n"
+        "def grade(completion, **_):\n    return Verdict(1.0, 'ok')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(_registry, "_REGISTRY", dict(_registry._REGISTRY))
+    monkeypatch.setattr(_registry, "_plugins_loaded", False)
+    import selfreg_pkg
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        names()  # loads the plugins
+    assert get("selfreg") is selfreg_pkg.grade
