@@ -85,9 +85,8 @@ class PrescoreConfig:
         wanted = [*(self.references or {}).values()]
         if self.prompt_template is None:
             wanted.insert(0, self.prompt_column)
-        if self.prior_column:
-            wanted.append(self.prior_column)
-        absent = [c for c in wanted if not any(c in row for row in rows)]
+        present = wanted + ([self.prior_column] if self.prior_column else [])
+        absent = [c for c in present if not any(c in row for row in rows)]
         if absent:  # a wrong flag or column name, not a few bad rows
             raise PrescoreError(
                 f"column(s) {absent} not in the dataset; its columns are: {', '.join(rows[0])}"
@@ -100,6 +99,8 @@ class PrescoreConfig:
                 )
         bad = []
         for i, row in enumerate(rows):
+            if not self.rescore and _has_rate(self, row):
+                continue  # taken as it is, never sampled: needs no prompt or reference
             missing = [c for c in wanted if c not in row]
             problem = (
                 f"lacks column(s) {missing} (its columns: {', '.join(map(str, row))})"
@@ -176,6 +177,14 @@ class PrescoreConfig:
             "success_threshold": self.success_threshold,
             "settings": {k: str(v) for k, v in dict(self.settings).items()},
         }
+
+
+def _has_rate(cfg: PrescoreConfig, row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` keeps an existing rate (a bad one is named when the rows are read)."""
+    try:
+        return cfg.prior_of(row) is not None
+    except PrescoreError:
+        return False
 
 
 def _template_fields(template: str | None) -> list[str]:

@@ -294,6 +294,9 @@ def test_rows_that_cannot_be_scored_are_named_with_their_own_columns(tmp_path):
     with pytest.raises(PrescoreError, match="holds no rows"):
         run([])
     assert not (tmp_path / "o.jsonl").exists()
+    # a row that keeps its existing rate is never sampled: it needs no prompt or answer
+    kept = [{"pass_rate": 0.5}, {"prompt": "question 0", "answer": "1000"}]
+    assert [r["score_source"] for r in run(kept).rows] == ["prior:pass_rate", "sampled"]
 
 
 def test_scored_rows_become_curriculum_priors(tmp_path):
