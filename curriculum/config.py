@@ -203,6 +203,12 @@ class CurriculumConfig:
             )
 
     @classmethod
+    def option_names(cls) -> set[str]:
+        """Every name ``from_options`` takes without "unknown": the fields, their deprecated
+        names, and removed ones (those raise with what replaced them)."""
+        return {f.name for f in fields(cls)} | set(DEPRECATED_NAMES) | set(_REMOVED)
+
+    @classmethod
     def from_options(cls, band=None, **options) -> CurriculumConfig:
         """Build from keyword options (a TOML table, ``Curriculum(**options)``): deprecated names
         are mapped with a warning, removed and unknown ones raise naming the valid ones."""

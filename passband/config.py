@@ -165,8 +165,11 @@ def _check_override_key(key: str, value: Any) -> None:
     if section not in known:
         raise ConfigError(f"{where}: {unknown_names('section', [section], known)}")
     fields = [f.name for f in dataclasses.fields(known[section])]
-    if "." not in name and section != "curriculum" and name not in fields:  # (curriculum: aliases)
-        kind = "trainer setting" if section == "trainer" else f"[{section}] key"
+    accepted = CurriculumConfig.option_names() if section == "curriculum" else set(fields)
+    if "." not in name and name not in accepted:
+        kind = {"trainer": "trainer setting", "curriculum": "curriculum option"}.get(
+            section, f"[{section}] key"
+        )
         raise ConfigError(f"{where}: {unknown_names(kind, [name], fields)}")
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from passband.curriculum import Curriculum, CurriculumConfig
-from passband.curriculum._priors import carries_difficulty, training_priors
+from passband.curriculum._priors import carries_difficulty, row_prior, training_priors
 from passband.errors import ConfigError
 from passband.trainer._data import prompt_of
 
@@ -341,7 +341,7 @@ def _uniform_note(rows: Sequence[Mapping[str, Any]], config: Any) -> str:
     """The start-up line of a run without the curriculum: what in the data and the config it
     leaves unused, so a scored file or a ``[curriculum]`` section is not dropped in silence."""
     line = "sampling: uniform passes over the data (use_curriculum = false)"
-    scored = sum(1 for row in rows if carries_difficulty(row))
+    scored = sum(1 for row in rows if carries_difficulty(row) and _has_prior(row))
     if scored:
         line += f"; the pre-scores of {scored} rows are not used"
     default = dataclasses.replace(CurriculumConfig(), group_size_hint=config.group_size)
@@ -355,14 +355,27 @@ def _uniform_note(rows: Sequence[Mapping[str, Any]], config: Any) -> str:
     return line
 
 
+def _has_prior(row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` holds a usable pre-score (empty cells and 0 passes in 0 trials do not)."""
+    try:
+        return row_prior(row) is not None
+    except ValueError:
+        return True  # a bad cell is still a pre-score left unused
+
+
 def _to_kept_positions(priors: Mapping, kept: Sequence[int], log: Callable[[str], None]) -> dict:
-    """``priors`` keyed by dataset position, re-keyed by position among the kept rows; the keys
-    of skipped rows are dropped, and said."""
+    """``priors`` keyed by dataset position, re-keyed by position among the kept rows. The keys
+    of skipped rows are dropped, and said; a key that is no position at all is passed on as it
+    is, so the curriculum counts (and warns about) it as matching no prompt."""
     where = {old: new for new, old in enumerate(kept)}
-    out = {where[k]: v for k, v in priors.items() if k in where}
-    if len(out) < len(priors):
-        log(
-            f"curriculum: {len(priors) - len(out)} priors= keys are not positions of kept rows "
-            "(skip_bad_rows dropped rows of train_dataset)"
-        )
+    out, skipped = {}, 0
+    for k, v in priors.items():
+        if k in where:
+            out[where[k]] = v
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 <= k <= kept[-1]:
+            skipped += 1  # a row skip_bad_rows dropped
+        else:
+            out[k] = v  # beyond the kept positions (k > kept[-1] >= len(kept) - 1) or no int
+    if skipped:
+        log(f"curriculum: {skipped} priors= keys are rows skipped as unusable (skip_bad_rows)")
     return out

@@ -222,7 +222,11 @@ def test_uniform_sampling_says_what_of_the_data_and_config_it_leaves_unused():
     from passband.trainer import GRPOConfig
     from passband.trainer.sampling import UniformSampler, make_sampler
 
-    rows = [{"prompt": "a", "passes": 1, "trials": 4}, {"prompt": "b"}, {"prompt": "c"}]
+    rows = [
+        {"prompt": "a", "passes": 1, "trials": 4},
+        {"prompt": "b", "passes": 0, "trials": 0},  # scoring got no verdict: no pre-score
+        {"prompt": "c", "pass_rate": None},
+    ]
     said = []
     off = GRPOConfig(use_curriculum=False, pretrained=False, curriculum={"band": (0.3, 0.7)})
     assert isinstance(make_sampler(rows, off, log=said.append), UniformSampler)

@@ -318,6 +318,12 @@ def test_a_bad_override_is_named_as_the_command_lines_not_the_files(tmp_path):
         load_config(run, ["optimiser.lr=1"])
     with pytest.raises(ConfigError, match=r"override model.pth='x'.*Did you mean 'path'"):
         load_config(run, ["model.pth=x"])
+    with pytest.raises(ConfigError, match=r"override curriculum.bnad=1: unknown curriculum"):
+        load_config(run, ["curriculum.bnad=1"])
+    with pytest.warns(DeprecationWarning, match="max_warmup_pool"):  # an old name still works
+        assert (
+            load_config(run, ["curriculum.max_hard_pool=9"]).trainer.curriculum.max_warmup_pool == 9
+        )
     with pytest.warns(DeprecationWarning) as got:
         cfg = load_config(run, ["trainer.band=[0.3, 0.7]"])
     assert cfg.trainer.curriculum.band == (0.3, 0.7)

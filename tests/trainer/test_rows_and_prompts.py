@@ -90,6 +90,14 @@ def test_priors_keyed_by_dataset_position_reach_their_prompt_when_rows_are_skipp
         )
     cur = t.sampler
     assert t.rows[2]["prompt"] == "3*3=" and cur.classify(2) == "too_easy"
+    from passband.trainer.sampling import _to_kept_positions
+
+    said = []  # a key that is no position is passed on, for the curriculum to count as unused
+    assert _to_kept_positions({"1": (1, 2), 0: (1, 2), 2: (3, 4)}, [1, 2], said.append) == {
+        "1": (1, 2),
+        1: (3, 4),
+    }
+    assert said == ["curriculum: 1 priors= keys are rows skipped as unusable (skip_bad_rows)"]
     assert cur.classify(3) == "in_band" and cur.metrics()["priors/used"] == 1
     with pytest.warns(UserWarning), pytest.raises(ConfigError, match="first at position 0"):
         GRPOTrainer(
