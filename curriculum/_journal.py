@@ -54,9 +54,16 @@ class Journal:
                 for k in set(header["settings"]) | set(self.settings)
                 if header["settings"].get(k) != self.settings.get(k)
             )
+            older = "prompts_sha256" in header["settings"]  # before references were keyed
             raise PrescoreError(
                 f"{self.path} was written with other settings ({', '.join(diff)} "
                 "differ); rerun with the same ones, or delete it to start over"
+                + (
+                    " (it was written by an older passband, whose journal did not record the "
+                    "reference columns: it cannot be resumed)"
+                    if older
+                    else ""
+                )
             )
         for line in lines[1:]:
             row = json.loads(line)

@@ -210,6 +210,16 @@ def test_a_journal_from_other_settings_is_refused(tmp_path):
         prescore(
             edited, CoinFlipGenerator(table), "exact", out_path=out, progress=False, batch_size=4
         )
+    # a journal from before the references were keyed says why it cannot be resumed
+    journal = tmp_path / "o.jsonl.journal.jsonl"
+    lines = journal.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["settings"]["prompts_sha256"] = header["settings"].pop("prompts_and_references_sha256")
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with pytest.raises(PrescoreError, match="written by an older passband"):
+        prescore(
+            rows, CoinFlipGenerator(table), "exact", out_path=out, progress=False, batch_size=4
+        )
 
 
 def test_uncheckable_verdicts_are_not_trials(tmp_path):
