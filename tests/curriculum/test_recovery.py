@@ -5,7 +5,6 @@ import json
 import random
 
 from passband.curriculum import Curriculum
-from passband.curriculum._state import decode
 from passband.curriculum.posterior import PromptBelief, signal_utility
 
 
@@ -82,14 +81,11 @@ def test_prompts_that_become_learnable_are_readmitted_within_a_bounded_delay():
         back = _run(cur, rate, 40, 32, rng, start=60)
         delays = sorted(back[p] - 60 for p in learnable if p in back)
         assert len(delays) == 10 and delays[-1] < 40, delays
-        # one mixed group may not outweigh a long record of failures; such a prompt backs off
-        # like any re-test, within the cap
+        # one mixed group may not outweigh a long record of failures (such a prompt backs off
+        # like any re-test), but within 40 steps the 10 are back in the band (10 of 10 on both
+        # seeds today; 9 leaves room for one borderline draw)
         back_in = [p for p in learnable if cur.classify(p) == "in_band"]
-        assert len(back_in) >= 8 and cur.metrics()["readmissions"] >= 8
-        state = cur.state_dict()
-        due = decode(state["arrays"]["due"])
-        for p in learnable - set(back_in):
-            assert due[p] - state["clock"] <= 1024  # due again within max_retest_after
+        assert len(back_in) >= 9 and cur.metrics()["readmissions"] >= 9
         assert not any(p in back for p in range(10, 100))  # the still-hopeless stay out
 
 
