@@ -129,10 +129,12 @@ def training_priors(
     *,
     mismatch_weight: float = 0.5,
     prior_trials: float = 8,
+    positions: Sequence[int] | None = None,
 ) -> TrainingPriors:
     """Priors for the trainer's prompt positions from the rows' difficulty columns. ``settings``
     are the training run's ``model`` / ``temperature`` / ``top_p`` / ``max_tokens`` /
-    ``success_threshold``; a row whose recorded
+    ``success_threshold``; ``positions``: each row's position in the user's dataset, for the
+    messages (rows skipped as unusable shift them); a row whose recorded
     ``score_<setting>`` differs from one of them has its counts scaled by ``mismatch_weight``."""
     out = TrainingPriors(rows=len(rows))
     settings = dict(settings or {})
@@ -147,7 +149,7 @@ def training_priors(
         try:
             found = row_prior(row, prior_trials)
         except ValueError as exc:
-            bad.append(f"row {i}: {exc}")
+            bad.append(f"row {positions[i] if positions is not None else i}: {exc}")
             continue
         if found is None:
             continue
@@ -161,8 +163,9 @@ def training_priors(
             passes, trials = passes * mismatch_weight, trials * mismatch_weight
         out.priors[i] = (passes, trials)
     if bad:
+        kept = "" if positions is None or len(positions) == positions[-1] + 1 else " kept"
         raise DataError(
-            f"{len(bad)} of {len(rows)} training rows have an unusable difficulty column: "
+            f"{len(bad)} of {len(rows)}{kept} training rows have an unusable difficulty column: "
             f"{first_few(bad)}. Fix the cells, or empty them to train those rows unscored"
         )
     return out

@@ -296,7 +296,7 @@ def make_sampler(
     cur_cfg = config.curriculum
     texts = [prompt_of(row) for row in rows] if cur_cfg.predict_fresh else None
     if priors is None:
-        found = _data_priors(rows, config, model, log)
+        found = _data_priors(rows, config, model, log, kept)
         return Curriculum(ids, priors=found, seed=config.seed, config=cur_cfg, texts=texts)
     curriculum = Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg, texts=texts)
     counts = curriculum.metrics()
@@ -313,7 +313,7 @@ def make_sampler(
     return curriculum
 
 
-def _data_priors(rows, config: Any, model: Any, log: Callable[[str], None]) -> dict:
+def _data_priors(rows, config: Any, model: Any, log: Callable[[str], None], kept=None) -> dict:
     """The pre-scores in ``rows``, weighted by the settings they were made with (``model``: the
     path or object being trained); logs how many prompts got one."""
     cur_cfg = config.curriculum
@@ -332,6 +332,7 @@ def _data_priors(rows, config: Any, model: Any, log: Callable[[str], None]) -> d
             "success_threshold": cur_cfg.success_threshold,
         },
         mismatch_weight=cur_cfg.mismatch_prior_weight,
+        positions=kept,
     )
     log(found.summary(cur_cfg.prior_weight, cur_cfg.mismatch_prior_weight))
     return found.priors

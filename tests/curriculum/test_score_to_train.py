@@ -197,6 +197,9 @@ def test_an_unusable_difficulty_cell_is_refused_not_read_as_unscored(cells, said
     with pytest.raises(DataError, match="row 1"):
         priors_from_rows(rows)
     assert training_priors([rows[0], rows[2]]).priors == {}  # empty cells: unscored, no error
+    # with rows skipped as unusable (dataset rows 0 and 3 kept), the dataset's row is named
+    with pytest.raises(DataError, match=r"1 of 2 kept training rows .*row 3: "):
+        training_priors([rows[0], rows[1]], positions=[0, 3])
 
 
 def test_a_row_scoring_got_no_verdict_for_trains_unscored():
