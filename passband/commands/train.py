@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     import errno
 
     from passband.config import load_config, load_rows
-    from passband.errors import DataError, DiskFullError, UsageError
+    from passband.errors import DiskFullError, UsageError
 
     if args.resume and args.overwrite:
         raise UsageError(
@@ -64,23 +64,7 @@ def run(args: argparse.Namespace) -> int:
         check_output_dir(t.output_dir, resume=t.resume, overwrite=t.overwrite)
     rows = load_rows(cfg.data)
 
-    reward, reference_columns = cfg.reward.build()
-
-    from passband.trainer import GRPOTrainer
-
-    # Mistakes the user can make surface as passband.errors (the CLI prints them); anything else
-    # escaping from here is a bug and keeps its traceback.
-    try:
-        trainer = GRPOTrainer(
-            cfg.model.path,
-            cfg.model.tokenizer,
-            rows,
-            reward,
-            cfg.trainer,
-            reference_columns=reference_columns,
-        )
-    except DataError as exc:  # "row N" counts the data's rows from 0: name the file it counts in
-        raise DataError(f"[data] {cfg.data.path} (rows counted from 0): {exc}") from None
+    trainer = _build_trainer(cfg, rows)
     try:
         last = trainer.train()
     except OSError as exc:  # a log write on a full disk names no file: name the run directory
@@ -100,3 +84,23 @@ def run(args: argparse.Namespace) -> int:
             f"done: {last.get('step', trainer.step)} steps; run directory {cfg.trainer.output_dir}"
         )
     return 0
+
+
+def _build_trainer(cfg, rows):
+    """``GRPOTrainer`` for the run. Mistakes the user can make surface as passband.errors (the
+    CLI prints them); anything else escaping from here is a bug and keeps its traceback."""
+    from passband.errors import DataError
+    from passband.trainer import GRPOTrainer
+
+    reward, reference_columns = cfg.reward.build()
+    try:
+        return GRPOTrainer(
+            cfg.model.path,
+            cfg.model.tokenizer,
+            rows,
+            reward,
+            cfg.trainer,
+            reference_columns=reference_columns,
+        )
+    except DataError as exc:  # "row N" counts the data's rows from 0: name the file it counts in
+        raise DataError(f"[data] {cfg.data.path} (rows counted from 0): {exc}") from None
