@@ -37,9 +37,10 @@ def as_rows(dataset) -> tuple[Any, list[str]]:
     return rows, columns
 
 
-def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[int]]:
-    """The usable training rows (all of them, unless ``config.skip_bad_rows``) and the position
-    of each in ``dataset``; see the module doc."""
+def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[int], dict]:
+    """The usable training rows (all of them, unless ``config.skip_bad_rows``), the position of
+    each in ``dataset``, and the original prompt of each that ``prompt_overflow = "truncate"``
+    shortened (by kept position: the data a resume must match); see the module doc."""
     rows, columns = as_rows(dataset)
     try:
         scorer.check_columns(columns)
@@ -47,14 +48,20 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[in
         raise DataError(str(exc)) from None
     needed = _reference_columns(scorer)
     limit = _prompt_budget(model, config)
+    originals: dict[int, Any] = {}  # dataset position -> the prompt before truncation
     rows = [dict(rows[i]) for i in range(len(rows))]
     problems = {i: p for i, row in enumerate(rows) if (p := _row_problem(row, needed))}
     if limit is not None:
         fine = [i for i in range(len(rows)) if i not in problems]
         counts = _token_counts(tokenizer, [prompt_of(rows[i]) for i in fine], limit)
         for i, n in zip(fine, counts):
-            if n > limit and (p := _fit_prompt(rows[i], tokenizer, limit, config.prompt_overflow)):
+            if n <= limit:
+                continue
+            before = prompt_of(rows[i])
+            if p := _fit_prompt(rows[i], tokenizer, limit, config.prompt_overflow):
                 problems[i] = p
+            else:
+                originals[i] = before
     kept = [i for i in range(len(rows)) if i not in problems]
     good = [rows[i] for i in kept]
     problems = [f"row {i}: {p}" for i, p in sorted(problems.items())]
@@ -71,7 +78,7 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[in
             "ids of groups.jsonl and of the curriculum count the kept rows",
             stacklevel=2,
         )
-    return good, kept
+    return good, kept, {new: originals[old] for new, old in enumerate(kept) if old in originals}
 
 
 def _reference_columns(scorer) -> list[str]:

@@ -53,10 +53,14 @@ class RunStateMixin:
         self.writer.write_config(c.to_dict())  # on resume: the settings the run continues with
 
     def _data_digest(self) -> str:
-        """SHA-256 of the training prompts in order (computed once): the sampler's state is by
-        row position, so a resume on other, reordered or more rows must be refused."""
+        """SHA-256 of the training prompts in order, as the data gives them (before truncation;
+        computed once): the sampler's state is by row position, so a resume on other, reordered
+        or more rows must be refused."""
         if getattr(self, "_digest", None) is None:
-            self._digest = resume.prompts_digest(prompt_of(row) for row in self.rows)
+            whole = getattr(self, "_untruncated", {})
+            self._digest = resume.prompts_digest(
+                whole.get(i, prompt_of(row)) for i, row in enumerate(self.rows)
+            )
         return self._digest
 
     def save(self) -> None:

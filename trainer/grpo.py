@@ -169,7 +169,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         if torch.cuda.is_available() and (from_path or self.dist.enabled):
             self.model.to(self.dist.device())  # several ranks: each on its own GPU (NCCL)
         self.dist.broadcast_from_main(self.model)  # every rank starts from rank 0's weights
-        self.rows, self._positions = check_rows(  # every row, now
+        self.rows, self._positions, self._untruncated = check_rows(  # every row, now
             self.rows, self.scorer, self.tokenizer, self.model, c
         )
         self.device = next(self.model.parameters()).device

@@ -122,6 +122,21 @@ def test_a_prompt_longer_than_the_models_positions_is_refused_or_truncated(
     kept = t.rows[1]["prompt"]
     assert kept.endswith("1+2=") and len(tokenizer(kept)["input_ids"]) <= 250
     assert t.train()["step"] == 1  # it generates without an IndexError
+    # a resume with more answer tokens truncates row 1 further; the data is the same, so the
+    # checkpoint's digest (taken before truncation) still matches
+    again = _trainer(
+        tiny,
+        tokenizer,
+        rows,
+        tmp_path,
+        prompt_overflow="truncate",
+        resume=True,
+        max_steps=2,
+        max_new_tokens=12,
+    )
+    assert again.rows[1]["prompt"] != kept
+    again._begin()
+    assert again.step == 1
 
 
 def test_a_huge_prompt_is_refused_without_a_huge_allocation(tiny, tokenizer, tmp_path):
