@@ -20,7 +20,7 @@ from typing import Any
 from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX, number_or_none
 from passband.errors import DataError, first_few
 
-__all__ = ["TrainingPriors", "training_priors", "row_prior", "carries_difficulty"]
+__all__ = ["TrainingPriors", "training_priors", "row_prior"]
 
 _COMPARED = ("model", "temperature", "top_p", "max_tokens", "success_threshold")
 
@@ -64,12 +64,12 @@ def row_prior(
 ) -> tuple[tuple[float, float], str] | None:
     """``((passes, trials), source)`` of one row, or None when it carries no difficulty (its
     difficulty cells are absent or empty, or it reads 0 passes in 0 trials: ``passband score``
-    writes that for a row none of whose answers got a verdict). A cell that holds something else than a usable count
-    or rate raises ``ValueError`` naming the column and the value: read as "unscored", it would
-    silently drop the score. A row stopped early by adaptive scoring (unanimous, fewer than
+    writes that for a row none of whose answers got a verdict). A cell that holds something
+    else than a usable count or rate raises ``ValueError`` naming the column and the value:
+    read as "unscored", it would silently drop the score. A row stopped early by adaptive scoring (unanimous, fewer than
     ``score_k`` trials) counts as ``score_k`` trials: the stop asserted its class as surely as the
     full k would have."""
-    if not carries_difficulty(row):
+    if not _carries_difficulty(row):
         return None  # the common case of unscored data, checked without parsing anything
     passes, trials = _number(row, "passes"), _number(row, "trials")
     if passes == 0 and trials == 0:
@@ -114,7 +114,7 @@ def _rate(row: Mapping[str, Any], column: str) -> float | None:
     return x
 
 
-def carries_difficulty(row: Mapping[str, Any]) -> bool:
+def _carries_difficulty(row: Mapping[str, Any]) -> bool:
     """Whether ``row`` has a column a prior is read from (its values are checked later)."""
     return (
         "passes" in row
@@ -134,7 +134,7 @@ def training_priors(
     """Priors for the trainer's prompt positions from the rows' difficulty columns. ``settings``
     are the training run's ``model`` / ``temperature`` / ``top_p`` / ``max_tokens`` /
     ``success_threshold``; ``positions``: each row's position in the user's dataset, for the
-    messages (rows skipped as unusable shift them); a row whose recorded
+    messages, when rows skipped as unusable shifted them; a row whose recorded
     ``score_<setting>`` differs from one of them has its counts scaled by ``mismatch_weight``."""
     out = TrainingPriors(rows=len(rows))
     settings = dict(settings or {})
@@ -143,7 +143,7 @@ def training_priors(
     for i, row in enumerate(rows):
         columns = tuple(row)
         if columns not in carries:
-            carries[columns] = carries_difficulty(row)
+            carries[columns] = _carries_difficulty(row)
         if not carries[columns]:
             continue
         try:
@@ -163,7 +163,7 @@ def training_priors(
             passes, trials = passes * mismatch_weight, trials * mismatch_weight
         out.priors[i] = (passes, trials)
     if bad:
-        kept = "" if positions is None or len(positions) == positions[-1] + 1 else " kept"
+        kept = "" if positions is None else " kept"
         raise DataError(
             f"{len(bad)} of {len(rows)}{kept} training rows have an unusable difficulty column: "
             f"{first_few(bad)}. Fix the cells, or empty them to train those rows unscored"

@@ -82,10 +82,9 @@ class Scorer:
         num_tokens: Sequence[int],
     ) -> list[Verdict]:
         refs = [self.reference(r, n) for r, n in zip(rows, num_tokens)]
-        verdicts = verify_batch(
+        return verify_batch(
             self._checked, list(completions), refs, timeout=self.timeout, workers=self.workers
         )
-        return verdicts
 
     def check_first(self, verdicts: Sequence[Verdict]) -> None:
         """On the first scored rollout of the run (every rank's verdicts, so all ranks agree):

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from passband.curriculum import Curriculum, CurriculumConfig
-from passband.curriculum._priors import carries_difficulty, row_prior, training_priors
+from passband.curriculum._priors import row_prior, training_priors
 from passband.errors import ConfigError
 from passband.trainer._data import prompt_of
 
@@ -102,12 +102,12 @@ def check_sampler(sampler: Any, priors: Any = None) -> Any:
     return sampler
 
 
-def check_sampler_rows(sampler: Any, kept: Sequence[int]) -> Any:
-    """``sampler`` when no row was skipped (``skip_bad_rows``), else a ``ConfigError``: it was
-    built on the dataset's positions, and the trainer's rows are the kept ones, so its ids would
-    pick other prompts."""
-    if kept and kept[-1] != len(kept) - 1:
-        gone = [i for i, k in enumerate(kept) if i != k][:1] or [len(kept)]
+def check_sampler_rows(sampler: Any, kept: Sequence[int] | None) -> Any:
+    """``sampler`` when no row positions shifted (``kept`` is None), else a ``ConfigError``: it
+    was built on the dataset's positions, and the trainer's rows are the kept ones, so its ids
+    would pick other prompts."""
+    if kept is not None:
+        gone = [i for i, k in enumerate(kept) if i != k][:1]
         raise ConfigError(
             f"sampler= draws row positions, but skip_bad_rows dropped rows of train_dataset (the "
             f"first at position {gone[0]}), so its ids would pick other prompts; fix those "
@@ -279,11 +279,13 @@ def make_sampler(
     how many prompts got a prior. ``given``: a sampler passed to ``GRPOTrainer``; ``kept``:
     each row's position in the user's dataset, when ``skip_bad_rows`` dropped some (``priors``
     keys are those positions)."""
+    if kept is not None and (not kept or kept[-1] == len(kept) - 1):
+        kept = None  # no row before the last kept one was skipped: positions are unchanged
     if given is not None:  # GRPOTrainer(sampler=...): checked by check_sampler already
         log(f"sampler: {type(given).__name__}, given to GRPOTrainer (its own priors)")
-        return check_sampler_rows(given, kept or [])
+        return check_sampler_rows(given, kept)
     ids = list(range(len(rows)))
-    if priors and kept is not None and len(kept) != kept[-1] + 1:
+    if priors and kept is not None:
         priors = _to_kept_positions(priors, kept, log)
     if not config.use_curriculum:
         if priors:
@@ -342,7 +344,7 @@ def _uniform_note(rows: Sequence[Mapping[str, Any]], config: Any) -> str:
     """The start-up line of a run without the curriculum: what in the data and the config it
     leaves unused, so a scored file or a ``[curriculum]`` section is not dropped in silence."""
     line = "sampling: uniform passes over the data (use_curriculum = false)"
-    scored = sum(1 for row in rows if carries_difficulty(row) and _has_prior(row))
+    scored = sum(1 for row in rows if _has_prior(row))
     if scored:
         line += f"; the pre-scores of {scored} rows are not used"
     default = dataclasses.replace(CurriculumConfig(), group_size_hint=config.group_size)

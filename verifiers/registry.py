@@ -65,11 +65,6 @@ def _describe(fn: Verifier) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
-def _entry_of(fn: Verifier) -> str:
-    """``module:qualname``, as an entry point names ``fn``."""
-    return f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}"
-
-
 def _loads_as(ep, fn: Verifier) -> bool:
     """Whether entry point ``ep`` is ``fn`` itself (a plugin that registered itself on import,
     named through a re-export); a plugin that cannot load is not."""
@@ -92,7 +87,7 @@ def _load_plugins() -> None:
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name in _REGISTRY:
             taken = _REGISTRY[ep.name]
-            if ep.value.replace(" ", "") != _entry_of(taken) and not _loads_as(ep, taken):
+            if not _loads_as(ep, taken):
                 import warnings
 
                 warnings.warn(

@@ -257,7 +257,7 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
         raise UsageError("; ".join(wrong))
     return dict(
         k=args.k,
-        first=min(4 if args.first is None else args.first, max(args.k, 1)),
+        first=min(4 if args.first is None else args.first, args.k),
         adaptive=args.adaptive,
         band=tuple(args.band),
         batch_size=args.batch_size,

@@ -351,7 +351,8 @@ def _print_summary(journal: Path, final: Path) -> int:
         for line in f:
             record = json.loads(line)
             counts.setdefault(record["status"], []).append(float(record["score"]))
-            example = example or (record.get("detail") or "" if record["status"] == "error" else "")
+            if record["status"] == "error" and not example:
+                example = record.get("detail") or ""
     total = sum(len(v) for v in counts.values())
     print(f"\n{'status':<10}{'rows':>8}{'share':>9}{'mean score':>12}")
     for status in ("ok", "wrong", "invalid", "error", "timeout"):

@@ -53,22 +53,31 @@ def test_verdict_rejects_bad_status_and_nan():
         Verdict(float("nan"), "ok")
 
 
+def _installed_plugin(tmp_path, monkeypatch, name: str, entry_points: str) -> None:
+    """A real distribution ``name`` on sys.path (found by importlib) declaring ``entry_points``
+    in the verifier group; the registry is a copy, with its plugins not loaded yet."""
+    dist = tmp_path / f"{name.replace('-', '_')}-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[passband.verifiers]\n" + entry_points)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(_registry, "_REGISTRY", dict(_registry._REGISTRY))
+    monkeypatch.setattr(_registry, "_plugins_loaded", False)
+
+
 def test_an_entry_point_whose_name_is_taken_is_named_in_a_warning(tmp_path, monkeypatch):
     """A plugin registering ``exact`` was skipped without a word; it still does not replace the
     built-in, but its author is told. A real distribution on sys.path, found by importlib."""
-    dist = tmp_path / "clash_plugin-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: clash-plugin\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text(
-        "[passband.verifiers]\nexact = clash_mod:always\nclash_new = clash_mod:always\n"
+    _installed_plugin(
+        tmp_path,
+        monkeypatch,
+        "clash-plugin",
+        "exact = clash_mod:always\nclash_new = clash_mod:always\n",
     )
     (tmp_path / "clash_mod.py").write_text(
         "from passband.verifiers import Verdict\n\n\ndef always(completion, **_):\n"
         "    return Verdict(1.0, 'ok')\n"
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(_registry, "_REGISTRY", dict(_registry._REGISTRY))
-    monkeypatch.setattr(_registry, "_plugins_loaded", False)
     builtin = get("exact")
     with pytest.warns(UserWarning, match=r"plugin 'exact' \(clash_mod:always\) is not loaded"):
         assert get("clash_new")("anything").passed
@@ -82,10 +91,7 @@ def test_a_plugin_that_registered_itself_through_a_re_export_is_not_warned_about
     function ``selfreg_pkg.impl`` registered on import: no "name is taken" warning."""
     import warnings
 
-    dist = tmp_path / "selfreg-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: selfreg\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[passband.verifiers]\nselfreg = selfreg_pkg:grade\n")
+    _installed_plugin(tmp_path, monkeypatch, "selfreg", "selfreg = selfreg_pkg:grade\n")
     pkg = tmp_path / "selfreg_pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("from selfreg_pkg.impl import grade\n")
@@ -93,9 +99,6 @@ def test_a_plugin_that_registered_itself_through_a_re_export_is_not_warned_about
         "from passband.verifiers import Verdict, register\n\n\n@register('selfreg')\n"
         "def grade(completion, **_):\n    return Verdict(1.0, 'ok')\n"
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(_registry, "_REGISTRY", dict(_registry._REGISTRY))
-    monkeypatch.setattr(_registry, "_plugins_loaded", False)
     import selfreg_pkg
 
     with warnings.catch_warnings():
