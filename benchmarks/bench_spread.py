@@ -16,8 +16,8 @@ DAPO token-mean loss. Contenders:
   completions to reach TRL's final are given with and without them.
 
 TRL runs ``--steps`` steps; the two others then train for the same *training* wall time as TRL
-took. Every contender measures greedy held-out accuracy every ``--eval-every`` steps (the eval
-time is not counted). Reported over seeds (mean, min..max): TRL's final accuracy; for the others,
+took, start-up (the trainer's constructor) included for both. Every contender measures greedy
+held-out accuracy every ``--eval-every`` steps (the eval time is not counted). Reported over seeds (mean, min..max): TRL's final accuracy; for the others,
 completions generated and training wall time until they first reach it (ratio to TRL's), and
 their accuracy at TRL's wall time.
 
@@ -71,9 +71,11 @@ def _run_passband(model, tok, train, cfg, out_dir, evaluate, args, curriculum: b
         max_steps=10**6,
         progress=False,
     )
+    curve = [(0, 0, 0.0, evaluate())]  # the warm start, before the clock starts
+    t = time.perf_counter()
     trainer = GRPOTrainer(model, tok, train, arith_verifier(), config)
-    curve, generated, train_s = [(0, 0, 0.0, evaluate())], 0, 0.0
     trainer._begin()  # the fresh, seeded start of train(); we step by hand to evaluate
+    generated, train_s = 0, time.perf_counter() - t  # start-up counts, as it does for TRL
     while train_s < args.wall_budget:
         t = time.perf_counter()
         m = trainer.train_step()
