@@ -17,9 +17,9 @@ DAPO token-mean loss. Contenders:
 
 TRL runs ``--steps`` steps; the two others then train for the same *training* wall time as TRL
 took, start-up (the trainer's constructor) included for both. Every contender measures greedy
-held-out accuracy every ``--eval-every`` steps (the eval time is not counted). Reported over seeds (mean, min..max): TRL's final accuracy; for the others,
-completions generated and training wall time until they first reach it (ratio to TRL's), and
-their accuracy at TRL's wall time.
+held-out accuracy every ``--eval-every`` steps (the eval time is not counted). Reported over
+seeds (mean, min..max): TRL's final accuracy; for the others, completions generated and training
+wall time until they first reach it (ratio to TRL's), and their accuracy at TRL's wall time.
 
     .venv/bin/python benchmarks/bench_spread.py [--seeds 3] [--steps 60] [--eval-every 10]
 """
