@@ -25,7 +25,9 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from passband.trainer._attention import NAME as ATTENTION
 from passband.trainer._attention import decode_attention
+from passband.trainer._kvcache import in_place
 
 __all__ = ["decode", "left_pad", "generate_reference", "COMPACT_SHARE"]
 
@@ -75,6 +77,7 @@ def _decode(
     positions = (attention.cumsum(-1) - 1).clamp(min=0)  # [b, P]
     cache, logits = _prefill(model, input_ids, attention, positions, cache)  # logits [b, V]
     batch = _Batch(cache, attention, positions[:, -1] + 1, input_ids.shape[0])
+    ready_mask = _takes_ready_mask(model, cache, input_ids.device)
     eos = {int(e) for e in eos_ids}
     for t in range(max_new_tokens):
         chosen = pick(logits, batch.rows, t).tolist()
@@ -87,7 +90,9 @@ def _decode(
         feed = batch.compact(feed)
         out = model(
             input_ids=feed.unsqueeze(1),
-            attention_mask=batch.attention,
+            attention_mask=batch.attention[:, None, None, :].bool()
+            if ready_mask
+            else batch.attention,
             position_ids=batch.next_pos.unsqueeze(1),
             past_key_values=batch.cache,
             use_cache=True,
@@ -122,6 +127,19 @@ def _prefill(model, input_ids, attention, positions, cache):
         cache.batch_select_indices(inverse)
         logits = logits[inverse]
     return cache, logits
+
+
+def _takes_ready_mask(model, cache, device) -> bool:
+    """Whether a decode step may pass the model its padding mask ready-made, [a, 1, 1, filled]:
+    on a CPU, with ``_attention.py``'s attention and an in-place cache whose every layer is full
+    attention. One query at the newest position attends to every filled, unpadded position, so
+    that mask is the one HF would build, without building it at every step; it is as long as the
+    positions filled, so attention reads no unfilled tail of the cache's buffers."""
+    return (
+        device.type == "cpu"
+        and getattr(getattr(model, "config", None), "_attn_implementation", None) == ATTENTION
+        and in_place(cache)
+    )
 
 
 def _selects_rows(cache) -> bool:

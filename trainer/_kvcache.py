@@ -7,8 +7,10 @@ small model on a CPU that copy was half of ``generate``'s time (torch profiler: 
 a cache whose full-attention layers own one contiguous buffer per layer: a step writes its
 token's keys and values into the next slot, and the buffer grows ``CHUNK`` positions at a time
 (up to the prompt plus ``max_new_tokens``), so the copying happens once per chunk, not per step.
-Attention reads the whole buffer, its unfilled tail masked as padding: a strided view of the
-filled part made CPU attention 2.5x slower (it is copied first), more than the masked tail costs.
+Where HF builds the mask, attention reads the whole buffer, its unfilled tail masked as padding
+(HF's CPU attention copies a strided view of the filled part first, which cost more than the
+tail). On a CPU the decode loop passes a mask as long as the filled part instead, and
+``_attention.py`` reads just that part in place.
 Masked positions add exact zeros, so the samples are the default cache's
 (tests/trainer/test_speed_generate.py).
 
@@ -23,7 +25,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["preallocated_cache", "CHUNK"]
+__all__ = ["preallocated_cache", "in_place", "CHUNK"]
 
 CHUNK = 32  # positions a buffer grows by
 
@@ -51,6 +53,12 @@ def preallocated_cache(model, capacity: int) -> Any | None:
         return None  # sliding-window, hybrid or custom layers: generate's own cache
     cache.layers = [_InPlaceLayer(capacity) for _ in layers]
     return cache
+
+
+def in_place(cache) -> bool:
+    """Whether ``cache`` is one ``preallocated_cache`` made: every layer full attention, in place."""
+    layers = getattr(cache, "layers", None)
+    return bool(layers) and all(isinstance(layer, _InPlaceLayer) for layer in layers)
 
 
 class _InPlaceLayer(DynamicLayer if DynamicLayer is not None else object):

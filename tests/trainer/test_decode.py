@@ -130,3 +130,31 @@ def test_rollouts_use_it_for_decode_steps_only_and_restore_sdpa(tiny, tokenizer,
     calls.clear()
     _backend(model, tokenizer).rollout(PROMPTS[:2], 2, seeds=[0, 1])
     assert not calls, "a model on another attention implementation is left alone"
+
+
+def test_decode_steps_attend_over_the_filled_positions_only(tiny, tokenizer, monkeypatch):
+    """On a CPU with the in-place cache, a decode step hands the model its padding mask
+    ready-made and as long as the positions filled so far, and attention reads only that part
+    of the cache's buffers (they are allocated ``CHUNK`` positions ahead)."""
+    import torch
+
+    from passband.trainer import _attention
+
+    model = tiny.model(tokenizer, seed=2)
+    seen = []
+    real = _attention._one_query
+
+    def spy(q, k, v, mask, scaling):
+        seen.append((k.shape[2], v.shape[2], tuple(mask.shape), mask.dtype))
+        return real(q, k, v, mask, scaling)
+
+    monkeypatch.setattr(_attention, "_one_query", spy)
+    backend = _backend(model, tokenizer, temperature=1.0)
+    out = backend.rollout(PROMPTS, 2, seeds=list(range(len(PROMPTS))))
+    width = max(len(backend.encode_prompt(p)) for p in PROMPTS)
+    layers = model.config.num_hidden_layers
+    longest = max(len(x) for x in out.completion_ids)
+    keys = [k for k, _, _, _ in seen[::layers]]  # the first layer's, step by step
+    assert keys == list(range(width + 1, width + longest)), keys
+    assert all(k == v == m[-1] and m[1:3] == (1, 1) and dt == torch.bool for k, v, m, dt in seen)
+    assert out.completion_ids == generate_reference(backend, PROMPTS, 2, list(range(len(PROMPTS))))
