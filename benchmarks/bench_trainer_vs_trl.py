@@ -74,6 +74,11 @@ def _accuracy(model, tok, task: str, heldout: list[dict]) -> float:
     )
 
 
+def _seed(args) -> int:
+    """The training seed of this repeat: 0, or the repeat's index with ``--vary-seeds``."""
+    return args.repeat if args.vary_seeds else 0
+
+
 def _run_trl(model, tok, train, task: str, args, out_dir: Path) -> list[float]:
     from datasets import Dataset
     from transformers import TrainerCallback
@@ -108,7 +113,7 @@ def _run_trl(model, tok, train, task: str, args, out_dir: Path) -> list[float]:
         report_to="none",
         use_cpu=True,
         bf16=False,
-        seed=0,
+        seed=_seed(args),
         disable_tqdm=True,
         dataloader_num_workers=0,
     )
@@ -138,6 +143,7 @@ def _run_passband(model, tok, train, task: str, args, out_dir: Path) -> list[flo
         max_steps=args.steps,
         output_dir=str(out_dir),
         progress=False,
+        **({"seed": _seed(args)} if args.vary_seeds else {}),
     )
     reward = "demo_arith" if task == "demo" else "exact"
     start = time.perf_counter()
@@ -173,7 +179,7 @@ def worker(name: str, task: str, args) -> dict:
     import passband.trainer.grpo  # noqa: F401  imports outside the clock, for both trainers
 
     torch.set_num_threads(1)
-    torch.manual_seed(0)
+    torch.manual_seed(_seed(args))
     train, heldout = _splits(task, args)
     warm = Path(args.warm_dir or args.scratch) / f"warm_{task}"
     tok, model = AutoTokenizer.from_pretrained(warm), AutoModelForCausalLM.from_pretrained(warm)
@@ -310,6 +316,12 @@ def main() -> int:
         default=None,
         help="keep the SFT warm starts here and reuse them on later runs (same --sft-steps)",
     )
+    parser.add_argument(
+        "--vary-seeds",
+        action="store_true",
+        help="seed repeat r with r (torch, TRL's and passband's seed): held-out accuracy then "
+        "ranges over seeds, where by default every repeat trains the same way",
+    )
     parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--scratch", help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=0, help=argparse.SUPPRESS)
@@ -359,6 +371,7 @@ def _spawn(
         for k in ("steps", "group", "prompts", "lr", "heldout")
     ]
     cmd += ["--warm-dir", args.warm_dir] if args.warm_dir else []
+    cmd += ["--vary-seeds"] if args.vary_seeds else []
     cmd += ["--overrides", overrides] if overrides else []
     env = dict(os.environ, PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false")
     if code:
