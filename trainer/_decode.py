@@ -7,7 +7,8 @@ spent on rows that are already done. ``decode`` drops finished rows from the bat
 cache rows included (``Cache.batch_select_indices``), once a quarter of the batch is done.
 It also runs each distinct prompt once in the prefill and copies its cache rows to the G rows of
 its group (``generate``, called as TRL calls it, runs every copy), and its one-query steps on a
-CPU use ``_attention.py``'s attention.
+CPU use ``_attention.py``'s attention, with a padding mask made once per step and only as long as
+the positions filled so far (``_takes_ready_mask``).
 
 Each row's tokens are those ``generate`` gives with the same attention, cache and sampler
 (tests/trainer/test_decode.py). The forward is the model's own, with the same left-padded
