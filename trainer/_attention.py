@@ -17,7 +17,8 @@ its time outside the arithmetic:
 for the length of a rollout: one-query steps on a CPU go through ``_one_query`` (grouped heads
 read their key/value head in place, scores in float32 as ``eager`` computes them), and everything
 else (the prefill, other devices, soft-capping, sliding windows, sinks) goes to HF's own ``sdpa``
-function unchanged. The mask is the one ``sdpa`` builds. The result differs from ``sdpa``'s by
+function unchanged. The mask is the one ``sdpa`` builds, or on a CPU decode step the decode
+loop's own, which is the same padding mask cut to the filled positions. The result differs from ``sdpa``'s by
 rounding only (tests/trainer/test_decode.py compares them), and the trainer's log-probabilities
 are computed by the model's own forward, never by this function.
 """
@@ -28,7 +29,7 @@ import contextlib
 
 import torch
 
-__all__ = ["decode_attention", "NAME"]
+__all__ = ["decode_attention", "routes_attention", "NAME"]
 
 NAME = "passband_decode"
 _DELEGATE = ("softcap", "sliding_window", "s_aux", "sinks", "position_bias", "head_mask")
@@ -43,7 +44,7 @@ except ImportError:  # pragma: no cover - an older transformers keeps its own sd
 
 def _attention(module, query, key, value, attention_mask, dropout: float = 0.0, scaling=None, **kw):
     """The ``passband_decode`` implementation: ``_one_query`` where it applies, else ``sdpa``."""
-    key, value = _attended(key, value, attention_mask)
+    key, value, kw = _attended(key, value, attention_mask, kw)
     own = (
         query.shape[2] == 1
         and query.device.type == "cpu"
@@ -58,14 +59,18 @@ def _attention(module, query, key, value, attention_mask, dropout: float = 0.0, 
     return _one_query(query, key, value, attention_mask, scaling), None
 
 
-def _attended(key, value, mask):
-    """``key`` / ``value`` cut to the mask's length. The decode loop passes a mask as long as the
-    positions filled so far, while a pre-allocated cache returns its whole buffer, whose unfilled
-    tail no query attends to; reading it would only cost memory traffic."""
-    n = mask.shape[-1] if mask is not None else key.shape[-2]
-    if n < key.shape[-2]:
+def _attended(key, value, mask, kw: dict):
+    """``key`` / ``value`` (and a ``position_bias``) cut to a 4-D mask's length. The decode loop
+    passes a mask as long as the positions filled so far, while a pre-allocated cache returns its
+    whole buffer, whose unfilled tail no query attends to; reading it would only cost memory
+    traffic. A mask HF built is as long as the keys, so nothing is cut then."""
+    n = mask.shape[-1] if mask is not None and mask.dim() == 4 else key.shape[-2]
+    if 1 < n < key.shape[-2]:
         key, value = key[:, :, :n], value[:, :, :n]  # views: a buffer's filled part
-    return key, value
+        bias = kw.get("position_bias")
+        if isinstance(bias, torch.Tensor) and bias.shape[-1] > n:
+            kw = {**kw, "position_bias": bias[..., :n]}
+    return key, value, kw
 
 
 def _one_query(query, key, value, mask, scaling) -> torch.Tensor:
@@ -104,12 +109,24 @@ def _register() -> bool:
     return True
 
 
+def routes_attention(model) -> bool:
+    """Whether ``model``'s attention layers call the function its config names (HF's
+    ``AttentionInterface``, ``_supports_attention_backend``). Others (Falcon, for one) read the
+    name themselves and would treat ``passband_decode`` as their eager path."""
+    inner = getattr(model, "module", model)  # DDP wraps; a peft model forwards the attribute
+    return bool(getattr(inner, "_supports_attention_backend", False))
+
+
 @contextlib.contextmanager
 def decode_attention(model):
     """For the duration: ``passband_decode`` attention on ``model`` if it runs ``sdpa``
     (any other implementation, and a model without a config, are left alone)."""
     config = getattr(model, "config", None)
-    if getattr(config, "_attn_implementation", None) != "sdpa" or not _register():
+    if (
+        getattr(config, "_attn_implementation", None) != "sdpa"
+        or not routes_attention(model)
+        or not _register()
+    ):
         yield
         return
     config._attn_implementation = NAME

@@ -33,6 +33,7 @@ from passband.trainer._kvcache import in_place
 __all__ = ["decode", "left_pad", "generate_reference", "COMPACT_SHARE"]
 
 COMPACT_SHARE = 0.25  # drop finished rows once they are this share of the batch
+_WINDOWS = ("sliding_window", "attention_chunk_size")  # config fields of windowed attention
 
 # (logits [a, V] float32, original row of each, position) -> next token of each row [a]
 Pick = Callable[[torch.Tensor, list[int], int], torch.Tensor]
@@ -136,10 +137,14 @@ def _takes_ready_mask(model, cache, device) -> bool:
     attention. One query at the newest position attends to every filled, unpadded position, so
     that mask is the one HF would build, without building it at every step; it is as long as the
     positions filled, so attention reads no unfilled tail of the cache's buffers."""
+    config = getattr(model, "config", None)
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    windowed = any(getattr(text, k, None) is not None for k in _WINDOWS)
     return (
         device.type == "cpu"
-        and getattr(getattr(model, "config", None), "_attn_implementation", None) == ATTENTION
+        and getattr(config, "_attn_implementation", None) == ATTENTION
         and in_place(cache)
+        and not windowed  # a model that windows its attention builds that mask itself
     )
 
 

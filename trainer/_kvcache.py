@@ -12,7 +12,8 @@ Where HF builds the mask, attention reads the whole buffer, its unfilled tail ma
 tail). On a CPU the decode loop passes a mask as long as the filled part instead, and
 ``_attention.py`` reads just that part in place.
 Masked positions add exact zeros, so the samples are the default cache's
-(tests/trainer/test_speed_generate.py).
+(tests/trainer/test_speed_generate.py; the cut attention of a CPU decode step sums over fewer
+positions, so it matches to rounding).
 
 A model with layers of any other kind (sliding windows, linear attention or state-space layers,
 whose models may build a cache class of their own) and a transformers without the layered cache
@@ -65,9 +66,10 @@ class _InPlaceLayer(DynamicLayer if DynamicLayer is not None else object):
     """A ``DynamicLayer`` backed by one contiguous buffer per tensor, grown ``CHUNK`` positions at a
     time up to ``capacity`` (further only if a step needs it).
 
-    Attention reads the whole buffer: ``update`` returns it, and ``get_mask_sizes`` reports its
-    length, so the mask the model builds covers the unfilled tail as padding (masked out; the
-    tail holds zeros, never garbage). A view of the filled part would have been shorter, but on a
+    ``update`` returns the whole buffer, and ``get_mask_sizes`` reports its length, so a mask the
+    model builds covers the unfilled tail as padding (masked out; the tail holds zeros, never
+    garbage). A CPU decode step passes a mask of the filled length instead, and attention reads
+    only that part (``_decode._takes_ready_mask``). A view of the filled part would have been shorter, but on a
     CPU attention over a strided view ran 2.5x slower than over a contiguous tensor (it is copied
     first), which cost more than the at most ``CHUNK - 1`` masked positions.
 

@@ -109,6 +109,11 @@ def test_the_one_query_attention_is_sdpas_up_to_rounding():
     assert torch.allclose(ours, ref, atol=1e-5, rtol=1e-5), (ours - ref).abs().max()
     additive = torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
     assert torch.allclose(_one_query(q, k, v, additive, 0.25), ref, atol=1e-5, rtol=1e-5)
+    # the filled part of a longer buffer, read in place (strided views), as a decode step reads it
+    kb, vb = (torch.cat([t, torch.randn(5, 2, 8, 16, generator=g)], dim=2) for t in (k, v))
+    kv, vv = kb[:, :, :40], vb[:, :, :40]
+    assert not kv.is_contiguous()
+    assert torch.allclose(_one_query(q, kv, vv, mask, 0.25), ref, atol=1e-5, rtol=1e-5)
 
 
 def test_rollouts_use_it_for_decode_steps_only_and_restore_sdpa(tiny, tokenizer, monkeypatch):
@@ -158,3 +163,31 @@ def test_decode_steps_attend_over_the_filled_positions_only(tiny, tokenizer, mon
     assert keys == list(range(width + 1, width + longest)), keys
     assert all(k == v == m[-1] and m[1:3] == (1, 1) and dt == torch.bool for k, v, m, dt in seen)
     assert out.completion_ids == generate_reference(backend, PROMPTS, 2, list(range(len(PROMPTS))))
+
+
+def test_no_ready_mask_for_a_windowed_model_and_no_switch_for_one_that_reads_its_own(
+    tiny, tokenizer, monkeypatch
+):
+    """A config that windows attention gets HF's own masks (the window is in them), and a model
+    whose layers do not route attention through HF's interface keeps its implementation."""
+    from passband.trainer import _attention, _decode
+
+    model = tiny.model(tokenizer, seed=4)
+    ready = []
+    real = _decode._takes_ready_mask
+    monkeypatch.setattr(
+        _decode, "_takes_ready_mask", lambda *a: ready.append(real(*a)) or ready[-1]
+    )
+    _backend(model, tokenizer).rollout(PROMPTS[:2], 2, seeds=[0, 1])
+    assert ready == [True]
+    model.config.sliding_window = 8
+    _backend(model, tokenizer).rollout(PROMPTS[:2], 2, seeds=[0, 1])
+    assert ready == [True, False]
+    model.config.sliding_window = None
+    calls = []
+    one = _attention._one_query
+    monkeypatch.setattr(_attention, "_one_query", lambda q, *a: calls.append(1) or one(q, *a))
+    monkeypatch.setattr(model, "_supports_attention_backend", False, raising=False)
+    _backend(model, tokenizer).rollout(PROMPTS[:2], 2, seeds=[0, 1])
+    assert not calls and ready[-1] is False
+    assert model.config._attn_implementation == "sdpa"
