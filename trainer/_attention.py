@@ -18,9 +18,9 @@ for the length of a rollout: one-query steps on a CPU go through ``_one_query`` 
 read their key/value head in place, scores in float32 as ``eager`` computes them), and everything
 else (the prefill, other devices, soft-capping, sliding windows, sinks) goes to HF's own ``sdpa``
 function unchanged. The mask is the one ``sdpa`` builds, or on a CPU decode step the decode
-loop's own, which is the same padding mask cut to the filled positions. The result differs from ``sdpa``'s by
-rounding only (tests/trainer/test_decode.py compares them), and the trainer's log-probabilities
-are computed by the model's own forward, never by this function.
+loop's own, which is the same padding mask cut to the filled positions. The result differs from
+``sdpa``'s by rounding only (tests/trainer/test_decode.py compares them), and the trainer's
+log-probabilities are computed by the model's own forward, never by this function.
 """
 
 from __future__ import annotations

@@ -69,8 +69,8 @@ class _InPlaceLayer(DynamicLayer if DynamicLayer is not None else object):
     ``update`` returns the whole buffer, and ``get_mask_sizes`` reports its length, so a mask the
     model builds covers the unfilled tail as padding (masked out; the tail holds zeros, never
     garbage). A CPU decode step passes a mask of the filled length instead, and attention reads
-    only that part (``_decode._takes_ready_mask``). A view of the filled part would have been shorter, but on a
-    CPU attention over a strided view ran 2.5x slower than over a contiguous tensor (it is copied
+    only that part, in place (``_decode._takes_ready_mask``). HF's own CPU attention over a strided
+    view of the filled part ran 2.5x slower than over the contiguous buffer (it copies the view
     first), which cost more than the at most ``CHUNK - 1`` masked positions.
 
     ``batch_select_indices`` gathers the rows of the buffers themselves. The other operations
