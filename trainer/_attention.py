@@ -29,7 +29,7 @@ import contextlib
 
 import torch
 
-__all__ = ["decode_attention", "routes_attention", "NAME"]
+__all__ = ["decode_attention", "NAME"]
 
 NAME = "passband_decode"
 _DELEGATE = ("softcap", "sliding_window", "s_aux", "sinks", "position_bias", "head_mask")
@@ -109,7 +109,7 @@ def _register() -> bool:
     return True
 
 
-def routes_attention(model) -> bool:
+def _routes_attention(model) -> bool:
     """Whether ``model``'s attention layers call the function its config names (HF's
     ``AttentionInterface``, ``_supports_attention_backend``). Others (Falcon, for one) read the
     name themselves and would treat ``passband_decode`` as their eager path."""
@@ -124,7 +124,7 @@ def decode_attention(model):
     config = getattr(model, "config", None)
     if (
         getattr(config, "_attn_implementation", None) != "sdpa"
-        or not routes_attention(model)
+        or not _routes_attention(model)
         or not _register()
     ):
         yield
