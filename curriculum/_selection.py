@@ -18,6 +18,7 @@ from passband.curriculum.posterior import expected_signal_array
 
 _FRESH, _ACTIVE, _WARMUP, _EASY = range(4)
 _MIN_CANDIDATES = 1024
+_MIN_LOOKS = 32  # looks at warm-up and at easy prompts before their signal shares are compared
 _FRESH_CANDIDATES = 256  # unseen prompts the text model scores per draw (``_fill_predicted``)
 # Due warm-up re-tests are ranked by P(signal) under evidence decayed at this many times
 # ``evidence_half_life``. The due set is usually far larger than the re-test slots, so this order
@@ -210,11 +211,31 @@ class SelectionMixin:
         theta = self._rng.beta(a, b)
         g = self._group_size
         u = 1.0 - theta**g - (1.0 - theta) ** g
-        u = np.where(self._pool[rest] == _EASY, u * self.config.easy_weight, u)
+        u = np.where(self._pool[rest] == _EASY, u * self._easy_fallback_weight(), u)
         # prompts drawn within the cooldown go last, the longest rested first: a short draw is
         # filled wide, not by re-drawing the few prompts that just had signal (that memorises them)
         rest_key = self._rest(rest, self._ema.get("cooldown", 0.0))
         return rest[np.lexsort((-u, -rest_key))[:k]].tolist()
+
+    def _count_parked_look(self, pool: str, signal: bool, window: int) -> None:
+        """Fold one look at a ``"warmup"`` or ``"easy"`` prompt into that pool's signal share
+        (a running mean, then an EMA over ``window`` looks), which ``_fallback`` compares."""
+        looks = self._counts[f"retests/{pool}"] + 1  # counted in ``_move``, just after
+        old = self._ema.get(f"signal/{pool}", 0.0)
+        self._ema[f"signal/{pool}"] = old + (float(signal) - old) * max(1.0 / looks, 1.0 / window)
+
+    def _easy_fallback_weight(self) -> float:
+        """Weight of too-easy prompts in ``_fallback``: ``easy_weight`` while looks at warm-up
+        prompts have had signal at least as often as looks at easy ones lately, 1 once easy ones
+        pay more (both measured on ``_MIN_LOOKS`` looks or more). Late in a run, when the band
+        has run dry, a real policy forgets what it no longer trains on: on the spread task the
+        solved prompts slipped back (held-out 2d+1d 0.84 -> 0.49 over steps 180-480) while the
+        fallback spent 3 of 4 draws on warm-up prompts with signal 1 time in 11 (BENCHMARKS.md)."""
+        cfg, counts, ema = self.config, self._counts, self._ema
+        measured = min(counts["retests/warmup"], counts["retests/easy"]) >= _MIN_LOOKS
+        if measured and ema.get("signal/easy", 0.0) > ema.get("signal/warmup", 0.0):
+            return 1.0
+        return cfg.easy_weight
 
     def _repeats(self, k: int, chosen: list[int]) -> list[int]:
         """Only when fewer distinct prompts exist than asked for: cycle through the draw again

@@ -149,7 +149,9 @@ class CurriculumConfig:
     """``drop``: too-easy prompts are only re-tested; ``downweight``: they stay selectable with
     their score multiplied by ``easy_weight``."""
     easy_weight: float = 0.1
-    """Score multiplier for too-easy prompts when ``easy_policy="downweight"``."""
+    """Score multiplier for too-easy prompts when ``easy_policy="downweight"``, and in the fallback
+    that fills a draw the band cannot (both policies) until looks at easy prompts have had signal
+    more often than looks at warm-up ones; from then on the fallback ranks them unweighted."""
     max_warmup_pool: int | None = None
     """Cap on the warm-up pool; beyond it the longest-hopeless prompts are parked (never deleted,
     re-tested only at ``max_retest_after``). None = no cap."""

@@ -17,7 +17,9 @@ of ``n`` prompts is, in this order:
    in-band prompts are walked through like epochs and fresh ones fill the rest. At least ``min_explore_share`` (up to
    ``surplus_explore_share`` as the discovery budget fills) stays fresh;
 3. whatever is left, so a draw is always full (prompts off cooldown first, best Thompson signal
-   chance first); repeats only when fewer distinct prompts exist.
+   chance first; easy ones weighted by ``easy_weight`` until looks at them pay more often than
+   looks at warm-up prompts, so a policy that forgets what it solved trains on it again);
+   repeats only when fewer distinct prompts exist.
 
 Every posterior starts from the base prior: ``base_prior`` until 32 prompts were seen, then an
 empirical-Bayes fit to the first looks (``empirical_prior``; see ``_population``), so one lucky
@@ -137,7 +139,8 @@ class Curriculum(SelectionMixin, PersistMixin):
             )
         successes, trials = counts
         self._clock += 1
-        if self._pool[i] == FRESH:
+        pool = int(self._pool[i])
+        if pool == FRESH:
             half_life = self.config.evidence_half_life
             population.fold_first_look(self._ema, successes, trials, self._clock, half_life)
             if self._predictor is not None:
@@ -148,7 +151,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         self._observed[i] += 1
         if trials >= 2 and not self.config.adaptive_group_size:  # adaptive: sizes vary
             self._group_size = trials
-        self._count_group(successes, trials)
+        self._count_group(successes, trials, pool)
         self._move(i, self._pool_for(i))
         self._pending.pop(i, None)
 
@@ -204,6 +207,8 @@ class Curriculum(SelectionMixin, PersistMixin):
             "pool/fresh": len(self._sets[FRESH]),
             "in_band_share": self._ema["in_band"],
             "signal_share": self._ema["signal"],
+            "signal_share/warmup": self._ema.get("signal/warmup", 0.0),
+            "signal_share/easy": self._ema.get("signal/easy", 0.0),
             "discovery_budget": self._surplus(),
             "clock": self._clock,
             "fresh_signal": self._fresh_signal(),
@@ -307,10 +312,12 @@ class Curriculum(SelectionMixin, PersistMixin):
         self._queues[WARMUP].schedule(worst, self._due[worst])
         self._counts["parked"] += 1
 
-    def _count_group(self, successes: int, trials: int) -> None:
+    def _count_group(self, successes: int, trials: int, pool: int) -> None:
         self._counts["groups_observed"] += 1
         signal = 0 < successes < trials
         self._counts["groups_with_signal"] += int(signal)
+        if pool in (WARMUP, EASY):
+            self._count_parked_look("warmup" if pool == WARMUP else "easy", signal, _EMA_WINDOW)
         lo, hi = self.config.band
         rate = max(1.0 / self._counts["groups_observed"], 1.0 / _EMA_WINDOW)
         self._ema["signal"] += (float(signal) - self._ema["signal"]) * rate
