@@ -150,8 +150,9 @@ class CurriculumConfig:
     their score multiplied by ``easy_weight``."""
     easy_weight: float = 0.1
     """Score multiplier for too-easy prompts when ``easy_policy="downweight"``, and in the fallback
-    that fills a draw the band cannot (both policies) until looks at easy prompts have had signal
-    more often than looks at warm-up ones; from then on the fallback ranks them unweighted."""
+    that fills a draw the band cannot (both policies), except while looks at easy prompts have
+    lately had signal more often than looks at warm-up ones (32 looks of each at least): then
+    the fallback ranks them unweighted (``fallback_easy_weight`` in the metrics)."""
     max_warmup_pool: int | None = None
     """Cap on the warm-up pool; beyond it the longest-hopeless prompts are parked (never deleted,
     re-tested only at ``max_retest_after``). None = no cap."""

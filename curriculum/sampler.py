@@ -17,8 +17,8 @@ of ``n`` prompts is, in this order:
    in-band prompts are walked through like epochs and fresh ones fill the rest. At least ``min_explore_share`` (up to
    ``surplus_explore_share`` as the discovery budget fills) stays fresh;
 3. whatever is left, so a draw is always full (prompts off cooldown first, best Thompson signal
-   chance first; easy ones weighted by ``easy_weight`` until looks at them pay more often than
-   looks at warm-up prompts, so a policy that forgets what it solved trains on it again);
+   chance first; easy ones weighted by ``easy_weight`` except while looks at them pay more often
+   than looks at warm-up prompts, so a policy that forgets what it solved trains on it again);
    repeats only when fewer distinct prompts exist.
 
 Every posterior starts from the base prior: ``base_prior`` until 32 prompts were seen, then an
@@ -209,6 +209,7 @@ class Curriculum(SelectionMixin, PersistMixin):
             "signal_share": self._ema["signal"],
             "signal_share/warmup": self._ema.get("signal/warmup", 0.0),
             "signal_share/easy": self._ema.get("signal/easy", 0.0),
+            "fallback_easy_weight": self._easy_fallback_weight(),
             "discovery_budget": self._surplus(),
             "clock": self._clock,
             "fresh_signal": self._fresh_signal(),

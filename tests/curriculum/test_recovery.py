@@ -104,10 +104,10 @@ def test_discovery_budget_shrinks_when_signal_drops_and_survives_resume():
     assert again.metrics()["discovery_budget"] == high
 
 
-def _parked(easy_looks: int, warmup_looks: int, easy_signal: bool, warmup_signal: bool):
+def _parked(easy_looks: int, warmup_looks: int, easy_signal: bool, warmup_signal: bool, seed=3):
     """60 solved prompts (0-59) and 60 hopeless ones (60-119), nothing fresh or in band, then
     further looks at each pool, mixed (7 of 8, 1 of 8) or unanimous: every draw is the fallback."""
-    cur = Curriculum(range(120), seed=3)
+    cur = Curriculum(range(120), seed=seed)
     for pid in range(60):
         cur.observe(pid, 8, 8)
     _warmup(cur, range(60, 120))
@@ -119,27 +119,38 @@ def _parked(easy_looks: int, warmup_looks: int, easy_signal: bool, warmup_signal
     return cur
 
 
+def _solved_drawn(*looks_and_signal) -> int:
+    """Solved prompts in one draw of 20, summed over 10 seeds (a draw is Thompson-sampled)."""
+    total = 0
+    for seed in range(10):
+        cur = _parked(*looks_and_signal, seed=seed)
+        total += sum(pid < 60 for pid in cur.sample(20))
+        assert cur.metrics()["drawn/fallback"] == 20
+    return total
+
+
 def test_the_fallback_turns_to_solved_prompts_once_they_pay_more_than_warmup_ones():
     # the spread task, late in a run: nothing left in band, solved prompts slipping (their looks
     # disagree) while warm-up looks stay unanimous. Weighting easy prompts down regardless sent
     # 3 of 4 draws to warm-up prompts, and the model forgot the solved level (BENCHMARKS.md).
-    cur = _parked(40, 40, easy_signal=True, warmup_signal=False)
-    m = cur.metrics()
+    m = _parked(40, 40, easy_signal=True, warmup_signal=False).metrics()
     assert m["signal_share/easy"] == 1.0 and m["signal_share/warmup"] == 0.0
-    drawn = cur.sample(20)
-    assert cur.metrics()["drawn/fallback"] == 20
-    assert sum(pid < 60 for pid in drawn) == 20
+    assert m["fallback_easy_weight"] == 1.0
+    # the same looks, one short of the 32 needed on the warm-up side: still weighted down
+    assert _parked(40, 31, True, False).metrics()["fallback_easy_weight"] == 0.1
+    shown, unproven = _solved_drawn(40, 40, True, False), _solved_drawn(40, 31, True, False)
+    assert shown >= 160 and shown > unproven + 40  # of 200 drawn (observed: 182 against 107)
 
 
 def test_the_fallback_keeps_weighting_solved_prompts_down_until_they_are_shown_to_pay_more():
-    def solved_drawn(*looks_and_signal) -> int:
-        return sum(pid < 60 for pid in _parked(*looks_and_signal).sample(20))
-
-    shown = solved_drawn(40, 40, True, False)
-    # too few looks at warm-up prompts to compare (31 < 32): solved ones stay weighted down
-    assert solved_drawn(40, 31, True, False) < shown == 20
-    # warm-up looks disagree as often as easy ones (or more): the same
-    assert solved_drawn(40, 40, True, True) == solved_drawn(40, 40, False, True) == 0
+    for looks, easy_signal, warmup_signal in (
+        ((31, 40), True, False),  # too few looks at easy prompts to compare
+        ((40, 40), True, True),  # both pay every time: not more
+        ((40, 40), False, True),  # warm-up looks pay, easy ones do not
+    ):
+        cur = _parked(*looks, easy_signal=easy_signal, warmup_signal=warmup_signal)
+        assert cur.metrics()["fallback_easy_weight"] == 0.1, (looks, easy_signal, warmup_signal)
+    assert _solved_drawn(40, 40, False, True) == 0
 
 
 def test_the_parked_pools_signal_shares_survive_a_resume():
@@ -148,3 +159,11 @@ def test_the_parked_pools_signal_shares_survive_a_resume():
     twin.load_state_dict(json.loads(json.dumps(cur.state_dict())))
     assert twin.metrics()["signal_share/easy"] == cur.metrics()["signal_share/easy"]
     assert twin.sample(20) == cur.sample(20)
+    # a state saved before these shares existed: they start again from nothing, not from
+    # zero shares over many looks (one easy look with signal would then flip the weight)
+    old = cur.state_dict()
+    old["ema"] = {k: v for k, v in old["ema"].items() if not k.startswith(("signal/", "looks/"))}
+    twin = Curriculum(range(120), seed=3)
+    twin.load_state_dict(json.loads(json.dumps(old)))
+    twin.observe(0, 7, 8)
+    assert twin.metrics()["fallback_easy_weight"] == 0.1
