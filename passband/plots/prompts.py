@@ -253,13 +253,23 @@ def chart_curriculum(view: RunView, path: Path) -> str | None:
     else:
         say(ax, "pool sizes not logged by this run")
     if in_band[0]:
-        band.plot(*in_band, color="tab:green", lw=1.5)
-        band.set(
-            xlabel="step",
-            ylabel="share",
-            ylim=(-0.02, 1.02),
-            title="Share of sampled prompts in band",
-        )
+        band.plot(*in_band, color="tab:green", lw=1.5, label="sampled prompts in band")
+        for pool, label in (
+            ("warmup", "looks at warm-up prompts"),
+            ("easy", "looks at solved ones"),
+        ):
+            xs, ys = series(m, f"curriculum/signal_share/{pool}")  # older runs: not logged
+            first = next((k for k, y in enumerate(ys) if y > 0), len(ys))  # 0 until measured
+            if xs[first:]:  # the fallback prefers the higher once the band runs dry
+                band.plot(
+                    xs[first:],
+                    ys[first:],
+                    color=POOL_COLORS[pool],
+                    lw=1.0,
+                    label=f"{label} with signal",
+                )
+        band.set(xlabel="step", ylabel="share", ylim=(-0.02, 1.02), title="Curriculum shares")
+        band.legend(loc="best", fontsize=8)
     else:
         say(band, "in-band share not logged by this run")
     save(fig, path)
