@@ -11,7 +11,8 @@ batch of ``prompts_per_step`` groups of ``group_size`` answers:
               priors from a pre-scoring pass by a different model).
 
 In the ``texts`` scenario every prompt also carries a text (``SimConfig.text_signal``) and the
-curriculum ranks the prompts it has not seen by it (``predict_fresh``, on by default).
+curriculum ranks the prompts it has not seen by it (``predict_fresh``, on by default). In the
+``forgetting`` scenario what a prompt learned by training fades while it is not trained on.
 
 Reported: share of rolled-out groups with non-zero variance ("signal"), rollouts generated per
 rollout trained (unanimous groups train nothing, so for plain uniform that is per useful rollout),
@@ -48,6 +49,7 @@ _KEYS = (
     "recovered_share",
     "recovered_share_seen",
     "recovery_delay_median",
+    "final_pass_rate",
 )
 
 
@@ -61,6 +63,9 @@ SCENARIOS = {  # name -> SimConfig overrides; the held-out judge varies exactly 
     # the standard world with texts whose topic word tells the starting kind 4 times in 5: the
     # uniform rows equal standard's, so the curriculum rows read against standard's directly
     "texts": {"text_signal": 0.8},
+    # prompts learned by training slip back when not trained: what the spread task showed late in
+    # a run (BENCHMARKS.md); "final pass" is the mean true pass rate over all prompts at the end
+    "forgetting": {"learn_step": 0.3, "forgetting": 0.02},
 }
 _RUNS = (
     ("uniform", {}),
@@ -143,7 +148,7 @@ def bench_adaptive(n: int, k: int, first: int) -> dict:
 def _print_table(table: list[dict]) -> None:
     head = (
         f"{'strategy':<18} {'signal':>7} {'worst':>6} {'gen/trained':>11} {'vs DAPO':>8} "
-        f"{'signal by third':>20} {'recovered':>9} {'of seen':>7} {'delay':>6}"
+        f"{'signal by third':>20} {'recovered':>9} {'of seen':>7} {'delay':>6} {'final pass':>10}"
     )
     print(head)
     print("-" * len(head))
@@ -154,7 +159,7 @@ def _print_table(table: list[dict]) -> None:
             f"{r['strategy']:<18} {r['signal_share']:>7.3f} {r['signal_min_seed']:>6.3f} "
             f"{r['generated_per_trained']:>11.3f} {r['overhead_vs_dynamic']:>8.3f} "
             f"{thirds:>20} {r['recovered_share']:>9.2f} {r['recovered_share_seen']:>7.2f} "
-            f"{delay:>6}"
+            f"{delay:>6} {r['final_pass_rate']:>10.3f}"
         )
 
 

@@ -7,7 +7,9 @@ groups, refill), and the curriculum (with the same filter and refill).
 The policy drifts. Prompt ``i`` passes with ``sigmoid(z_i + a_i * t / steps + learned_i)``: a
 global improvement whose size ``a_i`` differs per prompt (a fifth of the hopeless prompts are
 learnable and cross into the band mid-run), plus ``learned_i`` that grows each time the prompt is
-trained on, so prompts that are trained on leave the band upwards.
+trained on, so prompts that are trained on leave the band upwards. With ``forgetting`` a prompt
+also loses a share of ``learned_i`` in every step it is not trained on, as a real policy forgets
+what it stops practising; ``final_pass_rate`` is the mean true pass rate at the end.
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ class SimConfig:
     prior_noise: float = 0.0
     """> 0: the curriculum gets pre-scoring priors (k=8 at step 0) from a model whose logits differ
     by this much noise; 0: cold start, no priors."""
+    forgetting: float = 0.0
+    """Share of what a prompt has learned (``learn_step`` per trained group) that it loses in
+    each step it is not trained on: a policy forgets what it stops practising. 0: nothing is
+    forgotten."""
     seed: int = 0
     """Seeds the world and the curriculum."""
     curriculum_options: dict = field(default_factory=dict)
@@ -93,6 +99,12 @@ class _World:
     def pass_rate(self, i: int, step: int) -> float:
         x = self.z[i] + self.a[i] * self.cfg.drift_speed * step / self.cfg.steps + self.learned[i]
         return 1.0 / (1.0 + math.exp(-x))
+
+    def forget(self, trained: set[int], share: float) -> None:
+        """Every prompt not in ``trained`` loses ``share`` of what it has learned."""
+        for i, learned in enumerate(self.learned):
+            if learned and i not in trained:
+                self.learned[i] = learned * (1.0 - share)
 
     def roll(self, i: int, step: int) -> int:
         p = self.pass_rate(i, step)
@@ -168,6 +180,7 @@ def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
                 if i in rolled_ever:
                     seen_before.add(i)
         used: list[int] = []
+        trained: list[int] = []
         rolled = signal = kept = 0
         rounds = 0
         while kept < n and rounds <= (cfg.max_refill_rounds if strategy != "uniform" else 0):
@@ -182,13 +195,19 @@ def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
                     signal += 1
                     kept += 1
                     world.learned[i] += cfg.learn_step
+                    trained.append(i)
                     if i in became and i not in recovered:
                         recovered[i] = step
             used += ids
             if strategy == "uniform":
                 kept = n  # plain uniform trains on whatever came back
         per_step.append((rolled, signal))
+        if cfg.forgetting:
+            world.forget(set(trained), cfg.forgetting)
     out = _summarise(strategy, cfg, per_step, became, recovered, sampler)
+    out["final_pass_rate"] = statistics.fmean(
+        world.pass_rate(i, cfg.steps) for i in range(cfg.n_prompts)
+    )
     out["recovered_share_seen"] = sum(1 for i in seen_before if i in recovered) / max(
         1, len(seen_before)
     )
