@@ -180,7 +180,7 @@ def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
                 if i in rolled_ever:
                     seen_before.add(i)
         used: list[int] = []
-        trained: list[int] = []
+        trained: set[int] = set()  # prompts trained on this step (what forgetting spares)
         rolled = signal = kept = 0
         rounds = 0
         while kept < n and rounds <= (cfg.max_refill_rounds if strategy != "uniform" else 0):
@@ -195,7 +195,7 @@ def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
                     signal += 1
                     kept += 1
                     world.learned[i] += cfg.learn_step
-                    trained.append(i)
+                    trained.add(i)
                     if i in became and i not in recovered:
                         recovered[i] = step
             used += ids
@@ -203,7 +203,7 @@ def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
                 kept = n  # plain uniform trains on whatever came back
         per_step.append((rolled, signal))
         if cfg.forgetting:
-            world.forget(set(trained), cfg.forgetting)
+            world.forget(trained, cfg.forgetting)
     out = _summarise(strategy, cfg, per_step, became, recovered, sampler)
     out["final_pass_rate"] = statistics.fmean(
         world.pass_rate(i, cfg.steps) for i in range(cfg.n_prompts)
