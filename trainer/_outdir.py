@@ -4,7 +4,9 @@ A run takes ``output_dir/.lock`` with ``flock`` (released by the kernel when the
 even by ``kill -9``, so a crashed run never leaves a stale lock). A second run on the same directory
 is refused with the holder's pid. A directory that holds a previous run's files (metrics, groups,
 config, checkpoints) is continued only with ``resume=True`` and replaced only with
-``overwrite=True``; otherwise the run refuses before writing anything.
+``overwrite=True``; otherwise the run refuses before writing anything. A ``config.json`` alone is
+a run that stopped before finishing a step (a reward that fails at the first rollout, say): it
+holds nothing a new run could lose, so the next run replaces it.
 
 Holding the lock also makes it safe to sweep what killed runs leave behind: half-written
 checkpoints (``checkpoints/.tmp_step_*``, ``.old_step_*``) and temporary log files
@@ -103,6 +105,10 @@ def _previous_run(root: Path, resume: bool, overwrite: bool) -> list[str]:
     """The previous run's files to remove; ``RunDirError`` when they may not be touched."""
     previous = [name for name in RUN_FILES if (root / name).exists()]
     resumable = any((root / "checkpoints").glob("step_*/state.json"))
+    if previous == ["config.json"]:  # a run that stopped before its first step: nothing to lose
+        if resume:
+            warnings.warn(f"resume=True but {root} has no checkpoint; starting fresh", stacklevel=4)
+        return previous
     if not previous:
         if resume:
             warnings.warn(f"resume=True but {root} has no checkpoint; starting fresh", stacklevel=4)

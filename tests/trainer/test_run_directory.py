@@ -168,3 +168,27 @@ def test_a_run_that_cannot_start_is_refused_before_anything_loads(tmp_path, caps
     err = capsys.readouterr().err
     assert "holds a previous run (metrics.jsonl)" in err and "no_model" not in err
     assert (out / "metrics.jsonl").read_text() == '{"step": 1}\n'  # nothing touched
+
+
+@pytest.mark.slow
+def test_a_run_that_failed_before_its_first_step_does_not_block_the_retry(tiny, tmp_path):
+    """A reward that fails on every answer stops the run at its first rollout, after the run's
+    config.json was written; that file alone is no previous run, so the fixed command starts
+    without --overwrite (and an earlier run's metrics are still refused, as above)."""
+    cfg = tiny.run_setup(tmp_path, _CONFIG)
+    checks = tmp_path / "my_checks.py"
+    checks.write_text("def matches(completion, pattern):\n    raise RuntimeError('broken')\n")
+    cfg.write_text(cfg.read_text().replace('verifier = "regex"', 'verifier = "my_checks:matches"'))
+    out = tmp_path / "run"
+    failed = _train(cfg, out, "trainer.max_steps=1", cwd=tmp_path)
+    assert failed.returncode == 2 and "failed on all" in failed.stderr, failed.stderr[-2000:]
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["config.json"]
+    checks.write_text(
+        "import re\nfrom passband.verifiers import Verdict\n"
+        "def matches(completion, pattern):\n"
+        "    ok = re.fullmatch(pattern, completion) is not None\n"
+        "    return Verdict(float(ok), 'ok' if ok else 'wrong', '')\n"
+    )
+    done = _train(cfg, out, "trainer.max_steps=1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [m["step"] for m in _steps(out)] == [1]
