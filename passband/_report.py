@@ -91,16 +91,16 @@ def _length_rows(run: RunData) -> list[tuple[str, str]]:
 def _group_rows(run: RunData) -> list[tuple[str, str]]:
     _, rolled = series(run.metrics, "groups/rolled")
     _, effective = series(run.metrics, "groups/effective")
+    _, surplus = series(run.metrics, "groups/surplus")
     _, zero = series(run.metrics, "groups/zero_variance_share")
     rows = []
     if rolled and effective and sum(rolled):
-        rows.append(
-            (
-                "effective-group share",
-                f"{sum(effective) / sum(rolled):.1%} of "
-                f"{sum(rolled):.0f} rolled groups carried signal",
-            )
-        )
+        # trained groups; groups with signal beyond prompts_per_step (surplus) are observed only
+        text = f"{sum(effective) / sum(rolled):.1%} of {sum(rolled):.0f} rolled groups trained on"
+        if len(surplus) == len(effective):  # logs from before the surplus count lack it
+            signal = sum(effective) + sum(surplus)
+            text += f", {signal / sum(rolled):.1%} carried signal"
+        rows.append(("effective-group share", text))
     if zero:
         rows.append(("zero-variance share (mean, last)", f"{_mean(zero):.1%}, {zero[-1]:.1%}"))
     return rows or [("groups", "not logged")]

@@ -58,7 +58,7 @@ def test_text_summary_content(healthy):
         "pass_rate"
     ]
     assert f"{final:.3f} at step 40" in text.split("pass rate (final)")[1].splitlines()[0]
-    assert "75.0% of 320 rolled groups carried signal" in text  # 6 effective of 8 rolled per step
+    assert "75.0% of 320 rolled groups trained on" in text  # 6 effective of 8 rolled per step
     # p0 carries 7/12 of every step's gradient, 7x the median group: the one outlier
     assert re.search(r"outlier prompts\s+1 flagged\. p0: gradient, 7\.0x the step's median", text)
     assert re.search(
@@ -278,3 +278,22 @@ def test_page_shows_every_chart_in_headless_chromium(healthy, tmp_path):
         height, width = matplotlib.image.imread(report.charts[stem]).shape[:2]
         assert complete == "true" and (nat_w, nat_h) == (width, height), stem  # decoded, whole
         assert w > 300 and h > 100 and visibility == "visible", stem  # laid out on the page
+
+
+def test_group_share_counts_surplus_groups_as_signal_not_as_trained(tmp_path):
+    """Groups with signal beyond prompts_per_step are observed, not trained: the summary tells
+    the two shares apart (a run of 2 steps: 16 rolled, 12 trained, 2 more with signal)."""
+    from passband._report import _group_rows
+    from passband._rundir import RunData
+
+    rows = [
+        {"step": s, "groups/rolled": 8, "groups/effective": 6, "groups/surplus": 1}
+        for s in (1, 2)
+    ]
+    (label, text), *_ = _group_rows(RunData(tmp_path, metrics=rows))
+    assert label == "effective-group share"
+    assert text == "75.0% of 16 rolled groups trained on, 87.5% carried signal"
+    old = [{k: v for k, v in r.items() if k != "groups/surplus"} for r in rows]
+    assert _group_rows(RunData(tmp_path, metrics=old))[0][1] == (
+        "75.0% of 16 rolled groups trained on"
+    )
