@@ -23,7 +23,9 @@ Only the core reads files: each package keeps its own config object and never im
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,10 +149,41 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> RunConf
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     pairs = parse_overrides(overrides or [])
+    from_file = copy.deepcopy(raw)
     for key, value in pairs:
         _check_override_key(key, value)
         _set_dotted(raw, key, value)
-    return _build(raw, str(path), band_override="trainer.band" in {k for k, _ in pairs})
+    try:
+        return _build(raw, str(path), band_override="trainer.band" in {k for k, _ in pairs})
+    except ConfigError as exc:
+        raise _blamed(exc, from_file, pairs, str(path)) from None
+
+
+def _blamed(exc: ConfigError, from_file: dict, pairs: list, source: str) -> ConfigError:
+    """The error named as the command line's when an override's value caused it: the first
+    override that alone, applied to the file, fails the same way. Only on the error path."""
+    if not pairs:
+        return exc
+    message = str(exc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the successful build already warned
+        if _build_error(from_file, source) == message:
+            return exc  # the file alone fails so: it is the file's
+        for key, value in pairs:
+            raw = copy.deepcopy(from_file)
+            _set_dotted(raw, key, value)
+            if _build_error(raw, source) == message:
+                where = f"command-line override {key}={value!r}"
+                return ConfigError(where + message.removeprefix(source))
+    return exc
+
+
+def _build_error(raw: dict, source: str) -> str | None:
+    try:
+        _build(raw, source)
+    except ConfigError as exc:
+        return str(exc)
+    return None
 
 
 def _check_override_key(key: str, value: Any) -> None:

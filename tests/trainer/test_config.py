@@ -328,3 +328,29 @@ def test_a_bad_override_is_named_as_the_command_lines_not_the_files(tmp_path):
         cfg = load_config(run, ["trainer.band=[0.3, 0.7]"])
     assert cfg.trainer.curriculum.band == (0.3, 0.7)
     assert got[0].filename.startswith("command line") and str(run) not in str(got[0].message)
+
+
+def test_a_bad_override_value_is_named_as_the_command_lines_and_a_bad_file_value_as_the_files(
+    tmp_path,
+):
+    """A known key with a bad value on the command line was blamed on the config file."""
+    from passband.errors import ConfigError
+
+    run = _write(
+        tmp_path,
+        '[model]\npath = "m"\n[data]\npath = "d.jsonl"\n[reward]\nverifier = "exact"\n'
+        "[trainer]\ngroup_size = 8\n[curriculum]\nwarmup_retest_share = 0.1\n",
+    )
+    for override, words in [
+        ("curriculum.warmup_retest_share=1.5", "warmup_retest_share=1.5 is outside"),
+        ('trainer.group_size="8"', "group_size = '8' must be an integer"),
+    ]:
+        with pytest.raises(ConfigError) as info:
+            load_config(run, ["trainer.seed=3", override])
+        said = str(info.value)
+        assert said.startswith(f"command-line override {override.split('=')[0]}="), said
+        assert words in said and str(run) not in said
+    run.write_text(run.read_text().replace("group_size = 8", "group_size = 1"))
+    with pytest.raises(ConfigError) as info:  # the file's own mistake stays the file's
+        load_config(run, ["trainer.seed=3"])
+    assert str(info.value).startswith(f"{run}: [trainer]")
