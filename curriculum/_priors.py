@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX, number_or_none
 from passband.errors import DataError, first_few
 
-__all__ = ["TrainingPriors", "training_priors", "row_prior"]
+__all__ = ["TrainingPriors", "training_priors", "row_prior", "prior_counts"]
 
 _COMPARED = ("model", "temperature", "top_p", "max_tokens", "success_threshold")
 
@@ -193,3 +195,23 @@ def _same_model(a: str, b: str) -> bool:
     if os.path.exists(a) and os.path.exists(b):
         return os.path.realpath(a) == os.path.realpath(b)
     return a.rstrip("/").rsplit("/", 1)[-1] == b.rstrip("/").rsplit("/", 1)[-1]
+
+
+def prior_counts(prompt_id: Hashable, counts: Any, hint: int) -> tuple[float, float]:
+    """``(passes, trials)`` of one prior: a pair, or a bare pass rate read as one group of
+    ``hint`` answers; a ``DataError`` (a ``ValueError``) naming the prompt when it is neither,
+    not finite, or has passes outside ``[0, trials]``."""
+    given = counts
+    try:
+        if type(counts) is not tuple and isinstance(counts, (int, float, np.number)):
+            counts = (float(counts) * hint, hint)  # a bare pass rate, read as one group
+        p, t = (float(x) for x in counts)
+    except (TypeError, ValueError):
+        raise DataError(
+            f"prior for {prompt_id!r} must be (passes, trials) or a pass rate, got {given!r}"
+        ) from None
+    if not (math.isfinite(p) and math.isfinite(t)):
+        raise DataError(f"prior for {prompt_id!r}: {given!r} is not finite")
+    if t > 0 and not 0 <= p <= t:
+        raise DataError(f"prior for {prompt_id!r}: passes={p} not in [0, trials={t}]")
+    return p, t

@@ -34,7 +34,6 @@ same at a million prompts as at ten thousand. ``state_dict()`` stores the arrays
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -44,6 +43,7 @@ from passband.curriculum._ids import build_index, plain_id, plain_ids, whole_num
 from passband.curriculum._persist import COUNTERS, FLOATS, PersistMixin
 from passband.curriculum._pools import DueQueue, IndexSet
 from passband.curriculum._predict import signal_model
+from passband.curriculum._priors import prior_counts
 from passband.curriculum._selection import SelectionMixin
 from passband.curriculum.allocation import allocate
 from passband.curriculum.config import CurriculumConfig
@@ -344,22 +344,9 @@ class Curriculum(SelectionMixin, PersistMixin):
             if i is None:
                 self._counts["priors/unused"] += 1
                 continue
-            try:
-                if type(counts) is not tuple and isinstance(counts, (int, float, np.number)):
-                    # a bare pass rate, read as one group
-                    counts = (float(counts) * hint, hint)
-                p, t = (float(x) for x in counts)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"prior for {prompt_id!r} must be (passes, trials) or a pass "
-                    f"rate, got {counts!r}"
-                ) from None
-            if not (math.isfinite(p) and math.isfinite(t)):
-                raise ValueError(f"prior for {prompt_id!r}: {counts!r} is not finite")
+            p, t = prior_counts(prompt_id, counts, hint)
             if t <= 0:
                 continue
-            if not 0 <= p <= t:
-                raise ValueError(f"prior for {prompt_id!r}: passes={p} not in [0, trials={t}]")
             idx.append(i), passes.append(p), trials.append(t)
         if idx:
             self._apply_priors(np.asarray(idx), np.asarray(passes), np.asarray(trials))

@@ -116,7 +116,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         sampler=None,
     ):
         self.config = c = GRPOConfig.coerce(config)  # None, a GRPOConfig or a mapping
-        check_sampler(sampler, priors)  # before the model loads: its methods, not priors too
+        check_sampler(sampler, priors, c.group_size)  # before the model loads
         _check_backend(rollout_backend)
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         self.rows, _ = as_rows(train_dataset)  # checked in full once the tokenizer is loaded

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from passband.curriculum import Curriculum, CurriculumConfig
-from passband.curriculum._priors import row_prior, training_priors
-from passband.errors import ConfigError
+from passband.curriculum._priors import prior_counts, row_prior, training_priors
+from passband.errors import ConfigError, DataError
 from passband.trainer._data import prompt_of
 
 __all__ = [
@@ -83,10 +83,12 @@ def round_group_sizes(sampler: Any, prompt_ids: Sequence[Any], group_size: int) 
     return sizes
 
 
-def check_sampler(sampler: Any, priors: Any = None) -> Any:
+def check_sampler(sampler: Any, priors: Any = None, group_size: int = 8) -> Any:
     """``sampler`` itself when it has the interface (None passes), else a ``ConfigError`` naming
-    what is missing; also one when ``priors`` are given beside it."""
+    what is missing; also one when ``priors`` are given beside it, or one does not read as a
+    prior (``check_priors``)."""
     if sampler is None:
+        check_priors(priors, group_size)
         return None
     if priors is not None:
         raise ConfigError(
@@ -100,6 +102,18 @@ def check_sampler(sampler: Any, priors: Any = None) -> Any:
             f"needs {', '.join(_METHODS)} (see passband.trainer.sampling.Sampler)"
         )
     return sampler
+
+
+def check_priors(priors: Any, group_size: int) -> None:
+    """A ``ConfigError`` naming the first of ``priors`` that the curriculum could not read."""
+    if priors is None:
+        return
+    try:
+        for key, value in priors.items():
+            prior_counts(key, value, group_size)
+    except (AttributeError, DataError) as exc:  # not a mapping, or one value unreadable
+        what = exc if isinstance(exc, DataError) else f"is a {type(priors).__name__}, not a dict"
+        raise ConfigError(f"GRPOTrainer: priors= {what}") from None
 
 
 def check_sampler_rows(sampler: Any, kept: Sequence[int] | None) -> Any:

@@ -250,3 +250,30 @@ def test_train_names_the_data_file_of_an_unusable_row(tiny_model, tmp_path, caps
     err = capsys.readouterr().err
     assert f"[data] {tmp_path / 'data.jsonl'} (rows counted from 0): 1 of 2 training rows" in err
     assert "row 1: the prompt is null" in err
+
+
+@pytest.mark.parametrize(
+    "priors, words",
+    [
+        ({0: (5, 4)}, "prior for 0: passes=5.0 not in [0, trials=4.0]"),
+        ({1: float("nan")}, "prior for 1: nan is not finite"),
+        ({2: "x"}, "prior for 2 must be (passes, trials) or a pass rate, got 'x'"),
+        ([(1, 2)], "priors= is a list, not a dict"),
+    ],
+)
+def test_a_bad_prior_is_a_config_error_before_the_model_loads(tmp_path, priors, words):
+    """The model path does not exist: the prior is refused first, as passband's own error (it was
+    a plain ValueError from inside the curriculum, after the model had loaded)."""
+    from passband.errors import ConfigError
+    from passband.trainer import GRPOConfig, GRPOTrainer
+
+    with pytest.raises(ConfigError) as info:
+        GRPOTrainer(
+            str(tmp_path / "no_model"),
+            None,
+            [{"prompt": "a", "answer": "b"}],
+            "exact",
+            GRPOConfig(output_dir=str(tmp_path / "run"), verifier_workers=1),
+            priors=priors,
+        )
+    assert words in str(info.value) and "no_model" not in str(info.value)

@@ -287,8 +287,7 @@ def test_group_share_counts_surplus_groups_as_signal_not_as_trained(tmp_path):
     from passband._rundir import RunData
 
     rows = [
-        {"step": s, "groups/rolled": 8, "groups/effective": 6, "groups/surplus": 1}
-        for s in (1, 2)
+        {"step": s, "groups/rolled": 8, "groups/effective": 6, "groups/surplus": 1} for s in (1, 2)
     ]
     (label, text), *_ = _group_rows(RunData(tmp_path, metrics=rows))
     assert label == "effective-group share"
