@@ -91,8 +91,10 @@ def _reference_columns(scorer) -> list[str]:
 
 def _row_problem(row: Mapping[str, Any], needed: list[str]) -> str | None:
     prompt = row.get("prompt") if row.get("prompt") is not None else row.get("messages")
-    if prompt is None:
-        return "the prompt is null (no 'prompt' or 'messages' value)"
+    if prompt is None:  # the CLI copies [data] prompt_column into 'prompt': name that one too
+        nulls = [repr(k) for k, v in row.items() if v is None and k not in ("prompt", "messages")]
+        also = f"; null in this row: {', '.join(nulls)}" if nulls else ""
+        return f"the prompt is null (no 'prompt' or 'messages' value{also})"
     if isinstance(prompt, str):
         if not prompt.strip():
             return "the prompt is empty"

@@ -250,6 +250,16 @@ def test_train_names_the_data_file_of_an_unusable_row(tiny_model, tmp_path, caps
     err = capsys.readouterr().err
     assert f"[data] {tmp_path / 'data.jsonl'} (rows counted from 0): 1 of 2 training rows" in err
     assert "row 1: the prompt is null" in err
+    # the prompt read from [data] prompt_column: that column is named, not only 'prompt'
+    rows = [{"question": "what is 1+1?", "pattern": ".*"}, {"question": None, "pattern": ".*"}]
+    write_rows(rows, tmp_path / "q.jsonl")
+    cfg = _run_toml(tmp_path, tiny_model, tmp_path / "q.jsonl", "q")
+    cfg.write_text(cfg.read_text().replace('q.jsonl"\n', 'q.jsonl"\nprompt_column = "question"\n'))
+    assert main(["train", str(cfg)]) == 2
+    assert (
+        "row 1: the prompt is null (no 'prompt' or 'messages' value; null in this row: "
+        "'question')" in capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize(
