@@ -232,6 +232,16 @@ def _apply_config(args: argparse.Namespace):
     return verifier, refs or None
 
 
+def _band_ok(band) -> bool:
+    from passband.curriculum.posterior import check_band
+
+    try:
+        check_band(band, owner="score")
+    except ValueError:
+        return False
+    return True
+
+
 def _prescore_options(args: argparse.Namespace, refs) -> dict:
     from passband.errors import UsageError
 
@@ -246,6 +256,11 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
             (not 0 < args.top_p <= 1, f"--top-p {args.top_p} must be in (0, 1]"),
             (args.max_tokens < 1, f"--max-tokens {args.max_tokens} must be >= 1"),
             (args.k < 1, f"--k {args.k} must be >= 1"),
+            (
+                not _band_ok(args.band),
+                f"--band {' '.join(map(str, args.band))} must be two numbers "
+                "0 <= low < high <= 1, e.g. --band 0.2 0.8",
+            ),
             (
                 args.adaptive and args.first is not None and not 1 <= args.first <= args.k,
                 f"--first {args.first} must be in 1..--k ({args.k}), or pass --no-adaptive",

@@ -174,12 +174,12 @@ def _check_columns(rows: list[dict], completion_column: str, refs: dict[str, str
     if not rows:
         return
     columns = sorted({k for row in rows[:100] for k in row})
-    for what, column in [("--completion-column", completion_column)] + [
-        (f"--ref {f}=", c) for f, c in refs.items()
+    for what, column in [(f"--completion-column {completion_column}", completion_column)] + [
+        (f"--ref {f}={c}", c) for f, c in refs.items()
     ]:
         if column not in columns:
             raise UsageError(
-                f"{what} {column!r}: no such column; the input has {', '.join(columns)}"
+                f"{what}: no such column {column!r}; the input has {', '.join(columns)}"
             )
     wanted = [completion_column, *refs.values()]
     lacking = [

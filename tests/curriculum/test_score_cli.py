@@ -130,6 +130,8 @@ def test_score_refuses_settings_training_would_refuse(tiny_model, tmp_path, caps
     assert "--temperature 0.0 must be > 0" in err and "--top-p" not in err
     assert main(base + ["--k", "4", "--first", "9"]) == 2
     assert "--first 9 must be in 1..--k (4)" in capsys.readouterr().err
+    assert main(base + ["--band", "0.9", "0.1"]) == 2  # named as the flag, not PrescoreConfig
+    assert "--band 0.9 0.1 must be two numbers 0 <= low < high <= 1" in capsys.readouterr().err
     from passband.commands import score as score_command  # --k below the default --first: fine
 
     parser = __import__("argparse").ArgumentParser()

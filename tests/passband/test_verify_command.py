@@ -78,8 +78,8 @@ def test_parquet_in_and_out(tmp_path):
     [
         (["--verifier", "no_such"], "unknown verifier"),
         (["--verifier", "exact", "--ref", "answer"], "FIELD=COLUMN"),
-        (["--verifier", "exact", "--ref", "answer=nope"], "no such column"),
-        (["--verifier", "exact", "-c", "text"], "no such column"),
+        (["--verifier", "exact", "--ref", "answer=nope"], "--ref answer=nope: no such column"),
+        (["--verifier", "exact", "-c", "text"], "--completion-column text: no such column"),
         (["--verifier", "nosuchmodule:fn"], "cannot import"),
         (["--verifier", "exact", "--timeout", "0"], "--timeout"),
         ([], "--verifier NAME"),
