@@ -16,6 +16,7 @@ Verifier = Callable[..., Verdict]
 ENTRY_POINT_GROUP = "passband.verifiers"
 
 _REGISTRY: dict[str, Verifier] = {}
+_BROKEN: dict[str, str] = {}  # plugin name -> why its entry point could not load
 _plugins_loaded = False
 
 
@@ -48,6 +49,8 @@ def get(name: str) -> Verifier:
         return _REGISTRY[name]
     except KeyError:
         known = names()
+        if name in _BROKEN:
+            raise KeyError(f"verifier plugin {name!r} is installed but {_BROKEN[name]}") from None
         raise KeyError(
             f"unknown verifier {name!r}.{did_you_mean(name, known)} Known verifiers: "
             f"{', '.join(known)}"
@@ -101,6 +104,7 @@ def _load_plugins() -> None:
         except Exception as exc:  # a broken plugin must not take the registry down
             import warnings
 
+            _BROKEN[ep.name] = f"could not be loaded ({ep.value}): {type(exc).__name__}: {exc}"
             warnings.warn(
                 f"passband: could not load verifier plugin {ep.name!r} ({ep.value}): {exc}"
             )

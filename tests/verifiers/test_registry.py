@@ -105,3 +105,17 @@ def test_a_plugin_that_registered_itself_through_a_re_export_is_not_warned_about
         warnings.simplefilter("error")
         names()  # loads the plugins
     assert get("selfreg") is selfreg_pkg.grade
+
+
+def test_a_plugin_that_fails_to_import_is_named_as_broken_not_unknown(tmp_path, monkeypatch):
+    """``get`` of an installed plugin whose module raises said "unknown verifier ... Known
+    verifiers: ...", as if nothing were installed under that name."""
+    _installed_plugin(tmp_path, monkeypatch, "broke-plugin", "broke = broke_mod:grade\n")
+    monkeypatch.setattr(_registry, "_BROKEN", {})
+    (tmp_path / "broke_mod.py").write_text("raise ImportError('needs libfoo')\n")
+    with pytest.warns(UserWarning, match="could not load verifier plugin 'broke'"):
+        with pytest.raises(KeyError) as info:
+            get("broke")
+    said = str(info.value)
+    assert "plugin 'broke' is installed but could not be loaded (broke_mod:grade)" in said
+    assert "ImportError: needs libfoo" in said and "Known verifiers" not in said
