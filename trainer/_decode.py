@@ -51,7 +51,7 @@ def left_pad(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Te
     return input_ids, attention.long()
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def decode(model, input_ids: torch.Tensor, attention: torch.Tensor, **kwargs) -> list[list[int]]:
     """New tokens of every row of the left-padded ``input_ids`` / ``attention`` ([b, P]), each up
     to and including its EOS (or the token that completes a stop string), at most

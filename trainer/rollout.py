@@ -258,7 +258,7 @@ class HFRollout(RolloutBackend):
             stacklevel=3,
         )
 
-    @torch.no_grad()
+    @torch.inference_mode()  # no autograd bookkeeping at all: only token lists leave it
     def _generate_batch(
         self, rows: list[list[int]], seeds: list[int]
     ) -> tuple[list[list[int]], list[bool]]:
