@@ -12,7 +12,8 @@ the two fallbacks are used only when there is no marker (see ``extract_answer``)
 
 Only the final part of a completion is searched: after a closing ``</think>`` (a ``<think>`` that
 never closes is reasoning cut off, so no answer), and before an end-of-turn token or a few-shot
-model's next "Question:". A Unicode minus ``−`` reads as ``-``.
+model's next "Question:". Unicode math (``−``, ``√``, ``²``, ``½``, ``·``, ``≥``) is spelled as
+LaTeX first (``_math_shape.to_latex``).
 
 Everything here is linear in the input: the text is capped before any regex runs, and brace
 matching is bounded, so hostile strings cannot make extraction slow.
@@ -26,6 +27,7 @@ from fractions import Fraction
 from numbers import Number
 
 from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
+from passband.verifiers._math_shape import to_latex
 
 __all__ = ["STRATEGIES", "extract_answer", "extract_gold", "gsm8k_answer", "locate_answer"]
 
@@ -178,7 +180,7 @@ def _final_part(text: str) -> str:
     cuts += [question.start()] if question else []
     text = text[: min(cuts)] if cuts else text
     text = _CODE_RE.sub("\n", text)  # code is not an answer: print('The answer is 42') states none
-    return text.replace("\u2212", "-")
+    return to_latex(text)  # "2√3" would be read as 2: Unicode math spelled as LaTeX
 
 
 def extract_gold(answer, *, max_chars: int = 20_000) -> str:
@@ -193,7 +195,7 @@ def extract_gold(answer, *, max_chars: int = 20_000) -> str:
         raise ValueError(f"must be a number or a string, got {type(answer).__name__}")
     if isinstance(answer, Number) and not isinstance(answer, str):
         return _number_text(answer)
-    text = answer.strip()
+    text = to_latex(answer.strip())
     if len(text) > max_chars:
         raise ValueError(f"is {len(text)} characters long; the limit is {max_chars}")
     if "####" in text:

@@ -55,6 +55,7 @@ from passband.verifiers._math_equiv import fast_equal, slow_compare
 from passband.verifiers._math_extract import STRATEGIES, extract_gold, locate_answer
 from passband.verifiers._math_guard import qualifier
 from passband.verifiers._math_rules import align
+from passband.verifiers._math_shape import not_a_value
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
@@ -177,6 +178,9 @@ class _MathVerifier:
             return Verdict.invalid(
                 f"{how} answer is {len(pred)} characters; the limit is {cfg.max_answer_chars}"
             )
+        shape = not_a_value(pred, gold)
+        if shape is not None:  # "\geq 18", "3 +", "22_3": no value to compare, whatever the parse
+            return Verdict.invalid(f"{how} answer {_short(pred)} {shape}")
         word = qualifier(searched, where, how, pred, gold)
         if word is not None:  # "not 42", "5 squared", "42 or 43", "42. Wait, ...": not 42
             return Verdict.wrong(

@@ -1,0 +1,138 @@
+"""Wrong answers the ``math`` verifier once rewarded (an adversarial review, 2026-12-04): each
+row is (gold, completion) and must not be graded ``ok``. Beside them, the right answers written
+the same ways, which must stay ``ok``: the fixes may not buy safety with recall."""
+
+import pytest
+
+from passband.verifiers import get
+
+MATH = get("math")
+
+WRONG = [
+    # unicode math that math-verify read only the start of
+    ("2", r"\boxed{2√3}"),
+    ("2", "The answer is 2√3"),
+    ("2", "#### 2√2"),
+    ("2", r"\boxed{2²}"),
+    ("10", "The answer is 10⁶"),
+    ("3", r"\boxed{3½}"),
+    ("3", "The answer is 3¼"),
+    ("3", r"\boxed{3–4}"),
+    ("3", "The answer is 3 ≈ 4"),
+    ("2", "The answer is 2·3"),
+    ("1", "The answer is 1⁄2"),
+    # bounds, relations, questions and expressions cut off at an operator
+    ("18", "The answer is ≥ 18."),
+    ("18", "The answer is < 18"),
+    ("18", "The answer is 18+."),
+    ("18", "The answer is 18?"),
+    ("3", r"\boxed{3 +}"),
+    ("3", r"\boxed{3 \times}"),
+    ("3", r"\boxed{3 \sqrt}"),
+    ("0", r"\boxed{0^+}"),
+    ("22", r"\boxed{22_3}"),
+    ("22", r"The answer is $\neq 22$."),
+    # a hedge between two choices
+    (r"\text{(A)}", "The correct option is (A) or (C)."),
+    ("A", "The answer is (A) or (C)."),
+    (r"\text{(A)}", r"\boxed{(A) \text{ or } (C)}"),
+    (r"\text{(A)}", "**Answer: (A) or (B)**"),
+    (r"\text{(B)}", "The answer is (B) 12 or (C) 15."),
+    (r"\text{(A)}", r"\boxed{(A) / (C)}"),
+    # a false arithmetic statement
+    ("18", r"\boxed{9 \times 3 = 18}"),
+    ("18", "#### 9*3=18"),
+    ("18", r"\boxed{20 - 3 = 18}"),
+    ("3", r"\boxed{x = 2+2 = 3}"),
+    ("18", r"\[ \text{Total} = 9 \times 3 = 18 \]"),
+    # labelled parts against a tuple, in another order
+    ("x=2, y=-1", r"\boxed{(-1, 2)}"),
+    ("m=3, n=8", r"\boxed{(8, 3)}"),
+    ("(1,2)", r"\boxed{y=1, x=2}"),
+    # a list cut at its Oxford comma
+    ("1, 2", "The answer is 1, 2, and 3."),
+    # what stands right around the box
+    ("18", r"$-\boxed{18}$"),
+    ("18", r"x = -\boxed{18}"),
+    ("18", r"2\boxed{18}"),
+    ("18", r"\boxed{18}^2"),
+    ("18", r"not \boxed{18}"),
+    # an answer revised, supposed or rejected
+    ("18", r"\boxed{18}. Let me double check: 9 * 3 = 27. Hmm so the answer should be 27"),
+    ("18", "\\boxed{18}\n\nDouble-check: 9*3 = 27 ≠ 18. The correct total is 27."),
+    ("18", "Suppose the answer is 18. Then 2*18=36 which is too big."),
+    ("18", "A common mistake is to say the answer is 18."),
+    ("18", "The answer is 18; no, 22."),
+    ("18", "The answer is 18 (should be 22)."),
+    ("18", "Final answer: 18 (after correction: 22)"),
+    ("18", "The answer is 18, then add 4 to get 22."),
+    ("18", "The answer is 18... or 22."),
+    ("18", "The answer is 18, nope, 22."),
+    ("18", "The answer is $18$, $22$"),
+    # hedges and bounds in words
+    ("22", "The answer isn’t 22."),
+    ("22", "The answer might be 22."),
+    ("22", "The answer seems to be 22."),
+    ("22", "The answer is ~22."),
+    ("22", "The answer is up to 22."),
+    ("22", "The answer is close to 22."),
+    ("22", "The answer is an estimated 22."),
+    ("22", "I'm not sure, but the answer is 22."),
+    ("22", "The answer is 22 at minimum."),
+    ("22", "The answer is 22 max."),
+    ("3", "The answer is 3ish."),
+    # a word after the number that changes it
+    ("22", "The answer is 22 dozen."),
+    ("22", "The answer is 22 doubled."),
+    ("22", "The answer is 22 factorial."),
+    ("3", r"\boxed{3 \text{ squared}}"),
+    ("1", "The answer is one less."),
+    # a completion cut off at an operator
+    ("18", "So 18 -"),
+    ("18", "Then 18 /"),
+    ("18", "The total is 18 x"),
+    ("18", "Then 18 *"),
+    ("18", "so we have 18 times"),
+]
+
+RIGHT = [
+    ("2\\sqrt{3}", r"\boxed{2√3}"),
+    ("4", r"\boxed{2²}"),
+    ("3.5", r"\boxed{3½}"),
+    ("6", "The answer is 2·3"),
+    ("0.5", "The answer is 1⁄2"),
+    ("-3", "The answer is −3."),
+    ("18", r"\boxed{9 \times 2 = 18}"),
+    ("18", "#### 9*2=18"),
+    ("18", r"\[ \text{Total} = 9 \times 2 = 18 \]"),
+    ("x=2, y=-1", r"\boxed{(2, -1)}"),
+    ("(1,2)", r"\boxed{x=1, y=2}"),
+    ("(1,2)", r"\boxed{y=2, x=1}"),
+    ("1, 2, 3", "The answer is 1, 2, and 3."),
+    (r"\text{(A)}", "The correct option is (A)."),
+    (r"\text{(B)}", "The answer is (B) 12."),
+    ("18", r"$\boxed{18}$"),
+    ("18", r"so $x = \boxed{18}$"),
+    ("18", r"The answer is \boxed{18}."),
+    ("-18", r"$\boxed{-18}$"),
+    ("18", "The answer is 18."),
+    ("18", "The answer is 18 apples."),
+    ("22", "Let me double check: 9 + 13 = 22. The answer is 22."),
+    ("x > 3", r"\boxed{x > 3}"),
+    ("1011_2", r"\boxed{1011_2}"),
+    ("18", "So the total is 18"),
+    ("2\\sqrt{2}", r"\boxed{\sqrt{8}}"),
+    ("\\frac{1}{2}", "The answer is 0.5"),
+]
+
+
+@pytest.mark.parametrize("gold, completion", WRONG)
+def test_a_wrong_answer_is_never_graded_ok(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", (gold, completion, verdict.detail)
+
+
+@pytest.mark.parametrize("gold, completion", RIGHT)
+def test_the_right_answer_written_the_same_ways_stays_ok(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", (gold, completion, verdict.status, verdict.detail)

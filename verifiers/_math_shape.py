@@ -1,0 +1,115 @@
+r"""The shape of an answer before it is compared: Unicode math spelled as LaTeX, and answers that
+state no single value.
+
+math-verify reads ``2√3`` as 2, ``3½`` as 3 and ``10⁶`` as 10: its parser stops at the first
+character it does not know and keeps what it read so far, so the wrong answer is rewarded.
+``to_latex`` spells the Unicode forms models write as LaTeX first (``2\sqrt{3}``, ``(3+\frac{1}{2})``,
+``10^{6}``, ``\cdot``, ``\geq``, a curly apostrophe as ``'``), so they are read whole.
+
+``not_a_value`` names what is wrong with an answer that, whatever its parse, is no value: a bound
+or a comparison (``\geq 18``, ``< 18``, ``3 \approx 4``), an expression cut off at an operator
+(``3 +``, ``3 \times``, ``0^+``, ``18?``) or a number in another base (``22_3``) where the gold
+has none. The verifier grades those ``invalid``.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["to_latex", "not_a_value"]
+
+_PLAIN = {
+    "\u2212": "-",  # minus sign
+    "\u2013": "-",  # en dash: "3–4" is a range, never 3
+    "\u2014": "-",
+    "\u00d7": r"\times ",
+    "\u00f7": r"\div ",
+    "\u00b7": r"\cdot ",
+    "\u22c5": r"\cdot ",
+    "\u2217": "*",
+    "\u2044": "/",  # fraction slash: "1⁄2"
+    "\u2248": r"\approx ",
+    "\u2265": r"\geq ",
+    "\u2264": r"\leq ",
+    "\u2260": r"\neq ",
+    "\u00b1": r"\pm ",
+    "\u221e": r"\infty ",
+    "\u03c0": r"\pi ",
+    "\u2019": "'",  # "isn’t": the doubt word, not an answer "n’t 22"
+    "\u2018": "'",
+}
+_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-"))
+_VULGAR = {
+    "½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅕": (1, 5), "⅖": (2, 5),
+    "⅗": (3, 5), "⅘": (4, 5), "⅙": (1, 6), "⅚": (5, 6), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8),
+    "⅞": (7, 8),
+}  # fmt: skip
+_PLAIN_RE = re.compile("|".join(map(re.escape, _PLAIN)))
+_SUPERSCRIPT_RE = re.compile(f"[{''.join(_SUPERSCRIPT)}]+")
+_VULGAR_RE = re.compile(rf"(\d*)\s*([{''.join(_VULGAR)}])")
+_ROOT_RE = re.compile(r"√\s*(\d+(?:\.\d+)?|[A-Za-z])")
+_UNICODE_RE = re.compile(r"[^\x00-\x7f]")
+
+
+def to_latex(text: str) -> str:
+    """``text`` with the Unicode math forms above written as LaTeX (ASCII text comes back as is)."""
+    if not _UNICODE_RE.search(text):
+        return text
+    text = _PLAIN_RE.sub(lambda m: _PLAIN[m.group(0)], text)
+    text = _ROOT_RE.sub(r"\\sqrt{\1}", text).replace("√", r"\sqrt")
+    text = _SUPERSCRIPT_RE.sub(
+        lambda m: "^{" + "".join(_SUPERSCRIPT[c] for c in m.group(0)) + "}", text
+    )
+    return _VULGAR_RE.sub(_vulgar, text)
+
+
+def _vulgar(match: re.Match) -> str:
+    whole, (a, b) = match.group(1), _VULGAR[match.group(2)]
+    frac = rf"\frac{{{a}}}{{{b}}}"
+    return f"({whole}+{frac})" if whole else frac  # "3½" is the mixed number 3 + 1/2
+
+
+_RELATION = r"\\(?:geq?|leq?|neq?|approx|sim|simeq|gtrsim|lesssim|gg|ll)(?![A-Za-z])|[<>]=?|!="
+_LEADING_RELATION_RE = re.compile(rf"^\s*(?:{_RELATION})")
+_RELATION_RE = re.compile(_RELATION)
+_LETTER_RE = re.compile(r"(?<!\\)\b[A-Za-z]")
+_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+_DANGLING_RE = re.compile(
+    r"(?:[-+*/^_=,?]|\\(?:times|cdot|div|pm|mp|sqrt|frac|dfrac|tfrac|over|ast)|\^\{?[-+]\}?)\s*$"
+)
+_BASE_RE = re.compile(r"\d\s*_\s*\{?\s*\d")
+
+
+def not_a_value(pred: str, gold: str) -> str | None:
+    """Why ``pred`` states no single value to compare with ``gold``, or None."""
+    text = pred.strip().strip("$").strip().rstrip(".").strip()
+    if not text:
+        return None
+    if _LEADING_RELATION_RE.match(text) and not _LEADING_RELATION_RE.match(gold.strip("$ ")):
+        return "is a bound, not a value"
+    if _RELATION_RE.search(text) and not _LETTER_RE.search(_COMMAND_RE.sub(" ", text)):
+        if not _consistent_approximation(text):  # "\frac{1}{6} \approx 0.1667" states 1/6
+            return "compares two values; it states none"
+    if _DANGLING_RE.search(text):
+        return "stops at an operator"
+    if _BASE_RE.search(text) and not _BASE_RE.search(gold):
+        return "is written in another base"
+    return None
+
+
+_APPROX_RE = re.compile(r"\\(?:approx|simeq)(?![A-Za-z])")
+
+
+def _consistent_approximation(text: str) -> bool:
+    """``exact \\approx decimal`` where both sides are numbers within 1% of each other: the exact
+    side is the answer (``\\frac{1}{6} \\approx 0.1667``). ``3 \\approx 4`` is not."""
+    from passband.verifiers._math_equiv import normalize
+    from passband.verifiers._math_forms import exact_value
+
+    sides = _APPROX_RE.split(text)
+    if len(sides) != 2 or _RELATION_RE.search(sides[0]) or _RELATION_RE.search(sides[1]):
+        return False
+    a, b = (exact_value(normalize(side.strip())) for side in sides)
+    if a is None or b is None or a[0] != "num" or b[0] != "num":
+        return False
+    return abs(a[1] - b[1]) <= abs(a[1]) / 100
