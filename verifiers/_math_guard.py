@@ -29,19 +29,23 @@ __all__ = ["qualifier"]
 
 _WINDOW = 400  # characters of the answer's clause that are read
 _TAIL = 300  # characters after it where a retraction is looked for
-_CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|[;!?\n]|\s(?:because|since|which|as|so|where)\s")
+_CLAUSE_END_RE = re.compile(  # "18... or 22": an ellipsis does not end the clause
+    r"(?<!\.)\.(?!\.)(?=\s|$)|[;!?\n]|\s(?:because|since|which|as|so|where)\s"
+)
 _CLAUSE_START_RE = re.compile(r"(?:[.,:](?=\s)|[;!?\n])[^.,:;!?\n]*$")
 _NEGATING_COMMAND_RE = re.compile(r"\\(?:neg|not|lnot)(?![A-Za-z])")
 _COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _DOUBT = (  # anywhere in the answer's clause, whatever found the answer
     r"not|never|cannot|can't|isn't|aren't|wasn't|doesn't|don't|won't|wrong|incorrect|false|untrue"
     r"|maybe|possibly|possible|perhaps|probably|guess|unsure|unknown|wait|actually|kidding"
+    r"|might|seems?|appears?|should|nope|correction|corrected|estimated|estimate"
 )
 _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they change the value
     r"or\s+(?:more|less|fewer|greater|so|above|below|higher|lower)"
     r"|no|none|neither|nor|negative|minus|inverse|reciprocal|power|least|most|fewer|greater|above"
     r"|below|about|approximately|approx|around|roughly|nearly|almost|likely|unlikely|or|either"
-    r"|between|instead|but|except|unless|if"
+    r"|between|instead|but|except|unless|if|max|minimum|maximum|up\s+to|close\s+to"
+    r"|dozens?|doubled|tripled|halved|factorial|then\s+(?:add|subtract|multiply|divide|take)"
     r"|(?:hundredth|thousandth|millionth|tenth|third|quarter|fourth|fifth|sixth|seventh|eighth"
     r"|ninth)s?|halves"
 )
@@ -49,16 +53,26 @@ _DOUBT_RE = re.compile(rf"\b(?:{_DOUBT})\b", re.IGNORECASE)
 _CHANGES_RE = re.compile(rf"\b(?:{_DOUBT}|{_CHANGES})\b", re.IGNORECASE)
 _BEFORE_RE = re.compile(r"\b(?:less|more|greater|fewer)\s+than\b", re.IGNORECASE)
 _AFTER_RE = re.compile(  # "5 squared", "42 times 3", "1/2 of 84", "twice 42", "half of 42"
-    r"(?:[\d$})]\s*(?:squared|cubed)\b)|\broots?\s+of\b"
+    r"(?:[\d$})]\s*\{?\s*(?:squared|cubed)\b)|\broots?\s+of\b|\d\s*-?ish\b|~\s*-?\d"
+    r"|\b(?:less|more|fewer)\s*$"  # "one less": a difference ("four more boxes" is a count)
     r"|\b(?:times|more|less|than|over|under|of|plus)\s+(?:\$|\\|\d|-\d)"
     r"|\b(?:twice|double|triple|thrice|half)\s+(?:of\s+)?(?:\$|\\|\d|-\d)",
     re.IGNORECASE,
 )
 _RETRACT_RE = re.compile(
     r"\b(?:wait|actually|oops|sorry|kidding|mistake|correction|scratch\s+that|second\s+thought"
-    r"|i\s+was\s+wrong)\b",
+    r"|i\s+was\s+wrong|nope|should\s+be|too\s+(?:big|small|large|high|low|many|few)"
+    r"|correct\s+(?:answer|total|value|result|number)\s+is)\b|\bno\s*,|\\neq?(?![A-Za-z])",
     re.IGNORECASE,
 )
+# in the marker's own sentence before it: "Suppose the answer is 18", "a common mistake is to say"
+_LEAD_RE = re.compile(
+    r"\b(?:suppose|supposing|assume|assuming|if|mistake|wrong|incorrect|not\s+sure|unsure|might"
+    r"|maybe|perhaps|guess|isn't|not)\b",
+    re.IGNORECASE,
+)
+_SECOND_VALUE_RE = re.compile(r"^\s*\$?\s*[,/]\s*\$?\s*-?\d")  # "$18$, $22$": which one?
+_SENTENCE_START_RE = re.compile(r"(?:[.!?](?=\s)|\n)[^.!?\n]*$")
 _FALLBACKS = ("last_math", "last_number")
 _MULTI = ("or", "and")
 
@@ -79,6 +93,7 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         head = _CLAUSE_START_RE.search(text, max(0, where - _WINDOW), where)
         pre = text[head.start() + 1 if head else max(0, where - _WINDOW) : where]
     tail = text[where + (end.end() if end else len(rest)) :][:_TAIL]
+    lead = "" if fallback else _lead(text, where)
     allowed = {w.lower() for w in re.findall(r"[A-Za-z']+", gold)}
     allowed |= {w for w in _MULTI if re.search(rf"\S\s+{w}\s+\S", answer, re.IGNORECASE)}
     command = _NEGATING_COMMAND_RE.search(pre + answer + post)
@@ -92,10 +107,22 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         (_AFTER_RE, after),
         (_BEFORE_RE, "" if fallback else pre),
         (_RETRACT_RE, tail),
+        (_LEAD_RE, lead),
+        (_SECOND_VALUE_RE, post),
     ]
     for pattern, where_text in checks:
         for found in pattern.finditer(where_text):
             word = found.group(0).strip()
-            if not all(w in allowed for w in re.findall(r"[A-Za-z']+", word.lower())):
+            words = re.findall(r"[A-Za-z']+", word.lower())
+            if not words or not all(w in allowed for w in words):  # "~22": a symbol qualifies too
                 return word
     return None
+
+
+def _lead(text: str, where: int) -> str:
+    """The words of the answer's sentence before its marker ("Suppose the answer is"; "not" in
+    "not \\boxed{18}"), LaTeX commands dropped."""
+    start = max(0, where - _WINDOW)
+    head = _SENTENCE_START_RE.search(text, start, where)
+    lead = text[head.start() + 1 if head else start : where]
+    return _COMMAND_RE.sub(" ", lead)
