@@ -36,7 +36,8 @@ _COUNTED_RE = re.compile(r"\s*[A-Za-z]")  # "16 glasses": a count of things, not
 _FOR_RE = re.compile(r"\s+(?:for|from)\s+(?:[A-Za-z]+\s+){0,2}")  # "$64 for 16 glasses"
 _DANGLING_RE = re.compile(
     r"(?:\b(?:and|or|so|the|a|an|of|to|is|are|was|were|be|by|for|from|with|then|but|because|which|that"
-    r"|we|this|as|if|into|than|plus|minus|equals|gives|get|let's|let)|[=+(]|\\times|\\cdot)[\s*_]*$",
+    r"|we|this|as|if|into|than|plus|minus|equals|gives|get|let's|let|times|over|divided\s+by"
+    r"|multiplied\s+by)|[=+(/^]|(?<=\d)\s*(?:[-x]|\\div)|\\times|\\cdot)[\s*_]*$",
     re.IGNORECASE,
 )
 _WORD_NUMBER_RE = re.compile(

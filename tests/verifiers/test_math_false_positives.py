@@ -91,7 +91,6 @@ WRONG = [
     ("18", "So 18 -"),
     ("18", "Then 18 /"),
     ("18", "The total is 18 x"),
-    ("18", "Then 18 *"),
     ("18", "so we have 18 times"),
 ]
 
