@@ -23,7 +23,7 @@ from math_verify import parse, verify
 
 from passband.verifiers._math_exact import complex_equal, contradicts
 from passband.verifiers._math_fallback import chain_rhs
-from passband.verifiers._math_forms import exact_value, values_equal
+from passband.verifiers._math_forms import OTHER_CHOICE_RE, exact_value, values_equal
 
 __all__ = ["fast_equal", "normalize", "repair", "slow_compare"]
 
@@ -103,6 +103,8 @@ def fast_equal(gold: str, pred: str) -> bool | None:
         return True
     g_val = exact_value(g)
     choice = _CHOICE_VALUE_RE.fullmatch(p)
+    if choice and OTHER_CHOICE_RE.search(choice.group(1)):
+        return False  # "(B) 12 or (C) 15": two choices, a hedge
     if choice and g_val is not None and g_val[0] != "choice":
         p = choice.group(1)  # "(D) 15" for a gold of 15: the value behind the letter
     p_val = exact_value(p) if g_val is not None else None

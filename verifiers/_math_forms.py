@@ -42,6 +42,7 @@ _RANGE_RE = re.compile(
 _CHOICE_RE = re.compile(
     r"\(?([A-E])\)?|\(([A-E])\)\s+[^()\s].{0,40}"
 )  # "(B) 12": AMC's letter and value
+OTHER_CHOICE_RE = re.compile(r"\(\s*[A-E]\s*\)|\b(?:or|and)\s+[A-E]\b|/")
 _WORDS_RE = re.compile(r"[A-Za-z]{3,}(?: [A-Za-z]{2,})*|[A-Za-z]{2,}(?: [A-Za-z]{2,})+")
 _MATRIX_RE = re.compile(r"\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}", re.DOTALL)
 _INFINITIES = {
@@ -87,7 +88,9 @@ def values_equal(gold: tuple, pred: tuple) -> bool | None:
 
 def _choice(text: str) -> tuple | None:
     match = _CHOICE_RE.fullmatch(text)
-    return ("choice", match.group(1) or match.group(2)) if match else None
+    if not match or (match.group(2) and OTHER_CHOICE_RE.search(text, match.end(2) + 1)):
+        return None  # "(A) or (C)", "(B) 12 or (C) 15": two letters are a hedge, not a choice
+    return "choice", match.group(1) or match.group(2)
 
 
 def _words(text: str) -> tuple | None:
