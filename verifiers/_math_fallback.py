@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from passband.verifiers._math_rules import false_chain
+
 __all__ = ["NUMBER_RE", "PROSE_RE", "chain_rhs", "drop_commands", "last_math", "last_number"]
 
 NUMBER_RE = re.compile(
@@ -70,7 +72,7 @@ def last_math(text: str, limit: int) -> tuple[int, str] | None:
     start, end, body = max(spans)
     if NUMBER_RE.search(text, end) or len(body) > limit:
         return None
-    return start, chain_rhs(body)
+    return start, body if false_chain(body) else chain_rhs(body)  # "9 \times 3 = 18": false
 
 
 def truncated(text: str) -> bool:

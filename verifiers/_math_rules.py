@@ -25,7 +25,7 @@ import ast
 import re
 from fractions import Fraction
 
-__all__ = ["align"]
+__all__ = ["align", "false_chain"]
 
 _ELLIPSIS_RE = re.compile(r"\\[lc]?dots\b|\\dotsc\b|\.\.\.|…")
 _SEPARATORS = ",:;"
@@ -49,7 +49,7 @@ _INTERVAL_HINT_RE = re.compile(r"\\infty|∞|\\cup|^\s*\[|\]\s*$")
 
 def align(gold: str, pred: str) -> tuple[str, str, bool | None]:
     """``(gold, pred, decided)``: possibly rewritten texts, and True/False when a rule decides."""
-    if _false_chain(pred):  # "3 = 2": a false statement, whichever side matches the gold
+    if false_chain(pred):  # "3 = 2": a false statement, whichever side matches the gold
         return gold, pred, False
     if _ELLIPSIS_RE.search(gold) or _ELLIPSIS_RE.search(pred):
         return gold, pred, _same_sequence(gold, pred)
@@ -69,7 +69,7 @@ _EQ_SPLIT_RE = re.compile(r"(?<![<>!=\\])=(?!=)")  # "=", not "<=", ">=", "!=", 
 _LETTER_RE = re.compile(r"(?<!\\)\b[A-Za-z]")  # a variable, not the letters of \frac
 
 
-def _false_chain(pred: str) -> bool:
+def false_chain(pred: str) -> bool:
     """Whether ``pred`` is a chain of equalities with two variable-free sides that differ exactly
     (``3=2``, ``x=2=3``): math-verify would compare its last side and accept a false statement."""
     from passband.verifiers._math_equiv import fast_equal
