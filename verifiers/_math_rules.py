@@ -11,7 +11,9 @@ decides correctly, or decides the pair itself:
   top-level commas, semicolons, "and" and "or". When every part of an answer is ``label = value``:
   - all labels the same (``x = -4 or x = 1``): the roots of one unknown, compared as a **set**;
   - distinct labels (``PQ = 6, RS = 2``; ``m = 3, n = 8``): an **ordered tuple**, in the order of
-    the gold's labels when the gold has them too, else in the order written (the question's order).
+    the gold's labels when the gold has them too, else in the order written (the question's order),
+    except that single letters go alphabetically (``y = 1, x = 2`` is the point ``(2, 1)``). A
+    bracketed tuple against labelled parts is compared entry by entry in that order.
   A gold without labels and more than one part is compared the same way (set or tuple by the
   labels of the prediction).
 - **Relations against intervals**: a one-variable relation (``-3 \\le x \\le 5``, ``t \\geq
@@ -237,6 +239,11 @@ def _strict(op: str) -> bool:
 def _multipart(gold: str, pred: str) -> tuple | None:
     """Labelled parts and "or" lists as one set or tuple on both sides (see the module docstring)."""
     g_parts, p_parts = _parts(gold), _parts(pred)
+    # "(-1, 2)" against "x=2, y=-1": the bracketed side's entries are the parts, in order
+    if len(g_parts) == 1 and len(p_parts) >= 2 and _labels(p_parts):
+        g_parts = _tuple_entries(gold) or g_parts
+    if len(p_parts) == 1 and len(g_parts) >= 2 and _labels(g_parts):
+        p_parts = _tuple_entries(pred) or p_parts
     if len(p_parts) >= 2 and len(g_parts) >= 2 and len(g_parts) != len(p_parts):
         return gold, pred, False  # "1, 2, 2" is not "1, 2": a part more or less, not a set
     if len(p_parts) < 2 or len(g_parts) != len(p_parts):
@@ -258,7 +265,26 @@ def _multipart(gold: str, pred: str) -> tuple | None:
         if set(by_label) != {lbl for lbl, _ in g_labels} or len(by_label) != len(p_labels):
             return None
         return _tuple(v for _, v in g_labels), _tuple(by_label[lbl] for lbl, _ in g_labels)
-    return _tuple(_values(g_parts, g_labels)), _tuple(_values(p_parts, p_labels))
+    return _tuple(_values(g_parts, _by_letter(g_labels))), _tuple(
+        _values(p_parts, _by_letter(p_labels))
+    )
+
+
+def _tuple_entries(text: str) -> list[str] | None:
+    """The entries of a parenthesised tuple ``(a, b)``, else None."""
+    text = text.strip().strip("$").strip()
+    if len(text) < 2 or text[0] != "(" or text[-1] != ")" or not _closes_at_end(text):
+        return None
+    entries = [p.strip() for p in _split(text[1:-1], ",")]
+    return entries if len(entries) >= 2 and all(entries) else None
+
+
+def _by_letter(labels):
+    """Single-letter labels in alphabetical order, as an ordered pair is written (``(x, y)``):
+    ``y=1, x=2`` is the point (2, 1). Other labels keep the order written."""
+    if labels and all(len(lbl) == 1 and lbl.isalpha() for lbl, _ in labels):
+        return sorted(labels, key=lambda pair: pair[0])
+    return labels
 
 
 def _same_set_other_counts(a: list[str], b: list[str]) -> bool:

@@ -25,7 +25,8 @@ Exactness policy (a false positive trains the policy to be wrong; a false negati
 Multi-part answers, one rule (``math_rules``): several boxes side by side, labelled parts and "or"
 lists are split into parts. Parts all labelled with one unknown (``x = -4 or x = 1``) form a *set*
 (order free); distinct labels (``m = 3, n = 8``; ``PQ = 6, RS = 2``) form a *tuple*, matched label
-by label when the gold has labels too, else in the order written. Unlabelled parts follow the gold:
+by label when the gold has labels too, else in the order written (single letters alphabetically:
+``y = 1, x = 2`` is the point ``(2, 1)``). Unlabelled parts follow the gold:
 a bracketed gold ``(1, 2)`` is an ordered tuple, a bare list ``1, 2`` a set. Other forms: a
 one-variable relation equals the interval it describes (``x \neq 2`` is ``(-\infty, 2) \cup (2,
 \infty)``); equations are equal when math-verify finds the same solution set or a constant
