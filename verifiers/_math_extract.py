@@ -44,7 +44,8 @@ _ANSWER_LINE_RE = re.compile(
     r"^[ \t>#*_]*(?:final\s+)?answer[ \t*_]*[:：][ \t*_]*(.*)$", re.IGNORECASE | re.MULTILINE
 )
 _SENTENCE_END_RE = re.compile(
-    r"\.(?=\s|$|[A-Z][a-z])|;|\n|,\s+(?=[A-Za-z]{2,}(?!\w*\s*=))|\s+(?:because|since|so|which)\s|\s+\((?=[A-Za-z]{2,})"
+    r"\.(?=\s|$|[A-Z][a-z])|;|\n|,\s+(?=(?!(?:and|or)\s+[-$\\\d])[A-Za-z]{2,}(?!\w*\s*=))"
+    r"|\s+(?:because|since|so|which)\s|\s+\((?=[A-Za-z]{2,})"  # ", and 3": the list goes on
 )
 _FILLER_RE = re.compile(
     r"(?:(?:(?:the\s+)?(?:final\s+)?answer\s+is|therefore|thus|hence|so|then|simply|just|clearly|exactly"
