@@ -37,7 +37,7 @@ MARKERS = frozenset({"boxed", "gsm8k", "answer_is", "answer_line"})  # explicit 
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _BRACE_RE = re.compile(r"\\[{}]|[{}]")
 _ANSWER_IS_RE = re.compile(
-    r"(?:answer|(?:correct|right|best)\s+(?:option|choice))\s+(?:is|would\s+be|will\s+be)\s*[:：]?",
+    r"(?:answer|(?:correct|right|best)\s+(?:option|choice))\s+(?:is|would\s+be|will\s+be)\b\s*[:：]?",
     re.IGNORECASE,
 )
 _ANSWER_LINE_RE = re.compile(
