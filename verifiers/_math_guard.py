@@ -66,13 +66,13 @@ _RETRACT_RE = re.compile(
     re.IGNORECASE,
 )
 # in the marker's own sentence before it: "Suppose the answer is 18", "a common mistake is to say"
-_LEAD_RE = re.compile(
-    r"\b(?:suppose|supposing|assume|assuming|if|mistake|wrong|incorrect|not\s+sure|unsure|might"
-    r"|maybe|perhaps|guess|isn't|not)\b",
+_LEAD_RE = re.compile(  # ("if" is not one: "If the penny weighs 48 grains, ... the answer is")
+    r"\b(?:suppose|supposing|assume|assuming|mistake|wrong\s+answer|incorrect|not\s+sure|unsure"
+    r"|might|maybe|perhaps|guess)\b|\bnot\s*\Z",
     re.IGNORECASE,
 )
 _SECOND_VALUE_RE = re.compile(r"^\s*\$?\s*[,/]\s*\$?\s*-?\d")  # "$18$, $22$": which one?
-_SENTENCE_START_RE = re.compile(r"(?:[.!?](?=\s)|\n)[^.!?\n]*$")
+_SENTENCE_START_RE = re.compile(r"(?:[.!?](?=\s)|\n)[^.!?\n]*\Z")
 _FALLBACKS = ("last_math", "last_number")
 _MULTI = ("or", "and")
 
