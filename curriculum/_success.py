@@ -30,6 +30,8 @@ class _Thresholded:
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)  # journal keys stay put
         if getattr(fn, "inline_safe", False) is True:  # a comparison more keeps it linear
             self.inline_safe = True
+        if callable(getattr(fn, "time_limit", None)):  # verify_batch waits out the code's limit
+            self.time_limit = fn.time_limit
 
     def __call__(self, completion: str, **reference: Any):
         from passband.verifiers import Verdict

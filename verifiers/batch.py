@@ -50,7 +50,9 @@ def verify_batch(
     name_or_reward: a registered verifier name, a ``Reward``, or any picklable callable
         ``(completion, **reference) -> Verdict | float | bool``.
     references: one dict per completion, or one dict shared by all (``None`` = no fields).
-    timeout: seconds per item, enforced by killing the worker process.
+    timeout: seconds per item, enforced by killing the worker process; raised for a verifier
+        that declares ``time_limit(reference)`` (the ``code`` verifier: its ``timeout_s``) to that
+        limit plus a grace, so the verifier grades a program that ran out of time itself.
     workers: parallel worker processes (default: the number of CPUs).
     batch_timeout: seconds for the whole call (default None: no limit of its own). Items not
         finished by then are ``timeout`` verdicts that say so. Independently of it, when the
@@ -83,8 +85,9 @@ def verify_batch(
     if len(inline) == len(items):
         return inline
     items = items[len(inline) :]
+    timeout = _covering(verifier, items, float(timeout))
     try:
-        return inline + _run_in_workers(verifier, items, float(timeout), workers, batch_timeout)
+        return inline + _run_in_workers(verifier, items, timeout, workers, batch_timeout)
     except _deadline.NotPortable as exc:
         warnings.warn(
             f"passband.verify_batch: {exc}. Running inline in this process instead; the timeout is "
@@ -93,6 +96,21 @@ def verify_batch(
             stacklevel=2,
         )
         return inline + [_inline_soft(verifier, c, r, float(timeout)) for c, r in items]
+
+
+_LIMIT_GRACE_S = 5.0  # over a verifier's own time limit: its start-up and the grading after it
+
+
+def _covering(verifier, items: list, timeout: float) -> float:
+    """``timeout``, raised to cover the time a verifier declares it may take on these items
+    (``time_limit(reference)``: the ``code`` verifier's ``timeout_s``). A deadline at or under
+    it would kill the worker just as the verifier grades an infinite loop ``wrong``, and the
+    item would become a ``timeout`` the trainer masks: the loop would escape its reward."""
+    limit = getattr(verifier, "time_limit", None)
+    if not callable(limit):
+        return timeout
+    declared = max((float(limit(reference)) for _, reference in items), default=0.0)
+    return max(timeout, declared + _LIMIT_GRACE_S) if declared > 0 else timeout
 
 
 def _inline(verifier, items: list) -> list[Verdict]:

@@ -61,6 +61,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Mapping
 
 from passband.sandbox import CandidateGone, Limits, SandboxError, default_pool
 from passband.verifiers._code_harness import (
@@ -109,6 +110,17 @@ class _Code:
             f"code_verifier(timeout_s={self.timeout_s:g}, memory_mb={self.memory_mb}, "
             f"partial_credit={self.partial_credit}, float_tol={self.float_tol})"
         )
+
+    def time_limit(self, reference: Mapping) -> float:
+        """Seconds this check may take before it grades the program itself (an ``io`` row runs
+        each case under ``timeout_s``): ``verify_batch`` waits at least this long before killing
+        it, so an infinite loop is graded ``wrong`` here, not masked as a ``timeout``."""
+        try:
+            each = float(reference.get("timeout_s") or self.timeout_s)
+        except (TypeError, ValueError):
+            return self.timeout_s
+        io = reference.get("io")
+        return each * (len(io) if isinstance(io, (list, tuple)) and io else 1)
 
     def __call__(
         self,

@@ -89,6 +89,11 @@ class Reward:
         """Every name that appears in ``verdict.components``, terms first."""
         return list(self._terms) + list(self._penalties)
 
+    def time_limit(self, reference: Mapping) -> float:
+        """The longest its terms may take on ``reference`` (see ``verify_batch``), run in turn."""
+        limits = [getattr(t.verifier, "time_limit", None) for t in self._terms.values()]
+        return sum(limit(reference) for limit in limits if callable(limit))
+
     def __call__(self, completion: str, **reference: object) -> Verdict:
         num_tokens = reference.pop(NUM_TOKENS, None)
         for field, column in self.fields.items():

@@ -401,3 +401,21 @@ def test_mbpp_setup_fields():
         test_setup_code="X = 1",
     )
     assert v.passed, v.detail
+
+
+def test_an_infinite_loop_under_verify_batch_is_wrong_not_a_masked_timeout():
+    """With verify_batch's timeout equal to the program's own ``timeout_s`` (both 10 s by
+    default), the worker was killed just as the verifier graded the loop, and the item became a
+    ``timeout``, which the trainer masks: the loop escaped its reward. The batch now waits out the
+    verifier's declared limit, also through a Reward and the trainer's success-rule wrapper."""
+    from passband.curriculum._success import with_success_rule
+    from passband.verifiers import Reward, verify_batch
+
+    loop = "```python\ndef square(x):\n    while True:\n        pass\n```"
+    right = "```python\ndef square(x):\n    return x * x\n```"
+    ref = {"tests": ["assert square(2) == 4"], "timeout_s": 1}
+    code = get("code")
+    for reward in (code, Reward({"code": code}), with_success_rule("code", 0.5)):
+        got = verify_batch(reward, [loop, right], [ref, ref], timeout=1, workers=2)
+        assert [v.status for v in got] == ["wrong", "ok"], [v.detail for v in got]
+        assert "ran out of time" in got[0].detail
