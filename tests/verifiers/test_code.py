@@ -419,3 +419,46 @@ def test_an_infinite_loop_under_verify_batch_is_wrong_not_a_masked_timeout():
         got = verify_batch(reward, [loop, right], [ref, ref], timeout=1, workers=2)
         assert [v.status for v in got] == ["wrong", "ok"], [v.detail for v in got]
         assert "ran out of time" in got[0].detail
+
+
+_WALRUS_CHECK = (
+    "def check(candidate):\n    assert (res := candidate(3)) is not None\n"
+    "    assert len(res) == 3\n    assert res[0] == 3\n"
+)
+
+
+@pytest.mark.parametrize(
+    "program, reference, expected",
+    [
+        # a ``:=`` in an assert bound only inside the harness's thunk, so the later ``res`` /
+        # ``r`` reached the program's own global of that name
+        (
+            "def f(x): return 0\nres = [3, 4, 5]",
+            {"test": _WALRUS_CHECK, "entry_point": "f"},
+            "wrong",
+        ),
+        ("def f(x): return [x, x + 1, x + 2]", {"test": _WALRUS_CHECK, "entry_point": "f"}, "ok"),
+        (
+            "def f(x): return 0\nr = [3, 0, 0]",
+            {"tests": ["assert (r := f(3)) != 7", "assert r[0] == 3"]},
+            "wrong",
+        ),
+        (
+            "def f(x): return [x, x + 1]",
+            {"tests": ["assert (r := f(3)) != 7", "assert r[0] == 3"]},
+            "ok",
+        ),
+        # a module alias the tests use without importing it is the harness's numpy, not the
+        # program's object named np
+        (
+            "class N:\n    def allclose(self, *a, **k):\n        return True\n"
+            "np = N()\ndef square(x):\n    return 0",
+            {"tests": ["assert np.allclose(square(2), 4)"]},
+            "wrong",
+        ),
+        ("def square(x):\n    return x * x", {"tests": ["assert np.allclose(square(2), 4)"]}, "ok"),
+    ],
+)
+def test_names_the_tests_bind_or_import_are_never_the_programs(program, reference, expected):
+    verdict = get("code")(program, **reference)
+    assert verdict.status == expected, verdict.detail
