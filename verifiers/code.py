@@ -30,8 +30,9 @@ equals only itself. Exceptions come back as the built-in class they derive from 
 ``StopIteration`` escaping a call becomes ``RuntimeError`` (as PEP 479 does), so it cannot end the
 test's own ``all(map(...))`` early. Helpers the prompt defines besides the entry point (HumanEval's
 ``poly``, ``encode_cyclic``) run in the harness, so redefining them in the program changes nothing
-the tests compute; a standard-library module the tests use without importing it is the harness's
-own, not the program's object of that name.
+the tests compute; a standard-library module (or ``np``, ``pd``, numpy, pandas, scipy, sympy) the
+tests use without importing it is the harness's own, not the program's object of that name, and a
+name an assert binds with ``:=`` is the test's.
 Arguments are copied in; a list, dict, set or bytearray argument the call changed is updated in
 the test's copy too (in-place sorts, or tests that an input was left alone, behave as in Python).
 Known limits: functions, lambdas and instances of classes the *test* defines cannot be passed in
