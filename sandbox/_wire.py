@@ -221,9 +221,21 @@ def _rebuild(tag: str, parts: list) -> object:
     raise WireError(f"malformed {tag!r} value")
 
 
-def decode(tagged: object, resolve=None, depth: int = 0) -> object:
-    """Tagged JSON -> genuine built-in objects; ``resolve(int)`` maps handles (else WireError)."""
-    if depth > MAX_DEPTH + 1:
+RESULT_DEPTH = MAX_DEPTH // 2  # a program's result: the tests may nest it again and send it back
+_COLLISION_MIN = 1024
+
+
+def _check_hashes(keys: list) -> None:
+    """Set and dict keys whose hashes mostly collide (``k * (2**61 - 1)`` all hash to 0) would
+    take quadratic time to insert, in the grading process: refused before that."""
+    if len(keys) >= _COLLISION_MIN and len({hash(k) for k in keys}) * 2 < len(keys):
+        raise WireError(f"{len(keys)} set or dict keys with colliding hashes")
+
+
+def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH + 1) -> object:
+    """Tagged JSON -> genuine built-in objects; ``resolve(int)`` maps handles (else WireError).
+    ``limit``: the deepest nesting accepted (a program's results take ``RESULT_DEPTH``)."""
+    if depth > limit:
         raise WireError("value nested too deeply")
     try:
         tag, *rest = tagged
@@ -248,17 +260,21 @@ def decode(tagged: object, resolve=None, depth: int = 0) -> object:
         if tag == "V":
             return _unflat(arg)
         if tag in ("l", "t", "S", "F"):
-            items = [decode(v, resolve, d) for v in arg]
+            items = [decode(v, resolve, d, limit) for v in arg]
+            if tag in ("S", "F"):
+                _check_hashes(items)
             return {"l": list, "t": tuple, "S": set, "F": frozenset}[tag](items)
         if tag == "d":
-            return {decode(k, resolve, d): decode(v, resolve, d) for k, v in arg}
+            pairs = [(decode(k, resolve, d, limit), decode(v, resolve, d, limit)) for k, v in arg]
+            _check_hashes([k for k, _ in pairs])
+            return dict(pairs)
         if tag in ("u", "q", "D", "Q"):
-            return _rebuild(tag, [decode(v, resolve, d) for v in arg])
+            return _rebuild(tag, [decode(v, resolve, d, limit) for v in arg])
         if tag == "N":
             typename, fields, items = arg
             if type(typename) is not str or not all(type(f) is str for f in fields):
                 raise WireError("malformed namedtuple")
-            return _namedtuple(typename, tuple(fields))(*[decode(v, resolve, d) for v in items])
+            return _namedtuple(typename, tuple(fields))(*[decode(v, resolve, d, limit) for v in items])
         if tag == "h" and resolve is not None and type(arg) is int:
             return resolve(arg)
     except WireError:

@@ -114,7 +114,9 @@ class Session:
                 exc = RuntimeError(f"the program raised {type(exc).__name__}: {exc}")
             raise exc
         try:
-            value = wire.decode(reply["value"], lambda h: RemoteObject(self, handle=h))
+            value = wire.decode(
+                reply["value"], lambda h: RemoteObject(self, handle=h), limit=wire.RESULT_DEPTH
+            )
         except (wire.WireError, KeyError, TypeError) as exc:
             raise CandidateError(f"malformed result: {exc}") from None
         if passed is not None and isinstance(reply.get("args_after"), list):

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import types
 
 import pytest
@@ -237,3 +238,35 @@ def test_wire_round_trips_plain_data_and_rejects_forgeries():
     ):
         with pytest.raises(wire.WireError):
             wire.decode(forged)
+
+
+def test_results_too_deep_to_send_back_or_with_colliding_hashes_are_the_programs_fault():
+    """A result 101 levels deep decoded, but could not be sent back into the next call (the test
+    wraps arguments once more), so the check was filed as the harness's: ``error``, which the
+    trainer masks. And 60k set members hashing alike took 20 s to decode in the grading process,
+    past the program's timeout. Both are now a malformed result: the check fails, ``wrong``."""
+    from passband.verifiers import get
+
+    code = get("code")
+    deep = (
+        "def square(x):\n    if isinstance(x, list):\n        return 0\n    v = 0\n"
+        "    for _ in range(101):\n        v = [v]\n    return v"
+    )
+    assert code(deep, tests=["assert square(square(2)) == 16"]).status == "wrong"
+    assert code(deep, tests=["assert square([square(2)]) == 16"]).status == "wrong"
+    bomb = (
+        "import sys\n_w = sys.modules['_wire']\n_orig = _w.encode\n"
+        "def _enc(value, handle=None, depth=0):\n"
+        "    if value == 'BOMB':\n"
+        "        return ['S', [['I', format(k * ((1 << 61) - 1), 'x')] for k in range(1, 60000)]]\n"
+        "    return _orig(value, handle, depth)\n"
+        "_w.encode = _enc\ndef square(x):\n    return 'BOMB'\n"
+    )
+    start = time.monotonic()
+    verdict = code(bomb, tests=["assert square(2) == 4"], timeout_s=3)
+    assert verdict.status == "wrong" and "colliding" in verdict.detail
+    assert time.monotonic() - start < 10
+    big = (
+        "def f():\n    return {i: str(i) for i in range(5000)}"  # a large honest dict still passes
+    )
+    assert code(big, tests=["assert len(f()) == 5000 and f()[7] == '7'"]).status == "ok"
