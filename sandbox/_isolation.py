@@ -203,7 +203,10 @@ _SECCOMP_RET_ALLOW, _SECCOMP_RET_KILL_PROCESS, _SECCOMP_RET_ERRNO = (
     0x80000000,
     0x00050000,
 )
-_EPERM = 1
+_EPERM, _ENOSYS = 1, 38
+_NR_CLONE, _NR_CLONE3 = 56, 435
+_CLONE_NAMESPACES = 0x02000000 | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC  # NEWCGROUP too
+_CLONE_NAMESPACES |= CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET
 
 
 def seccomp_available() -> bool:
@@ -212,7 +215,7 @@ def seccomp_available() -> bool:
 
 def seccomp_deny() -> None:
     """Load a BPF filter: wrong architecture or x32 ABI -> kill; listed syscalls -> EPERM."""
-    ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    ld_abs, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
 
     def ins(code: int, jt: int, jf: int, k: int) -> bytes:
         return struct.pack("HBBI", code, jt, jf, k)
@@ -227,6 +230,18 @@ def seccomp_deny() -> None:
         ins(ld_abs, 0, 0, 0),
         ins(jge, 0, 1, 0x40000000),
         ins(ret, 0, 0, _SECCOMP_RET_KILL_PROCESS),
+    ]
+    # clone with a namespace flag (args[0], low word) -> EPERM: a new user namespace would hand the
+    # program a full capability set there, the attack surface that denying unshare closes; clone3
+    # passes its flags in memory the filter cannot read -> ENOSYS, and libc falls back to clone
+    prog += [
+        ins(jeq, 0, 3, _NR_CLONE),
+        ins(ld_abs, 0, 0, 16),
+        ins(jset, 0, 1, _CLONE_NAMESPACES),
+        ins(ret, 0, 0, _SECCOMP_RET_ERRNO | _EPERM),
+        ins(ld_abs, 0, 0, 0),
+        ins(jeq, 0, 1, _NR_CLONE3),
+        ins(ret, 0, 0, _SECCOMP_RET_ERRNO | _ENOSYS),
     ]
     for i, nr in enumerate(denied):
         prog.append(ins(jeq, len(denied) - i, 0, nr))  # jump to the shared EPERM return

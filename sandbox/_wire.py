@@ -274,7 +274,9 @@ def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH 
             typename, fields, items = arg
             if type(typename) is not str or not all(type(f) is str for f in fields):
                 raise WireError("malformed namedtuple")
-            return _namedtuple(typename, tuple(fields))(*[decode(v, resolve, d, limit) for v in items])
+            return _namedtuple(typename, tuple(fields))(
+                *[decode(v, resolve, d, limit) for v in items]
+            )
         if tag == "h" and resolve is not None and type(arg) is int:
             return resolve(arg)
     except WireError:

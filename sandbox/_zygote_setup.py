@@ -147,8 +147,8 @@ class Setup:
             self.plan["seccomp"] = ok
             self.report[name] = (
                 (
-                    "active: socket(), ptrace, mount, unshare, setns, bpf, keyctl, kexec, module "
-                    "loading and io_uring denied"
+                    "active: socket(), ptrace, mount, unshare, setns, clone into new "
+                    "namespaces, bpf, keyctl, kexec, module loading and io_uring denied"
                 )
                 if ok
                 else "inactive: not supported here"

@@ -387,6 +387,30 @@ except OSError as e:
     assert_nothing_left(pool)
 
 
+def test_a_raw_clone_into_new_namespaces_is_denied_but_threads_and_forks_work(pool):
+    """``unshare`` was denied but a raw ``clone(CLONE_NEWUSER)`` made a child with a full
+    capability set in its own user namespace; ``clone3`` hides its flags from the filter."""
+    code = """
+import ctypes, errno, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+for flags in (0x10000000, 0x40000000, 0x20000000 | 0x10000000):
+    r = libc.syscall(56, flags | 17, 0, 0, 0, 0)
+    if r == 0:
+        os._exit(0)
+    print("clone", r, errno.errorcode.get(ctypes.get_errno()))
+print("clone3", libc.syscall(435, 0, 0), errno.errorcode.get(ctypes.get_errno()))
+t = threading.Thread(target=print, args=("thread",)); t.start(); t.join()
+pid = os.fork()
+if pid == 0:
+    os._exit(7)
+print("fork", os.waitpid(pid, 0)[1] >> 8)
+"""
+    r = pool.run(code, limits=FAST)
+    assert r.stdout.count("clone -1 EPERM") == 3, r.stdout + r.stderr
+    assert "clone3 -1 ENOSYS" in r.stdout and "thread\n" in r.stdout and "fork 7" in r.stdout
+    assert_nothing_left(pool)
+
+
 def test_cpu_rlimit_stops_cpu_burn_even_with_a_long_deadline(pool):
     r = pool.run("while True: pass", limits=Limits(timeout_s=30.0, cpu_s=1))
     assert not r.timed_out and r.exit_code in (
