@@ -25,7 +25,7 @@ _RECORD = "__passband_check__"
 _BIND = "__passband_bind__"  # a ``:=`` inside an assert, which the thunk would keep to itself
 # Module aliases tests use without importing them (the prompt did): the harness's own module,
 # never the program's object of that name (a program's ``np`` whose ``allclose`` is always True).
-_ALIASES = {"np": "numpy", "pd": "pandas", "sp": "scipy", "plt": "matplotlib.pyplot"}
+_ALIASES = {"np": "numpy", "pd": "pandas", "plt": "matplotlib.pyplot"}  # not "sp": scipy or sympy
 _THIRD_PARTY = frozenset({"numpy", "pandas", "scipy", "sympy", "networkx", "matplotlib"})
 
 
