@@ -27,7 +27,7 @@ from fractions import Fraction
 from numbers import Number
 
 from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
-from passband.verifiers._math_shape import to_latex
+from passband.verifiers._math_shape import box_is_operand, to_latex
 
 __all__ = ["STRATEGIES", "extract_answer", "extract_gold", "gsm8k_answer", "locate_answer"]
 
@@ -259,28 +259,10 @@ def _boxed(text: str, limit: int) -> tuple[int, str] | None:
             ):  # a repeated box is one answer
                 parts.append(sibling[0])
             at = start
-        if _in_expression(text, at, body[1]):
+        if box_is_operand(text, at, body[1]):
             return boxes[i][1], ""  # "-\boxed{18}", "2\boxed{18}", "\boxed{18}^2": not 18
         return boxes[i][1], ", ".join(reversed(parts))
     return None if unclosed is None else (unclosed, "")
-
-
-_BOX_BEFORE_RE = re.compile(  # a factor only when it touches the box; an operator on its line
-    r"(?:[\d)]\$?|(?:[-+/^]|\\(?:times|cdot|div|pm|mp|sqrt|frac))[ \t$]*)\Z"
-)
-_BOX_AFTER_RE = re.compile(
-    r"[(\d]|[\s$]*(?:[\^_/]|\\(?:times|cdot|div|sqrt|frac)(?![A-Za-z]))"
-)  # "(" or a digit only when it touches the box: "\boxed{18} (the total)" is an aside
-
-
-def _in_expression(text: str, start: int, end: int) -> bool:
-    """Whether the box at ``text[start:end]`` is an operand: a sign, factor or power stands right
-    before or after it, so what the completion states is not the box's content. (``*`` is left
-    out: ``**Answer:** \\boxed{18}`` is Markdown bold.)"""
-    return bool(
-        _BOX_BEFORE_RE.search(text[max(0, start - 12) : start])
-        or _BOX_AFTER_RE.match(text, end, end + 12)
-    )
 
 
 def _encloses(text: str, body_start: int, inner: int, limit: int) -> bool:

@@ -9,14 +9,15 @@ character it does not know and keeps what it read so far, so the wrong answer is
 ``not_a_value`` names what is wrong with an answer that, whatever its parse, is no value: a bound
 or a comparison (``\geq 18``, ``< 18``, ``3 \approx 4``), an expression cut off at an operator
 (``3 +``, ``3 \times``, ``0^+``, ``18?``) or a number in another base (``22_3``) where the gold
-has none. The verifier grades those ``invalid``.
+has none. The verifier grades those ``invalid``. ``box_is_operand`` says when a ``\boxed{}`` is
+part of an expression (``-\boxed{18}``, ``2\boxed{18}``, ``\boxed{18}^2``): then it is no answer.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["to_latex", "not_a_value"]
+__all__ = ["to_latex", "not_a_value", "box_is_operand"]
 
 _PLAIN = {
     "\u2212": "-",  # minus sign
@@ -113,3 +114,21 @@ def _consistent_approximation(text: str) -> bool:
     if a is None or b is None or a[0] != "num" or b[0] != "num":
         return False
     return abs(a[1] - b[1]) <= abs(a[1]) / 100
+
+
+_BOX_BEFORE_RE = re.compile(  # a factor only when it touches the box; an operator on its line
+    r"(?:[\d)]\$?|(?:[-+/^]|\\(?:times|cdot|div|pm|mp|sqrt|frac))[ \t$]*)\Z"
+)
+_BOX_AFTER_RE = re.compile(
+    r"[(\d]|[\s$]*(?:[\^_/]|\\(?:times|cdot|div|sqrt|frac)(?![A-Za-z]))"
+)  # "(" or a digit only when it touches the box: "\boxed{18} (the total)" is an aside
+
+
+def box_is_operand(text: str, start: int, end: int) -> bool:
+    """Whether the box at ``text[start:end]`` is an operand: a sign, factor or power stands right
+    before or after it, so what the completion states is not the box's content. (``*`` is left
+    out: ``**Answer:** \\boxed{18}`` is Markdown bold.)"""
+    return bool(
+        _BOX_BEFORE_RE.search(text[max(0, start - 12) : start])
+        or _BOX_AFTER_RE.match(text, end, end + 12)
+    )
