@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from passband._overrides import blamed, check_override_key, parse_overrides, set_dotted
 from passband.errors import ConfigError, DataError, unknown_names
 
 try:
@@ -151,88 +152,12 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> RunConf
     pairs = parse_overrides(overrides or [])
     from_file = copy.deepcopy(raw)
     for key, value in pairs:
-        _check_override_key(key, value)
-        _set_dotted(raw, key, value)
+        check_override_key(key, value, _SECTIONS)
+        set_dotted(raw, key, value)
     try:
         return _build(raw, str(path), band_override="trainer.band" in {k for k, _ in pairs})
     except ConfigError as exc:
-        raise _blamed(exc, from_file, pairs, str(path)) from None
-
-
-def _blamed(exc: ConfigError, from_file: dict, pairs: list, source: str) -> ConfigError:
-    """The error named as the command line's when an override's value caused it: the first
-    override that alone, applied to the file, fails the same way. Only on the error path."""
-    if not pairs:
-        return exc
-    message = str(exc)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the successful build already warned
-        if _build_error(from_file, source) == message:
-            return exc  # the file alone fails so: it is the file's
-        for key, value in pairs:
-            raw = copy.deepcopy(from_file)
-            _set_dotted(raw, key, value)
-            if _build_error(raw, source) == message:
-                where = f"command-line override {key}={value!r}"
-                return ConfigError(where + message.removeprefix(source))
-    return exc
-
-
-def _build_error(raw: dict, source: str) -> str | None:
-    try:
-        _build(raw, source)
-    except ConfigError as exc:
-        return str(exc)
-    return None
-
-
-def _check_override_key(key: str, value: Any) -> None:
-    """An override's section and key, checked as the command line's (an unknown one would be
-    reported as the config file's)."""
-    from passband.curriculum import CurriculumConfig
-    from passband.trainer.config import GRPOConfig
-
-    section, _, name = key.partition(".")
-    known = {**_SECTIONS, "trainer": GRPOConfig, "curriculum": CurriculumConfig}
-    where = f"command-line override {key}={value!r}"
-    if section not in known:
-        raise ConfigError(f"{where}: {unknown_names('section', [section], known)}")
-    fields = [f.name for f in dataclasses.fields(known[section])]
-    accepted = CurriculumConfig.option_names() if section == "curriculum" else set(fields)
-    if "." not in name and name not in accepted:
-        kind = {"trainer": "trainer setting", "curriculum": "curriculum option"}.get(
-            section, f"[{section}] key"
-        )
-        raise ConfigError(f"{where}: {unknown_names(kind, [name], fields)}")
-
-
-def parse_overrides(items: list[str]) -> list[tuple[str, Any]]:
-    """``["trainer.beta=0.001", "model.path=/m"]`` -> typed pairs; values are parsed as TOML,
-    so ``band=[0.1,0.9]`` is a list and an unquoted path stays a string."""
-    pairs = []
-    for item in items:
-        key, sep, text = item.partition("=")
-        if not sep or "." not in key or not key.strip():
-            raise ConfigError(
-                f"override {item!r} must look like section.key=value, "
-                "e.g. trainer.learning_rate=1e-6"
-            )
-        try:
-            value = tomllib.loads(f"v = {text}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = text  # a bare word or path
-        pairs.append((key.strip(), value))
-    return pairs
-
-
-def _set_dotted(raw: dict, key: str, value: Any) -> None:
-    parts = key.split(".")
-    node = raw
-    for part in parts[:-1]:
-        node = node.setdefault(part, {})
-        if not isinstance(node, dict):
-            raise ConfigError(f"override {key!r}: {part!r} is a value, not a section")
-    node[parts[-1]] = value
+        raise blamed(exc, from_file, pairs, str(path), _build) from None
 
 
 def _build(raw: dict, source: str, band_override: bool = False) -> RunConfig:
@@ -290,7 +215,6 @@ def _check_once(trainer: dict, curriculum: Any, source: str) -> None:
 
 def _warn_band_alias(source: str, band: Any) -> None:
     """The deprecation, pointed at the config file (and its line) rather than at our code."""
-    import warnings
 
     lineno = 1
     try:
@@ -401,7 +325,6 @@ def __getattr__(name: str) -> Any:
     """``PENALTIES``: a deprecated copy of ``passband.verifiers.penalty_names()``."""
     if name != "PENALTIES":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import warnings
 
     import passband.verifiers as v
 
