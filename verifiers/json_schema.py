@@ -21,6 +21,7 @@ under a hard time limit (waiting for a free worker counts against it, from any n
 
 from __future__ import annotations
 
+import decimal
 import functools
 import json
 import re
@@ -35,13 +36,15 @@ from passband.verifiers.verdict import Verdict
 __all__ = ["extract_json", "json_schema_verifier"]
 
 _FENCE = re.compile(
-    r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.DOTALL | re.MULTILINE
+    r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
 )
 _MAX_SCAN_STARTS = (
     20_000  # bare-text scan: openings tried (each a cheap parse; the deadline bounds the rest)
 )
 # An opening bracket that can start JSON: not LaTeX's \frac{1}, ^{2} or [0, 1] ... but [1, 2] is JSON.
-_JSON_START = re.compile(r'\{\s*["}]|\[\s*(?:[\[{"\]\-\d]|true\b|false\b|null\b)')
+_JSON_START = re.compile(  # with a single quote: tried, fails, and its insides are skipped
+    r"""\{\s*["'}]|\[\s*(?:[\[{"'\]\-\d]|true\b|false\b|null\b)"""
+)
 _MAX_DEPTH = 20_000
 _DEEP_STACK = 512 << 20  # bytes of C stack for the parse and validation of deeply nested values
 
@@ -218,12 +221,14 @@ def extract_json(text: str, want: object = None) -> tuple[bool, object, str]:
         try:  # raw_decode parses exactly one balanced value starting here, or fails
             value, passed_over = decoder.raw_decode(text, start)
         except (ValueError, RecursionError):
-            if first is None and _never_closes(text, start):
+            close = _close_of(text, start)
+            if close is None:
                 return (
                     False,
                     None,
                     f"the JSON value at character {start} is cut off (it never closes)",
                 )
+            passed_over = close  # a broken value: a fragment inside it is no answer either
             continue
         if wanted is None or _json_type(value) & wanted:
             return True, value, "first JSON value in the text"
@@ -254,8 +259,10 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def _never_closes(text: str, start: int) -> bool:
-    """The bracket at ``start`` is still open at the end of the text (strings skipped): truncated."""
+def _close_of(text: str, start: int) -> int | None:
+    """Where the bracket at ``start`` closes (strings skipped), or None when it is still open at
+    the end of the text: truncated. One linear scan, so broken values cost no more than valid ones
+    (``[[[...NaN...]]]`` used to be re-scanned from every bracket: quadratic)."""
     depth = 0
     for token in re.finditer(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', text[start:]):
         ch = token.group(0)
@@ -264,8 +271,8 @@ def _never_closes(text: str, start: int) -> bool:
         elif ch in "]}":
             depth -= 1
             if depth == 0:
-                return False
-    return depth > 0
+                return start + token.end()
+    return None
 
 
 def _reject_constant(name: str):
@@ -276,6 +283,16 @@ def _finite_float(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):  # 1e400: JSON has no infinity either
         raise ValueError(f"{text[:40]} is out of the range of a JSON number (it reads as infinity)")
+    exact = decimal.Decimal(text)
+    if value == 0 and exact != 0:
+        raise ValueError(f"{text[:40]} underflows to 0: a check would judge another number")
+    if exact != decimal.Decimal(value) and (
+        len(exact.normalize().as_tuple().digits) >= 17
+        or (abs(value) >= 2**53 and exact == exact.to_integral_value())
+    ):  # 1.0000000000000001 would pass "integer", 9007199254740993.0 a maximum of 2^53
+        raise ValueError(
+            f"{text[:40]} has more digits than a double holds: it would read as {value!r}"
+        )
     return value
 
 

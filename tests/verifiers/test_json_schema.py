@@ -211,3 +211,53 @@ def test_a_format_that_cannot_be_checked_is_an_error_not_a_pass():
     schema = {"properties": {"d": {"format": "iri"}}}
     verdict = get("json_schema")('{"d": "anything"}', schema=schema)
     assert verdict.status == "error" and "cannot be checked" in verdict.detail
+
+
+_A = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}},
+    "required": ["a"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize(
+    "schema, completion",
+    [
+        # a valid fragment nested inside a broken value was judged (a second review, 2026-12-04)
+        (_A, '{"a": NaN, "meta": {"a": 5}}'),
+        (_A, '{"a": "x", "list": [1,2,], "meta": {"a": 5}}'),
+        (_A, "{'a': 'x', \"m\": {\"a\": 5}}"),
+        (_A, '{"a": "x", // c\n "m": {"a": 5}}'),
+        (_A, '[0, 1] {"a": "bad", "m": {"a": 5}, "z": '),  # cut off after a passed-over value
+        # numbers a double cannot hold were rounded before the check
+        (_A, '{"a": 1.0000000000000001}'),
+        (
+            {"type": "object", "properties": {"n": {"maximum": 9007199254740992}}},
+            '{"n": 9007199254740993.0}',
+        ),
+        ({"type": "object", "properties": {"n": {"const": 0}}}, '{"n": 1e-400}'),
+        # a ```json line closed the first block, and the real answer was lost
+        (_A, '```json\n{"a": 1}\n```json\n{"a": "x"}\n```'),
+    ],
+)
+def test_wrong_json_is_never_graded_ok(schema, completion):
+    verdict = get("json_schema")(completion, schema=schema)
+    assert verdict.status != "ok", verdict.detail
+
+
+def test_right_json_around_broken_values_and_precise_numbers_still_passes():
+    check = get("json_schema")
+    number = {"type": "object", "properties": {"x": {"type": "number"}}}
+    assert check('bad {"a": } then {"a": 5}', schema=_A).status == "ok"
+    assert check('{"x": 3.141592653589793}', schema=number).status == "ok"
+    assert check('{"x": 0.1}', schema=number).status == "ok"
+    assert check('```json\n{"a": 5}\n```', schema=_A).status == "ok"
+
+
+def test_deeply_nested_broken_brackets_are_scanned_once():
+    """``[[[...NaN...]]]`` re-scanned the rest of the text from every bracket: 5 s (a masked
+    ``timeout``) at 8,000 levels."""
+    start = time.monotonic()
+    verdict = get("json_schema")("[" * 8000 + "NaN" + "]" * 8000, schema=_A)
+    assert verdict.status == "invalid" and time.monotonic() - start < 2.0
