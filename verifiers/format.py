@@ -30,6 +30,10 @@ def regex_format(
     return _RegexFormat(pattern, fullmatch=fullmatch, flags=flags, timeout=timeout)
 
 
+_INVISIBLE = "\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff"  # zero-width, marks, BOM
+_BLANK, _VISIBLE = rf"[\s{_INVISIBLE}]", rf"[^\s{_INVISIBLE}]"  # a zero-width space is no content
+
+
 def tag_format(*tags: str, timeout: float = 2.0):
     """``tag_format("think", "answer")``: ``<think>...</think>`` then ``<answer>...</answer>``,
     nothing else but whitespace around them, each tag exactly once, none inside another, none
@@ -41,7 +45,7 @@ def tag_format(*tags: str, timeout: float = 2.0):
     alts = "|".join(re.escape(t) for t in tags)
     text = rf"(?:(?!</?(?:{alts})>).)"  # a character that does not start one of the tags
     # each tag's content: something besides whitespace, and none of the tags inside it
-    body = r"\s*".join(rf"<{t}>\s*(?!</?(?:{alts})>)\S{text}*</{t}>" for t in tags)
+    body = r"\s*".join(rf"<{t}>{_BLANK}*(?!</?(?:{alts})>){_VISIBLE}{text}*</{t}>" for t in tags)
     return _RegexFormat(
         rf"\s*{body}\s*", fullmatch=True, flags="DOTALL", timeout=timeout, label=f"tags {tags}"
     )

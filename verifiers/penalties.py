@@ -10,6 +10,7 @@ tokens with a tokenizer, words otherwise.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -247,7 +248,8 @@ class _RepeatedParagraphs(_Penalty):
     def __call__(
         self, completion: str, verdict: Verdict, num_tokens: int | None = None
     ) -> PenaltyOutcome:
-        paragraphs = [" ".join(p.split()) for p in re.split(r"\n[ \t]*\n", completion)]
+        text = completion.replace("\r\n", "\n").replace("\r", "\n")  # CRLF paragraphs too
+        paragraphs = [" ".join(p.split()) for p in re.split(r"\n[ \t]*\n", text)]
         paragraphs = [p for p in paragraphs if len(p) >= self.min_chars]
         if not paragraphs:
             return PenaltyOutcome(0.0, "no paragraphs")
@@ -327,5 +329,5 @@ def _positive_int(name: str, value) -> None:
 
 
 def _non_negative(name: str, value) -> None:
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
-        raise ValueError(f"{name} must be a number >= 0, got {value!r}")
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < math.inf:
+        raise ValueError(f"{name} must be a number >= 0 and finite, got {value!r}")

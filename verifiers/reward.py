@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 from passband.verifiers._coerce import call_safely, clip, describe
@@ -54,8 +55,11 @@ class Reward:
             if gate not in self._terms:
                 raise ValueError(f"gate {gate!r} is not a term; terms are {sorted(self._terms)}")
         self.primary = primary or next(
-            name for name in self._terms if name not in self.gates or len(self._terms) == 1
+            (name for name in self._terms if name not in self.gates or len(self._terms) == 1),
+            None,
         )
+        if self.primary is None:
+            raise ValueError("every term is a gate: name the primary term (primary=...)")
         if self.primary not in self._terms:
             raise ValueError(
                 f"primary {self.primary!r} is not a term; terms are {sorted(self._terms)}"
@@ -66,6 +70,8 @@ class Reward:
             raise ValueError(f"names used both as term and penalty: {sorted(clash)}")
         self.fields = dict(fields or {})
         self.gate_value = float(gate_value)
+        if not math.isfinite(self.gate_value):
+            raise ValueError(f"gate_value must be a finite number, got {gate_value!r}")
 
     @classmethod
     def from_verifier(
@@ -142,17 +148,20 @@ class Reward:
         for name, penalty in self._penalties.items():
             try:
                 outcome = penalty(completion, primary, num_tokens=num_tokens)
+                value, zero_total = float(outcome.value), bool(outcome.zero_total)
             except Exception as exc:  # noqa: BLE001 - a broken penalty must not sink the batch
                 return Verdict(
                     0.0, "error", f"penalty {name!r} raised {type(exc).__name__}: {exc}", components
                 )
-            components[name] = outcome.value
-            total += outcome.value
-            capped = capped or outcome.zero_total
+            components[name] = value
+            total += value
+            capped = capped or zero_total
             if outcome.value or outcome.zero_total:
                 notes.append(f"{name} {outcome.value:+.3g}: {outcome.detail}")
         if capped:
             total = 0.0
+        if not math.isfinite(total):  # a term or penalty out of range: no reward to train on
+            return Verdict(0.0, "error", clip(f"the total is {total}: {'; '.join(notes)}", 400))
         return Verdict(total, primary.status, clip("; ".join(notes), 400), components)
 
     def __repr__(self) -> str:
@@ -182,8 +191,12 @@ class _Term:
 
 def _term(name: str, spec) -> _Term:
     verifier, weight = spec if isinstance(spec, tuple) else (spec, 1.0)
-    if not isinstance(weight, (int, float)) or isinstance(weight, bool):
-        raise ValueError(f"term {name!r}: weight must be a number, got {weight!r}")
+    if (
+        not isinstance(weight, (int, float))
+        or isinstance(weight, bool)
+        or not math.isfinite(weight)
+    ):
+        raise ValueError(f"term {name!r}: weight must be a finite number, got {weight!r}")
     label = repr(verifier) if isinstance(verifier, str) else describe(verifier)
     if isinstance(verifier, str):
         verifier = get(verifier)  # unknown names raise here, listing the known ones

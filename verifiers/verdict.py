@@ -35,8 +35,8 @@ class Verdict:
         if self.status not in STATUSES:
             raise ValueError(f"Verdict status must be one of {STATUSES}, got {self.status!r}")
         score = float(self.score)
-        if math.isnan(score):
-            raise ValueError("Verdict score must not be NaN")
+        if not math.isfinite(score):  # an infinite score would swamp every other term of a Reward
+            raise ValueError(f"Verdict score must be finite, got {score}")
         object.__setattr__(self, "score", score)
         if not isinstance(self.components, MappingProxyType):
             object.__setattr__(self, "components", MappingProxyType(dict(self.components)))

@@ -92,3 +92,13 @@ def test_exact_options():
     assert tagged("<think>maybe 3</think><answer> 4 </answer>", answer="4").passed
     assert tagged("no tags here", answer="4").status == "invalid"
     assert "pattern='<answer>(.*?)</answer>'" in repr(tagged)
+
+
+def test_a_tag_holding_only_invisible_characters_is_empty():
+    """``\\S`` matched a zero-width space, so ``<answer>\\u200b</answer>`` passed as not empty."""
+    from passband.verifiers.format import tag_format
+
+    check = tag_format("think", "answer")
+    assert not check("<think>x</think><answer>\u200b</answer>").passed
+    assert not check("<think>\u200b\u2060</think><answer>4</answer>").passed
+    assert check("<think>\u200bx</think><answer>4</answer>").passed

@@ -130,3 +130,39 @@ def test_failing_the_gate_never_escapes_a_penalty():
     assert skipped.status == "wrong" and skipped.components["overlong"] == -1.0
     assert skipped.score == -1.0 < right.score
     assert reward("\\boxed{41}", answer="42", num_tokens=10).score == 0.0  # gate_value, no penalty
+
+
+def test_a_reward_cannot_be_infinite_nor_raise_on_a_term_or_penalty_out_of_range():
+    """A second review (2026-12-04): a custom term returning inf made a wrong answer's total inf,
+    a penalty returning a plain float raised AttributeError, inf or NaN weights raised at call
+    time, and a Reward whose every term is a gate raised a bare StopIteration."""
+    from passband.verifiers import Verdict
+
+    with pytest.raises(ValueError, match="finite"):
+        Reward({"a": ("exact", float("inf"))})
+    with pytest.raises(ValueError, match="finite"):
+        Reward({"a": "exact"}, gate_value=float("nan"))
+    with pytest.raises(ValueError, match="primary"):
+        Reward({"a": "exact", "b": "exact"}, gates=["a", "b"])
+    huge = Reward({"a": "exact", "b": (lambda c, **_: 1e308, 10.0)})
+    verdict = huge("5", answer="4")
+    assert verdict.status == "error" and verdict.score == 0.0 and "total is inf" in verdict.detail
+
+    class PlainFloat:
+        def __call__(self, completion, verdict, num_tokens=None):
+            return 0.5
+
+    verdict = Reward({"a": "exact"}, penalties={"p": PlainFloat()})("4", answer="4")
+    assert verdict.status == "error" and "penalty 'p' raised" in verdict.detail
+    assert Verdict(1.0, "ok").score == 1.0
+
+
+def test_repeated_paragraphs_are_found_with_windows_line_endings():
+    from passband.verifiers.penalties import repeated_paragraphs
+
+    text = "The answer is 4 because two and two make four.\r\n\r\n" * 10
+    lf = Reward({"a": "exact"}, penalties=[repeated_paragraphs()])(
+        text.replace("\r", ""), answer="x"
+    )
+    crlf = Reward({"a": "exact"}, penalties=[repeated_paragraphs()])(text, answer="x")
+    assert crlf.components == lf.components and min(crlf.components.values()) < 0
