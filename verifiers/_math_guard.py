@@ -54,7 +54,6 @@ _CHANGES_RE = re.compile(rf"\b(?:{_DOUBT}|{_CHANGES})\b", re.IGNORECASE)
 _BEFORE_RE = re.compile(r"\b(?:less|more|greater|fewer)\s+than\b", re.IGNORECASE)
 _AFTER_RE = re.compile(  # "5 squared", "42 times 3", "1/2 of 84", "twice 42", "half of 42"
     r"(?:[\d$})]\s*\{?\s*(?:squared|cubed)\b)|\broots?\s+of\b|\d\s*-?ish\b|~\s*-?\d"
-    r"|\b(?:less|more|fewer)\s*$"  # "one less": a difference ("four more boxes" is a count)
     r"|\b(?:times|more|less|than|over|under|of|plus)\s+(?:\$|\\|\d|-\d)"
     r"|\b(?:twice|double|triple|thrice|half)\s+(?:of\s+)?(?:\$|\\|\d|-\d)",
     re.IGNORECASE,
@@ -71,6 +70,9 @@ _LEAD_RE = re.compile(  # ("if" is not one: "If the penny weighs 48 grains, ... 
     r"|might|maybe|perhaps|guess)\b|\bnot\s*\Z",
     re.IGNORECASE,
 )
+# the stated answer itself ends in a comparison: "The answer is one less" (a difference); after a
+# number in the text it is a count ("She needs 4 more.", "four more boxes")
+_DIFFERENCE_RE = re.compile(r"\b(?:less|more|fewer)\s*$", re.IGNORECASE)
 _SECOND_VALUE_RE = re.compile(r"^\s*\$?\s*[,/]\s*\$?\s*-?\d")  # "$18$, $22$": which one?
 _SENTENCE_START_RE = re.compile(r"(?:[.!?](?=\s)|\n)[^.!?\n]*\Z")
 _FALLBACKS = ("last_math", "last_number")
@@ -109,6 +111,7 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         (_RETRACT_RE, tail),
         (_LEAD_RE, lead),
         (_SECOND_VALUE_RE, post),
+        (_DIFFERENCE_RE, own),
     ]
     for pattern, where_text in checks:
         for found in pattern.finditer(where_text):

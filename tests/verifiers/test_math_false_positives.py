@@ -122,6 +122,8 @@ RIGHT = [
     ("18", "So the total is 18"),
     ("2\\sqrt{2}", r"\boxed{\sqrt{8}}"),
     ("\\frac{1}{2}", "The answer is 0.5"),
+    ("4", "She needs 4 more."),  # a count after the number, not a difference
+    ("4", "He needs four more boxes."),
     ("18", "The answer isn't 22; it's 18."),  # "answer is" inside "answer isn't" is no marker
 ]
 
