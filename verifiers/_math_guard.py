@@ -65,10 +65,12 @@ _RETRACT_RE = re.compile(
     re.IGNORECASE,
 )
 # in the marker's own sentence before it: "Suppose the answer is 18", "a common mistake is to say"
-_LEAD_RE = re.compile(  # ("if" is not one: "If the penny weighs 48 grains, ... the answer is")
-    r"\b(?:suppose|supposing|assume|assuming|mistake|wrong\s+answer|incorrect|not\s+sure|unsure"
-    r"|might|maybe|perhaps|guess)\b|\bnot\s*\Z",
-    re.IGNORECASE,
+_LEAD_RE = (
+    re.compile(  # not "if", "incorrect", "wrong": "Since (B) is incorrect, the answer is (A)"
+        r"\b(?:suppose|supposing|assume|assuming|mistake\s+is|not\s+sure|unsure|might|maybe|perhaps"
+        r"|guess)\b|\bnot\s*\Z",
+        re.IGNORECASE,
+    )
 )
 # the stated answer itself ends in a comparison: "The answer is one less" (a difference); after a
 # number in the text it is a count ("She needs 4 more.", "four more boxes")

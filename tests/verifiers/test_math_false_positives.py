@@ -124,6 +124,8 @@ RIGHT = [
     ("\\frac{1}{2}", "The answer is 0.5"),
     ("4", "She needs 4 more."),  # a count after the number, not a difference
     ("4", "He needs four more boxes."),
+    ("A", "Since option (B) is incorrect, the answer is (A)."),  # an eliminated option, no doubt
+    ("7", "Option C gives the wrong answer, so the answer is 7."),
     ("18", "The answer isn't 22; it's 18."),  # "answer is" inside "answer isn't" is no marker
 ]
 
