@@ -27,7 +27,7 @@ NUMBER_RE = re.compile(
     r"(?<![\w.,])(-?\$?)"
     r"(?:(\d{1,3}(?:,\d{3})+(?![\d])|\d{1,3}(?: \d{3})+(?![\d/\w-])|\d+)"  # 1,234 | 2 500 | 42
     r"(\.\d+)?(?: \d+/\d+(?![\d/])|/\d+)?|\.\d+)(?![\d])"  # decimals, mixed numbers, fractions
-    r"(?: (?:thousand|million|billion)\b)?"
+    r"(?: (?:hundred|thousand|million|billion)\b){0,3}"
 )
 PROSE_RE = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\s+[A-Za-z]{2,}\b")
 _CALC_RE = re.compile(r"<<[^<>\n]{0,200}>>")  # GSM8K calculator annotations: <<9*2=18>>
@@ -41,6 +41,13 @@ _DANGLING_RE = re.compile(
     r"|we|this|as|if|into|than|plus|minus|equals|gives|get|let's|let|times|over|divided\s+by"
     r"|multiplied\s+by)|[=+(/^]|(?<=\d)\s*(?:[-x]|\\div)|\\times|\\cdot)[\s*_]*$",
     re.IGNORECASE,
+)
+# after the last number, an operator and what it works on ("Then 18 * x", "Then 18 *"): that
+# number is an operand of an unfinished expression, not the answer (in "**18**" and "*18* apples"
+# the stars are emphasis)
+_OPERAND_RE = re.compile(
+    r"\s+\*(?!\*)|\*(?=[A-Za-z(\d])|\s*(?:[\u00d7\u00f7^]|\\(?:times|cdot|div)(?![A-Za-z]))"
+    r"|\s*[+/]\s*(?:[\d(\\$]|[A-Za-z](?![A-Za-z]))"  # "$18 / month" is a rate
 )
 _WORD_NUMBER_RE = re.compile(
     r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
@@ -166,6 +173,8 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
     same = [m for m in numbers if m.start() >= sentence_start]
     while len(same) > 1 and _counted_after(text, same[-2], same[-1]):
         same.pop()  # "He runs 540 meters in 3 sprints": the 3 qualifies the 540
+    if _OPERAND_RE.match(text, same[-1].end()):
+        return None
     return same[-1].start(), same[-1].group(0)[: limit + 1]
 
 

@@ -114,6 +114,7 @@ MATH_WORDS = {
     "minus",
 }
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+_HUNDRED = 100
 _MAX_DIGITS = 400
 _MAX_RADICAND = 10**8
 
@@ -145,10 +146,25 @@ def number(text: str) -> tuple | None:
     if len(digits) > _MAX_DIGITS:
         return None
     value = -Fraction(digits) if match.group("sign") == "-" else Fraction(digits)
-    scale = _SCALES.get(unit.split()[0].lower() if unit else "")
-    if scale:  # "$4 million": 4 when the question counts in millions, else 4000000
-        return "num", value, bool(match.group("pct")), bool(match.group("dec")), scale
+    scales = _scale_words(unit)
+    if len(scales) == 1 and scales[0] in _SCALES:
+        # "$4 million": 4 when the question counts in millions, else 4000000
+        return "num", value, bool(match.group("pct")), bool(match.group("dec")), _SCALES[scales[0]]
+    for word in scales:  # "22 hundred", "12 hundred thousand": that value only
+        value *= _SCALES.get(word, _HUNDRED)
     return "num", value, bool(match.group("pct")), bool(match.group("dec"))
+
+
+def _scale_words(unit: str) -> list[str]:
+    """The scale words that open ``unit``: ``["hundred", "thousand"]`` for "hundred thousand
+    dollars". One of thousand / million / billion alone may be read either way (the question may
+    count in millions); "hundred" and chains of them are only their product."""
+    words = []
+    for word in unit.lower().split():
+        if word not in _SCALES and word != "hundred":
+            break
+        words.append(word)
+    return words
 
 
 def _special_number(text: str) -> Fraction | None:

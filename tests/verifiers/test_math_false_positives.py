@@ -92,6 +92,16 @@ WRONG = [
     ("18", "Then 18 /"),
     ("18", "The total is 18 x"),
     ("18", "so we have 18 times"),
+    ("18", "Then 18 *"),
+    ("18", "Then 18 * x"),
+    ("18", "She has 18*x apples"),
+    ("18", "it is 18 + 2x"),
+    # "hundred" scales the number it follows
+    ("22", "The answer is 22 hundred."),
+    ("22", "So 22 hundred dollars."),
+    ("22", r"\boxed{22 \text{ hundred}}"),
+    ("12", "Total: 12 hundred thousand"),
+    ("1200", "Total: 12 hundred thousand"),
 ]
 
 RIGHT = [
@@ -127,6 +137,14 @@ RIGHT = [
     ("A", "Since option (B) is incorrect, the answer is (A)."),  # an eliminated option, no doubt
     ("7", "Option C gives the wrong answer, so the answer is 7."),
     ("18", "The answer isn't 22; it's 18."),  # "answer is" inside "answer isn't" is no marker
+    ("18", "So she has *18* apples"),  # emphasis, not an operator
+    ("18", "It costs $18 / month"),  # a rate
+    ("2200", "The answer is 22 hundred."),
+    ("2200", "So 22 hundred dollars."),
+    ("1200000", "Total: 12 hundred thousand"),
+    ("150", "The answer is 1.5 hundred"),
+    ("4", "He paid $4 million."),  # the question may count in millions (labelled rows)
+    ("4000000", "He paid $4 million."),
 ]
 
 
