@@ -230,9 +230,10 @@ def _number_text(value: Number) -> str:
 
 
 def _boxed(text: str, limit: int) -> tuple[int, str] | None:
-    """``(where, content)`` of the last balanced ``\\boxed{...}``; earlier ones if it is cut off.
+    """``(where, content)`` of the last balanced ``\\boxed{...}``.
 
-    ``(where, "")`` when the last box never closes (truncated); None when there is no box, or
+    ``(where, "")`` when the last box never closes (truncated: an earlier box is not the answer
+    it ends on; an unclosed box before a closed one is skipped); None when there is no box, or
     only empty ones (``\\boxed{}`` echoed from the prompt). Boxes side by side ("$\\boxed{-2}$ and
     $\\boxed{3}$") are one answer with several parts: ``-2, 3``.
     """
@@ -243,6 +244,8 @@ def _boxed(text: str, limit: int) -> tuple[int, str] | None:
         if body is None:
             continue
         if body[1] < 0:
+            if i == len(boxes) - 1:  # a last answer cut off: an earlier box is not what it says
+                return boxes[i][1], ""
             unclosed = boxes[i][1] if unclosed is None else unclosed
             continue
         enclosing = [b for b in boxes[:i] if _encloses(text, b[1], boxes[i][0], limit)]

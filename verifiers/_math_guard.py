@@ -45,6 +45,7 @@ _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they 
     r"|no|none|neither|nor|negative|minus|inverse|reciprocal|power|least|most|fewer|greater|above"
     r"|below|about|approximately|approx|around|roughly|nearly|almost|likely|unlikely|or|either"
     r"|between|instead|but|except|unless|if|max|minimum|maximum|up\s+to|close\s+to"
+    r"|within|range|anywhere|from\s+\$?-?\d[\d.,]*\s*(?:to|-)\s*\$?-?\d+"
     r"|dozens?|doubled|tripled|halved|factorial|then\s+(?:add|subtract|multiply|divide|take)"
     r"|(?:hundredth|thousandth|millionth|tenth|third|quarter|fourth|fifth|sixth|seventh|eighth"
     r"|ninth)s?|halves"
@@ -72,6 +73,22 @@ _LEAD_RE = (
         re.IGNORECASE,
     )
 )
+# right before the answer (or its box), in its sentence: a sign, an approximation, a bound, a
+# fraction or a rejection ("approximately \boxed{18}", "So x is negative 18.", "1 in 18", "1 / 18",
+# "rather than 18")
+_TOUCH = (
+    r"\b(?:negative|minus|approximately|approx|about|around|roughly|nearly|almost|between"
+    r"|at\s+(?:least|most)|(?:more|less|fewer|greater)\s+than|rather\s+than|instead\s+of"
+    r"|(?:1|one)\s+in|isn't|not)|~"
+)
+_TOUCH_END = r"[\s$*({]*(?:\\(?:boxed|fbox)\s*)?\Z"
+_TOUCH_RE = re.compile(rf"(?:{_TOUCH}){_TOUCH_END}|\d\s*/\s*\Z", re.IGNORECASE)
+# a relation before a box or a marker's answer ("$x \geq \boxed{18}$"); not before a fallback's
+# number, where it compares two stated values ("Because 200 < 220, Lola wins") or names the
+# least one needed ("Thus, x >= 94", GSM8K's own working); nor a calculator annotation's ">>"
+_TOUCH_RELATION_RE = re.compile(
+    rf"(?:\\(?:approx|sim|simeq|geq?|leq?|gt|lt)(?![A-Za-z])|(?<![<>])[<>]=?){_TOUCH_END}"
+)
 # the stated answer itself ends in a comparison: "The answer is one less" (a difference); after a
 # number in the text it is a count ("She needs 4 more.", "four more boxes")
 _DIFFERENCE_RE = re.compile(r"\b(?:less|more|fewer)\s*$", re.IGNORECASE)
@@ -98,6 +115,7 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         pre = text[head.start() + 1 if head else max(0, where - _WINDOW) : where]
     tail = text[where + (end.end() if end else len(rest)) :][:_TAIL]
     lead = "" if fallback else _lead(text, where)
+    touching = re.split(r"[.!?](?=\s)|\n", text[max(0, where - 60) : where])[-1]
     allowed = {w.lower() for w in re.findall(r"[A-Za-z']+", gold)}
     allowed |= {w for w in _MULTI if re.search(rf"\S\s+{w}\s+\S", answer, re.IGNORECASE)}
     command = _NEGATING_COMMAND_RE.search(pre + answer + post)
@@ -112,6 +130,8 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         (_BEFORE_RE, "" if fallback else pre),
         (_RETRACT_RE, tail),
         (_LEAD_RE, lead),
+        (_TOUCH_RE, touching),
+        (_TOUCH_RELATION_RE, "" if fallback else touching),
         (_SECOND_VALUE_RE, post),
         (_DIFFERENCE_RE, own),
     ]

@@ -161,6 +161,7 @@ def _scale_words(unit: str) -> list[str]:
     count in millions); "hundred" and chains of them are only their product."""
     words = []
     for word in unit.lower().split():
+        word = word[:-1] if word in ("hundreds", "thousands", "millions", "billions") else word
         if word not in _SCALES and word != "hundred":
             break
         words.append(word)

@@ -8,9 +8,10 @@ character it does not know and keeps what it read so far, so the wrong answer is
 
 ``not_a_value`` names what is wrong with an answer that, whatever its parse, is no value: a bound
 or a comparison (``\geq 18``, ``< 18``, ``3 \approx 4``), an expression cut off at an operator
-(``3 +``, ``3 \times``, ``0^+``, ``18?``) or a number in another base (``22_3``) where the gold
-has none. The verifier grades those ``invalid``. ``box_is_operand`` says when a ``\boxed{}`` is
-part of an expression (``-\boxed{18}``, ``2\boxed{18}``, ``\boxed{18}^2``): then it is no answer.
+(``3 +``, ``3 \times``, ``0^+``, ``18?``), a number in another base (``22_3``) where the gold
+has none, or a unit followed by more (``18 \text{ h } 20 \text{ min}``). The verifier grades
+those ``invalid``. ``box_is_operand`` says when a ``\boxed{}`` is part of an expression
+(``-\boxed{18}``, ``2\boxed{18}``, ``\boxed{18}^2``, ``\boxed{18} + 2``): then it is no answer.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ __all__ = ["to_latex", "not_a_value", "box_is_operand"]
 
 _PLAIN = {
     "\u2212": "-",  # minus sign
+    "\u2010": "-",  # hyphens some models write as the minus: "‑18" is -18
+    "\u2011": "-",
+    "\u2012": "-",
+    "\ufe63": "-",
+    "\uff0d": "-",
     "\u2013": "-",  # en dash: "3–4" is a range, never 3
     "\u2014": "-",
     "\u00d7": r"\times ",
@@ -79,6 +85,13 @@ _DANGLING_RE = re.compile(
     r"(?:[-+*/^_=,?]|\\(?:times|cdot|div|pm|mp|sqrt|frac|dfrac|tfrac|over|ast)|\^\{?[-+]\}?)\s*$"
 )
 _BASE_RE = re.compile(r"\d\s*_\s*\{?\s*\d")
+# a unit after a number, and then more: "18 \text{ hours } 20 \text{ minutes}", "18 \text{ cm} =
+# 20 \text{ m}", "5 \text{ dollars and } 50 \text{ cents}"; math-verify reads only the first number
+_UNIT_THEN_MORE_RE = re.compile(
+    r"\d(?:\s|\\[,;:! ])*\\(?:text|textrm|textnormal|textbf|mathrm|mbox)\s*"
+    r"\{(?!\s*(?:or|and|,)\s*\})[^{}]*\}"  # "3 \text{ and } 5" joins the parts of one answer
+    r"(?:\s*\^\s*(?:\{[^{}]*\}|\w))?\s*(?=[^\s.^]|\.\s*\S)"
+)
 
 
 def not_a_value(pred: str, gold: str) -> str | None:
@@ -95,6 +108,8 @@ def not_a_value(pred: str, gold: str) -> str | None:
         return "stops at an operator"
     if _BASE_RE.search(text) and not _BASE_RE.search(gold):
         return "is written in another base"
+    if _UNIT_THEN_MORE_RE.search(text) and not _UNIT_THEN_MORE_RE.search(gold):
+        return "goes on after its unit: several quantities, not one value"
     return None
 
 
@@ -120,8 +135,10 @@ _BOX_BEFORE_RE = re.compile(  # a factor only when it touches the box; an operat
     r"(?:[\d)]\$?|(?:[-+/^]|\\(?:times|cdot|div|pm|mp|sqrt|frac))[ \t$]*)\Z"
 )
 _BOX_AFTER_RE = re.compile(
-    r"[(\d]|[\s$]*(?:[\^_/]|\\(?:times|cdot|div|sqrt|frac)(?![A-Za-z]))"
-)  # "(" or a digit only when it touches the box: "\boxed{18} (the total)" is an aside
+    r"[(\dA-Za-z]|\\(?:pi|pm|mp)(?![A-Za-z])|,\d{3}|\{,\}|\\,\s*\d"
+    r"|[\s$]*(?:[\^_/]|\\(?:times|cdot|div|sqrt|frac|pm|mp)(?![A-Za-z])|[-+=]\s*\$?\s*[\d(\\])"
+    r"|\s*(?:\\text\s*\{\s*)?hundreds?\b"
+)  # "(", a digit or a letter only when it touches the box: "\boxed{18} (the total)" is an aside
 
 
 def box_is_operand(text: str, start: int, end: int) -> bool:

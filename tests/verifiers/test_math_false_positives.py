@@ -102,6 +102,47 @@ WRONG = [
     ("22", r"\boxed{22 \text{ hundred}}"),
     ("12", "Total: 12 hundred thousand"),
     ("1200", "Total: 12 hundred thousand"),
+    ("18", "The answer is 18 hundreds."),
+    # a unit and then more: math-verify read only the first number (a second review, 2026-12-04)
+    ("18", r"\boxed{18 \text{ hours } 20 \text{ minutes}}"),
+    ("5", r"\boxed{5 \text{ dollars and } 50 \text{ cents}}"),
+    ("3", r"\boxed{3\text{ ft } 6\text{ in}}"),
+    ("18", r"\boxed{18\text{ cm}} \text{ or } \boxed{20\text{ cm}}"),
+    ("18", r"\boxed{18 \text{ cm}, 20 \text{ cm}}"),
+    ("18", r"\boxed{18 \text{ cm} = 20 \text{ m}}"),
+    ("18", r"\boxed{18 \text{ cm}^2 - 2\text{ cm}^2}"),
+    ("18", r"The area is $18 \text{ cm} \times 20 \text{ cm}$"),
+    ("6", r"\boxed{6 \text{ inches by } 18 \text{ inches}}"),
+    # a word or sign right before the box or the number
+    ("18", r"The answer is negative \boxed{18}."),
+    ("18", r"The total is approximately $\boxed{18}$."),
+    ("18", r"~\boxed{18}"),
+    ("18", r"$x \approx \boxed{18}$"),
+    ("18", r"She needs at least $\boxed{18}$ boxes."),
+    ("18", r"$x < \boxed{18}$"),
+    ("18", r"The answer is between \boxed{18} and 20."),
+    ("18", r"It isn't \boxed{18}; it's 20."),
+    ("18", r"The answer is 20, rather than $\boxed{18}$."),
+    ("18", r"The probability is 1 in \boxed{18}."),
+    ("18", "So x is negative 18."),
+    ("18", "So the total is approximately 18."),
+    ("18", "So she needs fewer than 18 boxes."),
+    ("18", "So the chance is one in 18."),
+    ("18", "So the probability is 1 / 18."),
+    ("18", "So x = \u201118."),  # a non-breaking hyphen is a minus
+    # ranges, and a box that is an operand
+    ("18", "The answer is anywhere from 18 to 22."),
+    ("18", "The answer is from 18 to 20."),
+    ("18", "The answer is within 18-22."),
+    ("18", r"$\boxed{18} + 2 = 20$"),
+    ("18", r"$\boxed{18} = 20$"),
+    ("18", r"$\boxed{18} \pm 2$"),
+    ("18", r"$\boxed{18},000$"),
+    ("18", r"$\boxed{18}\pi$"),
+    ("18", r"$\boxed{18}x$"),
+    ("18", r"\boxed{18} hundred"),
+    # the last box is cut off: an earlier, different one is not the answer
+    ("18", r"\boxed{18}. Let me double-check: 9 + 11 = \boxed{20"),
 ]
 
 RIGHT = [
@@ -145,6 +186,16 @@ RIGHT = [
     ("150", "The answer is 1.5 hundred"),
     ("4", "He paid $4 million."),  # the question may count in millions (labelled rows)
     ("4000000", "He paid $4 million."),
+    ("18", r"\boxed{18 \text{ cm}^2}"),
+    ("2000", r"\boxed{2 \times 10^3 \text{ m}}"),
+    ("3, 5", r"$\boxed{3 \text{ and } 5}$"),
+    ("18", r"She needs at least 18 boxes, so the answer is \boxed{18}."),
+    ("18", "She had 20 and gave 2, so 20 - 2 = 18."),
+    ("18", "It went from 20 down to 18."),
+    ("-18", "So x = \u201118."),
+    ("94", "Thus, 2146 + x >= 2250\nThus, x >= 94"),  # GSM8K's own working: the least needed
+    ("220", "Lola takes 220 seconds.\nBecause 200 < 220 Lola wins."),
+    ("18", "She sells 9 eggs, so she makes 9 * 2 = <<9*2=18>>18 dollars."),
 ]
 
 
