@@ -3,7 +3,8 @@
 One header line records the settings; then one line per finished row (``{"i", "passes", "trials",
 "unchecked"}``), flushed and fsynced after each batch. A run killed at any moment leaves at worst a
 torn last line, which the next run cuts off; rows already written are never scored again, so
-nothing is lost or duplicated. A journal written under other settings is refused, not mixed in.
+nothing is lost or duplicated. A journal written under other settings is refused, not mixed in
+(one with no row scored yet, from a run that failed at its first batch, is started afresh).
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ class Journal:
             header = {}
         if header.get("journal") != _MAGIC:
             raise PrescoreError(f"{self.path} is not a passband pre-scoring journal; move it away")
+        if header["settings"] != self.settings and len(lines) <= 1:  # no row scored: none lost
+            self._write_lines([{"journal": _MAGIC, "settings": self.settings}], fresh=True)
+            return
         if header["settings"] != self.settings:
             diff = sorted(
                 k

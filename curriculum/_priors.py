@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -200,7 +201,7 @@ def _same_model(a: str, b: str) -> bool:
 def prior_counts(prompt_id: Hashable, counts: Any, hint: int) -> tuple[float, float]:
     """``(passes, trials)`` of one prior: a pair, or a bare pass rate read as one group of
     ``hint`` answers; a ``DataError`` (a ``ValueError``) naming the prompt when it is neither,
-    not finite, or has passes outside ``[0, trials]``."""
+    not finite, has trials below 0 (or 0 with passes), or passes outside ``[0, trials]``."""
     given = counts
     try:
         if type(counts) is not tuple and isinstance(counts, (int, float, np.number)):
@@ -212,6 +213,22 @@ def prior_counts(prompt_id: Hashable, counts: Any, hint: int) -> tuple[float, fl
         ) from None
     if not (math.isfinite(p) and math.isfinite(t)):
         raise DataError(f"prior for {prompt_id!r}: {given!r} is not finite")
+    if t < 0 or (t == 0 and p != 0):
+        raise DataError(
+            f"prior for {prompt_id!r}: {given!r} needs trials > 0 (or (0, 0) for unscored), "
+            f"got trials={t:g}"
+        )
     if t > 0 and not 0 <= p <= t:
         raise DataError(f"prior for {prompt_id!r}: passes={p} not in [0, trials={t}]")
     return p, t
+
+
+def warn_unmatched(unmatched: list, given: int, ids: Sequence) -> None:
+    """Warn that ``unmatched`` of the ``given`` prior keys name no prompt id, with an example of
+    each (keys read from JSON are strings, ids often ints: then nothing matches)."""
+    if unmatched:
+        warnings.warn(
+            f"{len(unmatched)} of the {given} prior keys match no prompt id and are unused "
+            f"(e.g. {unmatched[0]!r}; the ids are like {ids[0]!r})",
+            stacklevel=4,
+        )

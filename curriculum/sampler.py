@@ -43,7 +43,7 @@ from passband.curriculum._ids import build_index, plain_id, plain_ids, whole_num
 from passband.curriculum._persist import COUNTERS, FLOATS, PersistMixin
 from passband.curriculum._pools import DueQueue, IndexSet
 from passband.curriculum._predict import signal_model
-from passband.curriculum._priors import prior_counts
+from passband.curriculum._priors import prior_counts, warn_unmatched
 from passband.curriculum._selection import SelectionMixin
 from passband.curriculum.allocation import allocate
 from passband.curriculum.config import CurriculumConfig
@@ -337,17 +337,20 @@ class Curriculum(SelectionMixin, PersistMixin):
         idx, passes, trials = [], [], []
         hint = self.config.group_size_hint
         index = self._index
+        unmatched = []
         for prompt_id, counts in priors.items():
             i = index.get(prompt_id)
             if i is None:
                 i = index.get(plain_id(prompt_id))
             if i is None:
-                self._counts["priors/unused"] += 1
+                unmatched.append(prompt_id)
                 continue
             p, t = prior_counts(prompt_id, counts, hint)
             if t <= 0:
                 continue
             idx.append(i), passes.append(p), trials.append(t)
+        self._counts["priors/unused"] += len(unmatched)
+        warn_unmatched(unmatched, len(priors), self._ids)
         if idx:
             self._apply_priors(np.asarray(idx), np.asarray(passes), np.asarray(trials))
 

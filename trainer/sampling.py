@@ -323,9 +323,7 @@ def make_sampler(
     )
     if unused:
         line += f"; {unused} of the {len(priors)} keys match no prompt position (0..{len(ids) - 1})"
-    log(line)
-    if unused and not used:
-        warnings.warn(line, stacklevel=3)
+    log(line)  # the curriculum warns of keys that match no prompt
     return curriculum
 
 

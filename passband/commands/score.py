@@ -121,7 +121,8 @@ def _output_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace an existing --out file (refused otherwise, unless resuming its journal)",
+        help="replace an existing --out file and start over, discarding a leftover journal "
+        "(refused otherwise, unless resuming its journal)",
     )
     group.add_argument("--plot", default=None, help="histogram PNG (default: OUT.pass_rate.png)")
     group.add_argument("--timeout", type=float, default=10.0, help="seconds per verification")
@@ -178,7 +179,10 @@ def _check_out(args: argparse.Namespace) -> None:
         raise UsageError(f"--out: {exc}") from None
     if Path(args.out).resolve() == Path(args.dataset).resolve():
         raise UsageError(f"--out {args.out!r} is the input dataset; write the scores elsewhere")
-    resuming = Path(f"{os.fspath(args.out)}.journal.jsonl").exists()
+    journal = Path(f"{os.fspath(args.out)}.journal.jsonl")
+    if args.overwrite:  # start over: a leftover journal is not resumed
+        journal.unlink(missing_ok=True)
+    resuming = journal.exists()
     if Path(args.out).exists() and not resuming and not args.overwrite:
         raise UsageError(
             f"--out {args.out!r} exists (a finished scoring run?); pass --overwrite to replace "

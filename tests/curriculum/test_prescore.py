@@ -380,6 +380,18 @@ def test_a_verifier_that_fails_on_every_answer_stops_the_run_naming_its_error(tm
             first=2,
             batch_size=16,
         )
+    # the corrected run is not refused for the failed one's journal: it holds no scored row
+    out = prescore(
+        rows,
+        CoinFlipGenerator(table),
+        "exact",
+        out_path=tmp_path / "o.jsonl",
+        progress=False,
+        k=2,
+        first=2,
+        batch_size=16,
+    )
+    assert out.scored == 16 and all(r["trials"] == 2 for r in out.rows)
 
 
 def test_answers_that_could_not_be_checked_are_counted_in_the_summary(tmp_path):

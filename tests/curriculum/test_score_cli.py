@@ -1,5 +1,7 @@
 """`passband score` end to end with a tiny real model (random weights) saved to disk."""
 
+import json
+
 import pytest
 
 from passband.cli import main
@@ -74,6 +76,15 @@ def test_score_command_end_to_end_is_reproducible(tiny_model, score_flags, tmp_p
     assert "--overwrite" in capsys.readouterr().err and again.read_bytes() == stamp
     assert main(["score", str(data), *model, "--out", str(again), *common, "--overwrite"]) == 0
     assert all(r["score_source"] == "sampled" for r in read_rows(again))
+    # a journal left by a run with other settings is refused, and --overwrite starts over
+    journal = tmp_path / "e.jsonl.journal.jsonl"
+    header = {"journal": "passband.prescore/1", "settings": {"k": 99}}
+    row = {"i": 0, "passes": 1, "trials": 2, "unchecked": 0}
+    journal.write_text(json.dumps(header) + "\n" + json.dumps(row) + "\n")
+    assert main(["score", str(data), *model, "--out", str(again), *common]) == 2
+    assert "other settings" in capsys.readouterr().err
+    assert main(["score", str(data), *model, "--out", str(again), *common, "--overwrite"]) == 0
+    assert not journal.exists() and all(r["trials"] > 0 for r in read_rows(again))
 
 
 def test_score_command_names_user_mistakes(tmp_path, capsys):

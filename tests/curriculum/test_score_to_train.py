@@ -108,7 +108,7 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tiny_model, tmp_path, capsys):
     assert "priors for 2 of 6 prompts (given to GRPOTrainer)" in capsys.readouterr().out
     assert trainer.sampler.classify(0) == "too_easy" and trainer.sampler.classify(1) == "too_hard"
     # keys that name no prompt position are counted as such, not reported as priors
-    with pytest.warns(UserWarning, match="2 of the 2 keys match no prompt position"):
+    with pytest.warns(UserWarning, match="2 of the 2 prior keys match no prompt id"):
         GRPOTrainer(
             model,
             tok,
@@ -287,3 +287,25 @@ def test_a_bad_prior_is_a_config_error_before_the_model_loads(tmp_path, priors, 
             priors=priors,
         )
     assert words in str(info.value) and "no_model" not in str(info.value)
+
+
+@pytest.mark.parametrize("counts", [(2, 0), (-3, -5), (5, -1), (0, -8)])
+def test_curriculum_priors_without_trials_are_refused_by_name(counts):
+    """``Curriculum(priors=...)`` refuses counts with no trials but passes, or negative trials,
+    naming the prompt, as ``passband train`` refuses such a row; (0, 0) is an unscored prompt."""
+    from passband.curriculum import Curriculum
+    from passband.errors import DataError
+
+    with pytest.raises(DataError, match=r"prior for 3: .* needs trials > 0"):
+        Curriculum(range(10), priors={3: counts})
+    assert Curriculum(range(10), priors={3: (0, 0)}).metrics()["priors/used"] == 0
+
+
+def test_curriculum_priors_whose_keys_match_no_id_are_warned_about():
+    """Priors read from JSON have string keys; ids that are ints match none of them. The bare
+    ``Curriculum`` says so, with an example of each, instead of dropping them silently."""
+    from passband.curriculum import Curriculum
+
+    with pytest.warns(UserWarning, match=r"1 of the 2 prior keys match no prompt id .*'0'.*like 0"):
+        cur = Curriculum(range(10), priors={"0": (2, 8), 1: (2, 8)})
+    assert cur.metrics()["priors/unused"] == 1 and cur.metrics()["priors/used"] == 1
