@@ -15,7 +15,7 @@ from passband.trainer import _resume as resume
 from passband.trainer._checkpoint import load_latest_checkpoint, rng_state, save_checkpoint
 from passband.trainer._data import prompt_of
 from passband.trainer._fsdp import full_model_state, full_optimizer_state
-from passband.trainer.sampling import sampler_estimates
+from passband.trainer._sampler_api import sampler_estimates
 
 
 class RunStateMixin:

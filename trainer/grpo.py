@@ -66,6 +66,7 @@ from passband.trainer._refill import (
     short_batch_note,
 )
 from passband.trainer._runstate import RunStateMixin
+from passband.trainer._sampler_api import check_ids, check_sampler, draw, round_group_sizes
 from passband.trainer._scoring import Scorer
 from passband.trainer._startup import start_verifier_workers
 from passband.trainer._update import UpdateMixin
@@ -77,7 +78,7 @@ from passband.trainer.losses import get_aggregation
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer, weights_stamp
 from passband.trainer.rollout import RolloutBackend
 from passband.trainer.rollout_vllm import make_rollout_backend
-from passband.trainer.sampling import check_ids, check_sampler, make_sampler, round_group_sizes
+from passband.trainer.sampling import make_sampler
 
 __all__ = ["GRPOTrainer"]
 
@@ -289,15 +290,10 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
             room = rollout_room(len(groups), c.prompts_per_step)  # the step's roll-out budget
             if not real_shortfall(needed, c.prompts_per_step, first_round=rounds < 0) or not room:
                 break
-            rounds += 1
             used = [g.prompt_id for g in groups]
             with self._time("sample"):
-                ids = (
-                    self.sampler.sample(min(needed, room), exclude=used)
-                    if used
-                    else self.sampler.sample(needed)
-                )
-                if c.filter_zero_variance and c.max_refill_rounds > 0:
+                ids = draw(self.sampler, min(needed, room), used)  # first draw empty: an error
+                if ids and c.filter_zero_variance and c.max_refill_rounds > 0:
                     chance = predicted_signal(self.sampler, ids)
                     more = draws_for(needed, chance, min(len(self.rows), room))
                     ids += (
@@ -305,6 +301,9 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
                         if more > needed
                         else []
                     )
+            if not ids:  # nothing left to draw: no round
+                break
+            rounds += 1
             groups += self._rollout_groups(ids, rounds)
         return groups, max(rounds, 0)
 
@@ -340,7 +339,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
             out = self.backend.rollout(prompts, n[0] if same else n, seeds) if rows else None
             if rows:
                 out.check_shape(n, type(self.backend).__name__)
-        self._calls += 1
+        self._calls += bool(rows)
         with self._time("score"):
             verdicts = (
                 self.scorer(

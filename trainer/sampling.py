@@ -1,7 +1,8 @@
 """Which prompts each step trains on: the pass-rate curriculum, or uniform epochs without it.
 
-The seam is ``Sampler``: ``sample`` / ``observe`` / ``state_dict`` / ``load_state_dict`` /
-``metrics`` (plus ``estimates`` for ``curriculum.json``, empty by default). ``Curriculum`` and
+The seam is ``Sampler`` (in ``_sampler_api``, with the checks made on a given one): ``sample`` /
+``observe`` / ``state_dict`` / ``load_state_dict`` / ``metrics`` (plus ``estimates`` for
+``curriculum.json``, empty by default). ``Curriculum`` and
 ``UniformSampler`` implement it, and ``GRPOTrainer(..., sampler=...)`` takes any object that has
 those methods, so the loop never asks which one it has.
 
@@ -21,9 +22,15 @@ from typing import Any
 import numpy as np
 
 from passband.curriculum import Curriculum, CurriculumConfig
-from passband.curriculum._priors import prior_counts, row_prior, training_priors
-from passband.errors import ConfigError, DataError
+from passband.curriculum._priors import row_prior, training_priors
 from passband.trainer._data import prompt_of
+from passband.trainer._sampler_api import (  # noqa: F401 - the seam, re-exported
+    Sampler,
+    check_ids,
+    check_sampler,
+    check_sampler_rows,
+    round_group_sizes,
+)
 
 __all__ = [
     "Sampler",
@@ -34,120 +41,6 @@ __all__ = [
     "resolve_curriculum",
     "round_group_sizes",
 ]
-
-_METHODS = ("sample", "observe", "state_dict", "load_state_dict", "metrics")
-
-
-class Sampler:
-    """The interface the GRPO loop calls; subclass it, or pass any object with these methods."""
-
-    def sample(self, n: int, exclude: Iterable[Any] = ()) -> list:
-        raise NotImplementedError
-
-    def observe(self, prompt_id: Any, successes: int, trials: int) -> None:
-        raise NotImplementedError
-
-    def state_dict(self) -> dict:
-        raise NotImplementedError
-
-    def load_state_dict(self, state: dict) -> None:
-        raise NotImplementedError
-
-    def metrics(self) -> dict:
-        return {}
-
-    def estimates(self) -> dict:
-        return {}
-
-    def group_sizes(self, prompt_ids: Sequence[Any], budget: int) -> list[int]:
-        """Answers per prompt for ``budget`` rollouts; default: an equal split (the fixed G)."""
-        n = len(prompt_ids)
-        return [budget // n + (1 if k < budget % n else 0) for k in range(n)] if n else []
-
-
-def round_group_sizes(sampler: Any, prompt_ids: Sequence[Any], group_size: int) -> list[int]:
-    """Answers per prompt for one round: ``group_size`` x prompts split by the sampler's
-    optional ``group_sizes(ids, budget)`` (the curriculum's adaptive G), else ``group_size``
-    each. A split that does not add up to the budget, or gives a prompt fewer than 2 answers
-    (no variance to learn from), is refused rather than trained on."""
-    split = getattr(sampler, "group_sizes", None)
-    n, budget = len(prompt_ids), group_size * len(prompt_ids)
-    if split is None:
-        return [group_size] * n
-    sizes = [int(k) for k in split(list(prompt_ids), budget)]
-    if len(sizes) != n or sum(sizes) != budget or any(k < 2 for k in sizes):
-        raise ValueError(
-            f"{type(sampler).__name__}.group_sizes gave {sizes} for {n} prompts and "
-            f"{budget} rollouts: it must give one size >= 2 per prompt, summing to the budget"
-        )
-    return sizes
-
-
-def check_sampler(sampler: Any, priors: Any = None, group_size: int = 8) -> Any:
-    """``sampler`` itself when it has the interface (None passes), else a ``ConfigError`` naming
-    what is missing; also one when ``priors`` are given beside it, or one does not read as a
-    prior (``check_priors``)."""
-    if sampler is None:
-        check_priors(priors, group_size)
-        return None
-    if priors is not None:
-        raise ConfigError(
-            "GRPOTrainer: give priors= or sampler=, not both: a sampler you build keeps its "
-            "own priors (Curriculum(ids, priors=...)), so these would be ignored"
-        )
-    missing = [m for m in _METHODS if not callable(getattr(sampler, m, None))]
-    if missing:
-        raise ConfigError(
-            f"sampler={type(sampler).__name__} lacks {', '.join(missing)}; a sampler "
-            f"needs {', '.join(_METHODS)} (see passband.trainer.sampling.Sampler)"
-        )
-    return sampler
-
-
-def check_priors(priors: Any, group_size: int) -> None:
-    """A ``ConfigError`` naming the first of ``priors`` that the curriculum could not read."""
-    if priors is None:
-        return
-    try:
-        for key, value in priors.items():
-            prior_counts(key, value, group_size)
-    except (AttributeError, DataError) as exc:  # not a mapping, or one value unreadable
-        what = exc if isinstance(exc, DataError) else f"is a {type(priors).__name__}, not a dict"
-        raise ConfigError(f"GRPOTrainer: priors= {what}") from None
-
-
-def check_sampler_rows(sampler: Any, kept: Sequence[int] | None) -> Any:
-    """``sampler`` when no row positions shifted (``kept`` is None), else a ``ConfigError``: it
-    was built on the dataset's positions, and the trainer's rows are the kept ones, so its ids
-    would pick other prompts."""
-    if kept is not None:
-        gone = [i for i, k in enumerate(kept) if i != k][:1]
-        raise ConfigError(
-            f"sampler= draws row positions, but skip_bad_rows dropped rows of train_dataset (the "
-            f"first at position {gone[0]}), so its ids would pick other prompts; fix those "
-            "rows, or build the sampler on the rows that remain"
-        )
-    return sampler
-
-
-def check_ids(sampler: Any, ids: Sequence[Any], n_rows: int) -> Sequence[Any]:
-    """``ids`` when every one is a row position of the training data, else a ``ConfigError``
-    naming the first that is not: the trainer looks rows up by position, so a sampler built on
-    other ids (strings, an offset range) must say so before a lookup fails or picks a wrong row."""
-    for i in ids:
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n_rows:
-            raise ConfigError(
-                f"sampler {type(sampler).__name__} drew prompt id {i!r}; GRPOTrainer's sampler "
-                f"must draw row positions 0..{n_rows - 1} of train_dataset (build it as "
-                "Curriculum(range(len(train_dataset)), ...))"
-            )
-    return ids
-
-
-def sampler_estimates(sampler: Any) -> dict:
-    """Pass-rate estimates for ``curriculum.json``; {} for a sampler that keeps none."""
-    fn = getattr(sampler, "estimates", None)
-    return fn() if callable(fn) else {}
 
 
 class UniformSampler(Sampler):
