@@ -18,7 +18,7 @@ import warnings
 from dataclasses import dataclass, fields
 
 from passband.curriculum.posterior import check_band
-from passband.errors import ConfigError, unknown_names
+from passband.errors import ConfigError, UnknownSettingError, unknown_names
 
 EASY_POLICIES = ("drop", "downweight")
 DEPRECATED_NAMES = {
@@ -61,6 +61,16 @@ def _check_range(
 @dataclass(frozen=True)
 class CurriculumConfig:
     """Every decision the sampler makes is driven by one of these fields."""
+
+    def __new__(cls, *args, **kwargs):
+        """An unknown keyword is a ``ConfigError`` (also a ``TypeError``) that lists the fields."""
+        names = [f.name for f in fields(cls)]
+        unknown = set(kwargs) - set(names)
+        if unknown:
+            raise UnknownSettingError(
+                f"CurriculumConfig: {unknown_names('curriculum option', unknown, names)}"
+            )
+        return super().__new__(cls)
 
     band: tuple[float, float] = (0.2, 0.8)
     """Pass-rate band [low, high] whose prompts give groups that disagree; outside it a group of
@@ -238,10 +248,9 @@ class CurriculumConfig:
         unknown = sorted(set(options) - valid)
         if unknown:
             listed = sorted(valid - {"group_size_hint"})  # a trainer sets it from group_size
-            raise TypeError(
-                f"{unknown_names('curriculum option', unknown, listed)} Valid: {listed} "
-                "(and group_size_hint when the curriculum is built by hand: a trainer sets it "
-                "from its group_size)"
+            raise UnknownSettingError(
+                f"{unknown_names('curriculum option', unknown, listed)} (and group_size_hint "
+                "when the curriculum is built by hand: a trainer sets it from its group_size)"
             )
         if band is not None:  # a list from TOML / JSON; anything else is judged as given
             options["band"] = tuple(band) if isinstance(band, (list, tuple)) else band

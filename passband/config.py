@@ -166,10 +166,7 @@ def _build(raw: dict, source: str, band_override: bool = False) -> RunConfig:
     valid = [*_SECTIONS, "trainer", "curriculum"]
     unknown = sorted(set(raw) - set(valid))
     if unknown:
-        raise ConfigError(
-            f"{source}: {unknown_names('section', unknown, valid)} Valid sections: "
-            f"{', '.join(valid)}"
-        )
+        raise ConfigError(f"{source}: {unknown_names('section', unknown, valid)}")
     for name in ("model", "data"):
         if name not in raw:
             raise ConfigError(f"{source}: missing [{name}] section with at least `path = ...`")
@@ -249,10 +246,7 @@ def _section(cls, values: Any, name: str, source: str):
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(values) - set(fields))
     if unknown:
-        raise ConfigError(
-            f"{source}: [{name}] {unknown_names('key', unknown, fields)} Valid keys: "
-            f"{', '.join(fields)}"
-        )
+        raise ConfigError(f"{source}: [{name}] {unknown_names('key', unknown, fields)}")
     required = [
         n
         for n, f in fields.items()

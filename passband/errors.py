@@ -5,6 +5,7 @@
     PassbandError                    anything the user can fix; the CLI prints it and exits 2
     ├── UsageError                   a wrong flag, path or combination of options
     │   ├── ConfigError (ValueError)     a TOML key, type or value; names the field
+    │   │   └── UnknownSettingError (TypeError)  a keyword a config class has no field for
     │   └── DataError (ValueError)       a table or row: names file:line or the row and column
     ├── RunDirError (FileExistsError)    output_dir is in use by another run, or holds one
     ├── CheckpointError                  no checkpoint can be loaded; names the file
@@ -23,6 +24,7 @@ __all__ = [
     "PassbandError",
     "UsageError",
     "ConfigError",
+    "UnknownSettingError",
     "DataError",
     "RunDirError",
     "CheckpointError",
@@ -40,6 +42,10 @@ class UsageError(PassbandError):
 
 class ConfigError(UsageError, ValueError):
     """A configuration key, type or value is wrong; the message names the field and the value."""
+
+
+class UnknownSettingError(ConfigError, TypeError):
+    """A keyword a config class has no field for (also a ``TypeError``, as Python raises for one)."""
 
 
 class DataError(UsageError, ValueError):
@@ -67,9 +73,10 @@ def did_you_mean(name: object, known) -> str:
 
 
 def unknown_names(kind: str, unknown, known) -> str:
-    """``unknown <kind>(s) [...].`` and the closest known name of each, as one sentence or more."""
+    """``unknown <kind>(s) [...].``, the closest known name of each, and every known name (in
+    ``known``'s order): ``... Did you mean 'band'? Valid: band, success_threshold, ...``."""
     hints = "".join(did_you_mean(u, known) for u in sorted(unknown))
-    return f"unknown {kind}(s) {sorted(unknown)}.{hints}"
+    return f"unknown {kind}(s) {sorted(unknown)}.{hints} Valid: {', '.join(map(str, known))}"
 
 
 def first_few(problems: list[str], shown: int = 5) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from passband.curriculum.posterior import check_band
-from passband.errors import ConfigError, unknown_names
+from passband.errors import ConfigError, UnknownSettingError, unknown_names
 from passband.sandbox._worker_limits import (
     TIMEOUT_ALLOWED,
     WORKERS_ALLOWED,
@@ -35,10 +35,6 @@ __all__ = ["GRPOConfig", "RECOMMENDED", "check_recommended"]
 LR_SCHEDULES = ("constant", "cosine", "linear")
 ROLLOUT_BACKENDS = ("hf", "vllm")
 DISTRIBUTED = ("auto", "ddp", "fsdp")
-
-
-class UnknownSettingError(ConfigError, TypeError):
-    """A keyword ``GRPOConfig`` has no field for (a ``TypeError``, as Python raises for one)."""
 
 
 @dataclass(frozen=True)
@@ -192,10 +188,7 @@ class GRPOConfig:
         valid = [f.name for f in dataclasses.fields(cls)]
         unknown = sorted(set(values) - set(valid))
         if unknown:
-            raise ConfigError(
-                f"{unknown_names('trainer setting', unknown, valid)} Valid settings: "
-                f"{', '.join(valid)}"
-            )
+            raise ConfigError(unknown_names("trainer setting", unknown, valid))
         return cls(**values)
 
     @classmethod
@@ -280,7 +273,6 @@ _RULES: tuple[tuple[str, Callable[[Any, Any], bool], str | Callable[[], str]], .
     *(
         (name, _at_least(1), "an integer >= 1")
         for name in (
-            "group_size",
             "prompts_per_step",
             "max_new_tokens",
             "mu",
@@ -300,7 +292,7 @@ _RULES: tuple[tuple[str, Callable[[Any, Any], bool], str | Callable[[], str]], .
         for name in ("top_k", "max_refill_rounds", "warmup_steps", "seed")
     ),
     # sampling
-    ("group_size", _at_least(2), ">= 2 (a group of one has no variance)"),
+    ("group_size", _at_least(2), "an integer >= 2 (a group of one has no variance)"),
     (
         "temperature",
         _num(lambda v: v > 0),

@@ -28,6 +28,7 @@ needs_gsm8k = pytest.mark.skipif(
     "changes, words",
     [
         ({"group_size": 1}, ["group_size", "1", ">= 2"]),
+        ({"group_size": 0}, ["group_size", "0", "integer >= 2"]),
         ({"temperature": 0.0}, ["temperature", "0.0", "> 0"]),
         ({"top_p": 1.5}, ["top_p", "1.5"]),
         ({"clip_low": 1.2}, ["clip_low", "1.2"]),
@@ -166,7 +167,7 @@ def test_toml_with_typed_overrides(tmp_path):
 @pytest.mark.parametrize(
     "text, overrides, words",
     [
-        (BASE + "[optimizer]\nlr = 1\n", [], ["optimizer", "Valid sections", "trainer"]),
+        (BASE + "[optimizer]\nlr = 1\n", [], ["optimizer", "Valid: ", "trainer"]),
         (BASE.replace("group_size = 8", "groupsize = 8"), [], ["groupsize", "group_size"]),
         (BASE, ["trainer.temperature=0"], ["[trainer]", "temperature", "> 0"]),
         (BASE, ["data.limit=0"], ["[data] limit", "integer >= 1"]),
