@@ -77,8 +77,14 @@ def row_prior(
     passes, trials = _number(row, "passes"), _number(row, "trials")
     if passes == 0 and trials == 0:
         return None  # ``passband score`` got no verdict (every answer errored or timed out)
-    if passes is not None or trials is not None:
-        if passes is None or not trials or trials < 0 or not 0 <= passes <= trials:
+    if (passes is None) != (trials is None) and (passes is not None or not _has_rate(row)):
+        have, lack = ("passes", "trials") if passes is not None else ("trials", "passes")
+        raise ValueError(
+            f"{have!r} = {row.get(have)!r} but {lack!r} is missing or empty: a count needs "
+            "both, with 0 <= passes <= trials and trials > 0"
+        )
+    if passes is not None:
+        if not trials or trials < 0 or not 0 <= passes <= trials:
             raise ValueError(
                 f"'passes' = {row.get('passes')!r} with 'trials' = {row.get('trials')!r}: "
                 "expected counts with 0 <= passes <= trials and trials > 0"
@@ -119,10 +125,14 @@ def _rate(row: Mapping[str, Any], column: str) -> float | None:
 
 def _carries_difficulty(row: Mapping[str, Any]) -> bool:
     """Whether ``row`` has a column a prior is read from (its values are checked later)."""
-    return (
-        "passes" in row
-        or "pass_rate" in row
-        or any(isinstance(c, str) and c.endswith(SOLVE_RATE_SUFFIX) for c in row)
+    return "passes" in row or "trials" in row or _has_rate(row)
+
+
+def _has_rate(row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` has a ``pass_rate`` or ``*_solve_rate`` column (a ``trials`` count beside
+    one is the rate's sample size, not half of a count)."""
+    return "pass_rate" in row or any(
+        isinstance(c, str) and c.endswith(SOLVE_RATE_SUFFIX) for c in row
     )
 
 

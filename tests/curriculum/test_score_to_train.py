@@ -149,6 +149,16 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tiny_model, tmp_path, capsys):
     )
     assert all(s == t == 2 for _, s, t in mine.seen)  # ".*" always passes: 2 of 2
 
+    class Empty(Fixed):  # draws nothing: the run would "finish" with nothing trained
+        def sample(self, n, exclude=()):
+            return []
+
+    empty = GRPOTrainer(
+        model, tok, rows, "regex", config.replace(output_dir=str(tmp_path / "e")), sampler=Empty()
+    )
+    with pytest.raises(ValueError, match=r"sampler Empty.sample\(2\) drew no prompt ids"):
+        empty.train()
+
 
 def test_rows_with_different_columns_each_get_their_own_prior():
     """Rows of one dataset may differ in columns (a partly scored file): the check of which
@@ -163,10 +173,11 @@ def test_rows_with_different_columns_each_get_their_own_prior():
         {"prompt": "e", "gsm8k_solve_rate": 0.25},
         {"prompt": "f", "pass_rate": 0.5},
         {"prompt": "g", "passes": None, "trials": None},  # columns present, no values
+        {"prompt": "h", "pass_rate": 0.25, "trials": 4},  # a rate and its sample size
     ]
     found = training_priors(rows, prior_trials=8)
-    assert found.priors == {1: (3, 4), 2: (1, 4), 4: (2.0, 8), 5: (4.0, 8)}
-    assert found.sources == {"passes/trials": 2, "*_solve_rate": 1, "pass_rate": 1}
+    assert found.priors == {1: (3, 4), 2: (1, 4), 4: (2.0, 8), 5: (4.0, 8), 7: (2.0, 8)}
+    assert found.sources == {"passes/trials": 2, "*_solve_rate": 1, "pass_rate": 2}
 
 
 @pytest.mark.parametrize(
@@ -174,7 +185,8 @@ def test_rows_with_different_columns_each_get_their_own_prior():
     [
         ({"passes": 9, "trials": 8}, "'passes' = 9 with 'trials' = 8"),
         ({"passes": -1, "trials": 8}, "'passes' = -1"),
-        ({"passes": 3}, "'passes' = 3 with 'trials' = None"),
+        ({"passes": 3}, "'passes' = 3 but 'trials' is missing or empty"),
+        ({"trials": 8}, "'trials' = 8 but 'passes' is missing or empty"),  # was read as unscored
         ({"passes": "3/8", "trials": 8}, "column 'passes' holds '3/8'"),
         ({"pass_rate": 1.5}, "column 'pass_rate' holds 1.5; expected a rate in [0, 1]"),
         ({"pass_rate": "hard"}, "column 'pass_rate' holds 'hard'"),
