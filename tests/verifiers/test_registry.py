@@ -120,3 +120,19 @@ def test_a_plugin_that_fails_to_import_is_named_as_broken_not_unknown(tmp_path, 
     said = str(info.value)
     assert "plugin 'broke' is installed but could not be loaded (broke_mod:grade)" in said
     assert "ImportError: needs libfoo" in said and "Known verifiers" not in said
+
+
+def test_the_demo_verifier_is_found_by_name_without_importing_the_demo_first():
+    """The README names ``demo_arith``; ``passband score --verifier demo_arith`` failed as an
+    unknown verifier because only importing ``passband.demo.task`` registered it. passband's own
+    entry point names it now (a fresh interpreter: nothing imported the demo before)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom passband.verifiers import get\n"
+        "assert 'passband.demo.task' not in sys.modules\n"
+        "v = get('demo_arith')\nprint(v('12', answer='12').status, v('13', answer='12').status)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["ok", "wrong"]
