@@ -48,6 +48,14 @@ _DANGLING_RE = re.compile(
 _OPERAND_RE = re.compile(
     r"\s+\*(?!\*)|\*(?=[A-Za-z(\d])|\s*(?:[\u00d7\u00f7^]|\\(?:times|cdot|div)(?![A-Za-z]))"
     r"|\s*[+/]\s*(?:[\d(\\$]|[A-Za-z](?![A-Za-z]))"  # "$18 / month" is a rate
+    r"|!(?:[ \t]*[a-z\d(=+*/\\]|\$)"  # "18! ways", "$18!$": a factorial ("Wow, 18!" is not)
+)
+# before the last number, a digit and a colon: "1:18" is a ratio, "3:18 pm" a time, not 18;
+# a numbered label is not ("Week 3:210 pages"; "Step 2: 18" has a space after its colon)
+_RATIO_BEFORE_RE = re.compile(
+    r"(?:\b(step|week|day|month|year|part|case|round|stage|level|phase|line|row|item|question"
+    r"|problem|q)\s*)?\d+(?::|\s+:\s+)\Z",
+    re.IGNORECASE,
 )
 _WORD_NUMBER_RE = re.compile(
     r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
@@ -173,7 +181,8 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
     same = [m for m in numbers if m.start() >= sentence_start]
     while len(same) > 1 and _counted_after(text, same[-2], same[-1]):
         same.pop()  # "He runs 540 meters in 3 sprints": the 3 qualifies the 540
-    if _OPERAND_RE.match(text, same[-1].end()):
+    ratio = _RATIO_BEFORE_RE.search(text, max(0, same[-1].start() - 24), same[-1].start())
+    if _OPERAND_RE.match(text, same[-1].end()) or (ratio and not ratio.group(1)):
         return None
     return same[-1].start(), same[-1].group(0)[: limit + 1]
 

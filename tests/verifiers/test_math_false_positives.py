@@ -143,6 +143,15 @@ WRONG = [
     ("18", r"\boxed{18} hundred"),
     # the last box is cut off: an earlier, different one is not the answer
     ("18", r"\boxed{18}. Let me double-check: 9 + 11 = \boxed{20"),
+    # a factorial, a ratio or a time read as the number before or after it (third review)
+    ("18", r"The answer is $\boxed{18}!$"),
+    ("18", r"So \[\boxed{18}!\]"),
+    ("18", "That gives 18! ways."),
+    ("18", "It is $18!$"),
+    ("18", "The ratio is 1:18."),
+    ("18", "The ratio of boys to girls is 2:18"),
+    ("18", "The ratio is 1 : 18"),
+    ("18", "At 3:18 pm she leaves."),
 ]
 
 RIGHT = [
@@ -196,6 +205,14 @@ RIGHT = [
     ("94", "Thus, 2146 + x >= 2250\nThus, x >= 94"),  # GSM8K's own working: the least needed
     ("220", "Lola takes 220 seconds.\nBecause 200 < 220 Lola wins."),
     ("18", "She sells 9 eggs, so she makes 9 * 2 = <<9*2=18>>18 dollars."),
+    ("18", r"So it is $\boxed{18}$!"),  # an exclamation, not a factorial
+    ("18", r"So it is \boxed{18}!"),
+    ("18", "Wow, 18!"),
+    ("18", "So she has 18! The end."),
+    ("18", "She earns $18!"),
+    ("18", "Step 2: 18"),
+    ("210", "300-90=210 pages remain\nWeek 3:210 pages"),  # a numbered label (a GSM8K solution)
+    ("1:18", r"$\boxed{1:18}$"),
 ]
 
 
