@@ -6,6 +6,10 @@
   shaped reward of 0.1 / 0.7 would count every answer as a pass and every prompt as solved.
 - ``True`` / ``False`` pass / fail; ``None`` and exceptions are ``error`` (not trials).
 
+A verifier that declares ``returns_verdict = True`` (every built-in does) never yields a plain
+number, so the threshold decides nothing for it (``decides_by_verdict``): pre-scores made with one
+are not marked as made under "another threshold".
+
 ``with_success_rule(reward, threshold)`` wraps a callable, a registered verifier or each term of a
 ``Reward`` so that the ``Verdict`` it yields already carries the rule in its status; the score
 (what the advantages use) is unchanged.
@@ -17,7 +21,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["with_success_rule", "describe_success_rule"]
+__all__ = ["with_success_rule", "describe_success_rule", "decides_by_verdict"]
 
 
 class _Thresholded:
@@ -81,3 +85,22 @@ def describe_success_rule(reward, threshold: float) -> str:
         )
     name = getattr(reward, "__name__", type(reward).__name__)
     return f"success = verdict.passed ({name}), or {numbers_rule}"
+
+
+def decides_by_verdict(reward) -> bool:
+    """Whether a success for ``reward`` is always a verdict's ``passed``: a verifier (by name or
+    object) that declares ``returns_verdict = True``, or a ``Reward`` whose primary term is one.
+    ``success_threshold`` then decides nothing, so a difference in it between pre-scoring and
+    training is none."""
+    import passband.verifiers as v
+
+    if isinstance(reward, _Thresholded):
+        reward = reward.fn
+    if isinstance(reward, str):
+        try:
+            reward = v.get(reward)
+        except KeyError:
+            return False
+    if isinstance(reward, v.Reward):
+        return decides_by_verdict(reward.primary_verifier)
+    return getattr(reward, "returns_verdict", False) is True

@@ -26,7 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from passband.curriculum._journal import Journal
-from passband.curriculum._success import describe_success_rule, with_success_rule
+from passband.curriculum._success import (
+    decides_by_verdict,
+    describe_success_rule,
+    with_success_rule,
+)
 from passband.curriculum.posterior import band_class
 from passband.curriculum.prescore_config import PrescoreConfig, PrescoreError, describe_verifier
 from passband.curriculum.tables import write_rows
@@ -105,6 +109,7 @@ def prescore(
     """
     cfg = PrescoreConfig(**options)
     rule = describe_success_rule(verifier, cfg.success_threshold)
+    by_verdict = decides_by_verdict(verifier)  # then no threshold is recorded: it decided nothing
     verifier = with_success_rule(verifier, cfg.success_threshold)  # the trainer's rule, too
     rows = [dict(r) for r in rows]
     cfg.check_columns(rows)
@@ -115,7 +120,10 @@ def prescore(
     )
     resumed = sum(1 for i in todo if i in journal.done)
     _run_batches(rows, todo, generate, verifier, cfg, journal, progress)
-    out_rows = [_output_row(row, priors[i], journal.done.get(i), cfg) for i, row in enumerate(rows)]
+    out_rows = [
+        _output_row(row, priors[i], journal.done.get(i), cfg, by_verdict)
+        for i, row in enumerate(rows)
+    ]
     write_rows(out_rows, out_path)
     if plot_path is not None:
         from passband.curriculum.plot import plot_pass_rate_histogram
@@ -266,9 +274,15 @@ def _journal_settings(cfg, rows, todo, verifier) -> dict:
     }
 
 
-def _output_row(row: dict, prior, result: dict | None, cfg: PrescoreConfig) -> dict:
+def _output_row(
+    row: dict, prior, result: dict | None, cfg: PrescoreConfig, by_verdict=False
+) -> dict:
+    """The row with its scores; ``by_verdict``: the verifier always gave verdicts, so
+    ``score_success_threshold`` is left empty (the threshold decided nothing)."""
     out = dict(row)
     settings = {f"score_{k}": v for k, v in cfg.settings_columns().items()}
+    if by_verdict:
+        settings["score_success_threshold"] = None
     if prior is not None:
         rate, source = prior
         out.update(pass_rate=rate, band_class=band_class(rate, cfg.band), score_source=source)

@@ -151,6 +151,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
             log=self._write,
             kept=self._positions,
             given=sampler,
+            reward=reward,
         )
         self.advantage_fn = get_advantage(c.advantage)
         self.aggregate = get_aggregation(c.loss_aggregation)

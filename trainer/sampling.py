@@ -23,6 +23,7 @@ import numpy as np
 
 from passband.curriculum import Curriculum, CurriculumConfig
 from passband.curriculum._priors import row_prior, training_priors
+from passband.curriculum._success import decides_by_verdict
 from passband.trainer._data import prompt_of
 from passband.trainer._sampler_api import (  # noqa: F401 - the seam, re-exported
     Sampler,
@@ -178,6 +179,7 @@ def make_sampler(
     log: Callable[[str], None] = print,
     kept: Sequence[int] | None = None,
     given: Any = None,
+    reward: Any = None,
 ):
     """The run's sampler: ``UniformSampler`` when ``use_curriculum`` is off, else a
     ``Curriculum`` with ``config.curriculum`` and priors: ``priors`` when given (prompt
@@ -185,7 +187,8 @@ def make_sampler(
     settings they were made with (``model``: the path or object being trained). Says at start
     how many prompts got a prior. ``given``: a sampler passed to ``GRPOTrainer``; ``kept``:
     each row's position in the user's dataset, when ``skip_bad_rows`` dropped some (``priors``
-    keys are those positions)."""
+    keys are those positions); ``reward``: the run's reward, for which settings of a
+    pre-score matter (``success_threshold`` does not for verdicts)."""
     if kept is not None and (not kept or kept[-1] == len(kept) - 1):
         kept = None  # no row before the last kept one was skipped: positions are unchanged
     if given is not None:  # GRPOTrainer(sampler=...): checked by check_sampler already
@@ -205,7 +208,7 @@ def make_sampler(
     cur_cfg = config.curriculum
     texts = [prompt_of(row) for row in rows] if cur_cfg.predict_fresh else None
     if priors is None:
-        found = _data_priors(rows, config, model, log, kept)
+        found = _data_priors(rows, config, model, log, kept, reward)
         return Curriculum(ids, priors=found, seed=config.seed, config=cur_cfg, texts=texts)
     curriculum = Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg, texts=texts)
     counts = curriculum.metrics()
@@ -220,7 +223,9 @@ def make_sampler(
     return curriculum
 
 
-def _data_priors(rows, config: Any, model: Any, log: Callable[[str], None], kept=None) -> dict:
+def _data_priors(
+    rows, config: Any, model: Any, log: Callable[[str], None], kept=None, reward=None
+) -> dict:
     """The pre-scores in ``rows``, weighted by the settings they were made with (``model``: the
     path or object being trained); logs how many prompts got one."""
     cur_cfg = config.curriculum
@@ -236,7 +241,8 @@ def _data_priors(rows, config: Any, model: Any, log: Callable[[str], None], kept
             "temperature": config.temperature,
             "top_p": config.top_p,
             "max_tokens": config.max_new_tokens,
-            "success_threshold": cur_cfg.success_threshold,
+            # a reward that always gives verdicts passes on them: the threshold decides nothing
+            "success_threshold": None if decides_by_verdict(reward) else cur_cfg.success_threshold,
         },
         mismatch_weight=cur_cfg.mismatch_prior_weight,
         positions=kept,

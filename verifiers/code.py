@@ -100,6 +100,8 @@ def code_verifier(
 
 
 class _Code:
+    returns_verdict = True  # a Verdict for every answer: success_threshold decides nothing
+
     def __init__(
         self, timeout_s: float, memory_mb: int, partial_credit: bool, float_tol: float | None
     ) -> None:

@@ -62,6 +62,8 @@ def exact_match(*, case_sensitive: bool = False, pattern: str | None = None, tim
 
 
 class _RegexFormat:
+    returns_verdict = True  # a Verdict for every answer: success_threshold decides nothing
+
     def __init__(self, pattern, *, fullmatch, flags, timeout, label=None):
         _compile(pattern, flags)  # a bad pattern fails here, at construction
         if not timeout > 0:
@@ -114,6 +116,8 @@ def _is_script(ch: str) -> bool:
 
 
 class _ExactMatch:
+    returns_verdict = True
+
     def __init__(self, *, case_sensitive, pattern, timeout):
         self.case_sensitive, self.pattern, self.timeout = case_sensitive, pattern, timeout
 

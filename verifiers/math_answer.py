@@ -132,6 +132,8 @@ def math_verifier(
 class _MathVerifier:
     """``(completion, *, answer, **ignored) -> Verdict``; holds only its frozen config."""
 
+    returns_verdict = True  # a Verdict for every answer: success_threshold decides nothing
+
     def __init__(self, config: MathConfig) -> None:
         self.config = config
 

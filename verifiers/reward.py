@@ -91,6 +91,11 @@ class Reward:
         return out
 
     @property
+    def primary_verifier(self) -> Callable[..., object]:
+        """The primary term's verifier: its verdict's status is the Reward's (``passed``)."""
+        return self._terms[self.primary].verifier
+
+    @property
     def component_names(self) -> list[str]:
         """Every name that appears in ``verdict.components``, terms first."""
         return list(self._terms) + list(self._penalties)

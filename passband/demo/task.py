@@ -131,6 +131,7 @@ class _ArithVerifier:
     # A prefix regex and an int comparison: linear in the completion, so it cannot hang and
     # ``verify_batch`` may score it in the trainer's process (no worker pool to start, no pipe).
     inline_safe = True
+    returns_verdict = True  # a Verdict for every answer: success_threshold decides nothing
 
     def __call__(self, completion: str, answer: str | int | None = None, **_: object) -> Verdict:
         if answer is None:

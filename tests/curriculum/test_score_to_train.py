@@ -48,6 +48,8 @@ def test_scored_file_priors_are_used_by_train(tiny_model, score_flags, tmp_path,
     )
     assert "success = verdict.passed" in capsys.readouterr().out
     assert all(r["trials"] for r in read_rows(scored))
+    # regex gives verdicts: the success threshold decided nothing, so none is recorded
+    assert all(r["score_success_threshold"] is None for r in read_rows(scored))
 
     # the same settings as scoring (temperature 1.0, 6 tokens, same model): full weight
     assert main(["train", str(_run_toml(tmp_path, model, scored, "with"))]) == 0
@@ -77,10 +79,42 @@ def test_scored_file_priors_are_used_by_train(tiny_model, score_flags, tmp_path,
         "x0.25 for 12 scored with other settings (temperature 1.0 vs 0.7)"
         in capsys.readouterr().out
     )
-    # under another success rule the counts mean something else: discounted, and named
+    # another success threshold: regex passes on its verdicts, so the counts mean the same
     extra = "[curriculum]\nsuccess_threshold = 0.8\n"
     assert main(["train", str(_run_toml(tmp_path, model, scored, "strict", extra))]) == 0
-    assert "other settings (success_threshold 0.5 vs 0.8)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "priors for 12 of 12" in printed and "other settings" not in printed
+
+
+def _shaped(completion, **_):
+    return 0.7 if "good" in completion else 0.1
+
+
+@pytest.mark.parametrize(
+    "reward, recorded, mismatched",
+    [
+        (_shaped, 0.5, True),  # plain numbers under another threshold: discounted, and named
+        (_shaped, 0.8, False),
+        ("regex", 0.5, False),  # verdicts: the threshold decides nothing
+        (None, 0.5, True),  # not known: compared, as before
+    ],
+)
+def test_a_success_threshold_mismatch_counts_only_where_numbers_are_thresholded(
+    reward, recorded, mismatched
+):
+    from passband.trainer import GRPOConfig
+    from passband.trainer.sampling import make_sampler
+
+    config = GRPOConfig(group_size=4, prompts_per_step=2, curriculum={"success_threshold": 0.8})
+    rows = [
+        {"prompt": f"q{i}", "passes": 2, "trials": 4, "score_success_threshold": recorded}
+        for i in range(4)
+    ]
+    lines: list[str] = []
+    sampler = make_sampler(rows, config, log=lines.append, reward=reward)
+    assert sampler.metrics()["priors/used"] == 4
+    said = "\n".join(lines)
+    assert ("other settings (success_threshold 0.5 vs 0.8)" in said) == mismatched, said
 
 
 @pytest.mark.slow

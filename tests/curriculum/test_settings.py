@@ -275,3 +275,17 @@ def test_a_negative_success_threshold_serves_rewards_below_zero(tmp_path):
     assert PrescoreConfig(success_threshold=-0.5).success_threshold == -0.5
     with pytest.raises(ConfigError, match="band"):  # a ConfigError (a ValueError) like the rest
         CurriculumConfig(band=(0.9, 0.1))
+
+
+def test_decides_by_verdict_only_for_verifiers_that_declare_it():
+    from passband.curriculum._success import decides_by_verdict, with_success_rule
+    from passband.verifiers import Reward, get, names
+
+    builtins = ["code", "exact", "format", "json_schema", "math", "regex"]
+    assert set(builtins) <= set(names())
+    assert all(decides_by_verdict(n) and decides_by_verdict(get(n)) for n in builtins)
+    assert decides_by_verdict(with_success_rule("math", 0.5))
+    assert decides_by_verdict(Reward({"correct": "math", "shaped": _shaped}))
+    assert not decides_by_verdict(Reward({"shaped": _shaped, "correct": "math"}))  # primary: first
+    assert not decides_by_verdict(_shaped) and not decides_by_verdict(None)
+    assert not decides_by_verdict("no such verifier")
