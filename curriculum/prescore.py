@@ -21,6 +21,7 @@ import hashlib
 import inspect
 import json
 import os
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,18 +127,9 @@ def prescore(
     ]
     write_rows(out_rows, out_path)
     if plot_path is not None:
-        from passband.curriculum.plot import plot_pass_rate_histogram
-
-        plot_pass_rate_histogram(
-            [r["pass_rate"] for r in out_rows],
-            cfg.band,
-            plot_path,
-            title=f"Pass rate per prompt, k={cfg.k}",
-        )
+        _plot(out_rows, cfg, plot_path)
     journal.remove()  # only once the output is complete and in place
-    classes: dict[str, int] = {}
-    for r in out_rows:
-        classes[r["band_class"]] = classes.get(r["band_class"], 0) + 1
+    classes = dict(Counter(r["band_class"] for r in out_rows))
     samples = sum(journal.done[i]["trials"] + journal.done[i]["unchecked"] for i in todo)
     return PrescoreResult(
         out_rows,
@@ -153,6 +145,13 @@ def prescore(
         classes=classes,
         success_rule=rule,
     )
+
+
+def _plot(out_rows, cfg: PrescoreConfig, plot_path) -> None:
+    from passband.curriculum.plot import plot_pass_rate_histogram
+
+    rates = [r["pass_rate"] for r in out_rows]
+    plot_pass_rate_histogram(rates, cfg.band, plot_path, title=f"Pass rate per prompt, k={cfg.k}")
 
 
 def _prior_of(cfg: PrescoreConfig, i: int, row: Mapping[str, Any]):
