@@ -100,3 +100,9 @@ class DueQueue:
     def rebuild(self, entries) -> None:
         self.heap = [(float(w), int(i)) for w, i in entries]
         heapq.heapify(self.heap)
+
+
+def first_wait(cfg, *, warmup: bool) -> float:
+    """The groups a prompt waits before its first re-test in the warm-up (or easy) pool."""
+    after = cfg.warmup_retest_after if warmup else cfg.easy_retest_after
+    return min(after, cfg.max_retest_after)

@@ -89,6 +89,12 @@ class SignalModel:
         sums = np.add.reduceat(self.weights[np.concatenate(feats)], starts)
         return 1.0 / (1.0 + np.exp(-(self.bias + sums / np.sqrt(sizes))))
 
+    def reorder(self, order: list[int]) -> None:
+        """Prompt ``j`` is now the one at ``order[j]`` (a state saved with the ids in another
+        order): its text follows it."""
+        self.texts = _Reordered(self.texts, order)
+        self._features.clear()
+
     def update(self, i: int, signal: bool) -> None:
         """One SGD step on the log-loss of the first look at prompt ``i``."""
         f = self.features(i)
@@ -128,3 +134,16 @@ class _Texts:
 
     def __getitem__(self, i: int) -> str:
         return prompt_text(self._prompts[i])
+
+
+class _Reordered:
+    """``texts`` seen through a permutation: item ``j`` is ``texts[order[j]]``."""
+
+    def __init__(self, texts: Sequence, order: list[int]) -> None:
+        self._texts, self._order = texts, order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __getitem__(self, i: int) -> str:
+        return self._texts[self._order[i]]

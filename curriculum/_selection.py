@@ -20,6 +20,9 @@ _FRESH, _ACTIVE, _WARMUP, _EASY = range(4)
 _MIN_CANDIDATES = 1024
 _MIN_LOOKS = 32  # looks at warm-up and at easy prompts before their signal shares are compared
 _FRESH_CANDIDATES = 256  # unseen prompts the text model scores per draw (``_fill_predicted``)
+HINT_WINDOW = 16  # draws; the draw-size hint is the largest draw of the last 16 to 32
+PENDING_DRAWS = 32  # draws after which a prompt handed out and never observed stops blocking
+MAX_GROUP_SIZE = 1024  # groups larger than this do not set G (P(signal) costs G steps)
 # Due warm-up re-tests are ranked by P(signal) under evidence decayed at this many times
 # ``evidence_half_life``. The due set is usually far larger than the re-test slots, so this order
 # decides which prompts that became learnable are found again. At the estimate's own half-life a
@@ -240,23 +243,57 @@ class SelectionMixin:
             return 1.0
         return self.config.easy_weight
 
-    def _repeats(self, k: int, chosen: list[int]) -> list[int]:
-        """Only when fewer distinct prompts exist than asked for: cycle through the draw again
-        (or through all prompts when everything was excluded)."""
+    def _repeats(self, k: int, chosen: list[int], excluded: set[int]) -> list[int]:
+        """Only when fewer distinct prompts exist than asked for: prompts handed out but not yet
+        observed (not ``excluded``) first, then cycle through the draw again (or through all
+        prompts when everything was excluded)."""
         if k <= 0:
             return []
+        drawn = set(chosen)
+        waiting = [i for i in self._pending if i not in drawn and i not in excluded][:k]
         base = chosen or list(range(len(self._ids)))
+        rest = [base[j % len(base)] for j in range(k - len(waiting))]
         self._counts["drawn/repeat"] += k
-        return [base[j % len(base)] for j in range(k)]
+        return waiting + rest
 
-    def _blocked(self, exclude: Iterable[Hashable]) -> set[int]:
-        horizon = 2 * self._n_hint  # a prompt never observed stops blocking after this many groups
-        blocked = {i for i, c in self._pending.items() if self._clock - c <= horizon}
+    def _blocked(self, exclude: Iterable[Hashable]) -> tuple[set[int], set[int]]:
+        """The prompts a draw avoids (handed out and not yet observed, or excluded), and the
+        excluded ones alone. A prompt never observed stops blocking after ``2 * n_hint`` groups
+        or ``PENDING_DRAWS`` draws, and is forgotten then."""
+        horizon = 2 * self._n_hint
+        stale = [
+            i
+            for i, (c, d) in self._pending.items()
+            if self._clock - c > horizon or self._draws - d > PENDING_DRAWS
+        ]
+        for i in stale:
+            del self._pending[i]
+        excluded = set()
         for p in exclude:
             i = self._index.get(int(p) if isinstance(p, np.integer) else p)
             if i is not None:
-                blocked.add(i)
-        return blocked
+                excluded.add(i)
+        return set(self._pending) | excluded, excluded
+
+    def _note_draw(self, n: int) -> None:
+        """The draw size that the candidate count and the blocking horizon follow: the largest
+        of the last ``HINT_WINDOW`` to ``2 * HINT_WINDOW`` draws, so one outsized draw does not
+        slow every later one (a run's step draws keep it at their size)."""
+        self._draws += 1
+        self._n_window = max(self._n_window, n)
+        self._n_hint = max(self._n_hint, n)
+        if self._draws % HINT_WINDOW == 0:
+            self._n_hint, self._n_window = self._n_window, 0
+
+    def _note_group_size(self, trials: int) -> None:
+        """G of P(signal): the group size observed most often (``group_size_hint`` until the
+        first group), so one odd group does not re-rank every prompt."""
+        if trials > MAX_GROUP_SIZE:
+            return
+        sizes = self._sizes
+        sizes[trials] = sizes.get(trials, 0) + 1
+        if sizes[trials] > sizes.get(self._group_size, 0):
+            self._group_size = trials
 
     def _extend(self, chosen: list[int], taken: set[int], picked: list[int], key: str) -> None:
         chosen.extend(picked)

@@ -41,7 +41,7 @@ import numpy as np
 from passband.curriculum import _population as population
 from passband.curriculum._ids import build_index, plain_id, plain_ids, whole_number
 from passband.curriculum._persist import COUNTERS, FLOATS, PersistMixin
-from passband.curriculum._pools import DueQueue, IndexSet
+from passband.curriculum._pools import DueQueue, IndexSet, first_wait
 from passband.curriculum._predict import signal_model
 from passband.curriculum._priors import prior_counts, warn_unmatched
 from passband.curriculum._selection import SelectionMixin
@@ -96,8 +96,10 @@ class Curriculum(SelectionMixin, PersistMixin):
         self._queues = {WARMUP: DueQueue(n), EASY: DueQueue(n)}
         self._rng = np.random.Generator(np.random.PCG64(seed))
         self._clock, self._n_hint, self._n_seen = 0, 1, 0
+        self._draws, self._n_window = 0, 0  # draws made; the largest in the hint's window
         self._group_size = config.group_size_hint
-        self._pending: dict[int, int] = {}  # index -> clock when handed out, until observed
+        self._sizes: dict[int, int] = {}  # group size -> groups observed at it (G: the mode)
+        self._pending: dict[int, tuple] = {}  # index -> (clock, draw) when handed out
         self._counts = {name: 0 for name in COUNTERS}
         self._ema = {"signal": 0.0, "in_band": 0.0}
         self._predictor = signal_model(texts, len(self._ids), config.predict_fresh)
@@ -107,13 +109,18 @@ class Curriculum(SelectionMixin, PersistMixin):
     # ------------------------------------------------------------------ public API
     def sample(self, n: int, exclude: Iterable[Hashable] = ()) -> list:
         """``n`` prompt ids, distinct when possible, avoiding ``exclude`` and prompts handed out
-        but not yet observed (pass the ids already used this step when refilling a batch)."""
-        if n < 0:
-            raise ValueError(f"sample(n={n}): n must be >= 0")
+        but not yet observed (pass the ids already used this step when refilling a batch).
+        Always ``n`` of them: when fewer than ``n`` prompts are left, prompts handed out but not
+        yet observed come next, then repeats (of the draw, or of every prompt when ``exclude``
+        holds them all)."""
+        count = whole_number(n)
+        if count is None or count < 0:
+            raise ValueError(f"sample(n={n!r}): n must be a whole number >= 0")
+        n = count
         if n == 0 or not self._ids:
             return []
-        self._n_hint = max(self._n_hint, n)
-        taken = self._blocked(exclude)
+        self._note_draw(n)
+        taken, excluded = self._blocked(exclude)
         chosen: list[int] = []
         warm = self._due_retests(WARMUP, self._round(n * self._warmup_share()), taken)
         self._extend(chosen, taken, self._worth_a_retest(warm, n), "drawn/retest_warmup")
@@ -121,9 +128,9 @@ class Curriculum(SelectionMixin, PersistMixin):
         self._extend(chosen, taken, easy, "drawn/retest_easy")
         self._fill_by_signal(n - len(chosen), chosen, taken)
         self._extend(chosen, taken, self._fallback(n - len(chosen), taken), "drawn/fallback")
-        chosen += self._repeats(n - len(chosen), chosen)
+        chosen += self._repeats(n - len(chosen), chosen, excluded)
         for i in chosen:
-            self._pending[i] = self._clock
+            self._pending[i] = (self._clock, self._draws)
         return [self._ids[i] for i in chosen]
 
     def observe(self, prompt_id: Hashable, successes: int, trials: int) -> None:
@@ -150,7 +157,7 @@ class Curriculum(SelectionMixin, PersistMixin):
             self._n_seen += 1
         self._observed[i] += 1
         if trials >= 2 and not self.config.adaptive_group_size:  # adaptive: sizes vary
-            self._group_size = trials
+            self._note_group_size(trials)
         self._count_group(successes, trials, pool)
         self._move(i, self._pool_for(i))
         self._pending.pop(i, None)
@@ -386,5 +393,4 @@ class Curriculum(SelectionMixin, PersistMixin):
 
 
 def _first_wait(cfg: CurriculumConfig, pool: int) -> float:
-    after = cfg.warmup_retest_after if pool == WARMUP else cfg.easy_retest_after
-    return min(after, cfg.max_retest_after)
+    return first_wait(cfg, warmup=pool == WARMUP)
