@@ -40,8 +40,11 @@ _ANSWER_IS_RE = re.compile(
     r"(?:answer|(?:correct|right|best)\s+(?:option|choice))\s+(?:is|would\s+be|will\s+be)\b\s*[:：]?",
     re.IGNORECASE,
 )
+# "Answer:" at a line's start or after a sentence ("The answer is 18. Answer: 19" states 19 last);
+# group 1 is the rest of the line, read by lookahead so a later label on the line is found too
 _ANSWER_LINE_RE = re.compile(
-    r"^[ \t>#*_]*(?:final\s+)?answer[ \t*_]*[:：][ \t*_]*(.*)$", re.IGNORECASE | re.MULTILINE
+    r"(?:^|(?<=[.!?;,])[ \t]+)[ \t>#*_]*(?:final\s+)?answer[ \t*_]*[:：][ \t*_]*(?=(.*)$)",
+    re.IGNORECASE | re.MULTILINE,
 )
 _SENTENCE_END_RE = re.compile(
     r"\.(?=\s|$|[A-Z][a-z])|;|\n|,\s+(?=(?!(?:and|or)\s+[-$\\\d])[A-Za-z]{2,}(?!\w*\s*=))"

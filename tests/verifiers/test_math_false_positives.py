@@ -152,6 +152,13 @@ WRONG = [
     ("18", "The ratio of boys to girls is 2:18"),
     ("18", "The ratio is 1 : 18"),
     ("18", "At 3:18 pm she leaves."),
+    # a later "Answer:" on the same line changes the answer (a new-user review)
+    ("18", r"\boxed{18}. Answer: 19"),
+    ("18", "The answer is 18. Answer: 19"),
+    ("18", "Answer: 18. Answer: 19"),
+    ("18", "#### 18. Answer: 19"),
+    ("18", "The answer is 18, answer: 19"),
+    (r"\text{(A)}", "The correct option is (A). Answer: (B)"),
 ]
 
 RIGHT = [
@@ -213,6 +220,9 @@ RIGHT = [
     ("18", "Step 2: 18"),
     ("210", "300-90=210 pages remain\nWeek 3:210 pages"),  # a numbered label (a GSM8K solution)
     ("1:18", r"$\boxed{1:18}$"),
+    ("18", "The answer is 18. Answer: 18"),
+    ("18", "So, answer: 18."),
+    ("18", "The answer is 18. Answer: $18$."),
 ]
 
 

@@ -93,6 +93,10 @@ def test_repeated_paragraphs():
         # working inside <think> is not an answer; a box after "the answer is" is one statement
         (r"<think>maybe \boxed{41}? no</think>The answer is \boxed{42}.", False),
         ("The answer is 42.\n#### 42", False),
+        # a second answer label on the same line (a new-user review)
+        ("The answer is 18. Answer: 19", True),
+        ("Answer: 18. Answer: 19", True),
+        ("The answer is 18. Answer: 18", False),
     ],
 )
 def test_answer_hedging(text, fires):
