@@ -2,8 +2,10 @@
 
 Plain callables are welcome everywhere a verifier is (``Reward`` terms, ``verify_batch``, the
 adapters), so one rule decides what their return values mean:
-``Verdict`` as is; ``True``/``False`` -> ok/wrong; a number -> that score, ``ok`` if above 0;
-``None`` -> ``error`` (the TRL convention for "could not score").
+``Verdict`` as is; ``True``/``False`` -> ok/wrong; a number -> that score, ``ok`` at or above
+``SUCCESS_THRESHOLD`` (0.5: the curriculum's default ``success_threshold``, so a shaped 0.1 is not
+a pass here while it is a fail in training); ``None`` -> ``error`` (the TRL convention for "could
+not score").
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numbers
 from passband.verifiers.verdict import Verdict
 
 _DETAIL_LIMIT = 300
+SUCCESS_THRESHOLD = 0.5  # a plain number passes at or above it (curriculum success_threshold)
 
 
 def as_verdict(value: object, who: str = "verifier") -> Verdict:
@@ -27,8 +30,10 @@ def as_verdict(value: object, who: str = "verifier") -> Verdict:
         score = float(value)
         if not math.isfinite(score):
             return Verdict.error(f"{who} returned a non-finite score {score}")
-        status = "ok" if score > 0 else "wrong"
-        return Verdict(score, status, f"{who} returned {score:g}")
+        status = "ok" if score >= SUCCESS_THRESHOLD else "wrong"
+        return Verdict(
+            score, status, f"{who} returned {score:g} (success: >= {SUCCESS_THRESHOLD:g})"
+        )
     if value is None:
         return Verdict.error(f"{who} returned None")
     return Verdict.error(

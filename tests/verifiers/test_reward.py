@@ -166,3 +166,17 @@ def test_repeated_paragraphs_are_found_with_windows_line_endings():
     )
     crlf = Reward({"a": "exact"}, penalties=[repeated_paragraphs()])(text, answer="x")
     assert crlf.components == lf.components and min(crlf.components.values()) < 0
+
+
+def _shaped_low(completion, **_):
+    return 0.1
+
+
+def test_a_plain_number_passes_at_the_default_success_threshold_everywhere():
+    from passband.verifiers import verify_batch
+
+    low = Reward({"a": _shaped_low})("no")
+    assert (low.score, low.passed) == (0.1, False)  # it passed at any score above 0
+    assert Reward({"a": lambda c, **_: 0.5})("yes").passed
+    (batched,) = verify_batch(_shaped_low, ["no"], [{}], timeout=5, workers=1)
+    assert (batched.score, batched.status) == (0.1, "wrong")
