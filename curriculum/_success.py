@@ -76,15 +76,21 @@ def describe_success_rule(reward, threshold: float) -> str:
     import passband.verifiers as v
 
     numbers_rule = f"score >= success_threshold={threshold:g} where it returns a plain number"
+    if decides_by_verdict(reward):  # it never returns a plain number: the threshold is moot
+        numbers_rule = ""
     if isinstance(reward, str):
-        return f"success = verdict.passed (verifier {reward!r}), or {numbers_rule}"
+        return f"success = verdict.passed (verifier {reward!r}){_or(numbers_rule)}"
     if isinstance(reward, v.Reward):
         return (
             f"success = the primary term's verdict.passed (composed Reward, primary "
-            f"{reward.primary!r}), or {numbers_rule}"
+            f"{reward.primary!r}){_or(numbers_rule)}"
         )
     name = getattr(reward, "__name__", type(reward).__name__)
-    return f"success = verdict.passed ({name}), or {numbers_rule}"
+    return f"success = verdict.passed ({name}){_or(numbers_rule)}"
+
+
+def _or(rule: str) -> str:
+    return f", or {rule}" if rule else ""
 
 
 def decides_by_verdict(reward) -> bool:

@@ -289,3 +289,10 @@ def test_decides_by_verdict_only_for_verifiers_that_declare_it():
     assert not decides_by_verdict(Reward({"shaped": _shaped, "correct": "math"}))  # primary: first
     assert not decides_by_verdict(_shaped) and not decides_by_verdict(None)
     assert not decides_by_verdict("no such verifier")
+
+
+def test_the_logged_success_rule_names_the_threshold_only_where_it_can_decide():
+    from passband.curriculum._success import describe_success_rule
+
+    assert describe_success_rule("math", 0.5) == "success = verdict.passed (verifier 'math')"
+    assert "success_threshold=0.7" in describe_success_rule(_shaped, 0.7)
