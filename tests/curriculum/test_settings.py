@@ -188,8 +188,9 @@ def test_the_rule_reaches_inside_a_composed_reward_and_registered_verifiers(monk
 
     reward = Reward.from_verifier(_shaped, penalties=[overlong(max_length=200, cache=50)])
     checked = with_success_rule(reward, 0.5)
-    assert reward("bad").passed, "the plain coercion: any score above 0 is ok"
+    assert not reward("bad").passed, "the plain coercion reads numbers at the default 0.5 too"
     assert not checked("bad").passed and checked("bad").score == reward("bad").score == 0.1
+    assert with_success_rule(reward, 0.05)("bad").passed  # the run's threshold decides
     assert checked("good").passed and checked("good").components == reward("good").components
     assert "primary 'correct'" in describe_success_rule(reward, 0.5)
     from passband.verifiers import registry
