@@ -82,11 +82,39 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[in
 
 
 def _reference_columns(scorer) -> list[str]:
-    """Columns the reward reads by name: explicit references, or a ``Reward``'s field map."""
+    """Columns the reward reads by name: explicit references, a ``Reward``'s field map, or the
+    keywords a verifier (by name) or callable requires (``math`` and ``exact`` need ``answer``)."""
     if scorer.references is not None:
         return list(scorer.references.values())
     fields = getattr(scorer.reward, "fields", None)  # a Reward maps its fields itself
-    return list(fields.values()) if isinstance(fields, Mapping) else []
+    if isinstance(fields, Mapping):
+        return list(fields.values())
+    return _required_keywords(scorer.reward)
+
+
+def _required_keywords(reward) -> list[str]:
+    """The reference fields ``reward`` cannot do without: those it declares (``reference_fields``),
+    else its keyword arguments without a default, after the completion."""
+    import inspect
+
+    from passband.verifiers import Reward, get
+
+    if isinstance(reward, Reward):
+        return []  # each term takes the fields it accepts; a missing one is an error verdict
+    try:
+        fn = get(reward) if isinstance(reward, str) else reward
+        declared = getattr(fn, "reference_fields", None)  # e.g. ("answer",) on math and exact
+        if isinstance(declared, (tuple, list)) and all(isinstance(x, str) for x in declared):
+            return list(declared)
+        params = list(inspect.signature(fn).parameters.values())
+    except (KeyError, TypeError, ValueError):
+        return []
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [
+        p.name
+        for p in params[1:]
+        if p.kind in named and p.default is inspect.Parameter.empty and p.name != "num_tokens"
+    ]
 
 
 def _row_problem(row: Mapping[str, Any], needed: list[str]) -> str | None:

@@ -58,6 +58,7 @@ def json_schema_verifier(*, timeout: float = 5.0):
 
 class _JsonSchema:
     returns_verdict = True  # a Verdict for every answer: success_threshold decides nothing
+    reference_fields = ("schema",)  # the trainer checks every row has it before training
 
     def __init__(self, timeout: float):
         self.timeout = timeout

@@ -133,6 +133,7 @@ class _MathVerifier:
     """``(completion, *, answer, **ignored) -> Verdict``; holds only its frozen config."""
 
     returns_verdict = True  # a Verdict for every answer: success_threshold decides nothing
+    reference_fields = ("answer",)  # the trainer checks every row has it before training
 
     def __init__(self, config: MathConfig) -> None:
         self.config = config

@@ -132,6 +132,7 @@ class _ArithVerifier:
     # ``verify_batch`` may score it in the trainer's process (no worker pool to start, no pipe).
     inline_safe = True
     returns_verdict = True  # a Verdict for every answer: success_threshold decides nothing
+    reference_fields = ("answer",)  # the trainer checks every row has it before training
 
     def __call__(self, completion: str, answer: str | int | None = None, **_: object) -> Verdict:
         if answer is None:

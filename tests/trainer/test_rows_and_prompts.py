@@ -55,6 +55,23 @@ def test_unusable_rows_after_the_first_are_found_up_front(tiny, tokenizer, tmp_p
     assert "row 10: the prompt is a dict" in message and "skip_bad_rows = true" in message
 
 
+def test_the_reference_a_verifier_declares_is_checked_without_reference_columns(
+    tiny, tokenizer, tmp_path
+):
+    """``math`` needs ``answer``: a null or missing one was found only as verifier errors at
+    step 1 unless reference_columns named it."""
+    rows = [{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(6)]
+    rows[2]["answer"] = None
+    del rows[4]["answer"]
+    config = {**SETTINGS, "output_dir": str(tmp_path / "run")}
+    with pytest.raises(DataError) as info:
+        GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, "math", config)
+    message = str(info.value)
+    assert message.startswith("2 of 6 training rows are unusable")
+    assert "row 2: reference column 'answer' is null" in message
+    assert "row 4: lacks the reference column 'answer'" in message
+
+
 def test_skip_bad_rows_trains_on_the_rest_and_says_how_many(tiny, tokenizer, tmp_path):
     rows = _rows()
     rows[3]["prompt"] = "   "
