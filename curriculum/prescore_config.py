@@ -71,6 +71,9 @@ class PrescoreConfig:
             raise PrescoreError(f"timeout={self.timeout!r} must be {TIMEOUT_ALLOWED}")
         if not workers_ok(self.workers):
             raise PrescoreError(f"workers={self.workers!r} must be None or {WORKERS_ALLOWED}")
+        problem = None if self.prompt_template is None else template_problem(self.prompt_template)
+        if problem:
+            raise PrescoreError(f"prompt_template={self.prompt_template!r} {problem}")
         threshold = self.success_threshold
         if isinstance(threshold, bool) or not (
             isinstance(threshold, (int, float)) and math.isfinite(threshold)
@@ -185,6 +188,21 @@ def _has_rate(cfg: PrescoreConfig, row: Mapping[str, Any]) -> bool:
         return cfg.prior_of(row) is not None
     except PrescoreError:
         return False
+
+
+def template_problem(template: str) -> str | None:
+    """What makes ``template`` unusable as a ``str.format`` prompt template, or None: a brace
+    that does not pair, or a positional field (``{}``, ``{0}``) that no row can fill; a literal
+    brace is written doubled."""
+    hint = "write a literal brace doubled: {{ and }} (e.g. \\boxed{{}})"
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as exc:
+        return f"{exc}; {hint}"
+    positional = [f for f in fields if f == "" or f.split(".")[0].split("[")[0].isdigit()]
+    if positional:
+        return f"has a positional field {{{positional[0]}}}; name a column ({{question}}) or {hint}"
+    return None
 
 
 def _template_fields(template: str | None) -> list[str]:

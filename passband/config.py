@@ -279,6 +279,7 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
     The table is read by ``passband.curriculum.read_rows``, the reader ``verify`` and ``score`` use
     too; the trainer then checks every row (``passband.trainer._data.check_rows``).
     """
+    from passband.curriculum.prescore_config import template_problem
     from passband.curriculum.tables import read_rows
 
     if not Path(data.path).exists():
@@ -289,6 +290,9 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
     if not rows:
         raise DataError(f"[data] {data.path!r} holds no rows")
     columns = list(rows[0])
+    problem = data.prompt_template and template_problem(data.prompt_template)
+    if problem:
+        raise DataError(f"[data] prompt_template {data.prompt_template!r} {problem}")
     for i, row in enumerate(rows):
         if data.prompt_template is not None:
             try:

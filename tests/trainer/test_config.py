@@ -355,3 +355,29 @@ def test_a_bad_override_value_is_named_as_the_command_lines_and_a_bad_file_value
     with pytest.raises(ConfigError) as info:  # the file's own mistake stays the file's
         load_config(run, ["trainer.seed=3"])
     assert str(info.value).startswith(f"{run}: [trainer]")
+
+
+@pytest.mark.parametrize(
+    "template, words",
+    [
+        (r"{a}+{b}= answer in \boxed{}", ["positional field {}", "{{ and }}"]),
+        ("{a:b", ["unmatched '{'", "{{ and }}"]),
+    ],
+)
+def test_a_template_with_a_bare_brace_says_how_to_write_one(tmp_path, template, words):
+    """``\\boxed{}`` in a template read as "row 0 lacks Replacement index 0 out of range"."""
+    from passband.curriculum import PrescoreConfig, PrescoreError, write_rows
+
+    write_rows([{"a": 1, "b": 2}], tmp_path / "d.jsonl")
+    text = BASE.replace("GSM8K_DIR", "").replace(
+        GSM8K.as_posix(), (tmp_path / "d.jsonl").as_posix()
+    )
+    cfg = load_config(_write(tmp_path, text), [f"data.prompt_template={template!r}"])
+    with pytest.raises(UsageError) as info:
+        load_rows(cfg.data)
+    with pytest.raises(PrescoreError) as scored:
+        PrescoreConfig(prompt_template=template)
+    for word in ["[data] prompt_template", *words]:
+        assert word in str(info.value)
+    for word in words:
+        assert word in str(scored.value)
