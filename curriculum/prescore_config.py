@@ -102,8 +102,12 @@ class PrescoreConfig:
                 )
         bad = []
         for i, row in enumerate(rows):
-            if not self.rescore and _has_rate(self, row):
-                continue  # taken as it is, never sampled: needs no prompt or reference
+            try:
+                if not self.rescore and self.prior_of(row) is not None:
+                    continue  # taken as it is, never sampled: needs no prompt or reference
+            except PrescoreError as exc:  # a rate that is no rate: named before any generation
+                bad.append(f"row {i}: {exc}")
+                continue
             missing = [c for c in wanted if c not in row]
             problem = (
                 f"lacks column(s) {missing} (its columns: {', '.join(map(str, row))})"
@@ -137,6 +141,13 @@ class PrescoreConfig:
         else:
             cols = sorted(c for c in row if c.endswith(SOLVE_RATE_SUFFIX))
         found = [(c, x) for c in cols if (x := number_or_none(row.get(c))) is not None]
+        for c in cols:
+            value = row.get(c)
+            if number_or_none(value) is None and not _empty(value):  # "abc" is no rate
+                raise PrescoreError(
+                    f"difficulty column {c!r} holds {value!r}; expected a rate in [0, 1] "
+                    "(pass --rescore to ignore it)"
+                )
         if not found:
             return None
         for c, x in found:
@@ -182,12 +193,11 @@ class PrescoreConfig:
         }
 
 
-def _has_rate(cfg: PrescoreConfig, row: Mapping[str, Any]) -> bool:
-    """Whether ``row`` keeps an existing rate (a bad one is named when the rows are read)."""
-    try:
-        return cfg.prior_of(row) is not None
-    except PrescoreError:
-        return False
+def _empty(value) -> bool:
+    """An empty difficulty cell: absent, None, blank text or NaN (an unscored row)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return True
+    return isinstance(value, float) and math.isnan(value)
 
 
 def template_problem(template: str) -> str | None:

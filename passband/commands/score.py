@@ -146,10 +146,14 @@ def run(args: argparse.Namespace) -> int:
     verifier, references = _apply_config(args)
     try:
         options = _prescore_options(args, references)
+        config = PrescoreConfig(**options)
         rows = read_rows(args.dataset, split=args.split)
-        PrescoreConfig(**options).check_columns(rows)
     except (PrescoreError, FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    try:
+        config.check_columns(rows)
+    except PrescoreError as exc:  # its rows are named by position: say in what
+        raise UsageError(f"{args.dataset} (rows counted from 0): {exc}") from None
     verifier = _resolve_verifier(verifier) if isinstance(verifier, str) else verifier
     generate = _load_generator(args)
     plot = args.plot or f"{os.fspath(Path(args.out))}.pass_rate.png"

@@ -129,6 +129,22 @@ def test_score_command_names_user_mistakes(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("cell", ["abc", 1.5, True])
+def test_score_refuses_a_difficulty_cell_that_is_no_rate_before_loading_the_model(
+    tmp_path, capsys, cell
+):
+    """'abc' in a *_solve_rate column was read as unscored and sampled again (training refuses
+    it), and a bad cell was named by row only, after the model had loaded."""
+    rows = [{"prompt": f"q{i}", "gsm_solve_rate": 0.5} for i in range(3)]
+    rows[2]["gsm_solve_rate"] = cell
+    write_rows(rows, tmp_path / "d.jsonl")
+    args = ["score", str(tmp_path / "d.jsonl"), "--model", str(tmp_path / "nowhere")]
+    assert main(args + ["--verifier", "regex", "--out", str(tmp_path / "o.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "d.jsonl (rows counted from 0)" in err and "row 2: difficulty column" in err
+    assert "cannot load --model" not in err
+
+
 def test_score_refuses_settings_training_would_refuse(tiny_model, tmp_path, capsys):
     """Scores made at temperature 0 (k copies of one answer), with --first above --k (was
     clamped in silence) or with more answer tokens than the model has positions are priors no
