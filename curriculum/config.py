@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from passband.curriculum.posterior import check_band
@@ -187,10 +188,10 @@ class CurriculumConfig:
             a, b = (float(x) for x in self.base_prior)
         except (TypeError, ValueError):
             a, b = 0.0, 0.0
-        if isinstance(self.base_prior, (str, bytes)) or not (a > 0 and b > 0):
+        if isinstance(self.base_prior, (str, bytes)) or not (0 < a < math.inf and 0 < b < math.inf):
             raise ConfigError(
                 f"CurriculumConfig.base_prior={self.base_prior!r} is outside the "
-                "allowed range: two numbers > 0"
+                "allowed range: two finite numbers > 0"
             )
         object.__setattr__(self, "base_prior", (float(a), float(b)))
         for name, low, high, kw in _RANGES:
@@ -220,6 +221,28 @@ class CurriculumConfig:
         """Every name ``from_options`` takes without "unknown": the fields, their deprecated
         names, and removed ones (those raise with what replaced them)."""
         return {f.name for f in fields(cls)} | set(DEPRECATED_NAMES) | set(_REMOVED)
+
+    @classmethod
+    def resolve(cls, config, band, options: dict) -> CurriculumConfig:
+        """``Curriculum(config=..., band=..., **options)``'s config: a ``CurriculumConfig`` as
+        given, or one built from a mapping of its fields or from ``band`` and ``options``."""
+        if config is not None and (options or band is not None):
+            raise TypeError("pass either config= or band/options, not both")
+        if config is not None and not isinstance(config, (cls, Mapping)):
+            raise TypeError(
+                "config= must be a CurriculumConfig or a mapping of its fields, "
+                f"got {type(config).__name__}"
+            )
+        if not isinstance(config, cls):
+            merged = {**dict(config or {}), **options}
+            config = cls.from_options(band=merged.pop("band", band), **merged)
+        if config.adaptive_group_size and config.min_group_size > config.group_size_hint:
+            raise ConfigError(
+                f"CurriculumConfig.min_group_size={config.min_group_size} is above the group "
+                f"size {config.group_size_hint}: a step's budget of G answers per prompt cannot "
+                "give every prompt the floor; lower min_group_size or raise group_size_hint"
+            )
+        return config
 
     @classmethod
     def from_options(cls, band=None, **options) -> CurriculumConfig:

@@ -73,17 +73,17 @@ class Curriculum(SelectionMixin, PersistMixin):
         self,
         prompt_ids: Iterable[Hashable],
         *,
-        band=(0.2, 0.8),
+        band=None,
         priors: Mapping | None = None,
         seed: int = 0,
-        config: CurriculumConfig | None = None,
+        config: CurriculumConfig | Mapping | None = None,
         texts: Sequence | None = None,
         **options,
     ) -> None:
-        if config is None:
-            config = CurriculumConfig.from_options(band=band, **options)
-        elif options or tuple(band) not in ((0.2, 0.8), tuple(config.band)):
-            raise TypeError("pass either config= or band/options, not both")
+        config = CurriculumConfig.resolve(config, band, options)
+        if whole_number(seed) is None:
+            raise TypeError(f"seed={seed!r} must be a whole number (the same seed, the same draws)")
+        seed = whole_number(seed)
         self.config = config
         self._ids = plain_ids(prompt_ids)
         self._index = build_index(self._ids)
@@ -169,6 +169,11 @@ class Curriculum(SelectionMixin, PersistMixin):
         n = len(prompt_ids)
         if not n:
             return []
+        if whole_number(budget) is None or budget < n:
+            raise ValueError(
+                f"group_sizes(budget={budget!r}): need a whole number of rollouts >= the "
+                f"{n} prompts"
+            )
         if not self.config.adaptive_group_size:
             return [budget // n + (1 if k < budget % n else 0) for k in range(n)]
         idx = np.asarray([self._lookup(p) for p in prompt_ids])
@@ -288,7 +293,7 @@ class Curriculum(SelectionMixin, PersistMixin):
             self._wait[i] = min(self._wait[i] * cfg.retest_backoff, cfg.max_retest_after)
         else:
             counts["to_warmup" if new == WARMUP else "to_easy"] += 1
-            self._wait[i] = _first_wait(cfg, new)
+            self._wait[i] = first_wait(cfg, warmup=new == WARMUP)
         self._set_pool(i, old, new)
         if new in (WARMUP, EASY):
             self._due[i] = self._clock + self._wait[i]
@@ -371,8 +376,8 @@ class Curriculum(SelectionMixin, PersistMixin):
         self._pool[idx] = pools
         self._wait[idx] = np.where(
             pools == WARMUP,
-            _first_wait(cfg, WARMUP),
-            np.where(pools == EASY, _first_wait(cfg, EASY), 0.0),
+            first_wait(cfg, warmup=True),
+            np.where(pools == EASY, first_wait(cfg, warmup=False), 0.0),
         )
         self._due[idx] = self._wait[idx]
         n = len(self._ids)
@@ -390,7 +395,3 @@ class Curriculum(SelectionMixin, PersistMixin):
             raise KeyError(
                 f"unknown prompt id {prompt_id!r} (the curriculum has {len(self._ids)} prompts)"
             ) from None
-
-
-def _first_wait(cfg: CurriculumConfig, pool: int) -> float:
-    return first_wait(cfg, warmup=pool == WARMUP)

@@ -70,6 +70,23 @@ class SimConfig:
             raise ValueError(
                 f"SimConfig.text_signal={self.text_signal!r}: expected a number in [0, 1]"
             )
+        for name in ("n_prompts", "steps", "prompts_per_step"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"SimConfig.{name}={getattr(self, name)!r}: expected an int >= 1")
+        if not isinstance(self.group_size, int) or self.group_size < 2:
+            raise ValueError(f"SimConfig.group_size={self.group_size!r}: expected an int >= 2")
+        mix = tuple(self.mix)
+        if len(mix) != 3 or any(not 0 <= x for x in mix) or not sum(mix) > 0:
+            raise ValueError(
+                f"SimConfig.mix={self.mix!r}: expected three shares >= 0 (hopeless, easy, "
+                "in-between) with a positive sum"
+            )
+        clash = {"band", "group_size_hint", "group_size"} & set(self.curriculum_options)
+        if clash:
+            raise ValueError(
+                f"SimConfig.curriculum_options sets {sorted(clash)}: set SimConfig.band and "
+                "SimConfig.group_size instead (the simulated run uses them too)"
+            )
 
 
 class _World:

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from passband.curriculum import Curriculum
+from passband.curriculum import Curriculum, CurriculumConfig
 
 
 def _trained(cur: Curriculum, steps: int = 20, rate: int = 3, n: int = 16) -> Curriculum:
@@ -118,3 +118,53 @@ def test_a_damaged_state_is_refused_and_changes_nothing(damage):
         with pytest.raises(ValueError, match="damaged or incomplete"):
             cur.load_state_dict(state)
     assert cur.sample(16) == twin.sample(16) and cur.metrics() == twin.metrics()
+
+
+@pytest.mark.parametrize(
+    "build, error, words",
+    [
+        (lambda: Curriculum(range(3), base_prior=(float("inf"), 1)), "ConfigError", "finite"),
+        (lambda: Curriculum(range(3), band=(0.2, True)), "ConfigError", "band"),
+        (
+            lambda: Curriculum(range(3), adaptive_group_size=True, min_group_size=16),
+            "ConfigError",
+            "min_group_size=16",
+        ),
+        (lambda: Curriculum(range(3), seed=None), "TypeError", "seed=None"),
+        (
+            lambda: Curriculum(range(3), config=CurriculumConfig(band=(0.3, 0.7)), band=(0.2, 0.8)),
+            "TypeError",
+            "not both",
+        ),
+        (lambda: Curriculum(range(3), config=5), "TypeError", "mapping"),
+        (lambda: Curriculum(range(3)).group_sizes([0, 1, 2], -5), "ValueError", "budget=-5"),
+        (lambda: Curriculum(range(3)).group_sizes([0, 1, 2], 2), "ValueError", "budget=2"),
+    ],
+)
+def test_settings_that_would_break_the_estimates_are_refused(build, error, words):
+    with pytest.raises(Exception) as info:
+        build()
+    assert type(info.value).__name__ == error and words in str(info.value)
+
+
+def test_a_config_may_be_a_mapping_of_its_fields():
+    cur = Curriculum(range(3), config={"band": (0.3, 0.7), "group_size": 4})
+    assert cur.config.band == (0.3, 0.7) and cur.config.group_size_hint == 4
+    big = CurriculumConfig(adaptive_group_size=True, min_group_size=16, group_size_hint=16)
+    assert Curriculum(range(3), config=big).group_sizes([0, 1], 32) == [16, 16]
+
+
+@pytest.mark.parametrize(
+    "settings, words",
+    [
+        ({"steps": 0}, "steps=0"),
+        ({"n_prompts": 0}, "n_prompts=0"),
+        ({"mix": (2, -1, 0)}, "mix="),
+        ({"curriculum_options": {"band": (0.1, 0.9)}}, "SimConfig.band"),
+    ],
+)
+def test_a_simulation_that_cannot_run_is_refused_naming_the_setting(settings, words):
+    from passband.curriculum.simulate import SimConfig
+
+    with pytest.raises(ValueError, match=words):
+        SimConfig(**settings)

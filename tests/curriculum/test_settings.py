@@ -57,8 +57,14 @@ def test_toml_curriculum_section_reaches_every_field(tmp_path):
         ("band = [0.8, 0.2]", r"band = \(0.8, 0.2\) is out of range: two numbers 0 <= low"),
         ("group_size = 8", r"the curriculum uses the run's group size; set \[trainer\] group_size"),
         ('band = "0.2"', r"CurriculumConfig.band = '0.2' is out of range: two numbers"),
-        ('base_prior = "ab"', r"base_prior='ab' is outside the allowed range: two numbers > 0"),
-        ("base_prior = [1]", r"base_prior=\[1\] is outside the allowed range: two numbers > 0"),
+        (
+            'base_prior = "ab"',
+            r"base_prior='ab' is outside the allowed range: two finite numbers > 0",
+        ),
+        (
+            "base_prior = [1]",
+            r"base_prior=\[1\] is outside the allowed range: two finite numbers > 0",
+        ),
         ("bandd = [0.1, 0.2]", r"option\(s\) \['bandd'\]. Did you mean 'band'\? Valid: .*\bband, "),
         ('selection = "pool"', r"'selection' no longer exists: the 'pool' rule was removed"),
     ],
