@@ -25,7 +25,7 @@ from passband.errors import DataError, first_few
 
 __all__ = ["TrainingPriors", "training_priors", "row_prior", "prior_counts"]
 
-_COMPARED = ("model", "temperature", "top_p", "max_tokens", "success_threshold")
+_COMPARED = ("model", "temperature", "top_p", "max_tokens", "success_threshold", "verifier")
 
 
 @dataclass
@@ -192,6 +192,8 @@ def _differences(row: Mapping[str, Any], settings: Mapping[str, Any]) -> dict:
             continue
         if name == "model":
             same = _same_model(str(scored), str(used))
+        elif name == "verifier":
+            same = str(scored) == str(used)
         else:
             a, b = number_or_none(scored), number_or_none(used)
             same = a is not None and b is not None and math.isclose(a, b, rel_tol=1e-6)

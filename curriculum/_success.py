@@ -21,7 +21,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["with_success_rule", "describe_success_rule", "decides_by_verdict"]
+__all__ = ["with_success_rule", "describe_success_rule", "decides_by_verdict", "success_source"]
 
 
 class _Thresholded:
@@ -110,3 +110,24 @@ def decides_by_verdict(reward) -> bool:
     if isinstance(reward, v.Reward):
         return decides_by_verdict(reward.primary_verifier)
     return getattr(reward, "returns_verdict", False) is True
+
+
+def success_source(reward) -> str:
+    """What decides a success for ``reward``, as pre-scores record it (``score_verifier``) and
+    training compares it: a verifier's registered name, a ``Reward``'s primary term's, or a
+    callable's qualified name."""
+    import passband.verifiers as v
+
+    if isinstance(reward, _Thresholded):
+        reward = reward.fn
+    if isinstance(reward, v.Reward):
+        return success_source(reward.primary_verifier)
+    if isinstance(reward, str):
+        return reward
+    for name in v.names():  # a registered verifier is known by its name
+        try:
+            if v.get(name) is reward:
+                return name
+        except KeyError:
+            continue
+    return getattr(reward, "__qualname__", None) or type(reward).__qualname__

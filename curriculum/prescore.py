@@ -30,6 +30,7 @@ from passband.curriculum._journal import Journal
 from passband.curriculum._success import (
     decides_by_verdict,
     describe_success_rule,
+    success_source,
     with_success_rule,
 )
 from passband.curriculum.posterior import band_class
@@ -110,7 +111,9 @@ def prescore(
     """
     cfg = PrescoreConfig(**options)
     rule = describe_success_rule(verifier, cfg.success_threshold)
-    by_verdict = decides_by_verdict(verifier)  # then no threshold is recorded: it decided nothing
+    recorded = {"score_verifier": success_source(verifier)}  # beside the config's settings
+    if decides_by_verdict(verifier):  # the threshold decided nothing: none is recorded
+        recorded["score_success_threshold"] = None
     verifier = with_success_rule(verifier, cfg.success_threshold)  # the trainer's rule, too
     rows = [dict(r) for r in rows]
     cfg.check_columns(rows)
@@ -122,7 +125,7 @@ def prescore(
     resumed = sum(1 for i in todo if i in journal.done)
     _run_batches(rows, todo, generate, verifier, cfg, journal, progress)
     out_rows = [
-        _output_row(row, priors[i], journal.done.get(i), cfg, by_verdict)
+        _output_row(row, priors[i], journal.done.get(i), cfg, recorded)
         for i, row in enumerate(rows)
     ]
     write_rows(out_rows, out_path)
@@ -274,14 +277,13 @@ def _journal_settings(cfg, rows, todo, verifier) -> dict:
 
 
 def _output_row(
-    row: dict, prior, result: dict | None, cfg: PrescoreConfig, by_verdict=False
+    row: dict, prior, result: dict | None, cfg: PrescoreConfig, recorded: dict | None = None
 ) -> dict:
-    """The row with its scores; ``by_verdict``: the verifier always gave verdicts, so
-    ``score_success_threshold`` is left empty (the threshold decided nothing)."""
+    """The row with its scores and the settings they were made with (``recorded``: what decided
+    a success, beside the config's settings)."""
     out = dict(row)
     settings = {f"score_{k}": v for k, v in cfg.settings_columns().items()}
-    if by_verdict:
-        settings["score_success_threshold"] = None
+    settings.update(recorded or {})
     if prior is not None:
         rate, source = prior
         out.update(pass_rate=rate, band_class=band_class(rate, cfg.band), score_source=source)

@@ -23,7 +23,7 @@ import numpy as np
 
 from passband.curriculum import Curriculum, CurriculumConfig
 from passband.curriculum._priors import row_prior, training_priors
-from passband.curriculum._success import decides_by_verdict
+from passband.curriculum._success import decides_by_verdict, success_source
 from passband.trainer._data import prompt_of
 from passband.trainer._sampler_api import (  # noqa: F401 - the seam, re-exported
     Sampler,
@@ -243,6 +243,7 @@ def _data_priors(
             "max_tokens": config.max_new_tokens,
             # a reward that always gives verdicts passes on them: the threshold decides nothing
             "success_threshold": None if decides_by_verdict(reward) else cur_cfg.success_threshold,
+            "verifier": None if reward is None else success_source(reward),
         },
         mismatch_weight=cur_cfg.mismatch_prior_weight,
         positions=kept,

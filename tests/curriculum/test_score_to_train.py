@@ -7,6 +7,7 @@ import pytest
 
 from passband.cli import main
 from passband.curriculum import read_rows, write_rows
+from passband.verifiers import Reward
 
 
 def _run_toml(tmp_path, model, data, out, extra=""):
@@ -50,6 +51,7 @@ def test_scored_file_priors_are_used_by_train(tiny_model, score_flags, tmp_path,
     assert all(r["trials"] for r in read_rows(scored))
     # regex gives verdicts: the success threshold decided nothing, so none is recorded
     assert all(r["score_success_threshold"] is None for r in read_rows(scored))
+    assert all(r["score_verifier"] == "regex" for r in read_rows(scored))
 
     # the same settings as scoring (temperature 1.0, 6 tokens, same model): full weight
     assert main(["train", str(_run_toml(tmp_path, model, scored, "with"))]) == 0
@@ -355,3 +357,28 @@ def test_curriculum_priors_whose_keys_match_no_id_are_warned_about():
     with pytest.warns(UserWarning, match=r"1 of the 2 prior keys match no prompt id .*'0'.*like 0"):
         cur = Curriculum(range(10), priors={"0": (2, 8), 1: (2, 8)})
     assert cur.metrics()["priors/unused"] == 1 and cur.metrics()["priors/used"] == 1
+
+
+@pytest.mark.parametrize(
+    "reward, mismatched",
+    [
+        ("math", False),
+        (Reward({"correct": "math", "form": ("format", 0.1)}), False),  # its primary decides
+        ("exact", True),
+        (_shaped, True),
+    ],
+)
+def test_pre_scores_made_with_another_verifier_are_discounted_and_named(reward, mismatched):
+    """Scores of one verifier said nothing about a run rewarded by another, yet counted fully."""
+    from passband.trainer import GRPOConfig
+    from passband.trainer.sampling import make_sampler
+
+    rows = [
+        {"prompt": f"q{i}", "passes": 2, "trials": 4, "score_verifier": "math"} for i in range(4)
+    ]
+    lines: list[str] = []
+    make_sampler(
+        rows, GRPOConfig(group_size=4, prompts_per_step=2), log=lines.append, reward=reward
+    )
+    said = "\n".join(lines)
+    assert ("other settings (verifier 'math' vs" in said) == mismatched, said
