@@ -133,13 +133,18 @@ class PrescoreConfig:
         return f"has the prompt {prompt!r}; expected text or a list of chat messages"
 
     def prior_of(self, row: Mapping[str, Any]) -> tuple[float, str] | None:
-        """(pass rate, source) from an existing difficulty column, or None to sample."""
+        """(pass rate, source) from an existing difficulty column, or None to sample. Counts
+        (``passes`` / ``trials``) are read too, as training reads them: a row that holds them
+        alone keeps them, and counts that cannot be are refused rather than overwritten."""
+        counts = None if self.prior_column else _counts_rate(row)
         if self.prior_column:
             cols = [self.prior_column]
         elif "pass_rate" in row:
             cols = ["pass_rate"]
         else:
             cols = sorted(c for c in row if c.endswith(SOLVE_RATE_SUFFIX))
+            if counts is not None and not any(not _empty(row.get(c)) for c in cols):
+                return counts, "prior:passes/trials"
         found = [(c, x) for c in cols if (x := number_or_none(row.get(c))) is not None]
         for c in cols:
             value = row.get(c)
@@ -191,6 +196,23 @@ class PrescoreConfig:
             "success_threshold": self.success_threshold,
             "settings": {k: str(v) for k, v in dict(self.settings).items()},
         }
+
+
+def _counts_rate(row: Mapping[str, Any]) -> float | None:
+    """``passes / trials`` of a row that holds counts; None without them (or at 0 of 0: scoring
+    got no verdict); counts that cannot be raise."""
+    passes, trials = row.get("passes"), row.get("trials")
+    if _empty(passes) and _empty(trials):
+        return None
+    a, b = number_or_none(passes), number_or_none(trials)
+    if a == 0 and b == 0:
+        return None
+    if a is None or b is None or not (b > 0 and 0 <= a <= b):
+        raise PrescoreError(
+            f"'passes' = {passes!r} with 'trials' = {trials!r}: expected counts with "
+            "0 <= passes <= trials and trials > 0 (pass --rescore to score the row afresh)"
+        )
+    return a / b
 
 
 def _empty(value) -> bool:

@@ -155,6 +155,23 @@ def test_existing_difficulty_columns_are_read_not_rescored(tmp_path):
         )
 
 
+def test_existing_counts_are_kept_as_training_reads_them_and_impossible_ones_refused(tmp_path):
+    """Counts alone (no pass_rate) were sampled over and overwritten; 5 passes in 4 trials too,
+    where training refuses them."""
+    rows, table = _dataset(3)
+    rows[0].update(passes=2, trials=4)
+    rows[1].update(passes=0, trials=0)  # scoring got no verdict: unscored, sampled
+    gen = CoinFlipGenerator(table)
+    res = prescore(rows, gen, "exact", out_path=tmp_path / "o.jsonl", progress=False)
+    assert res.scored == 2 and res.from_prior == 1
+    kept = res.rows[0]
+    assert (kept["passes"], kept["trials"], kept["pass_rate"]) == (2, 4, 0.5)
+    assert kept["score_source"] == "prior:passes/trials"
+    rows[2].update(passes=5, trials=4)
+    with pytest.raises(PrescoreError, match="'passes' = 5 with 'trials' = 4"):
+        prescore(rows, gen, "exact", out_path=tmp_path / "x.jsonl", progress=False)
+
+
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet", ""])
 def test_formats_round_trip(tmp_path, suffix):
     rows, table = _dataset(12)
