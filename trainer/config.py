@@ -115,6 +115,9 @@ class GRPOConfig:
     """Trade compute for activation memory."""
     pretrained: bool = True
     """The model is pretrained (enables the learning-rate warning)."""
+    disable_dropout: bool = True
+    """Switch the model's dropout off (in place) before training: with it on, the update scores
+    completions with another distribution than the one that sampled them."""
     # --- curriculum and scoring ----------------------------------------------------------
     use_curriculum: bool = True
     """Sample with the pass-rate curriculum; false = uniform sampling."""

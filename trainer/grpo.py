@@ -167,7 +167,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         update or checkpoint load), and wrap the policy for DDP / FSDP."""
         c = self.config
         from_path = not isinstance(model, torch.nn.Module)
-        self.model, self.tokenizer = load_model_and_tokenizer(model, tokenizer)
+        self.model, self.tokenizer = load_model_and_tokenizer(model, tokenizer, c.disable_dropout)
         if torch.cuda.is_available() and (from_path or self.dist.enabled):
             self.model.to(self.dist.device())  # several ranks: each on its own GPU (NCCL)
         self.dist.broadcast_from_main(self.model)  # every rank starts from rank 0's weights

@@ -73,9 +73,11 @@ def test_a_model_with_dropout_always_runs_the_reference_forward(tiny, tokenizer,
     model = tiny.model(tokenizer)
     model.config.attention_dropout = 0.1  # train mode (policy) and eval mode (reference) differ
     assert weights_stamp(model) is None
-    trainer, calls = _trainer(tiny, tokenizer, tmp_path, model=model, max_steps=1)
+    trainer, calls = _trainer(
+        tiny, tokenizer, tmp_path, model=model, max_steps=1, disable_dropout=False
+    )
     trainer.train_step()
-    assert calls == [0]
+    assert calls == [0]  # kept on request (the default switches dropout off)
 
 
 def test_any_write_to_the_weights_changes_the_stamp(tiny, tokenizer):
@@ -121,3 +123,37 @@ def test_models_that_drop_out_through_their_config_are_never_stamped(tiny, token
     model.config.router_jitter_noise = 0.01
     assert weights_stamp(model) is None
     assert weights_stamp(torch.nn.Linear(2, 2)) is None  # no config: nothing known of its forward
+
+
+def _dropping(tiny, tokenizer, p=0.3):
+    model = tiny.model(tokenizer)
+    model.config.attention_dropout = p
+    for module in model.modules():
+        if hasattr(module, "attention_dropout"):
+            module.attention_dropout = p  # what Qwen2Attention read from its config
+    return model
+
+
+def _train_mode_moves(model, tokenizer) -> bool:
+    ids = torch.tensor([tokenizer("1+2=3").input_ids])
+    torch.manual_seed(0)
+    with torch.no_grad():
+        still = model.eval()(ids).logits
+        noisy = model.train()(ids).logits
+    model.eval()
+    return not torch.allclose(still, noisy)
+
+
+def test_dropout_is_switched_off_so_the_update_scores_what_sampled(tiny, tokenizer, tmp_path):
+    """With attention_dropout 0.3 the update ran in train mode against eval-mode samples:
+    clip_fraction 0.35 at a learning rate of 0 (a review of the update's arithmetic)."""
+    model = _dropping(tiny, tokenizer)
+    assert _train_mode_moves(model, tokenizer)  # the noise the update would have seen
+    trainer, _ = _trainer(tiny, tokenizer, tmp_path, model=model, mu=2, learning_rate=1e-12)
+    assert not _train_mode_moves(trainer.model, tokenizer)
+    assert trainer.model.config.attention_dropout == 0.0
+    assert trainer._reference_stamp is not None  # nothing may drop now: the skip applies
+    assert trainer.train_step()["clip_fraction"] == 0.0
+    kept = _dropping(tiny, tokenizer)
+    _trainer(tiny, tokenizer, tmp_path, "kept", model=kept, disable_dropout=False)
+    assert _train_mode_moves(kept, tokenizer)  # asked to keep it: kept
