@@ -50,6 +50,9 @@ class RunStateMixin:
             np.random.seed(c.seed)
             torch.manual_seed(c.seed)
             self.writer.start_fresh()
+            # the first rollout too comes from the weights being trained, whatever the backend
+            # was built from (an engine loaded from a path, a backend handed in)
+            self.backend.sync(self.model, self.policy_version)
         self.writer.write_config(c.to_dict())  # on resume: the settings the run continues with
 
     def _data_digest(self) -> str:

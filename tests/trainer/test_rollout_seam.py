@@ -48,7 +48,8 @@ def test_the_loop_calls_only_what_the_backend_declares(tiny, tokenizer, tmp_path
     t = _trainer(tiny, tokenizer, backend, _rows(8), _config(tmp_path))
     m = t.train()
     assert m["step"] == 3 and t.policy_version >= 1
-    assert backend.syncs == list(range(1, t.policy_version + 1))  # one sync per update, in order
+    # one sync before the first rollout (a fresh run: version 0), then one per update, in order
+    assert backend.syncs == list(range(0, t.policy_version + 1))
     assert backend.sleeps == 3 and len(backend.calls) >= 3
     t.close()
     assert not backend.closed, "a backend the caller passed in is the caller's to close"
@@ -173,3 +174,15 @@ def test_a_sampler_without_the_interface_is_refused_before_the_model_loads(token
 
     with pytest.raises(ConfigError, match="lacks sample"):  # the model path is never read
         GRPOTrainer("/no/such/model", tokenizer, _rows(2), "exact", _config(tmp_path), sampler=1)
+
+
+def test_the_first_rollout_comes_from_the_weights_being_trained(tiny, tokenizer, tmp_path):
+    """A backend built on other weights was trained on at step 1 without a word: a fresh run
+    synced only after its first update (a review of the update's arithmetic)."""
+    from passband.trainer.rollout import HFRollout
+
+    other = tiny.model(tokenizer, seed=1)
+    backend = HFRollout(other, tokenizer, max_new_tokens=4)
+    t = _trainer(tiny, tokenizer, backend, _rows(4), _config(tmp_path, max_steps=1))
+    t.train()
+    assert backend.model is t.model and backend.model is not other
