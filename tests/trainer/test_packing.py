@@ -141,3 +141,31 @@ def test_a_model_whose_attention_ignores_packing_falls_back_to_the_padded_layout
     assert not layouts_that_work(model, "cpu")[0]
     model.forward = forward
     assert layouts_that_work(model, "cpu")[0]
+
+
+def test_a_final_logit_soft_cap_is_applied_in_the_packed_layout_too(tokenizer):
+    """Gemma 2 caps its logits after the head; the packed path applied the head alone and agreed
+    with the padded one only while logits were small (2.45 nats apart after the head grew)."""
+    from transformers import Gemma2Config, Gemma2ForCausalLM
+
+    torch.manual_seed(0)
+    config = Gemma2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        max_position_embeddings=64,
+        final_logit_softcapping=30.0,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=None,
+    )
+    model = Gemma2ForCausalLM(config).eval()
+    with torch.no_grad():
+        model.get_output_embeddings().weight.mul_(30.0)  # large logits: the cap bites
+    padded, _, (lp_a, _), (lp_b, _) = _both(model, tokenizer, entropy=False)
+    valid = padded["mask"] > 0
+    assert torch.allclose(lp_a[valid], lp_b[valid], atol=1e-4), (lp_a - lp_b).abs().max()
