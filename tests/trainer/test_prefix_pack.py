@@ -103,3 +103,16 @@ def test_a_prompt_shorter_than_its_answers_is_not_shared():
     assert _prefix_pack._units(seqs) == [[0], [1], [2], [3], [4, 5, 6, 7]]
     plain = pack_shared(seqs[:4], torch.zeros(4), "cpu")
     assert "attention_mask" not in plain and plain["input_ids"].shape == (4, 32)
+
+
+def test_an_empty_completion_in_a_shared_group_is_laid_out_as_padded(tiny, tokenizer):
+    """A backend without EOS may return no tokens; pack_shared gave it one index entry and
+    crashed ("size of tensor a (3) must match ... (4)")."""
+    model = tiny.model(tokenizer, seed=1)
+    seqs = [([5, 6, 7], [8, 9], True), ([5, 6, 7], [], True), ([5, 6, 7], [10], True)]
+    adv = torch.tensor([1.0, -1.0, 0.5])
+    ours, _ = completion_logprobs(model, pack_shared(seqs, adv, "cpu"), 1.0)
+    padded = collate(seqs, adv, 0, "cpu")
+    ref, _ = completion_logprobs(model, padded, 1.0)
+    m = padded["mask"].bool()
+    assert m.sum() == 3 and torch.allclose(ours[m], ref[m], atol=1e-5)
