@@ -69,8 +69,10 @@ def logprob_mismatch(
 
     ``rollout/logp_diff_mean`` and ``_max`` are |log pi_trainer - log pi_sampler|;
     ``rollout/kl`` is the k3 estimate of KL(sampler || trainer) per token; ``rollout/tis_capped``
-    is the share of tokens whose weight hit the cap. A mean above ~0.05 nats usually means a
-    dtype or kernel mismatch (bf16 sampler vs fp32 trainer) or weights out of sync.
+    is the share of tokens whose weight hit the cap. With ``top_p = 1`` and ``top_k = 0``, a mean
+    above ~0.05 nats usually means a dtype or kernel mismatch (bf16 sampler vs fp32 trainer) or
+    weights out of sync; under ``top_p`` / ``top_k`` vLLM's log-probs are of the truncated
+    distribution, so the difference measures the truncation too (``GRPOConfig`` warns).
     """
     keep = mask.bool() & ~torch.isnan(rollout_logp)  # [N, T]
     diff = (trainer_logp.detach().float() - rollout_logp.float())[keep]  # [K]

@@ -381,3 +381,16 @@ def test_a_template_with_a_bare_brace_says_how_to_write_one(tmp_path, template, 
         assert word in str(info.value)
     for word in words:
         assert word in str(scored.value)
+
+
+def test_vllm_with_a_truncated_sampler_warns_that_the_importance_weights_read_it():
+    from passband.trainer import GRPOConfig
+
+    with pytest.warns(UserWarning, match="top_p = 0.8: vLLM's log-probs are those of the trunc"):
+        GRPOConfig(rollout_backend="vllm", top_p=0.8)
+    with pytest.warns(UserWarning, match="top_k = 20"):
+        GRPOConfig(rollout_backend="vllm", top_k=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        GRPOConfig(rollout_backend="vllm", top_p=0.8, tis_cap=0)  # no weights: nothing to say
+        GRPOConfig(top_p=0.8)  # the HF backend applies no weights
