@@ -39,7 +39,7 @@ class UpdateMixin:
         micro = micro_batches(seqs, adv, sampled, self.dist, c.grad_accum, self._collate)
         norms = BatchNorms(
             tokens=sum(len(x) for _, x, use in seqs if use),  # the global batch's
-            sequences=len(seqs),
+            sequences=sum(1 for *_, use in seqs if use),  # masked ones are left out entirely
             constant=c.max_new_tokens,
         )
         with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass

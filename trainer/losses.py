@@ -30,7 +30,7 @@ class BatchNorms:
     """Normalisers of the whole optimizer batch (not of one micro-batch)."""
 
     tokens: int  # loss-masked completion tokens in the batch
-    sequences: int  # sequences in the batch (masked-out ones included: Dr. GRPO counts them)
+    sequences: int  # sequences in the loss (masked ones, e.g. a verifier error, are left out)
     constant: int  # Dr. GRPO's constant per-sequence length (max_new_tokens)
 
 

@@ -116,3 +116,69 @@ def test_token_logprobs_equals_log_softmax_gather():
     logits, targets = torch.randn(2, 3, 7), torch.randint(0, 7, (2, 3))
     want = torch.log_softmax(logits, -1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)
     assert torch.allclose(token_logprobs(logits, targets), want, atol=1e-6)
+
+
+class _CaptureSGD:
+    """Records each step's gradient and changes nothing (lr 0)."""
+
+    def __init__(self, params):
+        self.params, self.grads, self.param_groups = list(params), [], [{"lr": 0.0}]
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.params:
+            p.grad = None
+
+    def step(self):
+        self.grads.append(torch.cat([p.grad.flatten() for p in self.params if p.grad is not None]))
+
+
+@pytest.mark.parametrize("aggregation", ["token_mean", "seq_mean_token_mean", "constant_norm"])
+def test_masked_completions_are_left_out_of_every_normaliser(
+    tiny, tokenizer, tmp_path, aggregation
+):
+    """A verifier error in a group weighed the others down by the masked share (0.75 of the
+    gradient with 2 of 8 masked) under the sequence-counting aggregations."""
+    from passband.trainer import FakeRollout, GRPOConfig, GRPOTrainer
+    from passband.trainer._batch import Group
+    from passband.verifiers import Verdict
+
+    def enc(text):
+        return tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+
+    def groups(masked: bool):
+        answers = [("15", 1.0), ("16", 0.0), ("155", 1.0), ("9", 0.0)]
+        verdicts = [Verdict(s, "ok" if s else "wrong") for _, s in answers]
+        comps = [enc(a) for a, _ in answers]
+        if masked:
+            verdicts += [Verdict.error("checker failed"), Verdict(0.0, "timeout")]
+            comps += [enc("777"), enc("7")]
+        return [Group(0, enc("12+3=")[:-1], comps, [False] * len(comps), verdicts, 0)]
+
+    grads = []
+    for masked in (True, False):
+        config = GRPOConfig(
+            group_size=4,
+            prompts_per_step=1,
+            max_new_tokens=8,
+            beta=0.0,
+            pretrained=False,
+            max_grad_norm=0.0,
+            loss_aggregation=aggregation,
+            output_dir=str(tmp_path / f"{aggregation}{masked}"),
+            progress=False,
+            use_curriculum=False,
+        )
+        rows = [{"prompt": "12+3="}]
+        backend = FakeRollout(tokenizer, max_new_tokens=8)
+        trainer = GRPOTrainer(
+            tiny.model(tokenizer),
+            tokenizer,
+            rows,
+            lambda c, **r: 0.0,
+            config,
+            rollout_backend=backend,
+        )
+        trainer.optimizer = _CaptureSGD(trainer.model.parameters())
+        trainer._update(groups(masked))
+        grads.append(trainer.optimizer.grads[0])
+    assert torch.allclose(grads[0], grads[1], atol=1e-7), (grads[0].norm() / grads[1].norm()).item()
