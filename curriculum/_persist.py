@@ -15,7 +15,7 @@ import numpy as np
 
 from passband.curriculum import _state as codec
 from passband.curriculum._ids import build_index, jsonable
-from passband.curriculum._pools import IndexSet, first_wait
+from passband.curriculum._pools import EASY, FRESH, WARMUP, IndexSet, first_wait
 
 STATE_FORMAT = "passband.curriculum/2"
 COUNTERS = (
@@ -131,13 +131,13 @@ class PersistMixin:
     def _repool(self) -> None:
         """Move every seen prompt to the pool its estimate gives under the current band (a
         resume under another band); one that changes pool starts that pool's first wait."""
-        for i in np.flatnonzero(self._pool != 0).tolist():  # 0: FRESH, never seen
+        for i in np.flatnonzero(self._pool != FRESH).tolist():  # every prompt seen
             old, new = int(self._pool[i]), self._pool_for(i)
             if new == old:
                 continue
             self._set_pool(i, old, new)
             if new in self._queues:
-                self._wait[i] = first_wait(self.config, warmup=new == 2)  # 2: WARMUP
+                self._wait[i] = first_wait(self.config, warmup=new == WARMUP)
                 self._due[i] = self._clock + self._wait[i]
                 self._queues[new].schedule(i, self._due[i])
 
@@ -155,7 +155,7 @@ def _decoded(state: Mapping, n: int) -> dict:
     indices = [codec.decode(blob) for blob in state["sets"]]
     new["_sets"] = [IndexSet(n, members) for members in indices]
     queues = {}
-    for code in (2, 3):  # WARMUP, EASY
+    for code in (WARMUP, EASY):
         saved = state["queues"][str(code)]
         heap = [(float(w), int(i)) for w, i in codec.decode(saved["heap"]).reshape(-1, 2)]
         queues[code] = (heap, IndexSet(n, codec.decode(saved["due"])))

@@ -13,6 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+# the pool codes of the curriculum's per-prompt pool array: positions in ``posterior.POOLS``
+FRESH, ACTIVE, WARMUP, EASY = range(4)
+
 
 class IndexSet:
     """A set of prompt indices in ``range(capacity)`` with O(1) add / remove / random access."""

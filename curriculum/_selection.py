@@ -14,9 +14,9 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 
 from passband.curriculum import _population as population
+from passband.curriculum._pools import ACTIVE, EASY, FRESH, WARMUP
 from passband.curriculum.posterior import expected_signal_array
 
-_FRESH, _ACTIVE, _WARMUP, _EASY = range(4)
 _MIN_CANDIDATES = 1024
 _MIN_LOOKS = 32  # looks at warm-up and at easy prompts before their signal shares are compared
 _FRESH_CANDIDATES = 256  # unseen prompts the text model scores per draw (``_fill_predicted``)
@@ -41,7 +41,7 @@ class SelectionMixin:
     def _known(self, taken: set[int]) -> tuple[np.ndarray, int]:
         """A uniform sample of the selectable known prompts (all of them when few), and how many
         there are in all."""
-        codes = (_ACTIVE, _EASY) if self.config.easy_policy == "downweight" else (_ACTIVE,)
+        codes = (ACTIVE, EASY) if self.config.easy_policy == "downweight" else (ACTIVE,)
         sets = [self._sets[c] for c in codes]
         total = sum(len(s) for s in sets) - sum(1 for i in taken if self._pool[i] in codes)
         cap = self._candidates(self._n_hint)
@@ -67,8 +67,8 @@ class SelectionMixin:
         chance = self._signal_chance(known)
         mass = float(chance.sum()) * (n_known_all / len(known)) if len(known) else 0.0
         cooldown = self._cooldown(mass, p_fresh)
-        fresh = self._sets[_FRESH]
-        n_fresh = len(fresh) - sum(1 for i in taken if self._pool[i] == _FRESH)
+        fresh = self._sets[FRESH]
+        n_fresh = len(fresh) - sum(1 for i in taken if self._pool[i] == FRESH)
         rested = (self._rest(known, cooldown) >= 1.0).astype(float)  # not drawn within it
         score = chance * rested
         order = np.lexsort((self._rng.random(len(known)), -score))
@@ -94,7 +94,7 @@ class SelectionMixin:
         model = self._predictor
         if model is None or not model.ready or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        fresh = self._sets[_FRESH]
+        fresh = self._sets[FRESH]
         cand = fresh.pick(self._rng, max(_FRESH_CANDIDATES, 4 * k), taken)
         cand = np.asarray(cand, dtype=np.int64)
         return cand, model.predict(cand)
@@ -111,7 +111,7 @@ class SelectionMixin:
         is_known = top < len(known[0])
         self._extend(chosen, taken, idx[top[is_known]].tolist(), "drawn/active")
         self._extend(chosen, taken, idx[top[~is_known]].tolist(), "drawn/fresh")
-        rest = self._sets[_FRESH].pick(self._rng, k - len(top), taken)
+        rest = self._sets[FRESH].pick(self._rng, k - len(top), taken)
         self._extend(chosen, taken, rest, "drawn/fresh")
 
     def _cooldown(self, known_mass: float, p_fresh: float) -> float:
@@ -119,7 +119,7 @@ class SelectionMixin:
         mass (expected in-band prompts among the known and the fresh ones), at least
         ``min_reuse_share`` of the dataset however few in-band prompts are left."""
         cfg = self.config
-        mass = known_mass + len(self._sets[_FRESH]) * p_fresh
+        mass = known_mass + len(self._sets[FRESH]) * p_fresh
         cooldown = cfg.cooldown_factor * max(mass, cfg.min_reuse_share * len(self._ids))
         self._ema["cooldown"] = cooldown
         return cooldown
@@ -139,7 +139,7 @@ class SelectionMixin:
             return np.zeros(0)
         a, b = self._beta(idx)
         chance = expected_signal_array(a, b, self._group_size)
-        return np.where(self._pool[idx] == _EASY, chance * self.config.easy_weight, chance)
+        return np.where(self._pool[idx] == EASY, chance * self.config.easy_weight, chance)
 
     def _fresh_signal(self) -> float:
         """P(signal) of an unseen prompt (see ``_population``)."""
@@ -174,7 +174,7 @@ class SelectionMixin:
         )
         if not len(cand):
             return []
-        if pool == _WARMUP:  # ranked on a longer memory than the estimate (``RETEST_MEMORY``)
+        if pool == WARMUP:  # ranked on a longer memory than the estimate (``RETEST_MEMORY``)
             a, b = self._beta(cand, half_life=RETEST_MEMORY * self.config.evidence_half_life)
             key = -expected_signal_array(a, b, self._group_size)
             order = np.lexsort((self._rng.random(len(cand)), key))
@@ -188,7 +188,7 @@ class SelectionMixin:
         budget's extra ones only while a re-test's P(signal) beats an unseen prompt's, so surplus
         is not spent on long shots when fresh prompts are better."""
         k_base = self._round(n * self.config.warmup_retest_share)
-        if len(ranked) <= k_base or not len(self._sets[_FRESH]):
+        if len(ranked) <= k_base or not len(self._sets[FRESH]):
             return ranked
         extra = np.asarray(ranked[k_base:], dtype=np.int64)
         a, b = self._beta(extra)
@@ -214,7 +214,7 @@ class SelectionMixin:
         theta = self._rng.beta(a, b)
         g = self._group_size
         u = 1.0 - theta**g - (1.0 - theta) ** g
-        u = np.where(self._pool[rest] == _EASY, u * self._easy_fallback_weight(), u)
+        u = np.where(self._pool[rest] == EASY, u * self._easy_fallback_weight(), u)
         # prompts drawn within the cooldown go last, the longest rested first: a short draw is
         # filled wide, not by re-drawing the few prompts that just had signal (that memorises them)
         rest_key = self._rest(rest, self._ema.get("cooldown", 0.0))

@@ -41,7 +41,7 @@ import numpy as np
 from passband.curriculum import _population as population
 from passband.curriculum._ids import build_index, plain_id, plain_ids, whole_number
 from passband.curriculum._persist import COUNTERS, FLOATS, PersistMixin
-from passband.curriculum._pools import DueQueue, IndexSet, first_wait
+from passband.curriculum._pools import ACTIVE, EASY, FRESH, WARMUP, DueQueue, IndexSet, first_wait
 from passband.curriculum._predict import signal_model
 from passband.curriculum._priors import prior_counts, warn_unmatched
 from passband.curriculum._selection import SelectionMixin
@@ -49,7 +49,6 @@ from passband.curriculum.allocation import allocate
 from passband.curriculum.config import CurriculumConfig
 from passband.curriculum.posterior import band_class, expected_signal_array
 
-FRESH, ACTIVE, WARMUP, EASY = range(4)  # positions in posterior.POOLS: the pool array's codes
 _EMA_WINDOW = 256  # groups; the window of the in-band / signal shares in metrics()
 
 
