@@ -98,18 +98,7 @@ def decides_by_verdict(reward) -> bool:
     object) that declares ``returns_verdict = True``, or a ``Reward`` whose primary term is one.
     ``success_threshold`` then decides nothing, so a difference in it between pre-scoring and
     training is none."""
-    import passband.verifiers as v
-
-    if isinstance(reward, _Thresholded):
-        reward = reward.fn
-    if isinstance(reward, str):
-        try:
-            reward = v.get(reward)
-        except KeyError:
-            return False
-    if isinstance(reward, v.Reward):
-        return decides_by_verdict(reward.primary_verifier)
-    return getattr(reward, "returns_verdict", False) is True
+    return getattr(_decider(reward), "returns_verdict", False) is True
 
 
 def success_source(reward) -> str:
@@ -118,16 +107,31 @@ def success_source(reward) -> str:
     callable's qualified name."""
     import passband.verifiers as v
 
-    if isinstance(reward, _Thresholded):
-        reward = reward.fn
-    if isinstance(reward, v.Reward):
-        return success_source(reward.primary_verifier)
     if isinstance(reward, str):
         return reward
+    decider = _decider(reward)
     for name in v.names():  # a registered verifier is known by its name
         try:
-            if v.get(name) is reward:
+            if v.get(name) is decider:
                 return name
         except KeyError:
             continue
-    return getattr(reward, "__qualname__", None) or type(reward).__qualname__
+    return getattr(decider, "__qualname__", None) or type(decider).__qualname__
+
+
+def _decider(reward):
+    """The verifier whose verdict decides a success for ``reward``: the callable under a
+    success-rule wrapper, a registered name's verifier (the name itself when none is), a
+    ``Reward``'s primary term's."""
+    import passband.verifiers as v
+
+    if isinstance(reward, _Thresholded):
+        reward = reward.fn
+    if isinstance(reward, str):
+        try:
+            reward = v.get(reward)
+        except KeyError:
+            return reward
+    if isinstance(reward, v.Reward):
+        return _decider(reward.primary_verifier)
+    return reward

@@ -143,7 +143,7 @@ class PrescoreConfig:
             cols = ["pass_rate"]
         else:
             cols = sorted(c for c in row if c.endswith(SOLVE_RATE_SUFFIX))
-            if counts is not None and not any(not _empty(row.get(c)) for c in cols):
+            if counts is not None and all(_empty(row.get(c)) for c in cols):
                 return counts, "prior:passes/trials"
         found = [(c, x) for c in cols if (x := number_or_none(row.get(c))) is not None]
         for c in cols:

@@ -80,9 +80,9 @@ class Curriculum(SelectionMixin, PersistMixin):
         **options,
     ) -> None:
         config = CurriculumConfig.resolve(config, band, options)
-        if whole_number(seed) is None:
+        if (whole := whole_number(seed)) is None:
             raise TypeError(f"seed={seed!r} must be a whole number (the same seed, the same draws)")
-        seed = whole_number(seed)
+        seed = whole
         self.config = config
         self._ids = plain_ids(prompt_ids)
         self._index = build_index(self._ids)
