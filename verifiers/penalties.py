@@ -110,14 +110,29 @@ def length_normalized(target: int, *, weight: float = 0.5, tokenizer=None):
 
 
 @register_penalty("ngram_repetition")
-def ngram_repetition(n: int = 4, *, threshold: float = 0.2, weight: float = 1.0, tokenizer=None):
+def ngram_repetition(
+    n: int = 4,
+    *,
+    threshold: float = 0.2,
+    weight: float = 1.0,
+    tokenizer=None,
+    window: int | None = None,
+):
     """Penalise the share of repeated n-grams above ``threshold``: ``-weight`` when every n-gram
-    repeats, linear in between."""
+    repeats, linear in between.
+
+    ``window=None`` measures the share over the whole completion, so a loop at the end of a long
+    answer is diluted by the text before it: 600 varied words then a 10-word sentence 20 times
+    over read as 25% repeated. ``window=W`` takes the worst run of ``W`` consecutive n-grams
+    instead (the same completion: 89% at ``window=100``), so where the loop sits does not matter;
+    a completion shorter than the window is measured whole."""
     _positive_int("n", n)
     if not 0 <= threshold < 1:
         raise ValueError(f"threshold must be in [0, 1), got {threshold!r}")
     _non_negative("weight", weight)
-    return _NgramRepetition(n, threshold, weight, tokenizer)
+    if window is not None:
+        _positive_int("window", window)
+    return _NgramRepetition(n, threshold, weight, tokenizer, window)
 
 
 @register_penalty("repeated_paragraphs")
@@ -219,8 +234,9 @@ class _LengthCap(_Penalty):
 class _NgramRepetition(_Penalty):
     name = "ngram_repetition"
 
-    def __init__(self, n, threshold, weight, tokenizer):
+    def __init__(self, n, threshold, weight, tokenizer, window=None):
         self.n, self.threshold, self.weight, self.tokenizer = n, threshold, weight, tokenizer
+        self.window = window
 
     def __call__(
         self, completion: str, verdict: Verdict, num_tokens: int | None = None
@@ -232,11 +248,31 @@ class _NgramRepetition(_Penalty):
         grams = [tuple(units[i : i + self.n]) for i in range(len(units) - self.n + 1)]
         if not grams:
             return PenaltyOutcome(0.0, f"fewer than {self.n} {unit}")
-        repeated = 1.0 - len(set(grams)) / len(grams)
+        if self.window is None or len(grams) <= self.window:
+            repeated, where = 1.0 - len(set(grams)) / len(grams), ""
+        else:
+            repeated, start = _worst_window(grams, self.window)
+            where = f" in the worst {self.window} (from {unit[:-1]} {start})"
         share = max(0.0, (repeated - self.threshold) / (1.0 - self.threshold))
         return PenaltyOutcome(
-            -self.weight * share, f"{repeated:.0%} of {self.n}-grams of {unit} repeated"
+            -self.weight * share, f"{repeated:.0%} of {self.n}-grams of {unit} repeated{where}"
         )
+
+
+def _worst_window(grams: list[tuple], width: int) -> tuple[float, int]:
+    """The largest share of repeated n-grams over runs of ``width`` consecutive ``grams``, and
+    where that run starts; one pass, counting each run's distinct n-grams as it slides."""
+    counts = Counter(grams[:width])
+    best, at = len(counts), 0
+    for i in range(width, len(grams)):
+        old, new = grams[i - width], grams[i]
+        counts[old] -= 1
+        if not counts[old]:
+            del counts[old]
+        counts[new] += 1
+        if len(counts) < best:
+            best, at = len(counts), i - width + 1
+    return 1.0 - best / width, at
 
 
 class _RepeatedParagraphs(_Penalty):

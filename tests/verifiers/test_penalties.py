@@ -66,6 +66,23 @@ def test_ngram_repetition():
     assert ngram_repetition(4)("too short", OK).value == 0.0
 
 
+def test_ngram_repetition_window_finds_a_loop_at_the_end_of_a_long_answer():
+    varied = " ".join(f"w{i}" for i in range(600))
+    loop = " ".join(["the cat sat on the mat and then it slept ."] * 20)
+    whole = ngram_repetition(4)(varied + " " + loop, OK)
+    windowed = ngram_repetition(4, window=100)(varied + " " + loop, OK)
+    assert whole.value > -0.1 and "25%" in whole.detail  # diluted by the varied start
+    assert (
+        windowed.value < -0.85 and "89%" in windowed.detail and "from word 600" in windowed.detail
+    )
+    # the same loop first, then the varied text: the window finds it wherever it sits
+    assert ngram_repetition(4, window=100)(loop + " " + varied, OK).value == windowed.value
+    # no loop anywhere: nothing, and a completion shorter than the window is measured whole
+    assert ngram_repetition(4, window=100)(varied, OK).value == 0.0
+    short = "the cat sat on the mat " * 10
+    assert ngram_repetition(4, window=1000)(short, OK) == ngram_repetition(4)(short, OK)
+
+
 def test_repeated_paragraphs():
     para = "Let us compute the sum of the first ten numbers carefully."
     text = "\n\n".join([para, "Something else entirely, another step.", para, para])
@@ -112,6 +129,7 @@ def test_answer_hedging(text, fires):
         (overlong, {"max_length": 0, "cache": 0}, "max_length must be a positive integer"),
         (length_normalized, {"target": 10, "weight": -1}, "weight must be a number >= 0"),
         (ngram_repetition, {"threshold": 1.0}, "threshold"),
+        (ngram_repetition, {"window": 0}, "window must be a positive integer"),
         (answer_hedging, {"max_distinct": 0}, "max_distinct"),
     ],
 )
