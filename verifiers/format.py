@@ -30,25 +30,91 @@ def regex_format(
     return _RegexFormat(pattern, fullmatch=fullmatch, flags=flags, timeout=timeout)
 
 
-_INVISIBLE = "\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff"  # zero-width, marks, BOM
-_BLANK, _VISIBLE = rf"[\s{_INVISIBLE}]", rf"[^\s{_INVISIBLE}]"  # a zero-width space is no content
+# Characters that draw nothing: controls, format marks (zero-width, bidi, tags), combining marks
+# without a base, separators, private use and unassigned code points, and the filler letters that
+# render as blanks. A tag holding only these is empty.
+_BLANK_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"})
+_FILLERS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
 
 
-def tag_format(*tags: str, timeout: float = 2.0):
+def _draws(ch: str) -> bool:
+    """Whether ``ch`` shows on screen: not whitespace, not in ``_BLANK_CATEGORIES``, no filler."""
+    return (
+        not ch.isspace()
+        and ch not in _FILLERS
+        and unicodedata.category(ch) not in _BLANK_CATEGORIES
+    )
+
+
+def tag_format(*tags: str, timeout: float | None = None):
     """``tag_format("think", "answer")``: ``<think>...</think>`` then ``<answer>...</answer>``,
     nothing else but whitespace around them, each tag exactly once, none inside another, none
-    empty."""
+    empty (holding only characters that draw nothing: whitespace, zero-width and bidi marks,
+    controls, variation selectors, blank fillers). A tag of these names spelled any other way
+    (``<Answer>``, ``</answer >``, ``< think>``) counts as one more tag, so it fails the check
+    instead of passing as content. Linear in the completion: no backtracking regex, nothing to
+    time out (``timeout`` is accepted for callers of the regex version and not needed)."""
     if not tags or not all(
         isinstance(t, str) and re.fullmatch(r"[A-Za-z_][\w.-]*", t) for t in tags
     ):
         raise ValueError(f"tag_format needs tag names like 'think', 'answer'; got {tags!r}")
-    alts = "|".join(re.escape(t) for t in tags)
-    text = rf"(?:(?!</?(?:{alts})>).)"  # a character that does not start one of the tags
-    # each tag's content: something besides whitespace, and none of the tags inside it
-    body = r"\s*".join(rf"<{t}>{_BLANK}*(?!</?(?:{alts})>){_VISIBLE}{text}*</{t}>" for t in tags)
-    return _RegexFormat(
-        rf"\s*{body}\s*", fullmatch=True, flags="DOTALL", timeout=timeout, label=f"tags {tags}"
-    )
+    return _TagFormat(tuple(tags))
+
+
+class _TagFormat:
+    returns_verdict = True  # a Verdict for every answer: success_threshold decides nothing
+    inline_safe = True  # linear, cannot hang: ``verify_batch`` may run it in the caller's process
+
+    def __init__(self, tags: tuple[str, ...]):
+        self.tags = tags
+        alts = "|".join(re.escape(t) for t in tags)
+        # any spelling of one of the tags: case, spaces, attributes, a slash in either place
+        self._any = re.compile(rf"<\s*/?\s*(?:{alts})(?=[\s/>])[^<>]*>", re.IGNORECASE)
+
+    def __repr__(self) -> str:
+        return f"tag_format({', '.join(map(repr, self.tags))})"
+
+    def __call__(self, completion: str, **_ignored) -> Verdict:
+        """Row fields (a ``pattern`` among them) are ignored: the tags are the whole check."""
+        if not isinstance(completion, str):
+            return Verdict.invalid(f"completion is {type(completion).__name__}, not text")
+        found = list(self._any.finditer(completion))
+        expected = [f"{slash}{t}" for t in self.tags for slash in ("", "/")]
+        spelled = [m.group(0) for m in found]
+        if spelled != [f"<{e}>" for e in expected]:
+            return Verdict.wrong(
+                clip(f"format not matched: expected tags {self.tags}, found {spelled}", 200)
+            )
+        pieces = [completion[: found[0].start()], completion[found[-1].end() :]]
+        pieces += [completion[a.end() : b.start()] for a, b in zip(found[1::2], found[2::2])]
+        if any(_draws(ch) for piece in pieces for ch in piece):
+            return Verdict.wrong(f"format not matched: text outside the tags {self.tags}")
+        for tag, a, b in zip(self.tags, found[0::2], found[1::2]):
+            if not any(_draws(ch) for ch in completion[a.end() : b.start()]):
+                return Verdict.wrong(f"format not matched: <{tag}> is empty")
+        return Verdict.ok("format matched")
+
+
+class _RowRegex:
+    """``regex``: the row's ``pattern`` field must match the whole completion (DOTALL); a row
+    without one gets the think/answer tag check."""
+
+    returns_verdict = True
+
+    def __init__(self, fallback: _TagFormat, timeout: float = 2.0):
+        self.fallback, self.timeout = fallback, timeout
+
+    def __repr__(self) -> str:
+        return f"regex(row field 'pattern'; without one: {self.fallback!r})"
+
+    def __call__(self, completion: str, *, pattern: str | None = None, **_ignored) -> Verdict:
+        if pattern is None:
+            return self.fallback(completion)
+        try:
+            check = _RegexFormat(pattern, fullmatch=True, flags="DOTALL", timeout=self.timeout)
+        except ValueError as exc:
+            return Verdict.error(f"reference field 'pattern': {exc}")
+        return check(completion)
 
 
 def exact_match(*, case_sensitive: bool = False, pattern: str | None = None, timeout: float = 2.0):
@@ -196,5 +262,5 @@ def _last_group(pattern: str, text: str):
 
 
 exact = register("exact")(_ExactMatch(case_sensitive=False, pattern=None, timeout=2.0))
-think_answer = register("regex")(tag_format("think", "answer"))
-register("format")(think_answer)
+think_answer = register("format")(tag_format("think", "answer"))
+register("regex")(_RowRegex(think_answer))

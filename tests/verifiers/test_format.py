@@ -22,6 +22,24 @@ THINK_ANSWER = [
     ("<think><think>a</think><answer>4</answer>", "wrong"),  # nested/duplicated tag
     ("<think>a</think><answer>4</answer><answer>5</answer>", "wrong"),
     ("", "wrong"),
+    # a second tag spelled another way is a tag, not content (found by a review: each passed)
+    ("<think>x</think><answer><answer >1</answer>", "wrong"),
+    ("<think>x</think><answer>1</answer ></answer>", "wrong"),
+    ("<think>x</THINK></think><answer>1</answer>", "wrong"),
+    ("<think>x</think><answer>1 <Answer>2</Answer></answer>", "wrong"),
+    ("<think>x</think><answer/><answer>1</answer>", "wrong"),
+    # characters that draw nothing are no content (each passed as not empty)
+    ("<think>\u2066</think><answer>\u2069</answer>", "wrong"),  # bidi isolates
+    ("<think>\ufe0f</think><answer>\ufe0f</answer>", "wrong"),  # variation selector
+    ("<think>\u2800</think><answer>\u3164</answer>", "wrong"),  # braille blank, Hangul filler
+    ("<think>\u115f\u1160</think><answer>\u034f</answer>", "wrong"),
+    ("<think>\u180e</think><answer>\u061c</answer>", "wrong"),
+    ("<think>\U000e0020</think><answer>\U000e0020</answer>", "wrong"),  # a tag character
+    ("<think>\x00</think><answer>\x00</answer>", "wrong"),  # controls
+    ("<think>\x1b</think><answer>\x7f</answer>", "wrong"),
+    # real content in any script, and a combining mark on a letter, still counts
+    ("<think>a\u0301</think><answer>\uff14</answer>", "ok"),
+    ("<think>x</think>\n<answer>\u65e5\u672c</answer>", "ok"),
 ]
 
 
@@ -29,6 +47,18 @@ THINK_ANSWER = [
 def test_think_answer_format(completion, status):
     for name in ("regex", "format"):
         assert get(name)(completion).status == status
+
+
+def test_format_ignores_a_row_pattern_and_regex_uses_it():
+    # a dataset column named 'pattern' replaced the tag check: "anything" passed, even as the
+    # gate of a composed reward (found by a review)
+    from passband.verifiers import Reward
+
+    assert get("format")("anything", pattern=".*").status == "wrong"
+    gated = Reward({"correct": "exact", "fmt": ("format", 0.1)}, gates=["fmt"])
+    assert not gated("12", answer="12", pattern=".*").passed
+    assert get("regex")("anything", pattern=".*").passed  # the regex verifier is for patterns
+    assert get("regex")("<think>a</think><answer>1</answer>").passed  # no pattern: the tags
 
 
 def test_reference_pattern_overrides_and_bad_pattern_is_error():
@@ -47,10 +77,7 @@ def test_catastrophic_regex_times_out_instead_of_hanging():
 
 
 def test_factories_validate_and_print_readably():
-    assert (
-        repr(tag_format("think", "answer"))
-        == "regex_format(tags ('think', 'answer'), fullmatch=True)"
-    )
+    assert repr(tag_format("think", "answer")) == "tag_format('think', 'answer')"
     assert (
         repr(regex_format(r"\d+", fullmatch=False))
         == "regex_format(pattern='\\\\d+', fullmatch=False)"
