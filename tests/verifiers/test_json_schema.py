@@ -28,11 +28,11 @@ CASES = [
         "wrong",
         "'age' is a required",
     ),
-    # json block beats a bare block that comes later
+    # every value standing as an answer is judged: a later bare block that is wrong fails it
     (
         f'{FENCE}json\n{{"name": "A", "age": 1}}\n{FENCE}\n{FENCE}\n{{"name": 5}}\n{FENCE}',
-        "ok",
-        "```json",
+        "wrong",
+        "value 2 of 2, bare ``` block",
     ),
     # chosen json block does not parse: invalid, no falling back to the valid bare JSON after it
     (
@@ -47,13 +47,13 @@ CASES = [
         "bare",
     ),
     # no fences: first balanced object that parses (the broken one is skipped)
-    ('I think {name: A} no wait {"name": "A", "age": 3} done', "ok", "first JSON value"),
+    ('I think {name: A} no wait {"name": "A", "age": 3} done', "ok", "JSON value in the text"),
     ('The object is {"name": "A", "age": -4}.', "wrong", "$.age"),
     ('{"name": "A", "age": 1, "tags": ["x", 3]}', "wrong", "$.tags[1]"),
     ('{"name": "A", "age": 1, "email": "not-an-email"}', "wrong", "email"),
-    # duplicate keys: the last one wins
-    ('{"name": "A", "age": "x", "age": 5}', "ok", ""),
-    ('{"name": "A", "age": 5, "age": "x"}', "wrong", "$.age"),
+    # a repeated key is refused: json.loads kept the last and hid a wrong first one
+    ('{"name": "A", "age": "x", "age": 5}', "invalid", "'age' appears twice"),
+    ('{"name": "A", "age": 5, "age": "x"}', "invalid", "'age' appears twice"),
     # strictness: nothing is repaired
     (f'{FENCE}json\n{{"name": "A", "age": NaN}}\n{FENCE}', "invalid", "NaN"),
     (f'{FENCE}json\n{{"name": "A", "age": Infinity}}\n{FENCE}', "invalid", "Infinity"),
@@ -249,7 +249,8 @@ def test_wrong_json_is_never_graded_ok(schema, completion):
 def test_right_json_around_broken_values_and_precise_numbers_still_passes():
     check = get("json_schema")
     number = {"type": "object", "properties": {"x": {"type": "number"}}}
-    assert check('bad {"a": } then {"a": 5}', schema=_A).status == "ok"
+    assert check('values [1, 2, x] then {"a": 5}', schema=_A).status == "ok"
+    assert check('see {a} and {"a": 5}', schema=_A).status == "ok"
     assert check('{"x": 3.141592653589793}', schema=number).status == "ok"
     assert check('{"x": 0.1}', schema=number).status == "ok"
     assert check('```json\n{"a": 5}\n```', schema=_A).status == "ok"
@@ -261,3 +262,76 @@ def test_deeply_nested_broken_brackets_are_scanned_once():
     start = time.monotonic()
     verdict = get("json_schema")("[" * 8000 + "NaN" + "]" * 8000, schema=_A)
     assert verdict.status == "invalid" and time.monotonic() - start < 2.0
+
+
+def _one(fmt: str | None = None, pattern: str | None = None, **more) -> dict:
+    prop = {"type": "string", **({"format": fmt} if fmt else {}), **more}
+    if pattern:
+        prop["pattern"] = pattern
+    return {"type": "object", "properties": {"v": prop}, "required": ["v"]}
+
+
+_AGE = {
+    "type": "object",
+    "properties": {"age": {"type": "integer", "maximum": 100}},
+    "required": ["age"],
+}
+
+
+@pytest.mark.parametrize(
+    "schema, completion",
+    [
+        # formats jsonschema's checkers let through (a third review, 2026-12-04)
+        (_one("email"), '{"v": "@"}'),
+        (_one("email"), '{"v": "not an email@"}'),
+        (_one("email"), '{"v": "@@@"}'),
+        (_one("idn-email"), '{"v": "\\n@\\n"}'),
+        (_one("uuid"), '{"v": "12345678-1234-5678-1234-5678-12345678"}'),
+        (_one("uuid"), '{"v": "+2345678-1234-5678-1234-567812345678"}'),
+        (_one("uuid"), '{"v": "12345678-1234-5678-1234-56781234567\\uff18"}'),
+        (_one("date-time"), '{"v": "2023-01-01T00:00:00Z\\n"}'),
+        (_one("time"), '{"v": "12:00:00Z\\n"}'),
+        (_one("hostname"), '{"v": "example.com\\n"}'),
+        (_one("uri"), '{"v": "http://a.com\\n"}'),
+        (_one("duration"), '{"v": "P1.5Y"}'),
+        (_one("duration"), '{"v": "P0.5D"}'),
+        # pattern: ECMA's $ is the end of the string, its \d ASCII
+        (_one(pattern="^[0-9]{3}$"), '{"v": "123\\n"}'),
+        (_one(pattern="^\\\\d{3}$"), '{"v": "\\u0661\\u0662\\u0663"}'),
+        # a value that breaks the schema was skipped (int() refuses 4,301 digits) for a later one
+        (_AGE, '{"age": ' + "9" * 5000 + '} {"age": 5}'),
+        # a broken answer was skipped for a later example that parses
+        (_AGE, 'Answer: {"age": NaN}\nFormat example: {"age": 5}'),
+        (_AGE, 'Answer: {"age": 200,}\n(e.g. {"age": 5})'),
+        # the first of several answers was judged, or a ```json block over later prose
+        (_AGE, 'Draft: {"age": 5}\nWait, correction, final answer: {"age": "five"}'),
+        (_AGE, '{"age": 5}{"age": "x"}'),
+        (_AGE, '```python\nprint({"age": 5})\n```\nAnswer: {"age": "x"}'),
+        (_AGE, 'The format:\n```json\n{"age": 0}\n```\nMy answer: {"age": "unknown"}'),
+        (_AGE, '```json\n{"age": 5}\n```\nActually the correct answer is {"age": -3.5}'),
+        (_AGE, '{"age": "five", "age": 5}'),
+    ],
+)
+def test_a_wrong_answer_anywhere_in_the_completion_is_never_ok(schema, completion):
+    verdict = get("json_schema")(completion, schema=schema)
+    assert verdict.status != "ok", verdict.detail
+
+
+def test_right_answers_written_plainly_still_pass():
+    check = get("json_schema")
+    assert check('{"v": "ada.lovelace+x@example.co.uk"}', schema=_one("email")).passed
+    assert check('{"v": "user@localhost"}', schema=_one("email")).passed
+    assert check('{"v": "12345678-1234-5678-1234-567812345678"}', schema=_one("uuid")).passed
+    assert check('{"v": "P1Y2M3DT4H5M6S"}', schema=_one("duration")).passed
+    assert check('{"v": "2023-01-01T00:00:00Z"}', schema=_one("date-time")).passed
+    assert check('{"v": "123"}', schema=_one(pattern="^[0-9]{3}$")).passed
+    assert check('{"v": "a$b"}', schema=_one(pattern="^a[$]b$")).passed
+    # the reasoning's drafts do not count, the same answer twice does
+    done = '<think>maybe {"age": "x"}</think>\n```json\n{"age": 5}\n```\nSo: {"age": 5}'
+    verdict = check(done, schema=_AGE)
+    assert verdict.passed and "2 JSON values" in verdict.detail
+    # a schema that nests an unchecked format deeper than 64 levels is still an error
+    deep: dict = {"format": "iri"}
+    for _ in range(80):
+        deep = {"allOf": [deep]}
+    assert check('{"v": "x"}', schema={"properties": {"v": deep}}).status == "error"

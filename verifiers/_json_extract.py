@@ -1,0 +1,230 @@
+"""Which JSON in a completion ``json_schema`` judges: every value that stands as an answer.
+
+A reward must not pay for a completion that also states a wrong answer, so every candidate is
+judged and all must validate (``json_values``):
+1. only the text after the last ``</think>``: the reasoning may hold drafts;
+2. every fenced block tagged ``json``: it must parse (else ``invalid``), whatever its type;
+3. every untagged fenced block whose whole body parses; one that does not is read as text;
+4. in the rest of the text (blocks in other languages left out), every balanced ``{...}`` or
+   ``[...]`` of the schema's top-level ``type`` that parses. Only brackets that can open JSON are
+   tried (``{"``, ``{}``, ``[1``, ``["``...), so the ``\\frac{1}{2}`` of a long LaTeX preamble does
+   not use up the scan. A value that opens and never closes (cut off) is ``invalid``, and so is
+   an object that opens like JSON (``{"``) and does not parse (``NaN``, a trailing comma): a
+   broken answer is not skipped for a later example that parses. Arrays that do not parse
+   (``[0, 1)``) are passed over. When no value has the wanted type, the first one found is
+   judged (and fails on its type).
+Parsing is strict JSON: NaN/Infinity, trailing commas, comments and single quotes are rejected,
+nothing is repaired, a key repeated in one object is rejected (``json.loads`` would keep the last
+and hide the first), and a number a double cannot hold exactly is rejected rather than rounded.
+Nesting up to ``MAX_DEPTH`` levels is parsed; deeper is ``invalid``.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json
+import re
+
+__all__ = ["json_values", "strict_loads", "MAX_DEPTH"]
+
+_FENCE = re.compile(
+    r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
+)
+_MAX_SCAN_STARTS = 20_000  # bare-text scan: openings tried (the deadline bounds the rest)
+# An opening bracket that can start JSON: not LaTeX's \frac{1}, ^{2} or [0, 1] ... but [1, 2] is JSON.
+_JSON_START = re.compile(  # with a single quote: tried, fails, and its insides are skipped
+    r"""\{\s*["'}]|\[\s*(?:[\[{"'\]\-\d]|true\b|false\b|null\b)"""
+)
+_OBJECT_START = re.compile(r'\{\s*"')  # an object that opens like JSON: broken is invalid
+MAX_DEPTH = 20_000
+_INT_DIGITS = 4_000  # longer integers parse as Decimal (Python's int() refuses > 4,300 digits)
+
+
+def json_values(text: str, want: object = None) -> tuple[list, list[str], str | None]:
+    """``(values, labels, problem)``: every JSON value that stands as an answer in ``text`` and
+    where each was found, or why the completion has no judgeable JSON (``problem``; the values
+    are then empty). ``want``: the schema's top-level ``type`` (a name or a list)."""
+    text = text.rsplit("</think>", 1)[-1]
+    depth = _depth(text)
+    if depth > MAX_DEPTH:
+        return (
+            [],
+            [],
+            (
+                f"no JSON within the nesting limit: brackets nest {depth} levels deep "
+                f"(limit {MAX_DEPTH})"
+            ),
+        )
+    values, labels, cut = [], [], []
+    for m in _FENCE.finditer(text):
+        lang, body = m.group(1).lower(), m.group(2)
+        if lang not in ("json", ""):
+            cut.append(m.span())  # code in another language: its dicts are not the answer
+            continue
+        try:
+            values.append(strict_loads(body))
+        except ValueError as exc:
+            if lang == "json":
+                return [], [], f"a ```json block is not valid JSON: {_clip(exc)}"
+            continue  # an untagged block of prose: read with the text
+        labels.append("```json block" if lang else "bare ``` block")
+        cut.append(m.span())
+    rest = "".join(text[a:b] if i % 2 == 0 else "\n" for i, (a, b) in enumerate(_gaps(cut, text)))
+    found, labels_found, problem = _scan(rest, want)
+    if problem:
+        return [], [], problem
+    values, labels = values + found, labels + labels_found
+    if not values:
+        return [], [], "no JSON object or array found in the completion"
+    return values, labels, None
+
+
+def _gaps(cut: list[tuple[int, int]], text: str):
+    """Alternating kept / cut spans of ``text`` (kept ones at even positions)."""
+    start = 0
+    for a, b in cut:
+        yield start, a
+        yield a, b
+        start = b
+    yield start, len(text)
+
+
+def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
+    decoder, first, values = _decoder(), None, []
+    wanted = {want} if isinstance(want, str) else set(want) if isinstance(want, list) else None
+    passed_over = 0  # the end of the last value: its own parts are not answers
+    for start in _bracket_starts(text):
+        if start < passed_over:
+            continue
+        try:  # raw_decode parses exactly one balanced value starting here, or fails
+            value, passed_over = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError) as exc:
+            close = _close_of(text, start)
+            if close is None:
+                return [], [], f"a JSON value is cut off (it never closes): {_head(text, start)}"
+            if _OBJECT_START.match(text, start):
+                return [], [], f"{_head(text, start)} is not valid JSON: {_clip(exc)}"
+            passed_over = close  # a broken array: a fragment inside it is no answer either
+            continue
+        if wanted is None or _json_type(value) & wanted:
+            values.append(value)
+        elif first is None:
+            first = value
+    if not values and first is not None:
+        return [first], ["the first JSON value in the text (not of the schema's type)"], None
+    return values, ["JSON value in the text"] * len(values), None
+
+
+def _head(text: str, start: int) -> str:
+    head = text[start : start + 40]
+    return repr(head + "…" if len(text) > start + 40 else head)
+
+
+def _clip(exc: Exception) -> str:
+    text = str(exc)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _json_type(value: object) -> set[str]:
+    return (
+        {"object"} if isinstance(value, dict) else {"array"} if isinstance(value, list) else set()
+    )
+
+
+def _depth(text: str) -> int:
+    """How deep brackets nest (outside strings); cheap when there are few brackets."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return 0
+    depth = deepest = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        ch = token.group(0)
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def _close_of(text: str, start: int) -> int | None:
+    """Where the bracket at ``start`` closes (strings skipped), or None when it is still open at
+    the end of the text: truncated. One linear scan, so broken values cost no more than valid ones
+    (``[[[...NaN...]]]`` used to be re-scanned from every bracket: quadratic)."""
+    depth = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', text[start:]):
+        ch = token.group(0)
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return start + token.end()
+    return None
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):  # 1e400: JSON has no infinity either
+        raise ValueError(f"{text[:40]} is out of the range of a JSON number (it reads as infinity)")
+    exact = decimal.Decimal(text)
+    if value == 0 and exact != 0:
+        raise ValueError(f"{text[:40]} underflows to 0: a check would judge another number")
+    if exact != decimal.Decimal(value) and (
+        len(exact.normalize().as_tuple().digits) >= 17
+        or (abs(value) >= 2**53 and exact == exact.to_integral_value())
+    ):  # 1.0000000000000001 would pass "integer", 9007199254740993.0 a maximum of 2^53
+        raise ValueError(
+            f"{text[:40]} has more digits than a double holds: it would read as {value!r}"
+        )
+    return value
+
+
+def _any_int(text: str):
+    """An integer of any length: ``int`` up to ``_INT_DIGITS`` digits, else a ``Decimal`` (a
+    number, never an ``integer`` to jsonschema). ``int()`` raised on 4,301 digits, and the scan
+    then skipped a value that broke the schema's ``maximum`` for a later one."""
+    return int(text) if len(text) <= _INT_DIGITS else decimal.Decimal(text)
+
+
+def _unique_keys(pairs: list) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key[:40]!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _decoder() -> json.JSONDecoder:
+    return json.JSONDecoder(
+        parse_constant=_reject_constant,
+        parse_float=_finite_float,
+        parse_int=_any_int,
+        object_pairs_hook=_unique_keys,
+    )
+
+
+def strict_loads(text: str | bytes) -> object:
+    """``json.loads`` minus NaN/Infinity, repeated keys and numbers a double would round; every
+    failure is a ValueError."""
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        return _decoder().decode(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _bracket_starts(text: str):
+    count = 0
+    for m in _JSON_START.finditer(text):
+        yield m.start()
+        count += 1
+        if count >= _MAX_SCAN_STARTS:
+            return

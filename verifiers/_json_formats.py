@@ -1,0 +1,146 @@
+"""Strict string checks for ``json_schema``: formats and ``pattern`` as JSON Schema means them.
+
+jsonschema's own checkers are lenient where a reward must not be:
+- ``email`` only asks for an ``@`` somewhere (``"@"`` and ``"not an email@"`` passed);
+- ``uuid`` accepts what Python's ``UUID`` parses, with a hyphen in four places (an extra hyphen,
+  a ``+`` or a full-width digit passed);
+- ``duration`` accepts fractions (``P1.5Y``), which RFC 3339's grammar has not;
+- several checkers accept a trailing newline (``"2023-01-01T00:00:00Z\\n"``, ``"example.com\\n"``).
+``strict_checker(cls)`` is the draft's own checker with those formats checked again here first.
+
+``pattern`` is an ECMA-262 regular expression: ``$`` matches only at the end of the string and
+``\\d``, ``\\w`` only ASCII. Python's ``re.search`` lets ``^[0-9]{3}$`` match ``"123\\n"`` and
+``\\d`` match ``"١٢٣"``; ``ecma_pattern`` compiles the pattern with ``$`` as ``\\Z`` and ``re.ASCII``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = ["ecma_pattern", "formats_named", "strict_checker", "STANDARD_FORMATS"]
+
+STANDARD_FORMATS = frozenset(
+    "date-time date time duration email idn-email hostname idn-hostname ipv4 ipv6 uri "
+    "uri-reference iri iri-reference uuid uri-template json-pointer relative-json-pointer "
+    "regex".split()
+)
+# formats whose grammar has no whitespace at either end (json-pointer tokens and regexes may)
+_NO_EDGE_SPACE = STANDARD_FORMATS - {"json-pointer", "relative-json-pointer", "regex"}
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_D = r"[0-9]+"
+_DUR_TIME = rf"T(?:{_D}H(?:{_D}M(?:{_D}S)?)?|{_D}M(?:{_D}S)?|{_D}S)"
+_DUR_DATE = rf"(?:{_D}Y(?:{_D}M(?:{_D}D)?)?|{_D}M(?:{_D}D)?|{_D}D)(?:{_DUR_TIME})?"
+_DURATION = re.compile(rf"P(?:{_DUR_DATE}|{_DUR_TIME}|{_D}W)")  # RFC 3339, appendix A
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_LOCAL = re.compile(
+    rf"{_ATOM}(?:\.{_ATOM})*|\"(?:[^\"\\\r\n]|\\.)+\""
+)  # RFC 5322 dot-atom / quoted
+_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+_IDN_LABEL = re.compile(r"[^\W_](?:[\w-]{0,61}[^\W_])?")
+_IDN_LOCAL = re.compile(r"[^\s@\"(),:;<>\[\\\]]+(?:\.[^\s@\"(),:;<>\[\\\].]+)*")
+_ADDRESS_LITERAL = re.compile(r"\[(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|IPv6:[0-9A-Fa-f:.]+)\]")
+
+
+def _domain(text: str, label: re.Pattern) -> bool:
+    if _ADDRESS_LITERAL.fullmatch(text):
+        return True
+    labels = text.split(".")
+    return len(text) <= 253 and all(label.fullmatch(part) for part in labels)
+
+
+def _email(text: str, idn: bool) -> bool:
+    """``local@domain``: one ``@`` outside a quoted local part, a dot-atom or quoted local part
+    of at most 64 characters, and a host name (labels of letters, digits and hyphens) or an
+    address literal."""
+    local, at, domain = text.rpartition("@")
+    if not at or not local or not domain or len(local) > 64:
+        return False
+    local_ok = (_IDN_LOCAL if idn else _LOCAL).fullmatch(local) or _LOCAL.fullmatch(local)
+    return bool(local_ok) and _domain(domain, _IDN_LABEL if idn else _LABEL)
+
+
+_STRICT = {
+    "email": lambda s: _email(s, idn=False),
+    "idn-email": lambda s: _email(s, idn=True),
+    "uuid": lambda s: bool(_UUID.fullmatch(s)),
+    "duration": lambda s: bool(_DURATION.fullmatch(s)),
+}
+
+
+def _strictly(name: str, check, raises):
+    """``check`` (the draft's own) behind passband's stricter rule for ``name``."""
+
+    def strict(instance) -> bool:
+        if not isinstance(instance, str):
+            return check(instance)  # formats apply to strings only; the draft's rule decides
+        if name in _NO_EDGE_SPACE and instance != instance.strip():
+            return False
+        if name in _STRICT and not _STRICT[name](instance):
+            return False
+        return check(instance)
+
+    return strict, raises
+
+
+@functools.lru_cache(maxsize=16)
+def strict_checker(cls):
+    """A copy of ``cls.FORMAT_CHECKER`` (one per draft) with the stricter rules above."""
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(formats=())
+    checker.checkers = {
+        name: _strictly(name, check, raises)
+        for name, (check, raises) in cls.FORMAT_CHECKER.checkers.items()
+    }
+    return checker
+
+
+def _ecma(pattern: str) -> str:
+    """``pattern`` with every ``$`` outside a character class (and not escaped) as ``\\Z``."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":  # a class opens; a ] right after [ or [^ is literal (Python's reading)
+            j = i + 1 + (pattern[i + 1 : i + 2] == "^")
+            j += pattern[j : j + 1] == "]"
+            out.append(pattern[i:j])
+            i, in_class = j, True
+            continue
+        elif ch == "$":
+            ch = r"\Z"
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def ecma_pattern(pattern: str) -> re.Pattern:
+    """``pattern`` compiled with ECMA-262's ``$`` and ASCII ``\\d`` / ``\\w`` (see the module)."""
+    try:
+        return re.compile(_ecma(pattern), re.ASCII)
+    except re.error:  # an inline (?u) cannot combine with ASCII: its own reading then
+        return re.compile(_ecma(pattern))
+
+
+def formats_named(schema) -> set[str]:
+    """Every ``format`` a schema names, at any depth (an explicit stack: a schema nested deeper
+    than the recursion limit is still searched, so an unchecked format cannot hide in it)."""
+    found: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("format"), str):
+                found.add(node["format"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
