@@ -120,8 +120,9 @@ class _RowRegex:
 def exact_match(*, case_sensitive: bool = False, pattern: str | None = None, timeout: float = 2.0):
     """Equality with reference field ``answer`` after normalising both sides (Unicode NFKC,
     whitespace collapsed, surrounding quotes and final period dropped, case folded unless
-    ``case_sensitive``). With ``pattern`` (a regex with one group), the last match's group is
-    compared instead of the whole completion."""
+    ``case_sensitive``). A list ``answer`` lists accepted answers: equal to any one passes (the
+    list's own text, ``"['12', '13']"``, is no answer). With ``pattern`` (a regex with one
+    group), the last match's group is compared instead of the whole completion."""
     if pattern is not None:
         _compile(pattern, "DOTALL")
     return _ExactMatch(case_sensitive=case_sensitive, pattern=pattern, timeout=timeout)
@@ -210,11 +211,18 @@ class _ExactMatch:
                 return Verdict.timeout(f"answer pattern ran past {self.timeout:g} s")
             if candidate is None:
                 return Verdict.invalid(f"no match for answer pattern {self.pattern!r}")
-        got, gold = self._norm(candidate), self._norm(str(answer))
+        golds = answer if isinstance(answer, (list, tuple)) else [answer]
+        if not golds or any(isinstance(g, (list, tuple, dict)) for g in golds):
+            return Verdict.error(
+                f"reference field 'answer' must be a string or a list of strings, got {answer!r}"
+            )
+        got = self._norm(candidate)
         if not got:
             return Verdict.invalid("empty answer")
-        if got == gold:
+        normed = [self._norm(str(g)) for g in golds]
+        if got in normed:
             return Verdict.ok("exact match")
+        gold = normed[0] if len(normed) == 1 else f"any of {normed}"
         return Verdict.wrong(clip(f"{got!r} != {gold!r}", 200))
 
     def _norm(self, text: str) -> str:

@@ -111,6 +111,17 @@ def test_exact_table(completion, answer, status):
     assert get("exact")(completion, answer=answer).status == status
 
 
+def test_exact_with_a_list_of_accepted_answers():
+    # the list was compared as its text: "['12', '13']" passed and "12" did not (a review)
+    check = get("exact")
+    assert check("12", answer=["12", "13"]).passed and check(" 13. ", answer=["12", "13"]).passed
+    assert check("['12', '13']", answer=["12", "13"]).status == "wrong"
+    assert check("14", answer=("12", "13")).status == "wrong"
+    assert (
+        check("12", answer=[]).status == "error" and check("12", answer=[["12"]]).status == "error"
+    )
+
+
 def test_exact_options():
     assert get("exact")("x").status == "error"  # no answer field
     strict = exact_match(case_sensitive=True)
