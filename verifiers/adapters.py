@@ -77,6 +77,7 @@ class _TrlReward:
             for field, column in self.fields.items():
                 if column in ref:
                     ref[field] = ref[column]
+            ref.pop(NUM_TOKENS, None)  # a length comes from the completion, never from its row
             if completion_ids is not None:
                 ref[NUM_TOKENS] = len(completion_ids[i])
             references.append(ref)
@@ -98,6 +99,7 @@ class _VerlComputeScore:
         self, data_source, solution_str, ground_truth, extra_info=None, **_ignored
     ) -> dict:
         reference = dict(extra_info) if isinstance(extra_info, Mapping) else {}
+        reference.pop(NUM_TOKENS, None)  # verl passes no length: a row's would be believed
         reference[self.ground_truth_field] = ground_truth
         verdict = _score_one(self.reward, solution_str, reference, self.timeout)
         out = {

@@ -14,6 +14,7 @@ import unicodedata
 
 from passband.verifiers import _deadline
 from passband.verifiers._coerce import clip
+from passband.verifiers._text import draws
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
@@ -28,22 +29,6 @@ def regex_format(
     """A verifier that passes when ``pattern`` matches the whole completion (or any part, with
     ``fullmatch=False``). ``flags``: ``|``-separated names among DOTALL, IGNORECASE, MULTILINE."""
     return _RegexFormat(pattern, fullmatch=fullmatch, flags=flags, timeout=timeout)
-
-
-# Characters that draw nothing: controls, format marks (zero-width, bidi, tags), combining marks
-# without a base, separators, private use and unassigned code points, and the filler letters that
-# render as blanks. A tag holding only these is empty.
-_BLANK_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"})
-_FILLERS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
-
-
-def _draws(ch: str) -> bool:
-    """Whether ``ch`` shows on screen: not whitespace, not in ``_BLANK_CATEGORIES``, no filler."""
-    return (
-        not ch.isspace()
-        and ch not in _FILLERS
-        and unicodedata.category(ch) not in _BLANK_CATEGORIES
-    )
 
 
 def tag_format(*tags: str, timeout: float | None = None):
@@ -87,10 +72,10 @@ class _TagFormat:
             )
         pieces = [completion[: found[0].start()], completion[found[-1].end() :]]
         pieces += [completion[a.end() : b.start()] for a, b in zip(found[1::2], found[2::2])]
-        if any(_draws(ch) for piece in pieces for ch in piece):
+        if any(draws(ch) for piece in pieces for ch in piece):
             return Verdict.wrong(f"format not matched: text outside the tags {self.tags}")
         for tag, a, b in zip(self.tags, found[0::2], found[1::2]):
-            if not any(_draws(ch) for ch in completion[a.end() : b.start()]):
+            if not any(draws(ch) for ch in completion[a.end() : b.start()]):
                 return Verdict.wrong(f"format not matched: <{tag}> is empty")
         return Verdict.ok("format matched")
 

@@ -11,6 +11,7 @@ tokens with a tokenizer, words otherwise.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from passband.errors import did_you_mean
+from passband.verifiers._text import visible
 from passband.verifiers.verdict import Verdict
 
 __all__ = [
@@ -95,7 +97,8 @@ def overlong(max_length: int, cache: int, *, weight: float = 1.0, tokenizer=None
 
 @register_penalty("length_cap")
 def length_cap(max_length: int, *, tokenizer=None):
-    """Hard cap: a completion longer than ``max_length`` gets a total reward of 0."""
+    """Hard cap: a completion longer than ``max_length`` gets no reward: its total becomes at
+    most 0 (a total already below 0 stays, so going past the cap is never a gain)."""
     _positive_int("max_length", max_length)
     return _LengthCap(max_length, tokenizer)
 
@@ -103,9 +106,16 @@ def length_cap(max_length: int, *, tokenizer=None):
 @register_penalty("length_normalized")
 def length_normalized(target: int, *, weight: float = 0.5, tokenizer=None):
     """For correct answers only: 0 up to ``target`` length, then linearly down to ``-weight`` at
-    twice the target. Wrong answers get 0, so brevity is never rewarded on its own."""
+    twice the target. Wrong answers get 0, so brevity is never rewarded on its own. ``weight`` is
+    at most 1, the correctness term's default reward, so a long right answer never scores below a
+    wrong one (at 1.5 a right answer of twice the target scored -0.5 against a wrong one's 0)."""
     _positive_int("target", target)
     _non_negative("weight", weight)
+    if weight > 1:
+        raise ValueError(
+            f"weight must be at most 1 (the reward of a right answer), got {weight!r}: a larger "
+            "one scores a long right answer below a wrong one"
+        )
     return _LengthNormalized(target, weight, tokenizer)
 
 
@@ -121,11 +131,12 @@ def ngram_repetition(
     """Penalise the share of repeated n-grams above ``threshold``: ``-weight`` when every n-gram
     repeats, linear in between.
 
-    ``window=None`` measures the share over the whole completion, so a loop at the end of a long
-    answer is diluted by the text before it: 600 varied words then a 10-word sentence 20 times
-    over read as 25% repeated. ``window=W`` takes the worst run of ``W`` consecutive n-grams
-    instead (the same completion: 89% at ``window=100``), so where the loop sits does not matter;
-    a completion shorter than the window is measured whole."""
+    The share is of n-grams that already appeared earlier in the completion. ``window=None``
+    measures it over the whole completion, so a loop at the end of a long answer is diluted by
+    the text before it: 600 varied words then a 10-word sentence 20 times over read as 25%
+    repeated. ``window=W`` takes the worst run of ``W`` consecutive n-grams instead (the same
+    completion: 100% at ``window=100``), so where the loop sits and how long its period is do
+    not matter; a completion shorter than the window is measured whole."""
     _positive_int("n", n)
     if not 0 <= threshold < 1:
         raise ValueError(f"threshold must be in [0, 1), got {threshold!r}")
@@ -147,8 +158,8 @@ def repeated_paragraphs(*, min_chars: int = 20, weight: float = 1.0):
 @register_penalty("answer_hedging")
 def answer_hedging(max_distinct: int = 1, *, weight: float = 1.0, zero_total: bool = False):
     """Penalise completions stating more than ``max_distinct`` different final answers
-    (``\\boxed{}``, "the answer is", ``Answer:`` lines, ``#### x``): ``-weight``, or a total of 0
-    with ``zero_total=True``."""
+    (``\\boxed{}``, "the answer is", ``Answer:`` lines, ``#### x``): ``-weight``, or no reward at all
+    with ``zero_total=True`` (the total becomes at most 0)."""
     _positive_int("max_distinct", max_distinct)
     _non_negative("weight", weight)
     return _AnswerHedging(max_distinct, weight, zero_total)
@@ -162,8 +173,8 @@ class _Penalty:
     tokenizer = None
 
     def _length(self, completion: str, num_tokens: int | None) -> tuple[int, str]:
-        if isinstance(num_tokens, int) and not isinstance(num_tokens, bool) and num_tokens >= 0:
-            return num_tokens, "tokens"
+        if _count(num_tokens) is not None:  # numpy integers and 3000.0 count too
+            return _count(num_tokens), "tokens"
         if self.tokenizer is not None:
             return len(_encode(self.tokenizer, completion)), "tokens"
         return len(completion), "chars"
@@ -226,7 +237,7 @@ class _LengthCap(_Penalty):
         length, unit = self._length(completion, num_tokens)
         if length > self.max_length:
             return PenaltyOutcome(
-                0.0, f"{length} {unit} > cap {self.max_length}: total set to 0", True
+                0.0, f"{length} {unit} > cap {self.max_length}: no reward (total at most 0)", True
             )
         return PenaltyOutcome(0.0, f"{length} {unit} <= cap {self.max_length}")
 
@@ -241,10 +252,11 @@ class _NgramRepetition(_Penalty):
     def __call__(
         self, completion: str, verdict: Verdict, num_tokens: int | None = None
     ) -> PenaltyOutcome:
+        text = visible(completion)  # zero-width marks between words must not hide a repeat
         if self.tokenizer is not None:
-            units, unit = _encode(self.tokenizer, completion), "tokens"
+            units, unit = _encode(self.tokenizer, text), "tokens"
         else:
-            units, unit = completion.split(), "words"
+            units, unit = text.split(), "words"
         grams = [tuple(units[i : i + self.n]) for i in range(len(units) - self.n + 1)]
         if not grams:
             return PenaltyOutcome(0.0, f"fewer than {self.n} {unit}")
@@ -260,19 +272,23 @@ class _NgramRepetition(_Penalty):
 
 
 def _worst_window(grams: list[tuple], width: int) -> tuple[float, int]:
-    """The largest share of repeated n-grams over runs of ``width`` consecutive ``grams``, and
-    where that run starts; one pass, counting each run's distinct n-grams as it slides."""
-    counts = Counter(grams[:width])
-    best, at = len(counts), 0
-    for i in range(width, len(grams)):
-        old, new = grams[i - width], grams[i]
-        counts[old] -= 1
-        if not counts[old]:
-            del counts[old]
-        counts[new] += 1
-        if len(counts) < best:
-            best, at = len(counts), i - width + 1
-    return 1.0 - best / width, at
+    """The largest share, over runs of ``width`` consecutive ``grams``, of n-grams seen earlier
+    anywhere in the completion, and where that run starts. Over the whole completion that share
+    is the unwindowed one (each repeat after its first); counting repeats within the run only
+    missed a loop whose period is at least ``width`` (a 100-word paragraph pasted 20 times read
+    as 0% at ``window=100``). One pass, a running sum."""
+    seen: set[tuple] = set()
+    flags = []
+    for gram in grams:
+        flags.append(gram in seen)
+        seen.add(gram)
+    total = best = sum(flags[:width])
+    at = 0
+    for i in range(width, len(flags)):
+        total += flags[i] - flags[i - width]
+        if total > best:
+            best, at = total, i - width + 1
+    return best / width, at
 
 
 class _RepeatedParagraphs(_Penalty):
@@ -284,8 +300,10 @@ class _RepeatedParagraphs(_Penalty):
     def __call__(
         self, completion: str, verdict: Verdict, num_tokens: int | None = None
     ) -> PenaltyOutcome:
-        text = completion.replace("\r\n", "\n").replace("\r", "\n")  # CRLF paragraphs too
-        paragraphs = [" ".join(p.split()) for p in re.split(r"\n[ \t]*\n", text)]
+        text = visible(completion).replace("\r\n", "\n").replace("\r", "\n")  # CRLF too
+        # a line of spaces (no-break ones included) or of zero-width marks separates paragraphs,
+        # and marks that draw nothing do not make a repeat look new
+        paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
         paragraphs = [p for p in paragraphs if len(p) >= self.min_chars]
         if not paragraphs:
             return PenaltyOutcome(0.0, "no paragraphs")
@@ -357,6 +375,15 @@ def _encode(tokenizer, text: str) -> list:
         return list(tokenizer.encode(text, add_special_tokens=False))
     except TypeError:  # a tokenizer without that keyword
         return list(tokenizer.encode(text))
+
+
+def _count(value) -> int | None:
+    """``value`` as a token count: a whole number >= 0 of any numeric type, else None."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    if not math.isfinite(value) or value < 0 or value != int(value):
+        return None
+    return int(value)
 
 
 def _positive_int(name: str, value) -> None:

@@ -10,9 +10,12 @@
 
 Rules, in order: a gate that does not pass decides the verdict (total ``gate_value`` plus the
 penalties, status ``wrong``; or the gate's own ``error``/``timeout``), and the other terms are not
-run: failing the gate never escapes a penalty. Otherwise the
+run: failing the gate never escapes a penalty. A term that cannot judge (it raises, times out,
+returns NaN or None) leaves no total: the verdict is that ``error``/``timeout``, which training
+masks, so a completion cannot escape a negative term by breaking its check. Otherwise the
 total is the sum of ``weight * score`` over terms plus every penalty value; a hard cap that fires
-sets it to 0. ``status`` is the primary term's (the first, unless ``primary=`` names another), so
+takes the reward away (the total becomes at most 0: a cap never raises a negative total).
+``status`` is the primary term's (the first, unless ``primary=`` names another), so
 ``verdict.passed`` means "the answer is right" for the curriculum, not "the shaped score is high".
 The reserved reference key ``num_tokens`` goes to the penalties, never to the verifiers.
 """
@@ -129,6 +132,13 @@ class Reward:
             if name not in verdicts:
                 verdicts[name] = self._run(name, completion, reference)
                 components[name] = term.weight * verdicts[name].score
+        for name, verdict in verdicts.items():
+            if verdict is not None and not verdict.checkable:
+                # any term that could not judge (it raised, timed out, returned NaN or None):
+                # no total to train on. Counting it as 0 let a completion escape a negative
+                # term by making its check time out.
+                note = clip(f"term {name!r}: {verdict.status} ({verdict.detail})")
+                return Verdict(0.0, verdict.status, note, components)
         primary = verdicts[self.primary]
         note = f"{self.primary}: {primary.status} ({primary.detail})"
         total = sum(components.values())
@@ -146,8 +156,8 @@ class Reward:
     def _apply_penalties(
         self, completion, primary: Verdict, num_tokens, components: dict, total: float, note: str
     ) -> Verdict:
-        """``total`` plus every penalty (a hard cap that fires zeroes it); status ``primary``'s,
-        ``note`` first in the detail."""
+        """``total`` plus every penalty (a hard cap that fires takes away any reward: the total
+        becomes at most 0); status ``primary``'s, ``note`` first in the detail."""
         notes = [note]
         capped = False
         for name, penalty in self._penalties.items():
@@ -163,8 +173,8 @@ class Reward:
             capped = capped or zero_total
             if outcome.value or outcome.zero_total:
                 notes.append(f"{name} {outcome.value:+.3g}: {outcome.detail}")
-        if capped:
-            total = 0.0
+        if capped:  # no reward: a total already below 0 stays there, so a cap is never a gain
+            total = min(total, 0.0)
         if not math.isfinite(total):  # a term or penalty out of range: no reward to train on
             return Verdict(0.0, "error", clip(f"the total is {total}: {'; '.join(notes)}", 400))
         return Verdict(total, primary.status, clip("; ".join(notes), 400), components)

@@ -139,3 +139,12 @@ def test_one_real_trl_grpo_step(tmp_path):
     changed = any(not torch.equal(a, b.detach()) for a, b in zip(before, model.parameters()))
     rewards_vary = len(set(rewards)) > 1
     assert changed or not rewards_vary  # GRPO only moves weights when rewards differ in a group
+
+
+def test_a_length_comes_from_the_completion_never_from_its_row():
+    # a review: a dataset column or verl extra_info named num_tokens was believed, so a 45-token
+    # completion with num_tokens=5 in its row escaped the overlong penalty
+    trl = as_trl_reward(_reward())
+    assert trl(["q"], ["x" * 45], solution=["x"], num_tokens=[5]) == [pytest.approx(-1.0)]
+    verl = as_verl_compute_score(_reward(), ground_truth_field="solution")
+    assert verl("src", "x" * 45, "x", extra_info={"num_tokens": 5})["score"] == pytest.approx(-1.0)

@@ -73,7 +73,7 @@ def test_ngram_repetition_window_finds_a_loop_at_the_end_of_a_long_answer():
     windowed = ngram_repetition(4, window=100)(varied + " " + loop, OK)
     assert whole.value > -0.1 and "25%" in whole.detail  # diluted by the varied start
     assert (
-        windowed.value < -0.85 and "89%" in windowed.detail and "from word 600" in windowed.detail
+        windowed.value == -1.0 and "100%" in windowed.detail and "from word 611" in windowed.detail
     )
     # the same loop first, then the varied text: the window finds it wherever it sits
     assert ngram_repetition(4, window=100)(loop + " " + varied, OK).value == windowed.value
@@ -81,6 +81,20 @@ def test_ngram_repetition_window_finds_a_loop_at_the_end_of_a_long_answer():
     assert ngram_repetition(4, window=100)(varied, OK).value == 0.0
     short = "the cat sat on the mat " * 10
     assert ngram_repetition(4, window=1000)(short, OK) == ngram_repetition(4)(short, OK)
+
+
+def test_a_loop_longer_than_the_window_and_invisible_padding_are_still_repeats():
+    # a review: a 100- to 300-word paragraph pasted 20 times read as 0% at window=100 (only
+    # repeats inside the window counted), and zero-width marks made every repeat look new
+    for period in (50, 100, 150, 300):
+        para = " ".join(f"p{i}" for i in range(period))
+        assert ngram_repetition(4, window=100)(" ".join([para] * 20), OK).value == -1.0, period
+    para = "We compute the total by adding the two values carefully here ."
+    tagged = "\n\n".join(" ".join(w + "\u200b" * k for w in para.split()) for k in range(20))
+    assert repeated_paragraphs()(tagged, OK).value == -0.95
+    assert ngram_repetition(4)(tagged, OK).value < -0.9
+    for blank in ("\n\u00a0\n", "\n\u200b\n"):  # a "blank" line that holds a space or a mark
+        assert repeated_paragraphs()(blank.join([para] * 5), OK).value == -0.8
 
 
 def test_repeated_paragraphs():
@@ -130,6 +144,7 @@ def test_answer_hedging(text, fires):
         (length_normalized, {"target": 10, "weight": -1}, "weight must be a number >= 0"),
         (ngram_repetition, {"threshold": 1.0}, "threshold"),
         (ngram_repetition, {"window": 0}, "window must be a positive integer"),
+        (length_normalized, {"target": 10, "weight": 1.5}, "weight must be at most 1"),
         (answer_hedging, {"max_distinct": 0}, "max_distinct"),
     ],
 )
@@ -179,3 +194,12 @@ def test_the_penalty_registry_holds_every_builtin_and_accepts_new_ones():
         )
     finally:
         register_penalty("test_always_zero", replace=True)(always_zero)  # idempotent on reruns
+
+
+def test_a_token_count_of_any_numeric_type_is_a_token_count():
+    import numpy as np
+
+    # np.int64(3000) and 3000.0 fell back to counting the characters of a short completion
+    for n in (np.int64(120), 120.0, 120):
+        assert length_cap(100)("short", OK, num_tokens=n).zero_total, n
+    assert not length_cap(100)("short", OK, num_tokens=-5).zero_total  # not a count: characters

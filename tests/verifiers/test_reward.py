@@ -81,7 +81,32 @@ def test_terms_get_only_fields_they_accept_and_errors_are_contained():
 
     reward = Reward({"strict": strict, "broken": (broken, 0.5)})
     v = reward("4", answer="4", question="2+2?", id=7)
-    assert v.passed and v.components["strict"] == 1.0 and v.components["broken"] == 0.0
+    assert v.components["strict"] == 1.0  # the strict term ran with only the field it takes
+    # a term that could not judge leaves no total to train on: the sample is masked, not scored
+    # as if that term gave 0 (a review: a completion escaped a negative term by making it fail)
+    assert v.status == "error" and not v.checkable and "'broken'" in v.detail
+
+
+def test_a_negative_term_cannot_be_escaped_by_making_its_check_time_out():
+    from passband.verifiers import regex_format
+
+    hedge = regex_format(r"(?:a|aa)+$|I think", fullmatch=False, timeout=0.5)
+    reward = Reward({"correct": "math", "hedge_phrase": (hedge, -0.5)})
+    assert reward("I think \\boxed{18}", answer="18").score == 0.5
+    blown = reward("a" * 40 + "c I think \\boxed{18}", answer="18")
+    assert blown.status == "timeout" and not blown.checkable and blown.score != 1.0
+
+
+def test_a_hard_cap_never_raises_a_negative_total():
+    from passband.verifiers import length_cap
+
+    # a wrong answer at -1 rose to 0 by running past the cap (a review)
+    reward = Reward.from_verifier("math", penalties=[overlong(600, 200), length_cap(2000)])
+    wrong = "So \\boxed{17}. " + "x" * 1900
+    assert reward(wrong, answer="18").score == -1.0
+    assert reward(wrong + "y" * 300, answer="18").score == -1.0  # past the cap: still -1
+    right = "So \\boxed{18}. " + "x" * 2100
+    assert reward(right, answer="18").score == 0.0  # the cap takes a right answer's reward
 
 
 def test_error_in_primary_keeps_status_for_masking():

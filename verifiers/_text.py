@@ -1,0 +1,36 @@
+"""What of a text shows on screen: the one rule the format check and the repetition penalties
+share, so padding with characters that draw nothing neither fills a tag nor hides a repeat."""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["draws", "visible"]
+
+# Controls, format marks (zero-width, bidi, tag characters), combining marks without a base,
+# separators, private use and unassigned code points draw nothing; nor do the filler letters
+# that render as blanks.
+_BLANK_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"})
+_FILLERS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
+_SILENT = frozenset({"Cf", "Mn", "Me", "Cs", "Co", "Cn"})  # dropped by ``visible``
+
+
+def draws(ch: str) -> bool:
+    """Whether ``ch`` shows on screen: not whitespace, not in ``_BLANK_CATEGORIES``, no filler."""
+    return (
+        not ch.isspace()
+        and ch not in _FILLERS
+        and unicodedata.category(ch) not in _BLANK_CATEGORIES
+    )
+
+
+def visible(text: str) -> str:
+    """``text`` in NFKC without the characters that draw nothing and are not spaces (zero-width
+    and bidi marks, variation selectors, combining marks, fillers); whitespace, controls included,
+    is kept for the caller to split on. ``"a\\u200bb"`` and ``"ab"`` read the same."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(
+        ch
+        for ch in text
+        if ch.isspace() or (ch not in _FILLERS and unicodedata.category(ch) not in _SILENT)
+    )
