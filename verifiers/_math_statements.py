@@ -1,43 +1,118 @@
 """Every answer a math completion states, for ``answer_hedging``: read the way the extractors of
 ``_math_extract`` read each one, so a spelling the verifier takes as the answer is counted too.
+
+Where the verifier looks for *the* answer, this looks for every one the model states, so it
+reads more of the text: everything after the first ``</think>`` (a second ``</think>`` does not
+hide what comes before it) and past the run-on markers (``Question:``, ``User:``) where the
+verifier stops; code is left out, as there.
 """
 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
+from passband.verifiers._math_equiv import fast_equal
 from passband.verifiers._math_extract import (
     _ANSWER_IS_RE,
     _ANSWER_LINE_RE,
     _BOX_RE,
+    _CODE_RE,
     _box_body,
-    _final_part,
     _trim_phrase,
     gsm8k_answer,
 )
+from passband.verifiers._math_shape import to_latex
 
-__all__ = ["stated_answers"]
+__all__ = ["candidate_answers", "distinct_answers", "stated_answers"]
+
+_ANSWER_CHARS = 1_000  # as far into a box or phrase as the verifier reads (max_answer_chars)
+_OPENS_MATH = " \t\n$*:([\\"  # what may stand between "the answer is" and its own box
 
 
-def stated_answers(text: str, *, max_chars: int = 20_000, limit: int = 200) -> list[str]:
+def _statement_part(text: str) -> str:
+    """The text after the reasoning: from the first ``</think>`` on, code left out."""
+    close = text.find("</think>")
+    if close >= 0:
+        text = text[close + len("</think>") :]
+    elif "<think>" in text:
+        return ""  # the reasoning never finished: whatever it says on the way is no answer
+    return to_latex(_CODE_RE.sub("\n", text))
+
+
+def stated_answers(text: str, *, max_chars: int = 20_000, limit: int = _ANSWER_CHARS) -> list[str]:
     """Every answer the completion *states* (not only the last): each box (``\\boxed{..}`` or
     ``\\boxed 5``), each "the answer is ..." / "the correct option is ...", each ``Answer:`` line
-    and each ``####`` line, read as the extractors read them, in the final part only (after
-    ``</think>``, outside code). ``answer_hedging`` counts how many differ."""
-    text = _final_part(text)[-max_chars:]
+    and each ``####`` line, read as the extractors read them (see the module for where).
+    ``answer_hedging`` counts how many differ."""
+    text = _statement_part(text)[-max_chars:]
     found = []
     for box in _BOX_RE.finditer(text):
         body = _box_body(text, box.end(), limit)
         if body is not None and body[1] >= 0:
             found.append((box.start(), body[0]))
     for marker in _ANSWER_IS_RE.finditer(text):
+        own_box = _BOX_RE.search(text, marker.end(), marker.end() + 40)
+        if own_box and not text[marker.end() : own_box.start()].strip(_OPENS_MATH):
+            continue  # "the answer is \\boxed{18}": its box is counted
         phrase = _trim_phrase(text[marker.end() : marker.end() + limit]) or ""
-        if not _BOX_RE.search(text, marker.end(), marker.end() + 40):  # its box is counted
-            found.append((marker.start(), phrase))
+        found.append((marker.start(), phrase))
     for line in _ANSWER_LINE_RE.finditer(text):
         phrase = line.group(1).strip(" *_")
-        if phrase and not _BOX_RE.search(phrase) and not _ANSWER_IS_RE.search(phrase):
-            found.append((line.start(1), _trim_phrase(phrase[:limit]) or ""))
+        inner = [m.start() for m in (_BOX_RE.search(phrase), _ANSWER_IS_RE.search(phrase)) if m]
+        head = phrase[: min(inner)] if inner else phrase  # a box or marker in it is counted
+        if head.count("(") > head.count(")"):  # "Answer: (my answer is 18)": an aside opens
+            head = head.rsplit("(", 1)[0]
+        if head.strip(_OPENS_MATH):  # "Answer: 17 (my answer is 18)": 17 is stated too
+            found.append((line.start(1), _trim_phrase(head[:limit]) or ""))
     for hashes in re.finditer(r"####", text):
         found.append((hashes.start(), gsm8k_answer(text, hashes.start(), limit)))
     return [answer.strip() for _, answer in sorted(found) if answer.strip()]
+
+
+def distinct_answers(answers: list[str]) -> list[str]:
+    """One of each group of answers the math verifier's exact comparison (``fast_equal``) reads
+    as the same value: "18 apples", "$18^\\circ$" and "18\\%" state 18 as ``\\boxed{18}`` does,
+    and counting them apart took a clean right answer's reward away."""
+    groups: list[str] = []
+    for answer in sorted(set(answers)):
+        if not any(fast_equal(g, answer) or fast_equal(answer, g) for g in groups):
+            groups.append(answer)
+    return groups
+
+
+def candidate_answers(text: str) -> list[str]:
+    """Every stated final answer, normalised (spaces, ``$``, trailing period dropped): the math
+    verifier's own reading of each statement (``_math_statements.stated_answers``), so a spelling
+    it accepts as the answer ("Final Answer:", " #### 42", ``\\boxed 5``) is counted too, and
+    the working inside ``<think>`` is not."""
+    normalised = (_canonical(a) for a in stated_answers(text))
+    return [a for a in normalised if a]
+
+
+def _canonical(answer: str) -> str:
+    """Cheap normal form so ``\\frac{1}{2}``, ``1/2``, ``0.50`` (and ``1,000``/``1000``) count once."""
+    a = "".join(answer.split()).strip("$.")
+    for old, new in (
+        ("\\!", ""),
+        ("\\,", ""),
+        ("\\left", ""),
+        ("\\right", ""),
+        ("\\dfrac", "\\frac"),
+        ("\\tfrac", "\\frac"),
+    ):
+        a = a.replace(old, new)
+    if a.endswith(")") and a.count(")") > a.count("("):  # "(my answer is 18)": 18
+        a = a[:-1]
+    if re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", a):
+        a = a.replace(",", "")
+    m = re.fullmatch(r"(-?)(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)/(\d+))", a)
+    try:
+        if m:
+            num, den = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
+            return str(Fraction(int(num), int(den)) * (-1 if m.group(1) else 1))
+        if re.fullmatch(r"-?\d+(?:\.\d+)?", a) and len(a) < 40:
+            return str(Fraction(a))
+    except ZeroDivisionError:
+        pass
+    return a

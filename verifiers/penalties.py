@@ -16,7 +16,6 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 
 from passband.errors import did_you_mean
 from passband.verifiers._text import visible
@@ -322,8 +321,10 @@ class _AnswerHedging(_Penalty):
     def __call__(
         self, completion: str, verdict: Verdict, num_tokens: int | None = None
     ) -> PenaltyOutcome:
+        from passband.verifiers._math_statements import candidate_answers, distinct_answers
+
         found = candidate_answers(completion)
-        distinct = sorted(set(found))
+        distinct = distinct_answers(found)
         detail = f"{len(distinct)} distinct answers in {len(found)} statements"
         if len(distinct) <= self.max_distinct:
             return PenaltyOutcome(0.0, detail)
@@ -331,43 +332,6 @@ class _AnswerHedging(_Penalty):
         return PenaltyOutcome(
             -self.weight, f"{detail} (> {self.max_distinct}): {shown}", self.zero_total
         )
-
-
-def candidate_answers(text: str) -> list[str]:
-    """Every stated final answer, normalised (spaces, ``$``, trailing period dropped): the math
-    verifier's own reading of each statement (``_math_statements.stated_answers``), so a spelling
-    it accepts as the answer ("Final Answer:", " #### 42", ``\\boxed 5``) is counted too, and
-    the working inside ``<think>`` is not."""
-    from passband.verifiers._math_statements import stated_answers
-
-    normalised = (_canonical(a) for a in stated_answers(text))
-    return [a for a in normalised if a]
-
-
-def _canonical(answer: str) -> str:
-    """Cheap normal form so ``\\frac{1}{2}``, ``1/2``, ``0.50`` (and ``1,000``/``1000``) count once."""
-    a = "".join(answer.split()).strip("$.")
-    for old, new in (
-        ("\\!", ""),
-        ("\\,", ""),
-        ("\\left", ""),
-        ("\\right", ""),
-        ("\\dfrac", "\\frac"),
-        ("\\tfrac", "\\frac"),
-    ):
-        a = a.replace(old, new)
-    if re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", a):
-        a = a.replace(",", "")
-    m = re.fullmatch(r"(-?)(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)/(\d+))", a)
-    try:
-        if m:
-            num, den = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
-            return str(Fraction(int(num), int(den)) * (-1 if m.group(1) else 1))
-        if re.fullmatch(r"-?\d+(?:\.\d+)?", a) and len(a) < 40:
-            return str(Fraction(a))
-    except ZeroDivisionError:
-        pass
-    return a
 
 
 def _encode(tokenizer, text: str) -> list:

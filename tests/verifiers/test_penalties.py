@@ -203,3 +203,40 @@ def test_a_token_count_of_any_numeric_type_is_a_token_count():
     for n in (np.int64(120), 120.0, 120):
         assert length_cap(100)("short", OK, num_tokens=n).zero_total, n
     assert not length_cap(100)("short", OK, num_tokens=-5).zero_total  # not a count: characters
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        # a second answer the math verifier itself reads went uncounted (a review, 2026-12-04)
+        "The answer is 17.\n\\boxed{18}",  # a box within 40 characters hid the phrase
+        "The answer is 17 \\boxed{}\n\nHence \\boxed{18}",  # so did an empty box
+        "\\boxed{17" + " " * 250 + "}.\n\nLet me re-check.\n\n\\boxed{18}",  # past 200 chars
+        "Answer: 17 (my answer is 18)\n\n\\boxed{18}",  # the Answer: line was dropped whole
+        "So \\boxed{18}.\n\nQuestion: check. Answer: 17",  # after a run-on marker
+        "<think>work</think>The answer is \\boxed{17}.</think>Hence \\boxed{18}",  # 2nd </think>
+    ],
+)
+def test_hedging_counts_every_answer_the_verifier_could_read(completion):
+    from passband.verifiers import Reward
+
+    reward = Reward.from_verifier("math", penalties=[answer_hedging()])
+    verdict = reward(completion, answer="18")
+    assert verdict.components["answer_hedging"] == -1.0, verdict.detail
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "Answer: 18 apples\n\\boxed{18}",
+        "Answer: $18^\\circ$ \\boxed{18}",
+        "Answer: 18\\%\n\\boxed{18}",
+        "Answer: (my answer is 18)",
+        "The answer is $\\boxed{18}$.",
+        "The answer is: **18**\n\nAnswer: 18",
+    ],
+)
+def test_one_answer_written_twice_is_not_hedging(completion):
+    # the same value with a unit, a degree sign or a percent counted as a second answer and
+    # took a clean right answer's reward away
+    assert answer_hedging()(completion, OK).value == 0.0
