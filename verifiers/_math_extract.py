@@ -172,13 +172,17 @@ def _first(text: str, strategies, limit: int) -> tuple[str, str, int, str] | Non
     return None
 
 
+def after_reasoning(text: str, *, first: bool = False) -> str:
+    """After the last (or ``first``) ``</think>``; "" when a ``<think>`` never closes: no answer."""
+    close = text.find("</think>") if first else text.rfind("</think>")
+    if close >= 0:
+        return text[close + len("</think>") :]
+    return "" if "<think>" in text else text
+
+
 def _final_part(text: str) -> str:
     """Where the answer can be: after the reasoning, before any run-on (literal finds: linear)."""
-    close = text.rfind("</think>")
-    if close >= 0:
-        text = text[close + len("</think>") :]
-    elif "<think>" in text:
-        return ""  # the reasoning never finished: whatever it says on the way is no answer
+    text = after_reasoning(text)
     cuts = [at for at in (text.find(marker) for marker in _RUNON_MARKERS) if at > 0]
     question = _NEXT_QUESTION_RE.search(text, 1)
     cuts += [question.start()] if question else []

@@ -20,6 +20,7 @@ from passband.verifiers._math_extract import (
     _CODE_RE,
     _box_body,
     _trim_phrase,
+    after_reasoning,
     gsm8k_answer,
 )
 from passband.verifiers._math_shape import to_latex
@@ -32,12 +33,7 @@ _OPENS_MATH = " \t\n$*:([\\"  # what may stand between "the answer is" and its o
 
 def _statement_part(text: str) -> str:
     """The text after the reasoning: from the first ``</think>`` on, code left out."""
-    close = text.find("</think>")
-    if close >= 0:
-        text = text[close + len("</think>") :]
-    elif "<think>" in text:
-        return ""  # the reasoning never finished: whatever it says on the way is no answer
-    return to_latex(_CODE_RE.sub("\n", text))
+    return to_latex(_CODE_RE.sub("\n", after_reasoning(text, first=True)))
 
 
 def stated_answers(text: str, *, max_chars: int = 20_000, limit: int = _ANSWER_CHARS) -> list[str]:
