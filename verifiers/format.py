@@ -199,7 +199,7 @@ class _ExactMatch:
         golds = answer if isinstance(answer, (list, tuple)) else [answer]
         if not golds or any(isinstance(g, (list, tuple, dict)) for g in golds):
             return Verdict.error(
-                f"reference field 'answer' must be a string or a list of strings, got {answer!r}"
+                f"reference field 'answer' must be a string or number, or a list of them; got {answer!r}"
             )
         got = self._norm(candidate)
         if not got:
