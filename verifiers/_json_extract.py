@@ -2,7 +2,8 @@
 
 A reward must not pay for a completion that also states a wrong answer, so every candidate is
 judged and all must validate (``json_values``):
-1. only the text after the last ``</think>``: the reasoning may hold drafts;
+1. only the text after the last ``</think>``: the reasoning may hold drafts (a ``<think>`` that
+   never closes leaves no answer, as for ``math``);
 2. every fenced block tagged ``json``: it must parse (else ``invalid``), whatever its type;
 3. every untagged fenced block whose whole body parses; one that does not is read as text;
 4. in the rest of the text (blocks in other languages left out), every balanced ``{...}`` or
@@ -25,6 +26,8 @@ import decimal
 import json
 import re
 
+from passband.verifiers._text import after_reasoning
+
 __all__ = ["json_values", "strict_loads", "MAX_DEPTH"]
 
 _FENCE = re.compile(
@@ -44,7 +47,9 @@ def json_values(text: str, want: object = None) -> tuple[list, list[str], str | 
     """``(values, labels, problem)``: every JSON value that stands as an answer in ``text`` and
     where each was found, or why the completion has no judgeable JSON (``problem``; the values
     are then empty). ``want``: the schema's top-level ``type`` (a name or a list)."""
-    text = text.rsplit("</think>", 1)[-1]
+    if "<think>" in text and "</think>" not in text:
+        return [], [], "the reasoning never closes (<think> without </think>): no answer"
+    text = after_reasoning(text)
     depth = _depth(text)
     if depth > MAX_DEPTH:
         return (

@@ -28,6 +28,7 @@ from numbers import Number
 
 from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
 from passband.verifiers._math_shape import box_is_operand, to_latex
+from passband.verifiers._text import after_reasoning
 
 __all__ = ["STRATEGIES", "extract_answer", "extract_gold", "gsm8k_answer", "locate_answer"]
 
@@ -170,14 +171,6 @@ def _first(text: str, strategies, limit: int) -> tuple[str, str, int, str] | Non
                 None  # a \boxed{ that never closes: truncated; the numbers before it are no answer
             )
     return None
-
-
-def after_reasoning(text: str, *, first: bool = False) -> str:
-    """After the last (or ``first``) ``</think>``; "" when a ``<think>`` never closes: no answer."""
-    close = text.find("</think>") if first else text.rfind("</think>")
-    if close >= 0:
-        return text[close + len("</think>") :]
-    return "" if "<think>" in text else text
 
 
 def _final_part(text: str) -> str:

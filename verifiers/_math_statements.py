@@ -20,10 +20,10 @@ from passband.verifiers._math_extract import (
     _CODE_RE,
     _box_body,
     _trim_phrase,
-    after_reasoning,
     gsm8k_answer,
 )
 from passband.verifiers._math_shape import to_latex
+from passband.verifiers._text import after_reasoning
 
 __all__ = ["candidate_answers", "distinct_answers", "stated_answers"]
 

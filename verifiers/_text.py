@@ -1,11 +1,12 @@
-"""What of a text shows on screen: the one rule the format check and the repetition penalties
-share, so padding with characters that draw nothing neither fills a tag nor hides a repeat."""
+"""Text rules the verifiers share: what of a text shows on screen (the format check and the
+repetition penalties: padding with characters that draw nothing neither fills a tag nor hides a
+repeat), and where the answer part of a completion starts (math, hedging and JSON)."""
 
 from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["draws", "visible"]
+__all__ = ["after_reasoning", "draws", "visible"]
 
 # Controls, format marks (zero-width, bidi, tag characters), combining marks without a base,
 # separators, private use and unassigned code points draw nothing; nor do the filler letters
@@ -34,3 +35,12 @@ def visible(text: str) -> str:
         for ch in text
         if ch.isspace() or (ch not in _FILLERS and unicodedata.category(ch) not in _SILENT)
     )
+
+
+def after_reasoning(text: str, *, first: bool = False) -> str:
+    """After the last (or ``first``) ``</think>``; "" when a ``<think>`` never closes: whatever
+    the reasoning says on the way is no answer."""
+    close = text.find("</think>") if first else text.rfind("</think>")
+    if close >= 0:
+        return text[close + len("</think>") :]
+    return "" if "<think>" in text else text

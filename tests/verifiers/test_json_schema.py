@@ -330,6 +330,9 @@ def test_right_answers_written_plainly_still_pass():
     done = '<think>maybe {"age": "x"}</think>\n```json\n{"age": 5}\n```\nSo: {"age": 5}'
     verdict = check(done, schema=_AGE)
     assert verdict.passed and "2 JSON values" in verdict.detail
+    # reasoning that never closes states no answer, as for math
+    unfinished = check('<think>so {"age": 5}', schema=_AGE)
+    assert unfinished.status == "invalid" and "never closes" in unfinished.detail
     # a schema that nests an unchecked format deeper than 64 levels is still an error
     deep: dict = {"format": "iri"}
     for _ in range(80):
