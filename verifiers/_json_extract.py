@@ -2,18 +2,24 @@
 
 A reward must not pay for a completion that also states a wrong answer, so every candidate is
 judged and all must validate (``json_values``):
-1. only the text after the last ``</think>``: the reasoning may hold drafts (a ``<think>`` that
-   never closes leaves no answer, as for ``math``);
-2. every fenced block tagged ``json``: it must parse (else ``invalid``), whatever its type;
-3. every untagged fenced block whose whole body parses; one that does not is read as text;
-4. in the rest of the text (blocks in other languages left out), every balanced ``{...}`` or
-   ``[...]`` of the schema's top-level ``type`` that parses. Only brackets that can open JSON are
-   tried (``{"``, ``{}``, ``[1``, ``["``...), so the ``\\frac{1}{2}`` of a long LaTeX preamble does
-   not use up the scan. A value that opens and never closes (cut off) is ``invalid``, and so is
-   an object that opens like JSON (``{"``) and does not parse (``NaN``, a trailing comma): a
-   broken answer is not skipped for a later example that parses. Arrays that do not parse
-   (``[0, 1)``) are passed over. When no value has the wanted type, the first one found is
-   judged (and fails on its type).
+1. only the text after the first ``</think>``: the reasoning may hold drafts (a ``<think>`` that
+   never closes leaves no answer, as for ``math``; a second ``</think>`` hides nothing);
+2. every fenced block tagged ``json`` (or ``jsonc``, ``json5``, ``jsonl``...): it must parse as
+   strict JSON (else ``invalid``), whatever its type;
+3. every untagged or prose (``text``, ``markdown``) fenced block whose whole body parses; one
+   that does not is read as text. A fence opens a line and its info string has no backtick, so
+   a one-line ```` ```{...}``` ```` span is text;
+4. in the rest of the text (blocks in other languages and single-backtick inline code, which
+   names JSON rather than states it, left out), every balanced ``{...}`` or ``[...]`` of the
+   schema's top-level ``type`` that parses, and every value of another type that holds one of
+   that type inside it (``[{"age": -5}]`` for an object schema is judged and fails, not passed
+   over with its object). Only brackets that can open JSON are tried (``{"``, ``{}``, ``[1``,
+   ``["``...), so the ``\\frac{1}{2}`` of a long LaTeX preamble does not use up the scan. A
+   value that opens and never closes (cut off) is ``invalid``, and so is an object that opens
+   like JSON (``{"``) and does not parse (``NaN``, a trailing comma): a broken answer is not
+   skipped for a later example that parses. Arrays that do not parse (``[0, 1)``) are passed
+   over. When no value has the wanted type, the first one found is judged (and fails on its
+   type).
 Parsing is strict JSON: NaN/Infinity, trailing commas, comments and single quotes are rejected,
 nothing is repaired, a key repeated in one object is rejected (``json.loads`` would keep the last
 and hide the first), and a number a double cannot hold exactly is rejected rather than rounded.
@@ -30,9 +36,13 @@ from passband.verifiers._text import after_reasoning
 
 __all__ = ["json_values", "strict_loads", "MAX_DEPTH"]
 
+# a fence opens a line; its info string holds no backtick (CommonMark), so ```{"a": 1}``` on one
+# line is inline code, read with the text, not a block whose first line is dropped
 _FENCE = re.compile(
-    r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
+    r"^[ \t]*```[ \t]*([^\s`]*)[^\n`]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
 )
+_PROSE_FENCES = frozenset({"", "text", "txt", "plaintext", "plain", "markdown", "md", "output"})
+_INLINE_CODE = re.compile(r"(?<!`)`[^`\n]+`(?!`)")  # `{}` in a sentence names JSON, states none
 _MAX_SCAN_STARTS = 20_000  # bare-text scan: openings tried (the deadline bounds the rest)
 # An opening bracket that can start JSON: not LaTeX's \frac{1}, ^{2} or [0, 1] ... but [1, 2] is JSON.
 _JSON_START = re.compile(  # with a single quote: tried, fails, and its insides are skipped
@@ -49,7 +59,7 @@ def json_values(text: str, want: object = None) -> tuple[list, list[str], str | 
     are then empty). ``want``: the schema's top-level ``type`` (a name or a list)."""
     if "<think>" in text and "</think>" not in text:
         return [], [], "the reasoning never closes (<think> without </think>): no answer"
-    text = after_reasoning(text)
+    text = after_reasoning(text, first=True)  # a second </think> hides nothing after the first
     depth = _depth(text)
     if depth > MAX_DEPTH:
         return (
@@ -63,18 +73,20 @@ def json_values(text: str, want: object = None) -> tuple[list, list[str], str | 
     values, labels, cut = [], [], []
     for m in _FENCE.finditer(text):
         lang, body = m.group(1).lower(), m.group(2)
-        if lang not in ("json", ""):
+        tagged = lang.startswith("json")  # json, jsonc, json5, jsonl, json:answer.json
+        if not tagged and lang not in _PROSE_FENCES:
             cut.append(m.span())  # code in another language: its dicts are not the answer
             continue
         try:
             values.append(strict_loads(body))
         except ValueError as exc:
-            if lang == "json":
-                return [], [], f"a ```json block is not valid JSON: {_clip(exc)}"
-            continue  # an untagged block of prose: read with the text
-        labels.append("```json block" if lang else "bare ``` block")
+            if tagged:
+                return [], [], f"a ```{lang} block is not valid JSON: {_clip(exc)}"
+            continue  # a block of prose: read with the text
+        labels.append(f"```{lang} block" if lang else "bare ``` block")
         cut.append(m.span())
     rest = "".join(text[a:b] if i % 2 == 0 else "\n" for i, (a, b) in enumerate(_gaps(cut, text)))
+    rest = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), rest)
     found, labels_found, problem = _scan(rest, want)
     if problem:
         return [], [], problem
@@ -111,13 +123,32 @@ def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
                 return [], [], f"{_head(text, start)} is not valid JSON: {_clip(exc)}"
             passed_over = close  # a broken array: a fragment inside it is no answer either
             continue
-        if wanted is None or _json_type(value) & wanted:
-            values.append(value)
+        if wanted is None or _json_type(value) & wanted or _holds(value, wanted):
+            values.append(value)  # [{"age": -5}] for an object schema: judged (it fails), not
+            # passed over with the wrong object inside it
         elif first is None:
             first = value
     if not values and first is not None:
         return [first], ["the first JSON value in the text (not of the schema's type)"], None
     return values, ["JSON value in the text"] * len(values), None
+
+
+def _holds(value: object, wanted: set[str]) -> bool:
+    """Whether ``value`` has, at any depth inside it, an object or array of a ``wanted`` type."""
+    stack = (
+        list(value.values() if isinstance(value, dict) else value)
+        if isinstance(value, (dict, list))
+        else []
+    )
+    while stack:
+        item = stack.pop()
+        if _json_type(item) & wanted:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _head(text: str, start: int) -> str:

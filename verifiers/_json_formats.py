@@ -8,9 +8,10 @@ jsonschema's own checkers are lenient where a reward must not be:
 - several checkers accept a trailing newline (``"2023-01-01T00:00:00Z\\n"``, ``"example.com\\n"``).
 ``strict_checker(cls)`` is the draft's own checker with those formats checked again here first.
 
-``pattern`` is an ECMA-262 regular expression: ``$`` matches only at the end of the string and
-``\\d``, ``\\w`` only ASCII. Python's ``re.search`` lets ``^[0-9]{3}$`` match ``"123\\n"`` and
-``\\d`` match ``"١٢٣"``; ``ecma_pattern`` compiles the pattern with ``$`` as ``\\Z`` and ``re.ASCII``.
+``pattern`` is an ECMA-262 regular expression: ``$`` matches only at the end of the string,
+``\\d`` and ``\\w`` only ASCII, and ``.`` no line terminator. Python's ``re.search`` lets
+``^[0-9]{3}$`` match ``"123\\n"`` and ``\\d`` match ``"١٢٣"``; ``ecma_pattern`` translates the
+pattern (``_ecma``) before compiling it.
 """
 
 from __future__ import annotations
@@ -97,13 +98,24 @@ def strict_checker(cls):
     return checker
 
 
+# ECMA-262 classes, without Python's Unicode reading: \d and \w are ASCII there, \s is
+# Unicode there too (kept), and . leaves out every line terminator, not only \n.
+_IN_CLASS = {"d": "0-9", "w": "A-Za-z0-9_"}
+_OUTSIDE = {"d": "[0-9]", "D": "[^0-9]", "w": "[A-Za-z0-9_]", "W": "[^A-Za-z0-9_]"}
+_DOT = "[^\\n\\r\\u2028\\u2029]"
+
+
 def _ecma(pattern: str) -> str:
-    """``pattern`` with every ``$`` outside a character class (and not escaped) as ``\\Z``."""
+    """``pattern`` in Python's syntax with ECMA-262's meaning: ``$`` (outside a class, not
+    escaped) as ``\\Z``, ``\\d`` / ``\\w`` (and ``\\D`` / ``\\W`` outside a class) ASCII, ``.``
+    without any line terminator, ``(?<name>`` as ``(?P<name>``."""
     out, i, in_class = [], 0, False
     while i < len(pattern):
         ch = pattern[i]
         if ch == "\\":
-            out.append(pattern[i : i + 2])
+            esc = pattern[i + 1 : i + 2]
+            table = _IN_CLASS if in_class else _OUTSIDE
+            out.append(table.get(esc, pattern[i : i + 2]))
             i += 2
             continue
         if in_class:
@@ -116,6 +128,10 @@ def _ecma(pattern: str) -> str:
             continue
         elif ch == "$":
             ch = r"\Z"
+        elif ch == ".":
+            ch = _DOT
+        elif pattern.startswith("(?<", i) and pattern[i + 3 : i + 4] not in ("=", "!"):
+            ch, i = "(?P<", i + 2  # a named group
         out.append(ch)
         i += 1
     return "".join(out)
@@ -123,11 +139,8 @@ def _ecma(pattern: str) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def ecma_pattern(pattern: str) -> re.Pattern:
-    """``pattern`` compiled with ECMA-262's ``$`` and ASCII ``\\d`` / ``\\w`` (see the module)."""
-    try:
-        return re.compile(_ecma(pattern), re.ASCII)
-    except re.error:  # an inline (?u) cannot combine with ASCII: its own reading then
-        return re.compile(_ecma(pattern))
+    """``pattern`` compiled as ECMA-262 reads it (see ``_ecma`` and the module)."""
+    return re.compile(_ecma(pattern))
 
 
 def formats_named(schema) -> set[str]:

@@ -9,6 +9,8 @@ classes with readable reprs (``tag_format("think", "answer")``).
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 import unicodedata
 
@@ -197,14 +199,15 @@ class _ExactMatch:
             if candidate is None:
                 return Verdict.invalid(f"no match for answer pattern {self.pattern!r}")
         golds = answer if isinstance(answer, (list, tuple)) else [answer]
-        if not golds or any(isinstance(g, (list, tuple, dict)) for g in golds):
+        if not golds or not all(_gold_ok(g) for g in golds):
             return Verdict.error(
-                f"reference field 'answer' must be a string or number, or a list of them; got {answer!r}"
+                "reference field 'answer' must be a string or a finite number, or a list of "
+                f"them; got {clip(repr(answer), 120)}"
             )
         got = self._norm(candidate)
         if not got:
             return Verdict.invalid("empty answer")
-        normed = [self._norm(str(g)) for g in golds]
+        normed = [self._norm(_gold_text(g)) for g in golds]
         if got in normed:
             return Verdict.ok("exact match")
         gold = normed[0] if len(normed) == 1 else f"any of {normed}"
@@ -216,6 +219,22 @@ class _ExactMatch:
         if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
             text = text[1:-1].strip()
         return text if self.case_sensitive else text.casefold()
+
+
+def _gold_ok(gold: object) -> bool:
+    """A gold answer is text or a finite number: None or NaN (a missing cell) is no answer, or
+    the completion "None" / "nan" would pass."""
+    if isinstance(gold, (str, bool)):
+        return True
+    return isinstance(gold, numbers.Real) and math.isfinite(gold)
+
+
+def _gold_text(gold: object) -> str:
+    """``12.0`` (a float column of a data frame) reads as ``12``."""
+    if isinstance(gold, numbers.Real) and not isinstance(gold, (bool, numbers.Integral)):
+        if float(gold).is_integer():
+            return str(int(gold))
+    return str(gold)
 
 
 def _compile(pattern: str, flags: str) -> re.Pattern:

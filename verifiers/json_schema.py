@@ -6,7 +6,7 @@ also states a wrong answer earns nothing (which values, and how strictly they ar
 (date-time, uri, hostname, duration, email, uuid, ... through the checker packages passband
 installs, with stricter rules where those accept too much: ``_json_formats``); a schema naming a
 standard format whose checker is missing, such as ``iri``, is an ``error``, never a pass.
-``pattern`` is read as ECMA-262 reads it (``$`` only at the end, ASCII ``\\d``). The first failing
+``pattern`` is read as ECMA-262 reads it (``$`` only at the end, ASCII ``\\d`` / ``\\w``). The first failing
 path goes into ``detail``. Nesting up to ``MAX_DEPTH`` levels is parsed and validated (in the
 worker, on a thread with a large stack); deeper is ``invalid``.
 Schema ``pattern`` regexes run in Python's ``re``, which can backtrack for hours, so the check runs

@@ -140,3 +140,13 @@ def test_a_tag_holding_only_invisible_characters_is_empty():
     assert not check("<think>x</think><answer>\u200b</answer>").passed
     assert not check("<think>\u200b\u2060</think><answer>4</answer>").passed
     assert check("<think>\u200bx</think><answer>4</answer>").passed
+
+
+def test_exact_reads_numeric_golds_and_refuses_missing_ones():
+    # None and NaN (a missing cell) were gold answers: "None" and "nan" passed; a float column's
+    # 12.0 failed "12" (a review)
+    check = get("exact")
+    assert check("None", answer=[None, "x"]).status == "error"
+    assert check("nan", answer=float("nan")).status == "error"
+    assert check("12", answer=12.0).passed and check("12.5", answer=12.5).passed
+    assert check("True", answer=True).passed

@@ -297,7 +297,7 @@ _AGE = {
         (_one("duration"), '{"v": "P0.5D"}'),
         # pattern: ECMA's $ is the end of the string, its \d ASCII
         (_one(pattern="^[0-9]{3}$"), '{"v": "123\\n"}'),
-        (_one(pattern="^\\\\d{3}$"), '{"v": "\\u0661\\u0662\\u0663"}'),
+        (_one(pattern="^\\d{3}$"), '{"v": "\\u0661\\u0662\\u0663"}'),
         # a value that breaks the schema was skipped (int() refuses 4,301 digits) for a later one
         (_AGE, '{"age": ' + "9" * 5000 + '} {"age": 5}'),
         # a broken answer was skipped for a later example that parses
@@ -338,3 +338,54 @@ def test_right_answers_written_plainly_still_pass():
     for _ in range(80):
         deep = {"allOf": [deep]}
     assert check('{"v": "x"}', schema={"properties": {"v": deep}}).status == "error"
+
+
+_S = {
+    "type": "object",
+    "properties": {"age": {"type": "integer", "minimum": 0}},
+    "required": ["age"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        # a wrong answer still hidden from the every-value rule (a fourth review, 2026-12-04)
+        '<think>ok</think>\n{"age": -5}\n</think>\n{"age": 30}',  # a second </think>
+        '{"age": 30}\n```{"age": -5}```\n',  # a one-line ``` span read as a fence opener
+        '{"age": 30}\n```js x``` and the answer is {"age": -5}\n',
+        '{"age": 30}\nAnswer: [{"age": -5}]',  # inside a value of another type
+        '{"age": 30}\n[1, {"age": -5}]',
+        '```json\n{"age": 30}\n```\n```jsonc\n{"age": -5}\n```',  # a JSON dialect's fence
+        '```json\n{"age": 30}\n```\n```text\n{"age": -5}\n```',  # a prose fence
+    ],
+)
+def test_a_wrong_answer_is_found_wherever_it_is_stated(completion):
+    verdict = get("json_schema")(completion, schema=_S)
+    assert verdict.status != "ok", verdict.detail
+
+
+@pytest.mark.parametrize(
+    "schema, text",
+    [
+        (
+            _one(pattern="^\\S+$"),
+            "a\u00a0b",
+        ),  # ECMA's \s is Unicode: \S excludes a no-break space
+        (_one(pattern="^.$"), "\u2028"),  # ECMA's . matches no line terminator
+    ],
+)
+def test_patterns_read_as_ecma_reads_them(schema, text):
+    assert get("json_schema")(json.dumps({"v": text}), schema=schema).status == "wrong"
+
+
+def test_right_answers_explained_in_prose_still_pass():
+    check = get("json_schema")
+    # JSON named in inline code is not an answer: the explanation after a right one is fine
+    named = '{"age": 30}\nThis satisfies the schema `{"type": "object"}`; unknown would be `{}`.'
+    assert check(named, schema=_S).passed
+    assert check('```jsonc\n{"age": 30}\n```', schema=_S).passed  # a dialect's fence, strict JSON
+    assert check('```JSON\n{"age": 30}\n```', schema=_S).passed
+    assert check('Here:\n```text\n{"age": 30}\n```', schema=_S).passed
+    assert check('{"v": "2024"}', schema=_one(pattern="^\\d{4}$")).passed
