@@ -71,10 +71,29 @@ def distinct_answers(answers: list[str]) -> list[str]:
     as the same value: "18 apples", "$18^\\circ$" and "18\\%" state 18 as ``\\boxed{18}`` does,
     and counting them apart took a clean right answer's reward away."""
     groups: list[str] = []
-    for answer in sorted(set(answers)):
-        if not any(fast_equal(g, answer) or fast_equal(answer, g) for g in groups):
+    for answer in sorted(set(answers), key=len):  # the plainest spelling of a value leads
+        if not any(_same(g, answer) for g in groups):
             groups.append(answer)
     return groups
+
+
+_LEAD = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:[/:]\d+)?")  # 12, 1,000, 0.5, 2/3, 3:45
+_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two statements give one value: the verifier's exact comparison, or one is that
+    value followed by words in which no other number appears ("12 - the number of cookies",
+    "12: Sam has 12 cookies left", "3:45 PM"); "12 or 13" stays two answers."""
+    if fast_equal(a, b) or fast_equal(b, a):
+        return True
+    for short, long in ((a, b), (b, a)):
+        lead = _LEAD.match(long)
+        if lead and lead.end() < len(long) and (fast_equal(short, lead.group(0)) is True):
+            rest = [n for n in _NUMBER.findall(long[lead.end() :]) if n != lead.group(0)]
+            if not rest:
+                return True
+    return False
 
 
 def candidate_answers(text: str) -> list[str]:

@@ -215,6 +215,7 @@ def test_a_token_count_of_any_numeric_type_is_a_token_count():
         "Answer: 17 (my answer is 18)\n\n\\boxed{18}",  # the Answer: line was dropped whole
         "So \\boxed{18}.\n\nQuestion: check. Answer: 17",  # after a run-on marker
         "<think>work</think>The answer is \\boxed{17}.</think>Hence \\boxed{18}",  # 2nd </think>
+        "The answer is 18 or 17.\n\\boxed{18}",  # words after the value that hold another one
     ],
 )
 def test_hedging_counts_every_answer_the_verifier_could_read(completion):
@@ -234,6 +235,10 @@ def test_hedging_counts_every_answer_the_verifier_could_read(completion):
         "Answer: (my answer is 18)",
         "The answer is $\\boxed{18}$.",
         "The answer is: **18**\n\nAnswer: 18",
+        # the value, then words about it (a fourth review: each cost -1 beside the right box)
+        "The answer is 18 \u2014 the number of cookies.\n\\boxed{18}",
+        "The answer is 18: Sam has 18 cookies left.\n\\boxed{18}",
+        "The answer is 3:45 PM.\n\\boxed{3:45}",
     ],
 )
 def test_one_answer_written_twice_is_not_hedging(completion):
