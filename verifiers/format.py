@@ -48,6 +48,26 @@ def tag_format(*tags: str, timeout: float | None = None):
     return _TagFormat(tuple(tags))
 
 
+# entities that render as a space or nothing (HTML comments are cut by ``_html_shown``)
+_HTML_BLANK = re.compile(
+    r"&(?:nbsp|ensp|emsp|thinsp|zwnj|zwj|#(?:32|160|8203|8204|8205|x200[bBcCdD]|xa0|xA0));"
+)
+
+
+def _html_shown(text: str) -> str:
+    """``text`` without HTML comments and blank entities: what a renderer shows. Linear: each
+    comment is found with ``str.find``, and an unclosed one ends the scan."""
+    out, at = [], 0
+    while (start := text.find("<!--", at)) >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break
+        out.append(text[at:start])
+        at = end + 3
+    out.append(text[at:])
+    return _HTML_BLANK.sub("", "".join(out))
+
+
 class _TagFormat:
     returns_verdict = True  # a Verdict for every answer: success_threshold decides nothing
     inline_safe = True  # linear, cannot hang: ``verify_batch`` may run it in the caller's process
@@ -77,7 +97,8 @@ class _TagFormat:
         if any(draws(ch) for piece in pieces for ch in piece):
             return Verdict.wrong(f"format not matched: text outside the tags {self.tags}")
         for tag, a, b in zip(self.tags, found[0::2], found[1::2]):
-            if not any(draws(ch) for ch in completion[a.end() : b.start()]):
+            shown = _html_shown(completion[a.end() : b.start()])
+            if not any(draws(ch) for ch in shown):
                 return Verdict.wrong(f"format not matched: <{tag}> is empty")
         return Verdict.ok("format matched")
 

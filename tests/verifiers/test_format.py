@@ -37,6 +37,11 @@ THINK_ANSWER = [
     ("<think>\U000e0020</think><answer>\U000e0020</answer>", "wrong"),  # a tag character
     ("<think>\x00</think><answer>\x00</answer>", "wrong"),  # controls
     ("<think>\x1b</think><answer>\x7f</answer>", "wrong"),
+    # HTML that renders as nothing: a space entity, a comment (a fourth review)
+    ("<think>r</think><answer>&nbsp;</answer>", "wrong"),
+    ("<think>r</think><answer><!-- --></answer>", "wrong"),
+    ("<think>r</think><answer>&#8203;&nbsp;</answer>", "wrong"),
+    ("<think>r</think><answer>a &amp; b</answer>", "ok"),
     # real content in any script, and a combining mark on a letter, still counts
     ("<think>a\u0301</think><answer>\uff14</answer>", "ok"),
     ("<think>x</think>\n<answer>\u65e5\u672c</answer>", "ok"),
