@@ -32,6 +32,7 @@ import decimal
 import json
 import re
 
+from passband.verifiers._coerce import clip
 from passband.verifiers._text import after_reasoning
 
 __all__ = ["json_values", "strict_loads", "MAX_DEPTH"]
@@ -81,7 +82,7 @@ def json_values(text: str, want: object = None) -> tuple[list, list[str], str | 
             values.append(strict_loads(body))
         except ValueError as exc:
             if tagged:
-                return [], [], f"a ```{lang} block is not valid JSON: {_clip(exc)}"
+                return [], [], f"a ```{lang} block is not valid JSON: {clip(str(exc), 200)}"
             continue  # a block of prose: read with the text
         labels.append(f"```{lang} block" if lang else "bare ``` block")
         cut.append(m.span())
@@ -120,7 +121,7 @@ def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
             if close is None:
                 return [], [], f"a JSON value is cut off (it never closes): {_head(text, start)}"
             if _OBJECT_START.match(text, start):
-                return [], [], f"{_head(text, start)} is not valid JSON: {_clip(exc)}"
+                return [], [], f"{_head(text, start)} is not valid JSON: {clip(str(exc), 200)}"
             passed_over = close  # a broken array: a fragment inside it is no answer either
             continue
         if wanted is None or _json_type(value) & wanted or _holds(value, wanted):
@@ -135,11 +136,7 @@ def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
 
 def _holds(value: object, wanted: set[str]) -> bool:
     """Whether ``value`` has, at any depth inside it, an object or array of a ``wanted`` type."""
-    stack = (
-        list(value.values() if isinstance(value, dict) else value)
-        if isinstance(value, (dict, list))
-        else []
-    )
+    stack = [value]  # its own type is not wanted (the caller checked)
     while stack:
         item = stack.pop()
         if _json_type(item) & wanted:
@@ -154,11 +151,6 @@ def _holds(value: object, wanted: set[str]) -> bool:
 def _head(text: str, start: int) -> str:
     head = text[start : start + 40]
     return repr(head + "…" if len(text) > start + 40 else head)
-
-
-def _clip(exc: Exception) -> str:
-    text = str(exc)
-    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _json_type(value: object) -> set[str]:

@@ -172,8 +172,9 @@ class _Penalty:
     tokenizer = None
 
     def _length(self, completion: str, num_tokens: int | None) -> tuple[int, str]:
-        if _count(num_tokens) is not None:  # numpy integers and 3000.0 count too
-            return _count(num_tokens), "tokens"
+        count = _count(num_tokens)  # numpy integers and 3000.0 count too
+        if count is not None:
+            return count, "tokens"
         if self.tokenizer is not None:
             return len(_encode(self.tokenizer, completion)), "tokens"
         return len(completion), "chars"
