@@ -10,7 +10,7 @@ nothing is downloaded) and a tokenizer in memory, then reports in one process:
 
 Random weights mean random completions that rarely stop early: steps measure full-length work.
 
-    python benchmarks/gpu_check.py                       # CUDA, full size (< 8 min on an H200)
+    python benchmarks/gpu_check.py                       # CUDA, full size (2.6-2.8 min on an H200 at --steps 5)
     python benchmarks/gpu_check.py --device cpu --tiny   # smoke test on CPU (< 2 min)
 
 Prints a table and writes JSON (``--out``, default ``gpu_check.json`` in the working directory).
@@ -135,16 +135,31 @@ def bench_passband(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
         seed=0,
     )
     _reset_peak(device)
+    start = time.perf_counter()
     trainer = GRPOTrainer(model, tokenizer, _dataset(size), regex_format(PATTERN), config)
+    built = time.perf_counter()
     trainer.train()
+    _sync(device)
+    done = time.perf_counter()
     metrics = Path(config.output_dir, "metrics.jsonl").read_text().splitlines()
     lines = [json.loads(x) for x in metrics]
     steps = [line["time/step_s"] for line in lines]
+    phases = sorted(
+        {k for line in lines for k in line if k.startswith("time/") and k != "time/step_s"}
+    )
     result = {
         "step_s": steps,
         "step_s_median_after_first": statistics.median(steps[1:] or steps),
         "tokens_per_s": statistics.median(x["throughput/tokens_per_s"] for x in lines),
         "peak_gib": _peak_gib(device),
+        # where a step's time goes (medians after the first step), and the time around the steps:
+        # the constructor, and train() less its steps (the last step's checkpoint, always saved)
+        "phase_s_median_after_first": {
+            k: statistics.median(x.get(k, 0.0) for x in (lines[1:] or lines)) for k in phases
+        },
+        "constructor_s": built - start,
+        "train_s": done - built,
+        "train_s_outside_steps": done - built - sum(steps),
     }
     del trainer, model
     return result
@@ -210,6 +225,7 @@ def bench_trl(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
     args = _trl_args(TRLConfig, size, device, bf16, workdir)
     model = build_model(size, tokenizer, device)
     _reset_peak(device)
+    start = time.perf_counter()
     trainer = TRLTrainer(
         model=model,
         reward_funcs=reward,
@@ -218,10 +234,16 @@ def bench_trl(size, tokenizer, device, bf16: bool, workdir: str) -> dict:
         processing_class=tokenizer,
         callbacks=[_step_clock(TrainerCallback, device, times)],
     )
+    built = time.perf_counter()
     trainer.train()
+    _sync(device)
+    done = time.perf_counter()
     result = {
         "step_s": times,
         "step_s_median_after_first": statistics.median(times[1:] or times),
+        "constructor_s": built - start,
+        "train_s": done - built,
+        "train_s_outside_steps": done - built - sum(times),
         "peak_gib": _peak_gib(device),
         "version": __import__("trl").__version__,
     }
@@ -310,8 +332,8 @@ def main(argv: list[str] | None = None) -> int:
                 report[key] = {"error": f"{type(exc).__name__}: {exc}"[:500]}
             report[key]["wall_s"] = time.perf_counter() - start
             print(f"[gpu_check] {key}: {json.dumps(report[key])}", flush=True)
+            Path(args.out).write_text(json.dumps(report, indent=2))  # kept if a later part hangs
             _reset_peak(device)
-    Path(args.out).write_text(json.dumps(report, indent=2))
     print(_table(report))
     print(f"[gpu_check] JSON written to {args.out}")
     return 1 if any("error" in report[k] for k in ("hf_generate", "passband")) else 0
