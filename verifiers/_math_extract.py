@@ -41,10 +41,13 @@ _ANSWER_IS_RE = re.compile(
     r"(?:answer|(?:correct|right|best)\s+(?:option|choice))\s+(?:is|would\s+be|will\s+be)\b\s*[:：]?",
     re.IGNORECASE,
 )
-# "Answer:" at a line's start or after a sentence ("The answer is 18. Answer: 19" states 19 last);
-# group 1 is the rest of the line, read by lookahead so a later label on the line is found too
+# "Answer:" at a line's start or after a sentence ("The answer is 18. Answer: 19" states 19 last),
+# also "My answer:", a bold label with no colon ("**Answer** 19") and a heading line ("## Final
+# Answer", "**Final Answer**") whose answer is on the next line; group 1 is the rest of the line,
+# read by lookahead so a later label on the line is found too
 _ANSWER_LINE_RE = re.compile(
-    r"(?:^|(?<=[.!?;,])[ \t]+)[ \t>#*_]*(?:final\s+)?answer[ \t*_]*[:：][ \t*_]*(?=(.*)$)",
+    r"(?:^|(?<=[.!?;,])[ \t]+)[ \t>#*_]*(?:(?:final|my)\s+)?answer"
+    r"(?:[ \t*_]*[:：]|[ \t]*(?:\*\*|__)(?=[ \t]*\S)|[ \t*_]*$)[ \t*_]*(?=(.*)$)",
     re.IGNORECASE | re.MULTILINE,
 )
 _SENTENCE_END_RE = re.compile(
@@ -324,15 +327,19 @@ def _answer_is(text: str, limit: int) -> tuple[int, str] | None:
 
 
 def _answer_line(text: str, limit: int) -> tuple[int, str] | None:
-    last = None
-    for last in _ANSWER_LINE_RE.finditer(text):  # noqa: B007 - keeps the last match
-        pass
-    if last is None:
-        return None
-    phrase = last.group(1).strip(" *_")
-    if not phrase:  # "**Final Answer:**" then the answer on the next non-empty line
-        following = text[last.end() : last.end() + _MAX_LINE * 4].strip().split("\n", 1)
-        phrase = following[0] if following else ""
+    """The last answer label that has something after it (a trailing "Final answer" with
+    nothing below states nothing, and an earlier label stands)."""
+    for last in reversed(list(_ANSWER_LINE_RE.finditer(text))):
+        phrase = last.group(1).strip(" *_")
+        if not phrase:  # "**Final Answer:**" then the answer on the next non-empty line
+            following = text[last.end() : last.end() + _MAX_LINE * 4].strip().split("\n", 1)
+            phrase = following[0].strip() if following else ""
+        if phrase:
+            return _line_answer(last, phrase, limit)
+    return None
+
+
+def _line_answer(last: re.Match, phrase: str, limit: int) -> tuple[int, str]:
     if _BOX_RE.search(phrase):
         return last.start(1), (_boxed(phrase, limit) or (0, ""))[1]
     if _SENTENCE_START_RE.match(phrase) and not _FILLER_RE.match(phrase):

@@ -62,7 +62,12 @@ _AFTER_RE = re.compile(  # "5 squared", "42 times 3", "1/2 of 84", "twice 42", "
 _RETRACT_RE = re.compile(
     r"\b(?:wait|actually|oops|sorry|kidding|mistake|correction|scratch\s+that|second\s+thought"
     r"|i\s+was\s+wrong|nope|should\s+be|too\s+(?:big|small|large|high|low|many|few)"
-    r"|correct\s+(?:answer|total|value|result|number)\s+is)\b|\bno\s*,|\\neq?(?![A-Za-z])",
+    r"|correct\s+(?:answer|total|value|result|number)\s+is)\b|\bno\s*,|\\neq?(?![A-Za-z])"
+    # a second answer offered after it: "Alternatively, 13.", "Or maybe $13$?" (a value that ends
+    # its sentence: "Alternatively, 3 x 4 = 12 checks it" is working, not an answer)
+    r"|\b(?:alternatively|(?:or\s+)?(?:maybe|perhaps|possibly))\b[,:]?\s*"
+    r"(?:(?:it|the\s+answer)\s+(?:is|could\s+be|might\s+be|would\s+be)\s+|it's\s+)?"
+    r"(?:\$|\\\(|\\boxed\{|\s)*-?\d[\d,]*(?:\.\d+)?(?:\$|\\\)|\})*[ \t]*(?:[.!?](?=\s|\Z)|(?=\n|\Z))",
     re.IGNORECASE,
 )
 # in the marker's own sentence before it: "Suppose the answer is 18", "a common mistake is to say"

@@ -95,3 +95,45 @@ def test_plain_answers_and_units_still_pass(completion, gold):
 def test_the_detail_names_the_word_that_qualified_it():
     assert "qualified by 'not'" in math("The answer is not 42.", answer="42").detail
     assert "qualified by 'Wait'" in math("The answer is 42. Wait, it is 41.", answer="42").detail
+
+
+# A second answer after the graded one (stop 35): a heading or bold label with no colon, "My
+# answer:", or an alternative offered after it. The box was graded before and passed.
+LATER_ANSWER = [
+    ("So x = 12.\n\n\\boxed{12}\n\n**Final Answer**\n13", "12"),
+    ("\\boxed{12}\n\n**Final Answer**\n\n13", "12"),
+    ("\\boxed{12}\n\n## Final Answer\n13", "12"),
+    ("\\boxed{12}\n\nFinal answer\n13", "12"),
+    ("\\boxed{12}\nMy answer: 13", "12"),
+    ("\\boxed{12}\n**Answer** 13", "12"),
+    ("\\boxed{12}\nAlternatively, 13.", "12"),
+    ("\\boxed{12}\nAlternatively, the answer could be $13$.", "12"),
+    ("\\boxed{12}\nOr maybe 13?", "12"),
+    ("The answer is 12. Perhaps 13.", "12"),
+]
+
+LATER_STILL_RIGHT = [
+    ("\\boxed{12}\nAlternatively, 3 \\times 4 = 12 checks it.", "12"),
+    ("\\boxed{12}\nAlternatively, we can count: 3 rows of 4 gives 12.", "12"),
+    ("\\boxed{12}\nMaybe I should double-check: 3 x 4 = 12.", "12"),
+    ("**Final Answer**\n\\boxed{12}", "12"),
+    ("**Final Answer**\nThe final answer is $\\boxed{12}$.", "12"),
+    ("**Final Answer**\n12 apples", "12"),
+    ("## Final Answer\n\nThe answer is 12.", "12"),
+    ("So 12.\n\n**Answer** 12", "12"),
+    ("Let me verify my answer: 12 x 3 = 36. \\boxed{12}", "12"),
+    ("#### 12\n\nFinal answer", "12"),  # a label with nothing after it states nothing
+    ("\\boxed{12}\n\n**Final Answer**\n13", "13"),  # the latest statement is the answer
+]
+
+
+@pytest.mark.parametrize("completion, gold", LATER_ANSWER)
+def test_a_later_answer_or_an_alternative_is_not_rewarded(completion, gold):
+    verdict = math(completion, answer=gold)
+    assert not verdict.passed and verdict.score == 0.0, verdict
+
+
+@pytest.mark.parametrize("completion, gold", LATER_STILL_RIGHT)
+def test_labels_and_checks_after_the_answer_still_pass(completion, gold):
+    verdict = math(completion, answer=gold)
+    assert verdict.passed, verdict
