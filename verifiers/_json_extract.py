@@ -49,7 +49,8 @@ _MAX_SCAN_STARTS = 20_000  # bare-text scan: openings tried (the deadline bounds
 _JSON_START = re.compile(  # with a single quote: tried, fails, and its insides are skipped
     r"""\{\s*["'}]|\[\s*(?:[\[{"'\]\-\d]|true\b|false\b|null\b)"""
 )
-_OBJECT_START = re.compile(r'\{\s*"')  # an object that opens like JSON: broken is invalid
+# an object that opens like JSON, or like a Python dict ({'a': ...}): broken is invalid
+_OBJECT_START = re.compile(r"""\{\s*["']""")
 MAX_DEPTH = 20_000
 _INT_DIGITS = 4_000  # longer integers parse as Decimal (Python's int() refuses > 4,300 digits)
 

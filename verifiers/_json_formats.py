@@ -17,6 +17,7 @@ pattern (``_ecma``) before compiling it.
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 
 __all__ = ["ecma_pattern", "formats_named", "strict_checker", "STANDARD_FORMATS"]
@@ -45,8 +46,13 @@ _ADDRESS_LITERAL = re.compile(r"\[(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|IPv6:[0-9A-Fa
 
 
 def _domain(text: str, label: re.Pattern) -> bool:
-    if _ADDRESS_LITERAL.fullmatch(text):
-        return True
+    if _ADDRESS_LITERAL.fullmatch(text):  # [1.2.3.4] or [IPv6:...]: a real address inside
+        inner = text[1:-1].removeprefix("IPv6:")
+        try:
+            ipaddress.ip_address(inner)
+        except ValueError:
+            return False
+        return (":" in inner) == text.startswith("[IPv6:")
     labels = text.split(".")
     return len(text) <= 253 and all(label.fullmatch(part) for part in labels)
 

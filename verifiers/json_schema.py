@@ -6,7 +6,10 @@ also states a wrong answer earns nothing (which values, and how strictly they ar
 (date-time, uri, hostname, duration, email, uuid, ... through the checker packages passband
 installs, with stricter rules where those accept too much: ``_json_formats``); a schema naming a
 standard format whose checker is missing, such as ``iri``, is an ``error``, never a pass.
-``pattern`` is read as ECMA-262 reads it (``$`` only at the end, ASCII ``\\d`` / ``\\w``). The first failing
+``pattern`` is read as ECMA-262 reads it (``$`` only at the end, ASCII ``\\d`` / ``\\w``). A schema with
+no top-level ``type`` whose keywords all describe objects (``properties``, ``required``, ...) wants
+an object, and one whose keywords all describe arrays (``items``, ``minItems``, ...) an array: the
+standard would let ``[]`` or ``"x"`` pass them vacuously, which no one writing them means. The first failing
 path goes into ``detail``. Nesting up to ``MAX_DEPTH`` levels is parsed and validated (in the
 worker, on a thread with a large stack); deeper is ``invalid``.
 Schema ``pattern`` regexes run in Python's ``re``, which can backtrack for hours, so the check runs
@@ -105,6 +108,7 @@ def _judge(completion: str, schema: object) -> Verdict:
         return Verdict.error(
             f"reference field 'schema' must be a JSON object, got {type(schema).__name__}"
         )
+    schema = implied_type(schema)
     try:
         validator = _compiled(json.dumps(schema, sort_keys=True))
     except ValueError as exc:  # JSON text that is valid but not a valid schema
@@ -127,6 +131,29 @@ def _judge(completion: str, schema: object) -> Verdict:
             return Verdict.wrong(_failure(errors, which))
     where = labels[0] if len(values) == 1 else f"{len(values)} JSON values, every one"
     return Verdict.ok(f"valid JSON ({where}) matches the schema")
+
+
+_OBJECT_KEYWORDS = frozenset(
+    "properties required additionalProperties patternProperties minProperties maxProperties "
+    "propertyNames dependentRequired dependentSchemas unevaluatedProperties".split()
+)
+_ARRAY_KEYWORDS = frozenset(
+    "items prefixItems minItems maxItems contains minContains maxContains uniqueItems "
+    "unevaluatedItems additionalItems".split()
+)
+_TYPELESS = frozenset("$schema $id $defs definitions title description $comment examples".split())
+
+
+def implied_type(schema: object) -> object:
+    """``schema`` with ``"type": "object"`` (or ``"array"``) added when it names no type and its
+    other keywords all describe that type; else ``schema`` itself."""
+    if not isinstance(schema, dict) or "type" in schema:
+        return schema
+    keys = set(schema) - _TYPELESS
+    for words, kind in ((_OBJECT_KEYWORDS, "object"), (_ARRAY_KEYWORDS, "array")):
+        if keys and keys <= words:
+            return {**schema, "type": kind}
+    return schema
 
 
 def _failure(errors: list, where: str) -> str:

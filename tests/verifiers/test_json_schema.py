@@ -389,3 +389,32 @@ def test_right_answers_explained_in_prose_still_pass():
     assert check('```JSON\n{"age": 30}\n```', schema=_S).passed
     assert check('Here:\n```text\n{"age": 30}\n```', schema=_S).passed
     assert check('{"v": "2024"}', schema=_one(pattern="^\\d{4}$")).passed
+
+
+_UNTYPED = {"properties": {"a": {"type": "integer"}}, "required": ["a"]}
+_EMAIL = {"type": "object", "properties": {"e": {"type": "string", "format": "email"}}}
+
+
+@pytest.mark.parametrize(
+    "schema, completion",
+    [
+        (_UNTYPED, "[]"),  # object keywords and no type: the standard lets any array pass
+        ({"title": "t", **_UNTYPED}, "[1, 2]"),
+        ({"items": {"type": "integer"}, "minItems": 1}, '{"a": 1}'),
+        (_EMAIL, '{"e": "user@[300.1.1.1]"}'),  # an address literal holds a real address
+        (_EMAIL, '{"e": "user@[IPv6:1.2.3.4]"}'),
+        (_S, "```json\n{\"age\": 30}\n```\nActually the answer is {'age': -1}"),  # a dict after it
+    ],
+)
+def test_typeless_schemas_bad_address_literals_and_a_later_dict_fail(schema, completion):
+    verdict = get("json_schema")(completion, schema=schema)
+    assert not verdict.passed and verdict.score == 0.0, verdict
+
+
+def test_typeless_schemas_and_address_literals_still_pass():
+    check = get("json_schema")
+    assert check('{"a": 1}', schema=_UNTYPED).passed
+    assert check("[1]", schema={"items": {"type": "integer"}}).passed
+    assert check('{"e": "user@[192.168.0.1]"}', schema=_EMAIL).passed
+    assert check('{"e": "user@[IPv6:::1]"}', schema=_EMAIL).passed
+    assert check("[1]", schema={"anyOf": [{"type": "array"}]}).passed  # no keyword implies a type
