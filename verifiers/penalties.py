@@ -130,7 +130,9 @@ def ngram_repetition(
     """Penalise the share of repeated n-grams above ``threshold``: ``-weight`` when every n-gram
     repeats, linear in between.
 
-    The share is of n-grams that already appeared earlier in the completion. ``window=None``
+    The share is of n-grams that already appeared earlier in the completion. Words are compared
+    lower-cased and without the punctuation around them, so "The cat sat." repeats "the cat sat!"
+    (with a ``tokenizer``, those words are what is encoded). ``window=None``
     measures it over the whole completion, so a loop at the end of a long answer is diluted by
     the text before it: 600 varied words then a 10-word sentence 20 times over read as 25%
     repeated. ``window=W`` takes the worst run of ``W`` consecutive n-grams instead (the same
@@ -148,7 +150,8 @@ def ngram_repetition(
 @register_penalty("repeated_paragraphs")
 def repeated_paragraphs(*, min_chars: int = 20, weight: float = 1.0):
     """Penalise paragraphs (blank-line separated, at least ``min_chars`` long) that repeat an
-    earlier one verbatim (up to whitespace): ``-weight * repeated / paragraphs``."""
+    earlier one (up to whitespace, case and the punctuation around words):
+    ``-weight * repeated / paragraphs``."""
     _positive_int("min_chars", min_chars)
     _non_negative("weight", weight)
     return _RepeatedParagraphs(min_chars, weight)
@@ -252,11 +255,13 @@ class _NgramRepetition(_Penalty):
     def __call__(
         self, completion: str, verdict: Verdict, num_tokens: int | None = None
     ) -> PenaltyOutcome:
-        text = visible(completion)  # zero-width marks between words must not hide a repeat
+        # zero-width marks between words, case and the punctuation around a word must not
+        # make a repeat look new ("The cat sat." / "the cat sat!")
+        words = _plain_words(visible(completion))
         if self.tokenizer is not None:
-            units, unit = _encode(self.tokenizer, text), "tokens"
+            units, unit = _encode(self.tokenizer, " ".join(words)), "tokens"
         else:
-            units, unit = text.split(), "words"
+            units, unit = words, "words"
         grams = [tuple(units[i : i + self.n]) for i in range(len(units) - self.n + 1)]
         if not grams:
             return PenaltyOutcome(0.0, f"fewer than {self.n} {unit}")
@@ -307,7 +312,7 @@ class _RepeatedParagraphs(_Penalty):
         paragraphs = [p for p in paragraphs if len(p) >= self.min_chars]
         if not paragraphs:
             return PenaltyOutcome(0.0, "no paragraphs")
-        counts = Counter(paragraphs)
+        counts = Counter(" ".join(_plain_words(p)) for p in paragraphs)  # up to case, punctuation
         repeated = sum(c - 1 for c in counts.values())
         detail = f"{repeated} of {len(paragraphs)} paragraphs repeat an earlier one"
         return PenaltyOutcome(-self.weight * repeated / len(paragraphs), detail)
@@ -333,6 +338,15 @@ class _AnswerHedging(_Penalty):
         return PenaltyOutcome(
             -self.weight, f"{detail} (> {self.max_distinct}): {shown}", self.zero_total
         )
+
+
+_EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def _plain_words(text: str) -> list[str]:
+    """The words of ``text`` lower-cased, without the punctuation around them ("Sat!" and "sat,"
+    are one word; "3+4=7" keeps its inside; a word of punctuation alone, "=", stays)."""
+    return [_EDGE_PUNCTUATION.sub("", w).lower() or w for w in text.split()]
 
 
 def _encode(tokenizer, text: str) -> list:

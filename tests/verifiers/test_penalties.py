@@ -245,3 +245,19 @@ def test_one_answer_written_twice_is_not_hedging(completion):
     # the same value with a unit, a degree sign or a percent counted as a second answer and
     # took a clean right answer's reward away
     assert answer_hedging()(completion, OK).value == 0.0
+
+
+def test_a_loop_with_varied_punctuation_and_case_is_still_a_repeat():
+    """Stop 35: punctuation and case made each copy of a looped sentence look new."""
+    marks = [".", "!", ",", ";", "?", "...", ":", "!!"]
+    loop = " ".join(
+        f"{'The' if k % 2 else 'the'} answer might be twelve{marks[k % len(marks)]}"
+        for k in range(40)
+    )
+    assert ngram_repetition()(loop, OK).value < -0.5
+    paragraphs = "\n\n".join(
+        f"Let me check the sum again{marks[k % len(marks)]} It is twelve" for k in range(6)
+    )
+    assert repeated_paragraphs()(paragraphs, OK).value < -0.5
+    varied = "The cat sat on the mat. A dog ran in the park! Birds sang: 3+4=7, then 5*6=30."
+    assert ngram_repetition()(varied, OK).value == 0.0
