@@ -20,7 +20,6 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import tempfile  # noqa: E402
@@ -30,6 +29,7 @@ import _child  # noqa: E402
 import _isolation as iso  # noqa: E402
 import _wire as wire  # noqa: E402
 from _collect import Collector, HarnessGone  # noqa: E402
+from _rmtree import remove_tree  # noqa: E402
 from _zygote_setup import Setup, oom_kills  # noqa: E402
 
 # Warm modules: a candidate's ``import math`` should cost nothing.
@@ -114,7 +114,7 @@ class Zygote(Setup):
                 except OSError:
                     pass
             self._reap_strays()
-            shutil.rmtree(workdir, ignore_errors=True)
+            remove_tree(workdir)  # any depth: shutil's recursion raised here
 
     def _fork(self, job: dict, fds: dict) -> int:
         plan = {**self.plan, "base_vm": _vm_size()}

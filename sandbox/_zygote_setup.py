@@ -10,11 +10,11 @@ itself goes into ``plan`` (read by ``_child.enter``).
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import tempfile
 
 import _isolation as iso
+from _rmtree import remove_tree
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PR_SET_CHILD_SUBREAPER = 36
@@ -200,7 +200,7 @@ class Setup:
                 )  # then the host's own (empty) directory is what rmtree removes
             except OSError:
                 pass
-        shutil.rmtree(self.base, ignore_errors=True)
+        remove_tree(self.base)
         for path in self.cgroup_dirs:  # a cgroup with a member cannot go: move ourselves out first
             try:
                 iso.cgroup_write(os.path.dirname(path), "cgroup.procs", "0")

@@ -225,10 +225,10 @@ def _cores() -> int:
 
 def _remove_leftovers(leftovers: dict) -> None:
     """What a killed worker could not remove itself: its base directory and its cgroups."""
-    import shutil
+    from passband.sandbox._rmtree import remove_tree
 
     for path in leftovers.get("dirs", ()):
-        shutil.rmtree(path, ignore_errors=True)
+        remove_tree(path)
     for path in leftovers.get("cgroups", ()):
         for _ in range(50):  # a cgroup is removable once its last member is gone
             try:

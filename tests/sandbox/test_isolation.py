@@ -370,6 +370,39 @@ def test_recursion_bomb(pool):
     assert_nothing_left(pool)
 
 
+def test_a_directory_nested_thousands_deep_is_removed_and_the_worker_lives(pool):
+    """Stop 35 (a review): shutil.rmtree recursed per level, raised RecursionError on the run
+    directory of this program, and the worker died: a wrong program's verdict became an error."""
+    code = "import os\nfor i in range(3000):\n    os.mkdir('d')\n    os.chdir('d')\nprint('deep')"
+    assert pool.run("print('warm')", limits=FAST).stdout == "warm\n"
+    workers = {w.proc.pid for w in pool._all}
+    r = pool.run(code, limits=Limits(timeout_s=10.0))  # raised "sandbox worker lost" before
+    assert (r.exit_code, r.stdout) == (0, "deep\n")
+    assert {w.proc.pid for w in pool._all} == workers  # the worker lived on
+    assert_nothing_left(pool)
+
+
+def test_remove_tree_takes_any_depth_files_and_links(tmp_path):
+    from passband.sandbox._rmtree import remove_tree
+
+    top = tmp_path / "top"
+    top.mkdir()
+    here = os.getcwd()
+    os.chdir(top)
+    try:
+        for i in range(2500):  # 2 characters a level: past PATH_MAX (4096) as one path
+            os.mkdir("d")
+            os.chdir("d")
+            if i % 500 == 0:
+                with open("f", "w") as f:
+                    f.write("x")
+                os.symlink(tmp_path, "link")  # removed as a link, its target kept
+    finally:
+        os.chdir(here)
+    remove_tree(str(top))
+    assert not top.exists() and tmp_path.exists()
+
+
 def test_no_privileges_and_dangerous_syscalls_denied(pool):
     code = """
 import ctypes, os
