@@ -79,9 +79,10 @@ from passband.verifiers.verdict import Verdict
 
 __all__ = ["code_verifier", "extract_code", "outputs_match"]
 
-_FENCE = re.compile(
-    r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
-)
+# the info string is read whole and its first word taken in Python: "[ \t]*([\w+#.-]*)[^\n]*"
+# backtracked quadratically over a fence followed by a long run of spaces (a degenerate output)
+_FENCE = re.compile(r"^[ \t]*```([^\n]*)\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
+_TAG = re.compile(r"[\w+#.-]*")
 _TAGS = {"python": ("python", "py", "python3"), "c": ("c",), "cpp": ("cpp", "c++", "cc", "cxx")}
 
 
@@ -190,7 +191,9 @@ def extract_code(text: str, language: str = "python", defines: tuple[str, ...] =
     With ``defines`` (the names the tests call), the last block that defines one of them is
     preferred: chat models often end with a usage example after the solution block.
     """
-    blocks = [(tag.lower(), body) for tag, body in _FENCE.findall(text)]
+    blocks = [
+        (_TAG.match(info.strip()).group(0).lower(), body) for info, body in _FENCE.findall(text)
+    ]
     wanted = _TAGS.get(language, (language,))
     for chosen in ([b for t, b in blocks if t in wanted], [b for _, b in blocks]):
         chosen = [b for b in chosen if b.strip()]

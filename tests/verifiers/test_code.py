@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import time
 
 import pytest
 
@@ -462,3 +463,15 @@ _WALRUS_CHECK = (
 def test_names_the_tests_bind_or_import_are_never_the_programs(program, reference, expected):
     verdict = get("code")(program, **reference)
     assert verdict.status == expected, verdict.detail
+
+
+@pytest.mark.parametrize(
+    "completion",
+    ["Sure!\n```" + " " * 150_000, "```" + "a" * 100_000, "```" + " \t" * 50_000 + "x"],
+)
+def test_a_fence_followed_by_a_long_run_is_read_in_linear_time(completion):
+    """Stop 35 (a review): the fence's info string backtracked quadratically (6.7 s on 100,000
+    spaces, in the grading process), turning an invalid completion into a masked timeout."""
+    start = time.perf_counter()
+    verdict = get("code")(completion, tests=["assert f(1) == 1"], timeout_s=1)
+    assert verdict.status == "invalid" and time.perf_counter() - start < 1.0, verdict
