@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
+from decimal import Decimal
 
 from passband.sandbox import SandboxError, default_pool
 from passband.verifiers._code_harness import Check, HarnessFault
@@ -80,11 +82,19 @@ def _lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.replace("\r\n", "\n").rstrip().split("\n")]
 
 
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
 def _close(a: str, b: str, tol: float) -> bool:
-    try:
-        x, y = float(a), float(b)
-    except ValueError:
+    """Within ``tol`` when both tokens are plain numbers and the expected one, ``b``, is written as
+    a real number (a point or an exponent); an expected integer (a count) must be equal exactly
+    (``3.0`` is 3, ``1000001`` is not 1000000); Python's extra spellings (``1_000``, ``inf``) are
+    not numbers here."""
+    if not (_NUMBER.fullmatch(a) and _NUMBER.fullmatch(b)):
         return False
+    if not re.search(r"[.eE]", b):
+        return Decimal(a) == Decimal(b)
+    x, y = float(a), float(b)
     if math.isnan(x) or math.isnan(y):
         return False
     return abs(x - y) <= tol * max(1.0, abs(y))

@@ -6,7 +6,8 @@ Reference fields (dataset columns), one of:
 - ``test`` (HumanEval style: code defining ``check(candidate)``) with ``entry_point``;
 - ``io`` (list of ``{"stdin": ..., "stdout": ...}``): the program reads stdin and prints; output
   matches when equal after dropping trailing whitespace on every line and trailing blank lines,
-  or, with ``float_tol``, token by token with numbers within that absolute/relative tolerance.
+  or, with ``float_tol``, token by token with numbers within that absolute/relative tolerance
+  (where the expected number has a point or an exponent; an expected integer must be equal).
 Per-call options (reference fields or factory arguments): ``timeout_s``, ``memory_mb``,
 ``partial_credit`` (score = fraction of checks passed instead of all-or-nothing), ``language``
 (``io`` only: ``python``, ``c``, ``cpp``).

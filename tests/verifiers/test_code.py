@@ -475,3 +475,15 @@ def test_a_fence_followed_by_a_long_run_is_read_in_linear_time(completion):
     start = time.perf_counter()
     verdict = get("code")(completion, tests=["assert f(1) == 1"], timeout_s=1)
     assert verdict.status == "invalid" and time.perf_counter() - start < 1.0, verdict
+
+
+@pytest.mark.parametrize("got", ["3 1000001", "3.000001 999999.5", "3 1_000_000", "3 999999.9"])
+def test_float_tol_leaves_an_expected_integer_exact(got):
+    """Stop 35 (a review): float_tol let a count be off by one (1000001 for 1000000) and read
+    Python's 1_000_000 as a number."""
+    assert not outputs_match(got, "3 1000000", float_tol=1e-6)
+
+
+def test_float_tol_still_accepts_close_reals_and_equal_integers():
+    assert outputs_match("0.3333333", "0.333333333", float_tol=1e-6)
+    assert outputs_match("3.0 1e6", "3 1000000", float_tol=1e-6)  # the same values
