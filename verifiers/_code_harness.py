@@ -101,10 +101,10 @@ def called_names(*sources: str) -> frozenset[str]:
 
 
 class _AssertRewriter(ast.NodeTransformer):
-    """``assert T, M`` -> ``__passband_check__(lambda: T, "<source of T>")``."""
+    """``assert T, M`` -> ``__passband_check__(lambda: T, "<source of T>", "<file:line:col>")``."""
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self, source: str, filename: str = "") -> None:
+        self.source, self.filename = source, filename
 
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         self.generic_visit(node)
@@ -113,8 +113,9 @@ class _AssertRewriter(ast.NodeTransformer):
             args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
             body=_Binder().visit(node.test),
         )
+        site = ast.Constant(f"{self.filename}:{node.lineno}:{node.col_offset}")
         call = ast.Call(
-            func=ast.Name(_RECORD, ast.Load()), args=[thunk, ast.Constant(label)], keywords=[]
+            func=ast.Name(_RECORD, ast.Load()), args=[thunk, ast.Constant(label), site], keywords=[]
         )
         return ast.copy_location(ast.Expr(call), node)
 
@@ -146,7 +147,7 @@ def compile_tests(source: str, filename: str):
         raise HarnessFault(
             f"reference test code does not parse ({filename}, line {exc.lineno}): {exc.msg}"
         ) from None
-    tree = ast.fix_missing_locations(_AssertRewriter(source).visit(tree))
+    tree = ast.fix_missing_locations(_AssertRewriter(source, filename).visit(tree))
     return compile(tree, filename, "exec")
 
 
@@ -161,31 +162,43 @@ class Runner:
         self.ns[_RECORD] = self._record
         self.ns[_BIND] = self._bind
         self.checks: list[Check] = []
+        self._sites: dict[str, int] = {}  # an assert statement -> its check's index
+        self._evaluated = 0  # asserts evaluated, repeats included
 
     def _bind(self, name: str, value):
         self.ns[name] = value
         return value
 
-    def _record(self, thunk, label: str) -> None:
+    def _record(self, thunk, label: str, site: str | None = None) -> None:
+        """One check per assert *statement*: run again (in a loop over the program's output), it
+        passes only if it passed every time, so a wrong program cannot multiply its passing
+        checks (``for v in out: assert v % 2 == 0`` over 2,000 items scored 0.9995)."""
+        check, self._evaluated = self._evaluate(thunk, label), self._evaluated + 1
+        at = self._sites.get(site) if site is not None else None
+        if at is None:
+            if site is not None:
+                self._sites[site] = len(self.checks)
+            self.checks.append(check)
+        elif self.checks[at].passed and not check.passed:
+            self.checks[at] = check  # the first failure is the statement's result
+
+    def _evaluate(self, thunk, label: str) -> Check:
         try:
             value = thunk()
             truth = bool(value)
         except (HarnessFault, Unencodable) as exc:
-            self.checks.append(Check(label, False, "harness", str(exc)))
-            return
+            return Check(label, False, "harness", str(exc))
         except AssertionError as exc:
-            self.checks.append(Check(label, False, "wrong", f"AssertionError: {exc}"[:300]))
-            return
+            return Check(label, False, "wrong", f"AssertionError: {exc}"[:300])
         except Exception as exc:  # noqa: BLE001 - the candidate raised, or returned something unusable
-            self.checks.append(Check(label, False, "wrong", f"{type(exc).__name__}: {exc}"[:300]))
-            return
-        self.checks.append(
-            Check(label, truth, "ok" if truth else "wrong", "" if truth else "assertion is false")
+            return Check(label, False, "wrong", f"{type(exc).__name__}: {exc}"[:300])
+        return Check(
+            label, truth, "ok" if truth else "wrong", "" if truth else "assertion is false"
         )
 
     def run_unit(self, code, label: str) -> None:
         """Execute one unit; an exception outside an assert is one failed check."""
-        before = len(self.checks)
+        before = self._evaluated
         try:
             exec(code, self.ns)
         except CandidateGone as exc:
@@ -202,7 +215,7 @@ class Runner:
         except Exception as exc:  # noqa: BLE001
             self.checks.append(Check(label, False, "wrong", f"{type(exc).__name__}: {exc}"[:300]))
             return
-        if len(self.checks) == before:  # a unit without asserts passes by running cleanly
+        if self._evaluated == before:  # a unit without asserts passes by running cleanly
             self.checks.append(Check(label, True))
 
     def prelude(self, source: str) -> None:

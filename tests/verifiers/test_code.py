@@ -487,3 +487,54 @@ def test_float_tol_leaves_an_expected_integer_exact(got):
 def test_float_tol_still_accepts_close_reals_and_equal_integers():
     assert outputs_match("0.3333333", "0.333333333", float_tol=1e-6)
     assert outputs_match("3.0 1e6", "3 1000000", float_tol=1e-6)  # the same values
+
+
+def test_a_namedtuple_field_named_count_cannot_carry_a_callable_answer():
+    """Stop 35 (a review): fields named count / index replace the tuple's methods on the rebuilt
+    value, and a lambda there arrived as a handle the tests called: every assert passed."""
+    program = (
+        "from collections import namedtuple\nR = namedtuple('R', ['count', 'index'])\n"
+        "def occurrences(xs):\n    return R(lambda *a: 2, lambda *a: 1)\n"
+    )
+    tests = [
+        "assert occurrences([1, 1, 2]).count(1) == 2",
+        "assert occurrences([5, 7]).index(7) == 1",
+    ]
+    assert not get("code")(program, tests=tests).passed
+    honest = (
+        "from collections import namedtuple\nR = namedtuple('R', ['count', 'index'])\n"
+        "def occurrences(xs):\n    return R(len(xs), 0)\n"
+    )
+    assert get("code")(honest, tests=["assert occurrences([1, 1, 2]).count == 3"]).passed
+
+
+def test_partial_credit_counts_an_assert_in_a_loop_once():
+    """Stop 35 (a review): each evaluation of an assert in a loop over the program's output was
+    a check, so [0] * 2000 scored 0.9995 against a length-5 test."""
+    test = (
+        "def check(candidate):\n    out = candidate(5)\n    assert len(out) == 5\n"
+        "    for v in out:\n        assert v % 2 == 0\n"
+    )
+    padded = get("code")(
+        "def evens(n): return [0] * 2000", test=test, entry_point="evens", partial_credit=True
+    )
+    assert padded.status == "wrong" and padded.score == 0.5, padded
+    right = get("code")(
+        "def evens(n): return [0, 2, 4, 6, 8]", test=test, entry_point="evens", partial_credit=True
+    )
+    assert right.passed and right.score == 1.0
+
+
+def test_colliding_set_keys_in_a_flat_container_are_refused_quickly():
+    """Stop 35 (a review): the flat-container path skipped the collision guard; a set of 60,000
+    keys hashing alike took 34 s to rebuild in the grading process."""
+    program = (
+        "import sys\n_w = sys.modules['_wire']\n_orig = _w.encode\n"
+        "def _enc(value, handle=None, depth=0):\n    if value == 'BOMB':\n"
+        "        return ['V', ['S', 'i', [k * ((1 << 61) - 1) for k in range(1, 60000)]]]\n"
+        "    return _orig(value, handle, depth)\n_w.encode = _enc\n"
+        "def square(x):\n    return 'BOMB'\n"
+    )
+    start = time.perf_counter()
+    verdict = get("code")(program, tests=["assert square(2) == 4"], timeout_s=3)
+    assert verdict.status == "wrong" and time.perf_counter() - start < 3.0, verdict
