@@ -16,6 +16,9 @@ import struct
 import sys
 
 MAX_MESSAGE = 64 << 20  # a frame larger than this is a protocol error, not an allocation
+# ``[[]] * 21_000_000`` fits in 64 MB and parsed to 1.5 GB of lists in the grading process; a flat
+# list of a million numbers is one array, a million pairs about three million
+MAX_CONTAINERS = 4_000_000
 MAX_DEPTH = 100
 _HDR = struct.Struct("!I")
 
@@ -53,8 +56,11 @@ def recv(sock: socket.socket, *, want_fds: int = 0) -> tuple[object, list[int]]:
     (size,) = _HDR.unpack(head)
     if size > MAX_MESSAGE:
         raise WireError(f"frame of {size} bytes exceeds {MAX_MESSAGE}")
+    body = _recv_exact(sock, size)
+    if body.count(b"[") > MAX_CONTAINERS:  # each one a Python list before decode can refuse it
+        raise WireError(f"frame holds more than {MAX_CONTAINERS} JSON arrays")
     try:
-        return json.loads(_recv_exact(sock, size)), fds
+        return json.loads(body), fds
     except (ValueError, RecursionError) as exc:
         raise WireError(f"malformed frame: {exc}") from None
 

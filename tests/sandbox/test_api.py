@@ -270,3 +270,25 @@ def test_results_too_deep_to_send_back_or_with_colliding_hashes_are_the_programs
         "def f():\n    return {i: str(i) for i in range(5000)}"  # a large honest dict still passes
     )
     assert code(big, tests=["assert len(f()) == 5000 and f()[7] == '7'"]).status == "ok"
+
+
+def test_a_frame_of_millions_of_empty_arrays_is_refused_before_parsing():
+    """Stop 35 (a review): ``[[]] * 21_000_000`` fits a 64 MB frame and parsed to 1.5 GB of
+    lists in the grading process before decode refused it."""
+    import json
+    import socket
+    import threading
+
+    from passband.sandbox import _wire
+
+    a, b = socket.socketpair()
+    body = json.dumps(["l", [[]] * (_wire.MAX_CONTAINERS + 1)]).encode()
+    sender = threading.Thread(target=lambda: a.sendall(_wire._HDR.pack(len(body)) + body))
+    sender.start()
+    try:
+        with pytest.raises(_wire.WireError, match="JSON arrays"):
+            _wire.recv(b)
+    finally:
+        sender.join()
+        a.close()
+        b.close()
