@@ -7,7 +7,8 @@ the two fallbacks are used only when there is no marker (see ``extract_answer``)
 - ``boxed``: ``\\boxed{...}`` / ``\\fbox{...}`` with nested braces (MATH, most chat models);
 - ``gsm8k``: the line after ``####`` (GSM8K solutions and models trained on them);
 - ``answer_is``: "the (final) answer is ...", cut at the end of the sentence;
-- ``answer_line``: an ``Answer:`` / ``**Final Answer:**`` line (or the line after it);
+- ``answer_line``: an ``Answer:`` / ``**Final Answer:**`` line (or the line after it), also
+  ``<answer>...</answer>``, "Corrected answer:", "Answer = ", a ``## Final Answer`` heading;
 - ``last_math`` and ``last_number``: the last math span or number (``math_fallback``).
 
 Only the final part of a completion is searched: after a closing ``</think>`` (a ``<think>`` that
@@ -46,8 +47,8 @@ _ANSWER_IS_RE = re.compile(
 # Answer", "**Final Answer**") whose answer is on the next line; group 1 is the rest of the line,
 # read by lookahead so a later label on the line is found too
 _ANSWER_LINE_RE = re.compile(
-    r"(?:^|(?<=[.!?;,])[ \t]+)[ \t>#*_]*(?:(?:final|my)\s+)?answer"
-    r"(?:[ \t*_]*[:：]|[ \t]*(?:\*\*|__)(?=[ \t]*\S)|[ \t*_]*$)[ \t*_]*(?=(.*)$)",
+    r"(?:^|(?<=[.!?;,])[ \t]+)[ \t>#*_]*(?:(?:(?:final|my|the|correct(?:ed)?|revised|updated|new)\s+)?"
+    r"answer|final\s+result)(?:[ \t*_]*[:：=]|[ \t]*(?:\*\*|__)(?=[ \t]*\S)|[ \t*_]*$)[ \t*_]*(?=(.*)$)",
     re.IGNORECASE | re.MULTILINE,
 )
 _SENTENCE_END_RE = re.compile(
@@ -60,22 +61,7 @@ _FILLER_RE = re.compile(
     re.IGNORECASE,
 )
 _WORDY_RE = re.compile(r"([A-Za-z]{2,})\b[^\\^=()]*?(-?\$?\d[\d,]*(?:\.\d+)?\s?%?)[^\\^=()]*")
-_MATH_WORDS = (
-    "sqrt",
-    "pi",
-    "frac",
-    "ln",
-    "log",
-    "sin",
-    "cos",
-    "tan",
-    "exp",
-    "arc",
-    "cot",
-    "sec",
-    "csc",
-    "mod",
-)
+_MATH_WORDS = tuple("sqrt pi frac ln log sin cos tan exp arc cot sec csc mod".split())
 # Text after these is not the answer: end-of-turn tokens, or a few-shot model writing the next question.
 _RUNON_MARKERS = (
     "<|im_end|>",
@@ -101,8 +87,10 @@ _SENTENCE_START_RE = re.compile(
 )  # "Toulouse has", "Janet, who"
 _CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
 _CODE_RE = re.compile(
-    r"```.*?(?:```|$)", re.DOTALL
+    r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL
 )  # fenced code blocks; an unclosed one to the end
+# "<answer>12</answer>" (the R1-Zero template) is an answer line; its ">" is no relation
+_ANSWER_TAG_RE = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
 _GSM8K_LEAD_RE = re.compile(r"[ \t:]*")
 _MAX_BOX_TRIES = 8
 _MAX_LINE = 300
@@ -184,6 +172,7 @@ def _final_part(text: str) -> str:
     cuts += [question.start()] if question else []
     text = text[: min(cuts)] if cuts else text
     text = _CODE_RE.sub("\n", text)  # code is not an answer: print('The answer is 42') states none
+    text = _ANSWER_TAG_RE.sub(lambda m: "\n" if m.group(1) else "\nAnswer: ", text)
     return to_latex(text)  # "2√3" would be read as 2: Unicode math spelled as LaTeX
 
 
@@ -334,6 +323,7 @@ def _answer_line(text: str, limit: int) -> tuple[int, str] | None:
         if not phrase:  # "**Final Answer:**" then the answer on the next non-empty line
             following = text[last.end() : last.end() + _MAX_LINE * 4].strip().split("\n", 1)
             phrase = following[0].strip() if following else ""
+            phrase = re.sub(r"^[-*+\u2022][ \t]+", "", phrase)  # "- 12": a list's bullet, no minus
         if phrase:
             return _line_answer(last, phrase, limit)
     return None

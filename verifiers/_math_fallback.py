@@ -9,6 +9,10 @@
   ``1 million`` are numbers; failing any digit, a number word ("five apples") or the last bold
   phrase (``**(B)**``, ``\\textbf{Tuesday}``).
 
+A last number that is one piece of something larger states nothing either: inside
+``\frac{1}{2}`` or ``10^{2}``, before ``\pi`` or ``(``, in "12 or 13", "12-13", "12 by 13",
+"between 12 and 13", the fraction of "3 and 1/2", or a question ("Is it 13?").
+
 A completion cut off mid-sentence ("... so the total is") states nothing: the numbers in its
 working are not an answer, so the fallbacks find nothing there.
 
@@ -57,6 +61,17 @@ _RATIO_BEFORE_RE = re.compile(
     r"|problem|q)\s*)?\d+(?::|\s+:\s+)\Z",
     re.IGNORECASE,
 )
+# the last number is one piece of a larger value, a second value or a question: "\frac{1}{2}",
+# "\sqrt{2}", "10^{2}" (a brace, caret or slash right before it), "3 and 1/2", "12 or 13",
+# "between 12 and 13", "12-13", "12 by 13" (a number and a joiner before it); "12\pi", "12(",
+# "12_3", "Is it 13?" (after it)
+_PIECE_BEFORE_RE = re.compile(
+    r"(?:[{^_/]|\\[A-Za-z]+|\d\$?\s*(?:or|by|x|\u00d7|-|\u2013|\u2014)\s*\$?"
+    r"|\bbetween\s+\$?-?\d[\d,.]*\s*and\s*\$?)[ \t]*\Z",
+    re.IGNORECASE,
+)
+_MIXED_BEFORE_RE = re.compile(r"\d\s+and\s*\Z")  # "3 and 1/2" is 3.5 ("$5 and $6": the $6)
+_PIECE_AFTER_RE = re.compile(r"[_({]|\$?\s*(?:\\pi(?![A-Za-z])|\u03c0|\\sqrt|\?)")
 _WORD_NUMBER_RE = re.compile(
     r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
     r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b",
@@ -183,6 +198,13 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
         same.pop()  # "He runs 540 meters in 3 sprints": the 3 qualifies the 540
     ratio = _RATIO_BEFORE_RE.search(text, max(0, same[-1].start() - 24), same[-1].start())
     if _OPERAND_RE.match(text, same[-1].end()) or (ratio and not ratio.group(1)):
+        return None
+    before = max(0, same[-1].start() - 24), same[-1].start()
+    if _PIECE_BEFORE_RE.search(text, *before) or (
+        "/" in same[-1].group(0) and _MIXED_BEFORE_RE.search(text, *before)
+    ):
+        return None
+    if _PIECE_AFTER_RE.match(text, same[-1].end()):
         return None
     return same[-1].start(), same[-1].group(0)[: limit + 1]
 

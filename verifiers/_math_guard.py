@@ -38,7 +38,7 @@ _COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _DOUBT = (  # anywhere in the answer's clause, whatever found the answer
     r"not|never|cannot|can't|isn't|aren't|wasn't|doesn't|don't|won't|wrong|incorrect|false|untrue"
     r"|maybe|possibly|possible|perhaps|probably|guess|unsure|unknown|wait|actually|kidding"
-    r"|might|seems?|appears?|should|nope|correction|corrected|estimated|estimate"
+    r"|might|seems?|appears?|should|nope|correction|corrected|estimated|estimate|jk"
 )
 _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they change the value
     r"or\s+(?:more|less|fewer|greater|so|above|below|higher|lower)"
@@ -59,15 +59,23 @@ _AFTER_RE = re.compile(  # "5 squared", "42 times 3", "1/2 of 84", "twice 42", "
     r"|\b(?:twice|double|triple|thrice|half)\s+(?:of\s+)?(?:\$|\\|\d|-\d)",
     re.IGNORECASE,
 )
-_RETRACT_RE = re.compile(
+_RETRACT_RE = re.compile(  # read in the lines after the answer
     r"\b(?:wait|actually|oops|sorry|kidding|mistake|correction|scratch\s+that|second\s+thought"
     r"|i\s+was\s+wrong|nope|should\s+be|too\s+(?:big|small|large|high|low|many|few)"
-    r"|correct\s+(?:answer|total|value|result|number)\s+is)\b|\bno\s*,|\\neq?(?![A-Za-z])"
+    r"|correct\s+(?:answer|total|value|result|number)\s+is|(?:could|might|may)\s+also\s+be"
+    r")\b|(?<=[)\dA-E])\s+(?:is|are|would\s+be)\s+also\s+(?:correct|right|valid|possible|acceptable)\b"
+    r"|\bno\s*,|\\neq?(?![A-Za-z])"
+    r"|^[ \t$\\(\[]*or[ \t$\\)\]]*$"  # a line of "or" alone: one display answer, "or", another
     # a second answer offered after it: "Alternatively, 13.", "Or maybe $13$?" (a value that ends
     # its sentence: "Alternatively, 3 x 4 = 12 checks it" is working, not an answer)
     r"|\b(?:alternatively|(?:or\s+)?(?:maybe|perhaps|possibly))\b[,:]?\s*"
     r"(?:(?:it|the\s+answer)\s+(?:is|could\s+be|might\s+be|would\s+be)\s+|it's\s+)?"
     r"(?:\$|\\\(|\\boxed\{|\s)*-?\d[\d,]*(?:\.\d+)?(?:\$|\\\)|\})*[ \t]*(?:[.!?](?=\s|\Z)|(?=\n|\Z))",
+    re.IGNORECASE | re.MULTILINE,
+)
+# a later statement of another plain value: "So it's 13.", "It's 13, not 12."
+_STATED_RE = re.compile(
+    r"\b(?:it's|it\s+is|that's|that\s+is)\s+\$?(-?\d[\d,]*(?:\.\d+)?)\$?[ \t]*(?=[.!,;\n]|\Z)",
     re.IGNORECASE,
 )
 # in the marker's own sentence before it: "Suppose the answer is 18", "a common mistake is to say"
@@ -92,7 +100,7 @@ _TOUCH_RE = re.compile(rf"(?:{_TOUCH}){_TOUCH_END}|\d\s*/\s*\Z", re.IGNORECASE)
 # number, where it compares two stated values ("Because 200 < 220, Lola wins") or names the
 # least one needed ("Thus, x >= 94", GSM8K's own working); nor a calculator annotation's ">>"
 _TOUCH_RELATION_RE = re.compile(
-    rf"(?:\\(?:approx|sim|simeq|geq?|leq?|gt|lt)(?![A-Za-z])|(?<![<>])[<>]=?){_TOUCH_END}"
+    rf"(?:\\(?:approx|sim|simeq|geq?|leq?|gt|lt)(?![A-Za-z])|(?<![<>=-])[<>]=?){_TOUCH_END}"
 )
 # the stated answer itself ends in a comparison: "The answer is one less" (a difference); after a
 # number in the text it is a count ("She needs 4 more.", "four more boxes")
@@ -121,6 +129,7 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     tail = text[where + (end.end() if end else len(rest)) :][:_TAIL]
     lead = "" if fallback else _lead(text, where)
     touching = re.split(r"[.!?](?=\s)|\n", text[max(0, where - 60) : where])[-1]
+    touching = re.sub(r"^[ \t]*(?:>[ \t]*)+", "", touching)  # a markdown quote, not "greater"
     allowed = {w.lower() for w in re.findall(r"[A-Za-z']+", gold)}
     allowed |= {w for w in _MULTI if re.search(rf"\S\s+{w}\s+\S", answer, re.IGNORECASE)}
     command = _NEGATING_COMMAND_RE.search(pre + answer + post)
@@ -146,6 +155,18 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
             words = re.findall(r"[A-Za-z']+", word.lower())
             if not words or not all(w in allowed for w in words):  # "~22": a symbol qualifies too
                 return word
+    return _later_value(tail, answer)  # "So it's 13." after a box of 12
+
+
+def _later_value(tail: str, answer: str) -> str | None:
+    """A plain number stated after a plain-number answer ("So it's 13.") that differs from it."""
+    try:
+        mine = float(answer.replace(",", "").strip("$ "))
+    except ValueError:
+        return None
+    for stated in _STATED_RE.finditer(tail):
+        if float(stated.group(1).replace(",", "")) != mine:
+            return stated.group(0).strip()
     return None
 
 

@@ -137,3 +137,68 @@ def test_a_later_answer_or_an_alternative_is_not_rewarded(completion, gold):
 def test_labels_and_checks_after_the_answer_still_pass(completion, gold):
     verdict = math(completion, answer=gold)
     assert verdict.passed, verdict
+
+
+# From a fifth review (stop 35): a piece of an expression, a range or a question read by the
+# last-number fallback; an <answer> tag, correction labels and a later value after the answer.
+REWARDED_BEFORE_5 = [
+    ("So the area is 12π.", "12"),
+    ("So x = \\frac{1}{2}", "2"),
+    ("So x = \\sqrt{2}.", "2"),
+    ("So x = 10²", "2"),
+    ("So x ≠ 12", "12"),
+    ("So the total is between 12 and 13.", "13"),
+    ("So the total is 12-13 apples.", "13"),
+    ("So the area is 12 by 13.", "13"),
+    ("So she has 3 and 1/2 pies left.", "1/2"),
+    ("Is it 13?", "13"),
+    ("13 haha jk", "13"),
+    ("<answer>12 or 13</answer>", "13"),
+    ("<answer>\\sqrt{2}</answer>", "2"),
+    ("\\boxed{12}\n\n<answer>13</answer>", "12"),
+    ("\\boxed{12}\n\nCorrected answer: 13", "12"),
+    ("\\boxed{12}\n\nThe answer: 13", "12"),
+    ("\\boxed{12}\n\nRevised answer: 13", "12"),
+    ("\\boxed{12}\n\nAnswer = 13", "12"),
+    ("\\boxed{12}\n\nFinal result: 13", "12"),
+    ("\\boxed{12}\n\nHmm, let me recheck: 3*4+1 = 13. So it's 13.", "12"),
+    ("\\boxed{12}\n\nMy previous answer was wrong. It's 13.", "12"),
+    ("\\boxed{12}\n\nIt's 13, not 12.", "12"),
+    ("The answer is 12. However, the answer could also be 13.", "12"),
+    ("The answer is\n\\[\n12\n\\]\nor\n\\[\n13\n\\]", "12"),
+    ("The answer is (B). (C) is also correct.", "B"),
+    ("~~~\n\\boxed{13}\n~~~\nThe answer is 12.", "13"),  # a box in a ~~~ fence is code
+]
+
+STILL_RIGHT_5 = [
+    ("<think>3*4=12</think>\n<answer>\\boxed{12}</answer>", "12"),  # R1-Zero: ">" is no relation
+    ("<think>ok</think>\n<answer> \\boxed{12} </answer>", "12"),
+    ("<think>ok</think>\n<answer>\\frac{1}{2}</answer>", "\\frac{1}{2}"),
+    ("<think>ok</think>\n<answer>(1, 2)</answer>", "(1, 2)"),
+    ("<think>ok</think>\n<answer>B</answer>", "B"),
+    ("<think>ok</think>\n<answer>\nThe answer is 12.\n</answer>", "12"),
+    ("> \\boxed{12}", "12"),  # a markdown quote
+    ("Total => \\boxed{12}", "12"),
+    ("**Final Answer**\n- 12", "12"),  # a bullet, not a minus
+    ("~~~\n\\boxed{13}\n~~~\nThe answer is 12.", "12"),
+    ("\\boxed{12}\n\nThat's 12 apples in total, and it is 3 more than Tom's 9.", "12"),
+    ("\\boxed{12}\n\nSo it's 12.", "12"),
+    ("The answer is 12. It is 12 because 3 x 4 = 12.", "12"),
+    ("She has 12 apples.", "12"),
+    ("The total is 20 - 7 = 13.", "13"),
+    ("There are 5 red and 7 blue, so 12 in total.", "12"),
+    ("He has 1/2 of the pie.", "1/2"),
+    ("we get $5 and $6 for it", "6"),
+]
+
+
+@pytest.mark.parametrize("completion, gold", REWARDED_BEFORE_5)
+def test_pieces_ranges_tags_and_later_values_are_not_rewarded(completion, gold):
+    verdict = math(completion, answer=gold)
+    assert not verdict.passed and verdict.score == 0.0, verdict
+
+
+@pytest.mark.parametrize("completion, gold", STILL_RIGHT_5)
+def test_answer_tags_quotes_bullets_and_restatements_still_pass(completion, gold):
+    verdict = math(completion, answer=gold)
+    assert verdict.passed, verdict
