@@ -90,6 +90,7 @@ _CODE_RE = re.compile(
     r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL
 )  # fenced code blocks; an unclosed one to the end
 # "<answer>12</answer>" (the R1-Zero template) is an answer line; its ">" is no relation
+_INVISIBLE_RE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 _ANSWER_TAG_RE = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
 _GSM8K_LEAD_RE = re.compile(r"[ \t:]*")
 _MAX_BOX_TRIES = 8
@@ -172,6 +173,7 @@ def _final_part(text: str) -> str:
     cuts += [question.start()] if question else []
     text = text[: min(cuts)] if cuts else text
     text = _CODE_RE.sub("\n", text)  # code is not an answer: print('The answer is 42') states none
+    text = _INVISIBLE_RE.sub("", text)  # "12\u200b3" reads as 123, not 12
     text = _ANSWER_TAG_RE.sub(lambda m: "\n" if m.group(1) else "\nAnswer: ", text)
     return to_latex(text)  # "2√3" would be read as 2: Unicode math spelled as LaTeX
 

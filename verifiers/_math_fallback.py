@@ -10,7 +10,7 @@
   phrase (``**(B)**``, ``\\textbf{Tuesday}``).
 
 A last number that is one piece of something larger states nothing either: inside
-``\frac{1}{2}`` or ``10^{2}``, before ``\pi`` or ``(``, in "12 or 13", "12-13", "12 by 13",
+``\\frac{1}{2}`` or ``10^{2}``, before ``\\pi`` or ``(``, in "12 or 13", "12-13", "12 by 13",
 "between 12 and 13", the fraction of "3 and 1/2", or a question ("Is it 13?").
 
 A completion cut off mid-sentence ("... so the total is") states nothing: the numbers in its

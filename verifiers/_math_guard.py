@@ -38,7 +38,7 @@ _COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _DOUBT = (  # anywhere in the answer's clause, whatever found the answer
     r"not|never|cannot|can't|isn't|aren't|wasn't|doesn't|don't|won't|wrong|incorrect|false|untrue"
     r"|maybe|possibly|possible|perhaps|probably|guess|unsure|unknown|wait|actually|kidding"
-    r"|might|seems?|appears?|should|nope|correction|corrected|estimated|estimate|jk"
+    r"|might|seems?|appears?|should|nope|correction|corrected|estimated|estimate|jk|think|uncertain|bound"
 )
 _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they change the value
     r"or\s+(?:more|less|fewer|greater|so|above|below|higher|lower)"

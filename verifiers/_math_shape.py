@@ -58,8 +58,14 @@ _ROOT_RE = re.compile(r"√\s*(\d+(?:\.\d+)?|[A-Za-z])")
 _UNICODE_RE = re.compile(r"[^\x00-\x7f]")
 
 
+# a plain-text root, "2 sqrt(3)" or "sqrt 3" (math-verify read "2 sqrt(3)" as 2)
+_PLAIN_ROOT_RE = re.compile(r"(?<![\\A-Za-z])sqrt\s*(?:\(([^()\n]{1,40})\)|(\d+(?:\.\d+)?)\b)")
+
+
 def to_latex(text: str) -> str:
-    """``text`` with the Unicode math forms above written as LaTeX (ASCII text comes back as is)."""
+    """``text`` with the Unicode math forms above, and a plain ``sqrt(3)``, written as LaTeX."""
+    if "sqrt" in text:
+        text = _PLAIN_ROOT_RE.sub(lambda m: r"\sqrt{" + (m.group(1) or m.group(2)) + "}", text)
     if not _UNICODE_RE.search(text):
         return text
     text = _PLAIN_RE.sub(lambda m: _PLAIN[m.group(0)], text)
@@ -82,8 +88,12 @@ _RELATION_RE = re.compile(_RELATION)
 _LETTER_RE = re.compile(r"(?<!\\)\b[A-Za-z]")
 _COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _DANGLING_RE = re.compile(
-    r"(?:[-+*/^_=,?]|\\(?:times|cdot|div|pm|mp|sqrt|frac|dfrac|tfrac|over|ast)|\^\{?[-+]\}?)\s*$"
+    r"(?:[-+*/^_=,?]|\\(?:times|cdot|div|pm|mp|sqrt|frac|dfrac|tfrac|over|ast)|\^\{?[-+]\}?"
+    r"|\\text\w*\s*\{\s*[-+*/?]\s*\})\s*$"  # "12\text{+}": at least 12
 )
+_RANGE_RE = re.compile(r"\d\s*\.{2,3}\s*-?\d")  # "12..13" (a sequence has commas: "1, 2, ..., n")
+# a value, then text holding another number or a "?": "12 \text{ (13 with Tom)}", "12 \text{ (?)}"
+_TEXT_VALUE_RE = re.compile(r"\d[^\\{}]*\\(?:text|textrm|mbox)\s*\{[^{}]*[\d?][^{}]*\}")
 _BASE_RE = re.compile(r"\d\s*_\s*\{?\s*\d")
 # a unit after a number, and then more: "18 \text{ hours } 20 \text{ minutes}", "18 \text{ cm} =
 # 20 \text{ m}", "5 \text{ dollars and } 50 \text{ cents}"; math-verify reads only the first number
@@ -106,6 +116,10 @@ def not_a_value(pred: str, gold: str) -> str | None:
             return "compares two values; it states none"
     if _DANGLING_RE.search(text):
         return "stops at an operator"
+    if _RANGE_RE.search(text) and not _RANGE_RE.search(gold):
+        return "is a range, not a value"
+    if _TEXT_VALUE_RE.search(text) and not _TEXT_VALUE_RE.search(gold):
+        return "has another number or a question mark in its text"
     if _BASE_RE.search(text) and not _BASE_RE.search(gold):
         return "is written in another base"
     if _UNIT_THEN_MORE_RE.search(text) and not _UNIT_THEN_MORE_RE.search(gold):

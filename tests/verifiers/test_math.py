@@ -380,7 +380,7 @@ def test_fast_path_leaves_mathematics_to_sympy(gold, pred):
         ("The answer is therefore = 42.", ("answer_is", "42")),
         ("The answer is that she makes $18 a day.", ("answer_is", "$18")),
         ("The answer is 5 (five).", ("answer_is", "5")),
-        ("The answer is sqrt(2) + 3", ("answer_is", "sqrt(2) + 3")),
+        ("The answer is sqrt(2) + 3", ("answer_is", "\\sqrt{2} + 3")),
         ("The answer is 18.\n\nQuestion: Tom has 7 apples. The answer is 7.", ("answer_is", "18")),
         ("#### 18<|endoftext|>#### 5", ("gsm8k", "18")),
         ("she pays <<3*4=12>>12 in total", ("last_number", "12")),

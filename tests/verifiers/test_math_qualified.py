@@ -202,3 +202,38 @@ def test_pieces_ranges_tags_and_later_values_are_not_rewarded(completion, gold):
 def test_answer_tags_quotes_bullets_and_restatements_still_pass(completion, gold):
     verdict = math(completion, answer=gold)
     assert verdict.passed, verdict
+
+
+@pytest.mark.parametrize(
+    "completion, gold",
+    [
+        ("The answer is 2 sqrt(3).", "2"),  # math-verify read the plain root as its 2
+        ("\\boxed{2 sqrt(3)}", "2"),
+        ("\\boxed{12..13}", "12"),
+        ("\\boxed{12 \\text{ (13 with Tom)}}", "12"),
+        ("\\boxed{12 \\text{ (?)}}", "12"),
+        ("\\boxed{12\\text{+}}", "12"),
+        ("\\boxed{12 \\text{ (I think)}}", "12"),
+        ("\\boxed{12 \\text{ (lower bound)}}", "12"),
+        ("The answer is 12\u200b3.", "12"),  # a zero-width space inside a number: 123
+    ],
+)
+def test_what_the_box_or_answer_adds_to_its_number_is_read(completion, gold):
+    verdict = math(completion, answer=gold)
+    assert not verdict.passed and verdict.score == 0.0, verdict
+
+
+@pytest.mark.parametrize(
+    "completion, gold",
+    [
+        ("The answer is 2 sqrt(3).", "2\\sqrt{3}"),
+        ("\\boxed{12 \\text{ apples}}", "12"),
+        ("\\boxed{\\text{260 sheep}}", "260"),
+        ("Thus, Janet makes $\\textbf{18}$ dollars.", "18"),
+        ("\\boxed{1, 2, \\ldots, n}", "1, 2, \\ldots, n"),
+        ("Let me think. The answer is 12.", "12"),
+        ("So 10² = 100. The answer is 100.", "100"),
+    ],
+)
+def test_units_roots_and_sequences_in_the_answer_still_pass(completion, gold):
+    assert math(completion, answer=gold).passed
