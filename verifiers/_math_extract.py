@@ -172,10 +172,15 @@ def _final_part(text: str) -> str:
     question = _NEXT_QUESTION_RE.search(text, 1)
     cuts += [question.start()] if question else []
     text = text[: min(cuts)] if cuts else text
-    text = _CODE_RE.sub("\n", text)  # code is not an answer: print('The answer is 42') states none
-    text = _INVISIBLE_RE.sub("", text)  # "12\u200b3" reads as 123, not 12
+    return spelled(_CODE_RE.sub("\n", text))  # code is not an answer: print('The answer is 42')
+
+
+def spelled(text: str) -> str:
+    """``text`` as the extractors read it: zero-width marks dropped ("12\u200b3" is 123, not
+    12), ``<answer>`` tags as an ``Answer:`` line, Unicode math as LaTeX ("2√3" is not 2)."""
+    text = _INVISIBLE_RE.sub("", text)
     text = _ANSWER_TAG_RE.sub(lambda m: "\n" if m.group(1) else "\nAnswer: ", text)
-    return to_latex(text)  # "2√3" would be read as 2: Unicode math spelled as LaTeX
+    return to_latex(text)
 
 
 def extract_gold(answer, *, max_chars: int = 20_000) -> str:

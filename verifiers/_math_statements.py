@@ -21,8 +21,8 @@ from passband.verifiers._math_extract import (
     _box_body,
     _trim_phrase,
     gsm8k_answer,
+    spelled,
 )
-from passband.verifiers._math_shape import to_latex
 from passband.verifiers._text import after_reasoning
 
 __all__ = ["candidate_answers", "distinct_answers", "stated_answers"]
@@ -33,7 +33,7 @@ _OPENS_MATH = " \t\n$*:([\\"  # what may stand between "the answer is" and its o
 
 def _statement_part(text: str) -> str:
     """The text after the reasoning: from the first ``</think>`` on, code left out."""
-    return to_latex(_CODE_RE.sub("\n", after_reasoning(text, first=True)))
+    return spelled(_CODE_RE.sub("\n", after_reasoning(text, first=True)))
 
 
 def stated_answers(text: str, *, max_chars: int = 20_000, limit: int = _ANSWER_CHARS) -> list[str]:
@@ -55,6 +55,8 @@ def stated_answers(text: str, *, max_chars: int = 20_000, limit: int = _ANSWER_C
         found.append((marker.start(), phrase))
     for line in _ANSWER_LINE_RE.finditer(text):
         phrase = line.group(1).strip(" *_")
+        if not phrase:  # "**Final Answer**" and the answer on the next non-empty line
+            phrase = text[line.end() : line.end() + limit].strip().split("\n", 1)[0]
         inner = [m.start() for m in (_BOX_RE.search(phrase), _ANSWER_IS_RE.search(phrase)) if m]
         head = phrase[: min(inner)] if inner else phrase  # a box or marker in it is counted
         if head.count("(") > head.count(")"):  # "Answer: (my answer is 18)": an aside opens

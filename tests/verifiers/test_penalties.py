@@ -261,3 +261,14 @@ def test_a_loop_with_varied_punctuation_and_case_is_still_a_repeat():
     assert repeated_paragraphs()(paragraphs, OK).value < -0.5
     varied = "The cat sat on the mat. A dog ran in the park! Birds sang: 3+4=7, then 5*6=30."
     assert ngram_repetition()(varied, OK).value == 0.0
+
+
+@pytest.mark.parametrize(
+    "completion",
+    ["<think>x</think>\n\\boxed{12}\n<answer>13</answer>", "\\boxed{12}\n\n**Final Answer**\n13"],
+)
+def test_hedging_reads_answer_tags_and_headings_as_the_verifier_does(completion):
+    """Stop 35: the math verifier reads <answer> tags and a heading's next line as answers, so
+    the hedging count must too (it saw one answer in each)."""
+    assert answer_hedging()(completion, OK).value == -1.0
+    assert answer_hedging()("<answer>12</answer>\n\n**Final Answer**\n\\boxed{12}", OK).value == 0
