@@ -28,8 +28,8 @@ from fractions import Fraction
 from numbers import Number
 
 from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
+from passband.verifiers._math_final import final_part
 from passband.verifiers._math_shape import box_is_operand, to_latex
-from passband.verifiers._text import after_reasoning
 
 __all__ = ["STRATEGIES", "extract_answer", "extract_gold", "gsm8k_answer", "locate_answer"]
 
@@ -47,7 +47,7 @@ _ANSWER_IS_RE = re.compile(
 # Answer", "**Final Answer**") whose answer is on the next line; group 1 is the rest of the line,
 # read by lookahead so a later label on the line is found too
 _ANSWER_LINE_RE = re.compile(
-    r"(?:^|(?<=[.!?;,])[ \t]+)[ \t>#*_]*(?:(?:(?:final|my|the|correct(?:ed)?|revised|updated|new)\s+)?"
+    r"(?:^|(?<=[.!?;,])[ \t]+)[ \t>#*_]*(?:(?:(?:final|my|the|correct(?:ed)?|revised|updated|new)\s+){0,2}"
     r"answer|final\s+result)(?:[ \t*_]*[:：=]|[ \t]*(?:\*\*|__)(?=[ \t]*\S)|[ \t*_]*$)[ \t*_]*(?=(.*)$)",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -62,23 +62,6 @@ _FILLER_RE = re.compile(
 )
 _WORDY_RE = re.compile(r"([A-Za-z]{2,})\b[^\\^=()]*?(-?\$?\d[\d,]*(?:\.\d+)?\s?%?)[^\\^=()]*")
 _MATH_WORDS = tuple("sqrt pi frac ln log sin cos tan exp arc cot sec csc mod".split())
-# Text after these is not the answer: end-of-turn tokens, or a few-shot model writing the next question.
-_RUNON_MARKERS = (
-    "<|im_end|>",
-    "<|endoftext|>",
-    "<|eot_id|>",
-    "<|end_of_text|>",
-    "</s>",
-    "<|im_start|>",
-    "<|start_header_id|>",
-    "<\uff5cend\u2581of\u2581sentence\uff5c>",
-    "\nHuman:",
-    "\nUser:",
-    "Next question:",
-)
-_NEXT_QUESTION_RE = re.compile(
-    r"\n(?:\n[ \t]{0,4}(?:Problem|Q)|[ \t]{0,4}Question)[ \t]{0,2}\d{0,3}[ \t]{0,2}:"
-)
 _JOINER_RE = re.compile(  # what may separate sibling boxes
     r"\\[()\[\]]|\\\\|[$,;.\s]|\band\b|\bor\b|\b[A-Za-z]\s*=|\\(?:text|mbox)\s*\{\s*(?:and|or|,)?\s*\}|\\q?quad\b"
 )
@@ -86,13 +69,9 @@ _SENTENCE_START_RE = re.compile(
     r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)"
 )  # "Toulouse has", "Janet, who"
 _CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
-_CODE_RE = re.compile(
-    r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL
-)  # fenced code blocks; an unclosed one to the end
-# "<answer>12</answer>" (the R1-Zero template) is an answer line; its ">" is no relation
-_INVISIBLE_RE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
-_ANSWER_TAG_RE = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
 _GSM8K_LEAD_RE = re.compile(r"[ \t:]*")
+_BULLET_RE = re.compile(r"^[-*+\u2022\u2013\u2014][ \t]+")
+_OPTION_RE = re.compile(r"\(?[A-E]\)?\.?\Z")
 _MAX_BOX_TRIES = 8
 _MAX_LINE = 300
 
@@ -137,7 +116,7 @@ def locate_answer(
     """``extract_answer``'s find with where it sits: ``(strategy, answer, position, searched)``,
     ``searched`` being the text that was read (the final part, without code blocks) and
     ``position`` the answer's place in it (``_math_guard`` reads the words around it)."""
-    text = _final_part(text)[-max_chars:]
+    text = final_part(text)[-max_chars:]
     if selection == "first":
         return _first(text, strategies, max_answer_chars)
     hits = []
@@ -163,24 +142,6 @@ def _first(text: str, strategies, limit: int) -> tuple[str, str, int, str] | Non
                 None  # a \boxed{ that never closes: truncated; the numbers before it are no answer
             )
     return None
-
-
-def _final_part(text: str) -> str:
-    """Where the answer can be: after the reasoning, before any run-on (literal finds: linear)."""
-    text = after_reasoning(text)
-    cuts = [at for at in (text.find(marker) for marker in _RUNON_MARKERS) if at > 0]
-    question = _NEXT_QUESTION_RE.search(text, 1)
-    cuts += [question.start()] if question else []
-    text = text[: min(cuts)] if cuts else text
-    return spelled(_CODE_RE.sub("\n", text))  # code is not an answer: print('The answer is 42')
-
-
-def spelled(text: str) -> str:
-    """``text`` as the extractors read it: zero-width marks dropped ("12\u200b3" is 123, not
-    12), ``<answer>`` tags as an ``Answer:`` line, Unicode math as LaTeX ("2√3" is not 2)."""
-    text = _INVISIBLE_RE.sub("", text)
-    text = _ANSWER_TAG_RE.sub(lambda m: "\n" if m.group(1) else "\nAnswer: ", text)
-    return to_latex(text)
 
 
 def extract_gold(answer, *, max_chars: int = 20_000) -> str:
@@ -326,14 +287,28 @@ def _answer_line(text: str, limit: int) -> tuple[int, str] | None:
     """The last answer label that has something after it (a trailing "Final answer" with
     nothing below states nothing, and an earlier label stands)."""
     for last in reversed(list(_ANSWER_LINE_RE.finditer(text))):
-        phrase = last.group(1).strip(" *_")
+        phrase, lines = last.group(1).strip(" *_"), []
         if not phrase:  # "**Final Answer:**" then the answer on the next non-empty line
-            following = text[last.end() : last.end() + _MAX_LINE * 4].strip().split("\n", 1)
-            phrase = following[0].strip() if following else ""
-            phrase = re.sub(r"^[-*+\u2022][ \t]+", "", phrase)  # "- 12": a list's bullet, no minus
+            following = text[last.end() : last.end() + _MAX_LINE * 4]
+            lines = [line.strip() for line in following.split("\n") if line.strip()][:2]
+            phrase = lines[0] if lines else ""
+        phrase = _BULLET_RE.sub("", phrase)  # "- 12", "— 18": a bullet or a dash, no minus
+        loose = not re.search(r"[:：=]", last.group(0))  # "**Final Answer**", "## Answer"
+        if loose and (not _bare(phrase) or (len(lines) == 2 and _bare(lines[1]))):
+            continue  # prose under a heading, or a list of values: no single stated answer
         if phrase:
             return _line_answer(last, phrase, limit)
     return None
+
+
+def _bare(phrase: str) -> bool:
+    """A line that is a value and no more: a box, or a short line with a digit and at most
+    three words ("12 apples", "$18", "\\frac{1}{2}"), or an option ("(B)")."""
+    p = phrase.strip(" \t*_")
+    if _BOX_RE.search(p):
+        return True
+    words = re.findall(r"[A-Za-z]{2,}", re.sub(r"\\[A-Za-z]+", " ", p))
+    return len(p) <= 40 and len(words) <= 3 and bool(re.search(r"\d", p) or _OPTION_RE.match(p))
 
 
 def _line_answer(last: re.Match, phrase: str, limit: int) -> tuple[int, str]:

@@ -66,7 +66,8 @@ _RATIO_BEFORE_RE = re.compile(
 # "between 12 and 13", "12-13", "12 by 13" (a number and a joiner before it); "12\pi", "12(",
 # "12_3", "Is it 13?" (after it)
 _PIECE_BEFORE_RE = re.compile(
-    r"(?:[{^_/]|\\[A-Za-z]+|\d\$?\s*(?:or|by|x|\u00d7|-|\u2013|\u2014)\s*\$?"
+    r"(?:(?<!\\text)(?<!\\textbf)(?<!\\mathbf)(?<!\\mathrm)\{|[\^_/]|\\[A-Za-z]+"  # not \textbf{18}
+    r"|\d\$?\s*(?:or|by|x|\u00d7)\s*\$?|\d[-\u2013]"  # "12-13"; "Day 5 - 12" is a dash
     r"|\bbetween\s+\$?-?\d[\d,.]*\s*and\s*\$?)[ \t]*\Z",
     re.IGNORECASE,
 )

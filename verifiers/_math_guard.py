@@ -38,7 +38,7 @@ _COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _DOUBT = (  # anywhere in the answer's clause, whatever found the answer
     r"not|never|cannot|can't|isn't|aren't|wasn't|doesn't|don't|won't|wrong|incorrect|false|untrue"
     r"|maybe|possibly|possible|perhaps|probably|guess|unsure|unknown|wait|actually|kidding"
-    r"|might|seems?|appears?|should|nope|correction|corrected|estimated|estimate|jk|think|uncertain|bound"
+    r"|might|seems?|appears?|should|nope|correction|corrected|estimated|estimate|jk|think|uncertain"
 )
 _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they change the value
     r"or\s+(?:more|less|fewer|greater|so|above|below|higher|lower)"
@@ -62,21 +62,23 @@ _AFTER_RE = re.compile(  # "5 squared", "42 times 3", "1/2 of 84", "twice 42", "
 _RETRACT_RE = re.compile(  # read in the lines after the answer
     r"\b(?:wait|actually|oops|sorry|kidding|mistake|correction|scratch\s+that|second\s+thought"
     r"|i\s+was\s+wrong|nope|should\s+be|too\s+(?:big|small|large|high|low|many|few)"
-    r"|correct\s+(?:answer|total|value|result|number)\s+is|(?:could|might|may)\s+also\s+be"
-    r")\b|(?<=[)\dA-E])\s+(?:is|are|would\s+be)\s+also\s+(?:correct|right|valid|possible|acceptable)\b"
+    r"|correct\s+(?:answer|total|value|result|number)\s+is"
+    r"|(?:answer|it)\s+(?:could|might|may)\s+also\s+be(?=\s+(?:\$|\\\(|\\boxed\{)?\s*-?\d)"
+    r")\b|(?<=[)A-E])\s+(?:is|are|would\s+be)\s+also\s+(?:correct|right|valid|possible|acceptable)\b"
     r"|\bno\s*,|\\neq?(?![A-Za-z])"
-    r"|^[ \t$\\(\[]*or[ \t$\\)\]]*$"  # a line of "or" alone: one display answer, "or", another
+    r"|\A(?:[^\n]*\n){0,2}[ \t$\\(\[]*or[ \t$\\)\]]*$"  # "or" alone on the next lines: two displays
     # a second answer offered after it: "Alternatively, 13.", "Or maybe $13$?" (a value that ends
     # its sentence: "Alternatively, 3 x 4 = 12 checks it" is working, not an answer)
-    r"|\b(?:alternatively|(?:or\s+)?(?:maybe|perhaps|possibly))\b[,:]?\s*"
+    r"|\b(?:alternatively|(?:or\s+)?(?:maybe|perhaps|possibly))\b[,:]?[ \t]*"
     r"(?:(?:it|the\s+answer)\s+(?:is|could\s+be|might\s+be|would\s+be)\s+|it's\s+)?"
-    r"(?:\$|\\\(|\\boxed\{|\s)*-?\d[\d,]*(?:\.\d+)?(?:\$|\\\)|\})*[ \t]*(?:[.!?](?=\s|\Z)|(?=\n|\Z))",
+    r"(?:\$|\\\(|\\boxed\{|[ \t])*-?\d[\d,]*(?:\.\d+)?(?:\$|\\\)|\})*[ \t]*(?:[.!?](?=\s|\Z)|(?=\n|\Z))",
     re.IGNORECASE | re.MULTILINE,
 )
 # a later statement of another plain value: "So it's 13.", "It's 13, not 12."
-_STATED_RE = re.compile(
-    r"\b(?:it's|it\s+is|that's|that\s+is)\s+\$?(-?\d[\d,]*(?:\.\d+)?)\$?[ \t]*(?=[.!,;\n]|\Z)",
-    re.IGNORECASE,
+_STATED_RE = re.compile(  # a sentence of its own ("that's 7" in a check is working)
+    r"(?:^|[.!?]\s+)[ \t]*(?:(?:so|actually|hence|thus),?\s+)?(?:it's|it\s+is)\s+(?:actually\s+)?"
+    r"\$?(-?\d[\d,]*(?:\.\d+)?)\$?[ \t]*(?=[.!](?:\s|\Z)|,\s*not\b|\n|\Z)",
+    re.IGNORECASE | re.MULTILINE,
 )
 # in the marker's own sentence before it: "Suppose the answer is 18", "a common mistake is to say"
 _LEAD_RE = (
@@ -100,11 +102,12 @@ _TOUCH_RE = re.compile(rf"(?:{_TOUCH}){_TOUCH_END}|\d\s*/\s*\Z", re.IGNORECASE)
 # number, where it compares two stated values ("Because 200 < 220, Lola wins") or names the
 # least one needed ("Thus, x >= 94", GSM8K's own working); nor a calculator annotation's ">>"
 _TOUCH_RELATION_RE = re.compile(
-    rf"(?:\\(?:approx|sim|simeq|geq?|leq?|gt|lt)(?![A-Za-z])|(?<![<>=-])[<>]=?){_TOUCH_END}"
+    rf"(?:\\(?:approx|sim|simeq|geq?|leq?|gt|lt)(?![A-Za-z])|(?:(?<![<>])<|(?<![<>=-])>)=?){_TOUCH_END}"
 )
 # the stated answer itself ends in a comparison: "The answer is one less" (a difference); after a
 # number in the text it is a count ("She needs 4 more.", "four more boxes")
 _DIFFERENCE_RE = re.compile(r"\b(?:less|more|fewer)\s*$", re.IGNORECASE)
+_OWN_BOUND_RE = re.compile(r"\b(?:lower|upper)\s+bound\b", re.IGNORECASE)
 _SECOND_VALUE_RE = re.compile(r"^\s*\$?\s*[,/]\s*\$?\s*-?\d")  # "$18$, $22$": which one?
 _SENTENCE_START_RE = re.compile(r"(?:[.!?](?=\s)|\n)[^.!?\n]*\Z")
 _FALLBACKS = ("last_math", "last_number")
@@ -148,6 +151,10 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         (_TOUCH_RELATION_RE, "" if fallback else touching),
         (_SECOND_VALUE_RE, post),
         (_DIFFERENCE_RE, own),
+        (
+            _OWN_BOUND_RE,
+            own,
+        ),  # "\\boxed{12 \\text{ (lower bound)}}"; "this bound is tight" is prose
     ]
     for pattern, where_text in checks:
         for found in pattern.finditer(where_text):

@@ -17,12 +17,11 @@ from passband.verifiers._math_extract import (
     _ANSWER_IS_RE,
     _ANSWER_LINE_RE,
     _BOX_RE,
-    _CODE_RE,
     _box_body,
     _trim_phrase,
     gsm8k_answer,
-    spelled,
 )
+from passband.verifiers._math_final import CODE_RE, spelled
 from passband.verifiers._text import after_reasoning
 
 __all__ = ["candidate_answers", "distinct_answers", "stated_answers"]
@@ -33,7 +32,7 @@ _OPENS_MATH = " \t\n$*:([\\"  # what may stand between "the answer is" and its o
 
 def _statement_part(text: str) -> str:
     """The text after the reasoning: from the first ``</think>`` on, code left out."""
-    return spelled(_CODE_RE.sub("\n", after_reasoning(text, first=True)))
+    return spelled(CODE_RE.sub("\n", after_reasoning(text, first=True)))
 
 
 def stated_answers(text: str, *, max_chars: int = 20_000, limit: int = _ANSWER_CHARS) -> list[str]:

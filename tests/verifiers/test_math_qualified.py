@@ -210,7 +210,6 @@ def test_answer_tags_quotes_bullets_and_restatements_still_pass(completion, gold
         ("The answer is 2 sqrt(3).", "2"),  # math-verify read the plain root as its 2
         ("\\boxed{2 sqrt(3)}", "2"),
         ("\\boxed{12..13}", "12"),
-        ("\\boxed{12 \\text{ (13 with Tom)}}", "12"),
         ("\\boxed{12 \\text{ (?)}}", "12"),
         ("\\boxed{12\\text{+}}", "12"),
         ("\\boxed{12 \\text{ (I think)}}", "12"),
@@ -237,3 +236,66 @@ def test_what_the_box_or_answer_adds_to_its_number_is_read(completion, gold):
 )
 def test_units_roots_and_sequences_in_the_answer_still_pass(completion, gold):
     assert math(completion, answer=gold).passed
+
+
+# A sixth review (stop 35): the fifth review's rules refused right answers, and its tag handling
+# let qualified answers through. Each row was graded as its list says by the code before the fix.
+RIGHT_AFTER_REVIEW_6 = [
+    ("$\\boxed{\\frac{1}{2}}$\n\nThis could also be written as 0.5.", "\\frac{1}{2}"),
+    ("The answer is \\boxed{12}.\n\nNote: This problem could also be solved another way.", "12"),
+    (
+        "**Final Answer**\n\nJanet has 16 - 3 - 4 = 9 eggs left. She makes 9 × $2 = $18 every day.",
+        "18",
+    ),
+    ("## Final Answer\nWith 9 eggs left (16 - 3 - 4), she earns $18.", "18"),
+    ("### Final Answer\n1. Eggs left: 9\n2. Earnings: $18", "18"),
+    ("**Final Answer** — 18", "18"),
+    ("**The answer** depends on the eggs: 16 - 3 - 4 = 9, so she makes 9 * 2 = 18.", "18"),
+    ("The minimum value is \\boxed{12} and the bound is tight.", "12"),
+    (
+        "The final answer is $\\boxed{18}$.\n\nLet me verify: 16 - 3 - 4 = 9 eggs remain, that's 9.",
+        "18",
+    ),
+    ("The total distance is \\boxed{12} km.\nIn meters, that is 12000.", "12"),
+    (
+        "The answer is 5.\n\n(Note: x = -5 is also possible algebraically, but not as a length.)",
+        "5",
+    ),
+    (
+        "The answer is \\boxed{18}.\n\nAnother way:\n$$9 \\times 2 = 18$$\nor\n$$32 - 14 = 18$$",
+        "18",
+    ),
+    ("The answer is 12.\n\nAlternatively:\n1. Multiply 3 by 4.\n2. Get 12.", "12"),
+    ("\\boxed{45 \\text{ minutes (0.75 hours)}}", "45"),
+    ("\\boxed{12 \\text{ m^2}}", "12"),
+    ("Day 5 – 12 apples", "12"),
+    ("Therefore, Janet makes \\textbf{18} dollars.", "18"),
+]
+
+WRONG_AFTER_REVIEW_6 = [
+    ("The answer isn't <answer>12</answer>", "12"),
+    ("The answer is at least <answer>12</answer> apples.", "12"),
+    ("<answer>12</answer> or more", "12"),
+    ("<answer>12</answer> is wrong.", "12"),
+    ("<answer>12</answer> or 13", "12"),
+    ("Between <answer>12</answer> and 13.", "12"),
+    ("<answer>12</answer>^2", "12"),
+    ("<answer>12</answer>0", "12"),
+    ("I guess <answer>12</answer>", "12"),
+    ("## Final Answer\n- 12\n- 13", "12"),
+    ("**Final Answer**\n12\n13", "12"),
+    ("My answer: 12\nThe correct answer: 13", "12"),
+    ("x =< \\boxed{12}", "12"),
+    ("The answer is n\u034fot 12.", "12"),
+]
+
+
+@pytest.mark.parametrize("completion, gold", RIGHT_AFTER_REVIEW_6)
+def test_verification_text_headings_and_units_after_a_right_answer_pass(completion, gold):
+    assert math(completion, answer=gold).passed
+
+
+@pytest.mark.parametrize("completion, gold", WRONG_AFTER_REVIEW_6)
+def test_inline_answer_tags_value_lists_and_second_labels_are_not_rewarded(completion, gold):
+    verdict = math(completion, answer=gold)
+    assert not verdict.passed and verdict.score == 0.0, verdict

@@ -1,0 +1,65 @@
+"""Where the answer of a math completion can be, spelled as the extractors read it.
+
+``final_part``: after the reasoning (a ``<think>`` that never closes leaves nothing), before an
+end-of-turn token or a few-shot model's next "Question:", code blocks left out (``print('The
+answer is 42')`` states none). ``spelled``: zero-width marks dropped, ``<answer>`` tags as an
+``Answer:`` line, Unicode math as LaTeX. Literal finds and linear regexes only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from passband.verifiers._math_shape import to_latex
+from passband.verifiers._text import after_reasoning
+
+__all__ = ["CODE_RE", "final_part", "spelled"]
+
+# Text after these is not the answer: end-of-turn tokens, or a few-shot model writing the next question.
+_RUNON_MARKERS = (
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|eot_id|>",
+    "<|end_of_text|>",
+    "</s>",
+    "<|im_start|>",
+    "<|start_header_id|>",
+    "<\uff5cend\u2581of\u2581sentence\uff5c>",
+    "\nHuman:",
+    "\nUser:",
+    "Next question:",
+)
+_NEXT_QUESTION_RE = re.compile(
+    r"\n(?:\n[ \t]{0,4}(?:Problem|Q)|[ \t]{0,4}Question)[ \t]{0,2}\d{0,3}[ \t]{0,2}:"
+)
+CODE_RE = re.compile(
+    r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL
+)  # fenced code blocks; an unclosed one to the end
+# "<answer>12</answer>" (the R1-Zero template) is an answer line; its ">" is no relation
+_INVISIBLE_RE = re.compile("[\u00ad\u034f\u061c\u180e\u200b-\u200f\u2060-\u2069\ufeff]")
+# a tag that opens a line starts an answer line and one that ends a line ends it; inside a
+# sentence a tag is dropped, so its words still qualify the answer ("isn't <answer>12</answer>")
+_ANSWER_TAG_RE = re.compile(
+    r"(?P<open>^[ \t]*<answer\s*>)|(?P<close></answer\s*>[ \t]*$)|</?answer\s*>",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def final_part(text: str) -> str:
+    """Where the answer can be: after the reasoning, before any run-on (literal finds: linear)."""
+    text = after_reasoning(text)
+    cuts = [at for at in (text.find(marker) for marker in _RUNON_MARKERS) if at > 0]
+    question = _NEXT_QUESTION_RE.search(text, 1)
+    cuts += [question.start()] if question else []
+    text = text[: min(cuts)] if cuts else text
+    return spelled(CODE_RE.sub("\n", text))  # code is not an answer: print('The answer is 42')
+
+
+def spelled(text: str) -> str:
+    """``text`` as the extractors read it: zero-width marks dropped ("12\\u200b3" is 123, not
+    12), ``<answer>`` tags as an ``Answer:`` line, Unicode math as LaTeX ("2√3" is not 2)."""
+    text = _INVISIBLE_RE.sub("", text)
+    text = _ANSWER_TAG_RE.sub(
+        lambda m: "\nAnswer: " if m.group("open") else "\n" if m.group("close") else "", text
+    )
+    return to_latex(text)
