@@ -139,7 +139,9 @@ class Session:
                 else None
             )
             try:
-                new = wire.decode(change.get("v"), lambda h: RemoteObject(self, handle=h))
+                new = wire.decode(  # a result's depth: the test may pass it in again
+                    change.get("v"), lambda h: RemoteObject(self, handle=h), limit=wire.RESULT_DEPTH
+                )
             except (wire.WireError, TypeError):
                 continue
             if (
@@ -225,6 +227,14 @@ class Session:
         self._worker = None
 
 
+# methods of str, bytes, set and float whose answer a test asserts: a returned object of the
+# program's own class must not answer them for the value the test expects
+_BUILTIN_PREDICATES = frozenset(
+    "startswith endswith isdigit isalpha isalnum isupper islower isspace istitle isnumeric "
+    "isdecimal isidentifier isprintable isascii issubset issuperset isdisjoint is_integer".split()
+)
+
+
 class RemoteObject:
     """A value that stays inside the sandbox: it can be called, read (attributes, items, iteration,
     length) and passed back in, but it equals only itself and has no truth value."""
@@ -257,6 +267,11 @@ class RemoteObject:
     def __getattr__(self, attr: str):
         if attr.startswith("__"):
             raise AttributeError(attr)
+        if attr in _BUILTIN_PREDICATES:  # greet('Bob').startswith('Hello'): the object's own
+            raise AttributeError(  # method would answer True for any str a test expects
+                f"{attr!r} of an object that stays in the sandbox: a str, set or float method "
+                "is answered only for a plain value"
+            )
         return self._session._request({"op": "getattr", "handle": self._handle_id(), "attr": attr})
 
     # Iteration, len() and indexing are answered by the program about its own object, as plain

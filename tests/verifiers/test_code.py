@@ -538,3 +538,89 @@ def test_colliding_set_keys_in_a_flat_container_are_refused_quickly():
     start = time.perf_counter()
     verdict = get("code")(program, tests=["assert square(2) == 4"], timeout_s=3)
     assert verdict.status == "wrong" and time.perf_counter() - start < 3.0, verdict
+
+
+_WORDS_CHECK = (
+    "def check(candidate):\n    assert True, 'This prints if this assert fails 1'\n"
+    "    assert candidate('Hi, my name is John') == ['Hi', 'my', 'name', 'is', 'John']\n"
+    "    assert candidate('One, two') == ['One', 'two']\n    assert candidate('') == []\n"
+    "    assert True, 'x'\n    assert candidate('a b') == ['a', 'b']\n"
+)
+
+
+@pytest.mark.parametrize(
+    "program, score",
+    [
+        ("def words_string(s): raise SystemExit", 0.0),  # scored 1/2 when exiting ended the count
+        ("def words_string(s): return None", 0.0),  # "assert True" lines no longer count as passes
+        (
+            "import os\ndef words_string(s):\n    if s == 'Hi, my name is John':\n"
+            "        return ['Hi', 'my', 'name', 'is', 'John']\n    os._exit(0)",
+            0.25,
+        ),
+    ],
+)
+def test_partial_credit_is_not_raised_by_ending_the_program(program, score):
+    """Stop 35 (a second review): SystemExit escaped the per-assert count and ended the unit as one
+    failed check, so exiting early scored 0.5 where an honest wrong answer scored 0.29."""
+    verdict = get("code")(
+        program, test=_WORDS_CHECK, entry_point="words_string", partial_credit=True
+    )
+    assert verdict.status == "wrong" and verdict.score == score, verdict
+
+
+def test_a_returned_object_cannot_answer_a_str_predicate_for_a_test():
+    program = (
+        "class S:\n    def startswith(self, p): return True\n"
+        "    def endswith(self, p): return True\ndef greet(n): return S()\n"
+    )
+    tests = ["assert greet('Bob').startswith('Hello')", "assert greet('Bob').endswith('Bob!')"]
+    assert not get("code")(program, tests=tests).passed
+    honest = "def greet(n): return 'Hello ' + n + '!'\n"
+    assert get("code")(honest, tests=tests).passed
+
+
+@pytest.mark.parametrize(
+    "program, tests",
+    [
+        (  # a list of ints that all hash alike, which the test turns into a set
+            "def common(a, b):\n    M = 2**61 - 1\n    return [k * M for k in range(1, 100001)]\n",
+            ["assert set(common([1, 2, 3], [2, 3, 4])) == {2, 3}"],
+        ),
+        (  # a Fraction forged without reducing it: the grader's gcd took 49 s
+            "from fractions import Fraction\ndef square(x):\n    f = object.__new__(Fraction)\n"
+            "    f._numerator = 3**400000 + 1\n    f._denominator = 5**260000 + 2\n    return f\n",
+            ["assert square(3) == 9"],
+        ),
+    ],
+)
+def test_results_that_would_stall_the_grader_are_wrong_quickly(program, tests):
+    start = time.perf_counter()
+    verdict = get("code")(program, tests=tests, timeout_s=5)
+    assert verdict.status == "wrong" and time.perf_counter() - start < 5.0, verdict
+
+
+def test_an_argument_changed_to_deep_nesting_is_wrong_not_an_error():
+    """Stop 35: the write-back took 101 levels, the next call could not send it back in, and the
+    verdict became a masked error."""
+    program = (
+        "def total(a):\n    x = []\n    for _ in range(100):\n        x = [x]\n"
+        "    a[:] = [x]\n    return -1\n"
+    )
+    test = (
+        "def check(candidate):\n    a = [3, 1, 2]\n    assert candidate(a) == 6\n"
+        "    assert candidate(a) == 6\n"
+    )
+    assert get("code")(program, test=test, entry_point="total").status == "wrong"
+
+
+def test_honest_sets_fractions_and_namedtuples_still_pass():
+    assert get("code")(
+        "def f():\n    return [0] * 5000 + list(range(3000))\n",
+        tests=["assert len(set(f())) == 3000"],
+    ).passed
+    assert get("code")(
+        "from fractions import Fraction\ndef half(x):\n    return Fraction(x, 2)\n",
+        tests=["assert half(3) == Fraction(3, 2)"],
+        test_imports=["from fractions import Fraction"],
+    ).passed
