@@ -279,6 +279,22 @@ def _namedtuple_budget() -> bool:
 _BUDGET = [0, 0]  # [second, cache misses at its start]
 
 
+def _decode_namedtuple(arg: list, resolve, depth: int, limit: int) -> tuple:
+    typename, fields, items = arg
+    if type(typename) is not str or not all(type(f) is str for f in fields):
+        raise WireError("malformed namedtuple")
+    if len(fields) > _NAMEDTUPLE_FIELDS or len(typename) > 100 or _namedtuple_budget():
+        return tuple(decode(v, resolve, depth, limit) for v in items)  # values kept, no class
+    # a field named like a tuple method (count, index) replaces it on the rebuilt value: it
+    # must hold plain data, never a handle that a test would call into the program
+    return _namedtuple(typename, tuple(fields))(
+        *[
+            decode(v, None if hasattr(tuple, f) else resolve, depth, limit)
+            for f, v in zip(fields, items)
+        ]
+    )
+
+
 def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH + 1) -> object:
     """Tagged JSON -> genuine built-in objects; ``resolve(int)`` maps handles (else WireError).
     ``limit``: the deepest nesting accepted (a program's results take ``RESULT_DEPTH``)."""
@@ -320,19 +336,7 @@ def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH 
         if tag in ("u", "q", "D", "Q"):
             return _rebuild(tag, [decode(v, resolve, d, limit) for v in arg])
         if tag == "N":
-            typename, fields, items = arg
-            if type(typename) is not str or not all(type(f) is str for f in fields):
-                raise WireError("malformed namedtuple")
-            if len(fields) > _NAMEDTUPLE_FIELDS or len(typename) > 100 or _namedtuple_budget():
-                return tuple(decode(v, resolve, d, limit) for v in items)  # values kept, no class
-            # a field named like a tuple method (count, index) replaces it on the rebuilt value:
-            # it must hold plain data, never a handle that a test would call into the program
-            return _namedtuple(typename, tuple(fields))(
-                *[
-                    decode(v, None if hasattr(tuple, f) else resolve, d, limit)
-                    for f, v in zip(fields, items)
-                ]
-            )
+            return _decode_namedtuple(arg, resolve, d, limit)
         if tag == "h" and resolve is not None and type(arg) is int:
             return resolve(arg)
     except WireError:

@@ -294,8 +294,9 @@ def _answer_line(text: str, limit: int) -> tuple[int, str] | None:
             phrase = lines[0] if lines else ""
         phrase = _BULLET_RE.sub("", phrase)  # "- 12", "— 18": a bullet or a dash, no minus
         loose = not re.search(r"[:：=]", last.group(0))  # "**Final Answer**", "## Answer"
-        if loose and (not _bare(phrase) or (len(lines) == 2 and _bare(lines[1]))):
-            continue  # prose under a heading, or a list of values: no single stated answer
+        listed = len(lines) == 2 and _bare(lines[0]) and _bare(lines[1])  # "12\n13" below it
+        if listed or (loose and not _bare(phrase)):
+            continue  # a list of values, or prose under a heading: no single stated answer
         if phrase:
             return _line_answer(last, phrase, limit)
     return None

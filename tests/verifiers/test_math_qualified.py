@@ -284,6 +284,7 @@ WRONG_AFTER_REVIEW_6 = [
     ("I guess <answer>12</answer>", "12"),
     ("## Final Answer\n- 12\n- 13", "12"),
     ("**Final Answer**\n12\n13", "12"),
+    ("Final Answer:\n12\n13", "12"),
     ("My answer: 12\nThe correct answer: 13", "12"),
     ("x =< \\boxed{12}", "12"),
     ("The answer is n\u034fot 12.", "12"),
