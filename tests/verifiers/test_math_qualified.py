@@ -80,18 +80,6 @@ STILL_RIGHT = [
 ]
 
 
-@pytest.mark.parametrize("completion, gold", REWARDED_BEFORE)
-def test_a_qualified_answer_is_not_rewarded(completion, gold):
-    verdict = math(completion, answer=gold)
-    assert not verdict.passed and verdict.score == 0.0, verdict
-
-
-@pytest.mark.parametrize("completion, gold", STILL_RIGHT)
-def test_plain_answers_and_units_still_pass(completion, gold):
-    verdict = math(completion, answer=gold)
-    assert verdict.passed, verdict
-
-
 def test_the_detail_names_the_word_that_qualified_it():
     assert "qualified by 'not'" in math("The answer is not 42.", answer="42").detail
     assert "qualified by 'Wait'" in math("The answer is 42. Wait, it is 41.", answer="42").detail
@@ -125,18 +113,6 @@ LATER_STILL_RIGHT = [
     ("#### 12\n\nFinal answer", "12"),  # a label with nothing after it states nothing
     ("\\boxed{12}\n\n**Final Answer**\n13", "13"),  # the latest statement is the answer
 ]
-
-
-@pytest.mark.parametrize("completion, gold", LATER_ANSWER)
-def test_a_later_answer_or_an_alternative_is_not_rewarded(completion, gold):
-    verdict = math(completion, answer=gold)
-    assert not verdict.passed and verdict.score == 0.0, verdict
-
-
-@pytest.mark.parametrize("completion, gold", LATER_STILL_RIGHT)
-def test_labels_and_checks_after_the_answer_still_pass(completion, gold):
-    verdict = math(completion, answer=gold)
-    assert verdict.passed, verdict
 
 
 # From a fifth review (stop 35): a piece of an expression, a range or a question read by the
@@ -192,50 +168,27 @@ STILL_RIGHT_5 = [
 ]
 
 
-@pytest.mark.parametrize("completion, gold", REWARDED_BEFORE_5)
-def test_pieces_ranges_tags_and_later_values_are_not_rewarded(completion, gold):
-    verdict = math(completion, answer=gold)
-    assert not verdict.passed and verdict.score == 0.0, verdict
+BOX_ADDS = [
+    ("The answer is 2 sqrt(3).", "2"),  # math-verify read the plain root as its 2
+    ("\\boxed{2 sqrt(3)}", "2"),
+    ("\\boxed{12..13}", "12"),
+    ("\\boxed{12 \\text{ (?)}}", "12"),
+    ("\\boxed{12\\text{+}}", "12"),
+    ("\\boxed{12 \\text{ (I think)}}", "12"),
+    ("\\boxed{12 \\text{ (lower bound)}}", "12"),
+    ("The answer is 12\u200b3.", "12"),  # a zero-width space inside a number: 123
+]
 
 
-@pytest.mark.parametrize("completion, gold", STILL_RIGHT_5)
-def test_answer_tags_quotes_bullets_and_restatements_still_pass(completion, gold):
-    verdict = math(completion, answer=gold)
-    assert verdict.passed, verdict
-
-
-@pytest.mark.parametrize(
-    "completion, gold",
-    [
-        ("The answer is 2 sqrt(3).", "2"),  # math-verify read the plain root as its 2
-        ("\\boxed{2 sqrt(3)}", "2"),
-        ("\\boxed{12..13}", "12"),
-        ("\\boxed{12 \\text{ (?)}}", "12"),
-        ("\\boxed{12\\text{+}}", "12"),
-        ("\\boxed{12 \\text{ (I think)}}", "12"),
-        ("\\boxed{12 \\text{ (lower bound)}}", "12"),
-        ("The answer is 12\u200b3.", "12"),  # a zero-width space inside a number: 123
-    ],
-)
-def test_what_the_box_or_answer_adds_to_its_number_is_read(completion, gold):
-    verdict = math(completion, answer=gold)
-    assert not verdict.passed and verdict.score == 0.0, verdict
-
-
-@pytest.mark.parametrize(
-    "completion, gold",
-    [
-        ("The answer is 2 sqrt(3).", "2\\sqrt{3}"),
-        ("\\boxed{12 \\text{ apples}}", "12"),
-        ("\\boxed{\\text{260 sheep}}", "260"),
-        ("Thus, Janet makes $\\textbf{18}$ dollars.", "18"),
-        ("\\boxed{1, 2, \\ldots, n}", "1, 2, \\ldots, n"),
-        ("Let me think. The answer is 12.", "12"),
-        ("So 10² = 100. The answer is 100.", "100"),
-    ],
-)
-def test_units_roots_and_sequences_in_the_answer_still_pass(completion, gold):
-    assert math(completion, answer=gold).passed
+BOX_RIGHT = [
+    ("The answer is 2 sqrt(3).", "2\\sqrt{3}"),
+    ("\\boxed{12 \\text{ apples}}", "12"),
+    ("\\boxed{\\text{260 sheep}}", "260"),
+    ("Thus, Janet makes $\\textbf{18}$ dollars.", "18"),
+    ("\\boxed{1, 2, \\ldots, n}", "1, 2, \\ldots, n"),
+    ("Let me think. The answer is 12.", "12"),
+    ("So 10² = 100. The answer is 100.", "100"),
+]
 
 
 # A sixth review (stop 35): the fifth review's rules refused right answers, and its tag handling
@@ -291,12 +244,17 @@ WRONG_AFTER_REVIEW_6 = [
 ]
 
 
-@pytest.mark.parametrize("completion, gold", RIGHT_AFTER_REVIEW_6)
-def test_verification_text_headings_and_units_after_a_right_answer_pass(completion, gold):
-    assert math(completion, answer=gold).passed
+WRONG = REWARDED_BEFORE + LATER_ANSWER + REWARDED_BEFORE_5 + BOX_ADDS + WRONG_AFTER_REVIEW_6
+RIGHT = STILL_RIGHT + LATER_STILL_RIGHT + STILL_RIGHT_5 + BOX_RIGHT + RIGHT_AFTER_REVIEW_6
 
 
-@pytest.mark.parametrize("completion, gold", WRONG_AFTER_REVIEW_6)
-def test_inline_answer_tags_value_lists_and_second_labels_are_not_rewarded(completion, gold):
+@pytest.mark.parametrize("completion, gold", WRONG)
+def test_a_qualified_answer_is_not_rewarded(completion, gold):
     verdict = math(completion, answer=gold)
     assert not verdict.passed and verdict.score == 0.0, verdict
+
+
+@pytest.mark.parametrize("completion, gold", RIGHT)
+def test_plain_answers_and_units_still_pass(completion, gold):
+    verdict = math(completion, answer=gold)
+    assert verdict.passed, verdict
