@@ -151,10 +151,8 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         (_TOUCH_RELATION_RE, "" if fallback else touching),
         (_SECOND_VALUE_RE, post),
         (_DIFFERENCE_RE, own),
-        (
-            _OWN_BOUND_RE,
-            own,
-        ),  # "\\boxed{12 \\text{ (lower bound)}}"; "this bound is tight" is prose
+        # "\\boxed{12 \\text{ (lower bound)}}"; "this bound is tight" after it is prose
+        (_OWN_BOUND_RE, own),
     ]
     for pattern, where_text in checks:
         for found in pattern.finditer(where_text):
