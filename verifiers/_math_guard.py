@@ -65,7 +65,7 @@ _RETRACT_RE = re.compile(  # read in the lines after the answer
     r"|correct\s+(?:answer|total|value|result|number)\s+is"
     r"|(?:answer|it)\s+(?:could|might|may)\s+also\s+be(?=\s+(?:\$|\\\(|\\boxed\{)?\s*-?\d)"
     r")\b|(?<=[)A-E])\s+(?:is|are|would\s+be)\s+also\s+(?:correct|right|valid|possible|acceptable)\b"
-    r"|\bno\s*,|\\neq?(?![A-Za-z])"
+    r"|\bno\s*,|\bif\s+not\s*,|\\neq?(?![A-Za-z])"  # "Answer: B. If not, C."
     r"|\A(?:[^\n]*\n){0,2}[ \t$\\(\[]*or[ \t$\\)\]]*$"  # "or" alone on the next lines: two displays
     # a second answer offered after it: "Alternatively, 13.", "Or maybe $13$?" (a value that ends
     # its sentence: "Alternatively, 3 x 4 = 12 checks it" is working, not an answer)
@@ -107,7 +107,11 @@ _TOUCH_RELATION_RE = re.compile(
 # the stated answer itself ends in a comparison: "The answer is one less" (a difference); after a
 # number in the text it is a count ("She needs 4 more.", "four more boxes")
 _DIFFERENCE_RE = re.compile(r"\b(?:less|more|fewer)\s*$", re.IGNORECASE)
-_OWN_BOUND_RE = re.compile(r"\b(?:lower|upper)\s+bound\b", re.IGNORECASE)
+_OWN_BOUND_RE = re.compile(  # in the answer itself: "(lower bound)", "twelve squared" (not 12)
+    r"\b(?:lower|upper)\s+bound\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve|[a-z]+teen|[a-z]+ty)\s+(?:squared|cubed|hundred)\b",
+    re.IGNORECASE,
+)
 _SECOND_VALUE_RE = re.compile(r"^\s*\$?\s*[,/]\s*\$?\s*-?\d")  # "$18$, $22$": which one?
 _SENTENCE_START_RE = re.compile(r"(?:[.!?](?=\s)|\n)[^.!?\n]*\Z")
 _FALLBACKS = ("last_math", "last_number")

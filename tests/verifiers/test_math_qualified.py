@@ -244,8 +244,28 @@ WRONG_AFTER_REVIEW_6 = [
 ]
 
 
-WRONG = REWARDED_BEFORE + LATER_ANSWER + REWARDED_BEFORE_5 + BOX_ADDS + WRONG_AFTER_REVIEW_6
-RIGHT = STILL_RIGHT + LATER_STILL_RIGHT + STILL_RIGHT_5 + BOX_RIGHT + RIGHT_AFTER_REVIEW_6
+MORE_WRONG = [  # the first review's last items (stop 35)
+    ("Answer: B. If not, C.", "B"),
+    ("The answer is twelve squared.", "12"),
+    ("The answer is twelve hundred.", "12"),
+]
+MORE_RIGHT = [
+    ("The answer is twelve.", "12"),
+    ("The answer is 144, that is twelve squared.", "144"),
+    ("If not, we get 5. The answer is 12.", "12"),
+]
+
+WRONG = (
+    MORE_WRONG
+    + REWARDED_BEFORE
+    + LATER_ANSWER
+    + REWARDED_BEFORE_5
+    + BOX_ADDS
+    + WRONG_AFTER_REVIEW_6
+)
+RIGHT = (
+    MORE_RIGHT + STILL_RIGHT + LATER_STILL_RIGHT + STILL_RIGHT_5 + BOX_RIGHT + RIGHT_AFTER_REVIEW_6
+)
 
 
 @pytest.mark.parametrize("completion, gold", WRONG)
