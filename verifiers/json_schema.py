@@ -22,6 +22,7 @@ import functools
 import json
 import sys
 import threading
+from decimal import Decimal
 
 from passband.verifiers import _deadline
 from passband.verifiers._coerce import clip
@@ -109,8 +110,9 @@ def _judge(completion: str, schema: object) -> Verdict:
             f"reference field 'schema' must be a JSON object, got {type(schema).__name__}"
         )
     schema = implied_type(schema)
+    key = json.dumps(schema, sort_keys=True)
     try:
-        validator = _compiled(json.dumps(schema, sort_keys=True))
+        validator = _compiled(key)
     except ValueError as exc:  # JSON text that is valid but not a valid schema
         return Verdict.error(str(exc))
     values, labels, problem = json_values(
@@ -119,9 +121,19 @@ def _judge(completion: str, schema: object) -> Verdict:
     if problem:
         return Verdict.invalid(problem)
     for k, (instance, label) in enumerate(zip(values, labels)):
+        if '"uniqueItems": true' in key and _longest_array(instance) > _MAX_UNIQUE_ITEMS:
+            return Verdict.invalid(  # jsonschema compares unhashable items pairwise: minutes
+                f"{label}: an array of more than {_MAX_UNIQUE_ITEMS} items under uniqueItems"
+            )
         try:
             errors = list(validator.iter_errors(instance))
+        except (OverflowError, ArithmeticError) as exc:  # the answer's own huge number or
+            return Verdict.invalid(  # repetition ("1e4000" under multipleOf, "a{99999999999}")
+                f"{label}: a value too large to check ({type(exc).__name__}: {clip(str(exc), 120)})"
+            )
         except Exception as exc:  # unresolvable $ref and the like: a reference-data problem
+            if _has_huge_number(instance):  # Decimal / float arithmetic inside a keyword
+                return Verdict.invalid(f"{label}: a number too large to check")
             return Verdict.error(
                 "reference field 'schema' could not be applied: "
                 f"{type(exc).__name__}: {clip(str(exc), 200)}"
@@ -154,6 +166,40 @@ def implied_type(schema: object) -> object:
         if keys and keys <= words:
             return {**schema, "type": kind}
     return schema
+
+
+_MAX_UNIQUE_ITEMS = 1_000  # 3,000 objects under uniqueItems took jsonschema past 5 s
+
+
+def _walk(value: object):
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        yield item
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _longest_array(value: object) -> int:
+    """The longest array whose items jsonschema's uniqueItems compares pairwise: objects,
+    arrays, or items of more than one type (plain strings or numbers are sorted: fast)."""
+    return max(
+        (
+            len(v)
+            for v in _walk(value)
+            if isinstance(v, list)
+            and (len({type(x) for x in v}) > 1 or any(isinstance(x, (dict, list)) for x in v))
+        ),
+        default=0,
+    )
+
+
+def _has_huge_number(value: object) -> bool:
+    return any(
+        isinstance(v, Decimal) or (type(v) is int and v.bit_length() > 1024) for v in _walk(value)
+    )
 
 
 def _failure(errors: list, where: str) -> str:

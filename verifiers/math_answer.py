@@ -223,6 +223,27 @@ class _MathVerifier:
 
 
 # a^{b^c} with numbers: sympy evaluates it exactly, and 9^{9^{9}} already has 10^8 digits.
+_MAX_FRACTIONS = 10  # a continued fraction 16 deep took sympy past 3 s
+_TOO_BIG = [
+    (re.compile(r"\^\s*\{?\s*\(?\s*-?\d{7,}"), "has an exponent too large to evaluate"),
+    (  # a polynomial in two or more variables to the 20th power or more: its expansion runs on
+        re.compile(
+            r"\([^()]*(?<![\\A-Za-z])[a-z](?![A-Za-z])[^()]*(?<![\\A-Za-z])[a-z](?![A-Za-z])"
+            r"[^()]*\)\s*\^\s*\{?\s*(?:[2-9]\d|\d{3,})"
+        ),
+        "raises an expression to a power too high to expand",
+    ),
+    (re.compile(r"\^\s*\{[^{}]*\^\s*\{[^{}]*\^"), "is a power tower too large to evaluate"),
+    (re.compile(r"\^\s*\{?\s*\(?\s*\d{3,}\s*\)?\s*\^"), "is a power tower too large to evaluate"),
+    (
+        re.compile(r"\d{5,}\s*!|!\s*!\s*!|\([^()]*(?:\^|\d{5,})[^()]*\)\s*!"),
+        "is a factorial too large to evaluate",
+    ),
+    (
+        re.compile(r"\\(?:binom|dbinom|tbinom|Gamma|choose)\W{0,6}(?:[^{}()]*\^|\d{6,})"),
+        "has a binomial or gamma too large to evaluate",
+    ),
+]
 _TOWER_RE = re.compile(r"\d\s*\^\s*\{?\s*\(?\s*(\d+)\s*\)?\s*\^\s*\{?\s*\(?\s*(\d+)\s*(\)?\s*\^)?")
 _MAX_DEPTH = 50
 
@@ -244,6 +265,11 @@ def _hopeless(pred: str) -> str | None:
         base, exp, higher = int(tower.group(1)[:6]), int(tower.group(2)[:6]), tower.group(3)
         if higher or exp * math.log10(max(base, 2)) > 5:  # inner power above 10^5
             return "is a power tower too large to evaluate"
+    for pattern, why in _TOO_BIG:  # sympy would run past any time limit, and a masked timeout
+        if pattern.search(pred):  # is no grade: the answer is not its plain value, so invalid
+            return why
+    if pred.count("\\frac") > _MAX_FRACTIONS:
+        return f"has more than {_MAX_FRACTIONS} fractions"
     return None
 
 

@@ -330,8 +330,9 @@ class _AnswerHedging(_Penalty):
         from passband.verifiers._math_statements import candidate_answers, distinct_answers
 
         found = candidate_answers(completion)
-        distinct = distinct_answers(found)
-        detail = f"{len(distinct)} distinct answers in {len(found)} statements"
+        distinct = distinct_answers(found, most=self.max_distinct)
+        over = "at least " if len(distinct) > self.max_distinct else ""
+        detail = f"{over}{len(distinct)} distinct answers in {len(found)} statements"
         if len(distinct) <= self.max_distinct:
             return PenaltyOutcome(0.0, detail)
         shown = ", ".join(repr(a[:30]) for a in distinct[:5])

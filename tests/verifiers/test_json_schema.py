@@ -418,3 +418,35 @@ def test_typeless_schemas_and_address_literals_still_pass():
     assert check('{"e": "user@[192.168.0.1]"}', schema=_EMAIL).passed
     assert check('{"e": "user@[IPv6:::1]"}', schema=_EMAIL).passed
     assert check("[1]", schema={"anyOf": [{"type": "array"}]}).passed  # no keyword implies a type
+
+
+@pytest.mark.parametrize(
+    "schema, completion",
+    [
+        (
+            _one(multipleOf=0.01, type="number"),
+            '{"v": 1' + "0" * 3999 + "}",
+        ),  # OverflowError inside jsonschema
+        (
+            _one(multipleOf=5, type="integer"),
+            '{"v": 1' + "0" * 5000 + "}",
+        ),  # a Decimal: InvalidOperation
+        (_one(fmt="regex"), '{"v": "a{99999999999}"}'),
+        (
+            {"type": "object", "properties": {"v": {"type": "array", "uniqueItems": True}}},
+            json.dumps({"v": [{"a": i} for i in range(3000)]}),  # pairwise: past 5 s
+        ),
+    ],
+)
+def test_an_answer_too_big_to_check_is_invalid_not_a_masked_error(schema, completion):
+    """Stop 35 (a review of masked verdicts): these were error or timeout, which training masks."""
+    start = time.perf_counter()
+    verdict = get("json_schema")(completion, schema=schema)
+    assert verdict.status == "invalid" and time.perf_counter() - start < 3.0, verdict
+
+
+def test_long_arrays_of_plain_items_under_unique_items_are_still_checked():
+    schema = {"type": "object", "properties": {"v": {"type": "array", "uniqueItems": True}}}
+    assert get("json_schema")(
+        json.dumps({"v": [str(i) for i in range(5000)]}), schema=schema
+    ).passed

@@ -2,6 +2,8 @@
 (negation, retraction, hedges, operations, nested boxes, code blocks, false equations, multisets,
 wrong labels). Each was graded ``ok`` before; a false positive trains the policy to write it."""
 
+import time
+
 import pytest
 
 from passband.verifiers import get
@@ -278,3 +280,41 @@ def test_a_qualified_answer_is_not_rewarded(completion, gold):
 def test_plain_answers_and_units_still_pass(completion, gold):
     verdict = math(completion, answer=gold)
     assert verdict.passed, verdict
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "\\boxed{12^{999999999}}",
+        "\\boxed{(12)^{(999999)^{9}}}",
+        "\\boxed{9!!!!!!}",
+        "\\boxed{99999999!}",
+        "\\boxed{(10^{100})!}",
+        "\\boxed{\\binom{10^{9}}{10^{8}}}",
+        "\\boxed{\\Gamma(10^{9})}",
+        "\\boxed{" + "\\frac{1}{" * 16 + "12" + "}" * 16 + "}",
+        "\\boxed{(x+y+z+w)^{40}}",
+        "\\boxed{e^{e^{e^{e^{e}}}}}",
+    ],
+)
+def test_an_answer_too_big_to_evaluate_is_invalid_not_a_masked_timeout(completion):
+    """Stop 35 (a review of masked verdicts): each ran sympy past the 3 s limit, and a timeout
+    is masked in training, so the policy escaped its zero reward."""
+    start = time.perf_counter()
+    verdict = math(completion, answer="12")
+    assert verdict.status == "invalid" and time.perf_counter() - start < 1.0, verdict
+
+
+@pytest.mark.parametrize(
+    "completion, gold",
+    [
+        ("\\boxed{(a+b)^{12}}", "(b+a)^{12}"),
+        ("\\boxed{(1+\\sqrt{2})^{20}}", "(\\sqrt{2}+1)^{20}"),
+        ("\\boxed{2^{2^{3}}}", "256"),
+        ("\\boxed{\\binom{10}{3}}", "120"),
+        ("\\boxed{10!}", "3628800"),
+        ("\\boxed{\\frac{1}{\\frac{1}{2}}}", "2"),
+    ],
+)
+def test_powers_factorials_and_fractions_of_normal_size_still_pass(completion, gold):
+    assert math(completion, answer=gold).passed

@@ -272,3 +272,14 @@ def test_hedging_reads_answer_tags_and_headings_as_the_verifier_does(completion)
     the hedging count must too (it saw one answer in each)."""
     assert answer_hedging()(completion, OK).value == -1.0
     assert answer_hedging()("<answer>12</answer>\n\n**Final Answer**\n\\boxed{12}", OK).value == 0
+
+
+def test_hedging_over_hundreds_of_boxes_is_fast():
+    """Stop 35: each answer was compared with every distinct one (700 boxes: 20 s, a masked
+    timeout under verify_batch); the penalty stops once the cap is passed."""
+    import time
+
+    text = " ".join(f"\\boxed{{{i}}}" for i in range(5000)) + " \\boxed{12}"
+    start = time.perf_counter()
+    assert answer_hedging()(text, OK).value == -1.0
+    assert time.perf_counter() - start < 1.0
