@@ -58,6 +58,8 @@ def verify_batch(
         finished by then are ``timeout`` verdicts that say so. Independently of it, when the
         first ``max(4, workers)`` items to finish have *all* timed out, the rest are not run
         (``timeout``, "not run: ..."): a reward that always hangs costs one round of timeouts.
+        The shortest completions run first, so a few slow completions at the head of a batch
+        cannot mask the others' verdicts as "not run".
 
     A verifier declaring ``inline_safe = True`` (its time is linear in its input; the built-in
     ``exact`` without a pattern) runs in this process while it measures under 2 ms an item:
@@ -161,7 +163,10 @@ def _run_in_workers(
     size = max(1, min(_MAX_CHUNK, -(-len(items) // (workers * 2))))
     if batch_timeout is not None:  # the cutoff is read between chunks: one item each, so a
         size = 1  # started chunk cannot run on past it (a chunk of 6 slow items ran 0.8 s over)
-    chunks = [list(range(i, min(i + size, len(items)))) for i in range(0, len(items), size)]
+    # shortest completions first: a batch stops early only when every item finished so far timed
+    # out, and a few slow completions at its head must not mask the rest (six of them did)
+    order = sorted(range(len(items)), key=lambda i: len(items[i][0]))
+    chunks = [order[i : i + size] for i in range(0, len(items), size)]
     results: list[Verdict | None] = [None] * len(items)
     cutoff = _Cutoff(batch_timeout, workers)
     if len(chunks) == 1 or workers == 1:

@@ -174,3 +174,13 @@ def test_exact_runs_inline_and_agrees_with_the_worker_path(monkeypatch):
     monkeypatch.setattr(_deadline, "_pool", no_workers)
     inline = verify_batch("exact", completions, refs, workers=2)
     assert [(v.status, v.score) for v in inline] == [(v.status, v.score) for v in in_workers]
+
+
+def test_slow_completions_at_the_head_of_a_batch_do_not_mask_the_rest():
+    """Stop 35 (a review of masked verdicts): six slow completions first made the batch stop
+    early, and the six right answers after them came back as masked "not run" timeouts."""
+    schema = {"type": "object", "properties": {"v": {"type": "string", "pattern": "^(a+)+$"}}}
+    slow = ['{"v": "' + "a" * 40 + '!"}' + " " * 100] * 6  # catastrophic backtracking
+    fast = ['{"v": "aaa"}'] * 6
+    out = verify_batch("json_schema", slow + fast, [{"schema": schema}] * 12, timeout=1, workers=2)
+    assert [v.status for v in out[6:]] == ["ok"] * 6, out
