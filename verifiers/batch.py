@@ -33,7 +33,8 @@ _MAX_CHUNK = 512
 # inline_safe verifiers stay inline while under 2 ms an item on average: generous, so that a load
 # hiccup in the first items does not move a cheap batch onto a cold worker pool
 _PROBE, _INLINE_MAX_S = 16, 0.002
-_HOPELESS = 4  # items that all timed out, and nothing else finished: the batch stops
+_HOPELESS = 4  # items that all timed out, and nothing else finished: the batch stops (the
+# shortest completions run first, so a few slow ones at a batch's head cannot mask the rest)
 
 
 def verify_batch(
@@ -58,8 +59,6 @@ def verify_batch(
         finished by then are ``timeout`` verdicts that say so. Independently of it, when the
         first ``max(4, workers)`` items to finish have *all* timed out, the rest are not run
         (``timeout``, "not run: ..."): a reward that always hangs costs one round of timeouts.
-        The shortest completions run first, so a few slow completions at the head of a batch
-        cannot mask the others' verdicts as "not run".
 
     A verifier declaring ``inline_safe = True`` (its time is linear in its input; the built-in
     ``exact`` without a pattern) runs in this process while it measures under 2 ms an item:
