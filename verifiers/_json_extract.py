@@ -137,16 +137,19 @@ def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
 
 def _holds(value: object, wanted: set[str]) -> bool:
     """Whether ``value`` has, at any depth inside it, an object or array of a ``wanted`` type."""
-    stack = [value]  # its own type is not wanted (the caller checked)
+    return any(_json_type(item) & wanted for item in walk(value))  # its own: the caller checked
+
+
+def walk(value: object):
+    """``value`` and every value inside it, at any depth (a loop: no recursion limit)."""
+    stack = [value]
     while stack:
         item = stack.pop()
-        if _json_type(item) & wanted:
-            return True
+        yield item
         if isinstance(item, dict):
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    return False
 
 
 def _head(text: str, start: int) -> str:

@@ -26,7 +26,7 @@ from decimal import Decimal
 
 from passband.verifiers import _deadline
 from passband.verifiers._coerce import clip
-from passband.verifiers._json_extract import MAX_DEPTH, json_values, strict_loads
+from passband.verifiers._json_extract import MAX_DEPTH, json_values, strict_loads, walk
 from passband.verifiers._json_formats import (
     STANDARD_FORMATS,
     ecma_pattern,
@@ -171,24 +171,13 @@ def implied_type(schema: object) -> object:
 _MAX_UNIQUE_ITEMS = 1_000  # 3,000 objects under uniqueItems took jsonschema past 5 s
 
 
-def _walk(value: object):
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        yield item
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
 def _longest_array(value: object) -> int:
     """The longest array whose items jsonschema's uniqueItems compares pairwise: objects,
     arrays, or items of more than one type (plain strings or numbers are sorted: fast)."""
     return max(
         (
             len(v)
-            for v in _walk(value)
+            for v in walk(value)
             if isinstance(v, list)
             and (len({type(x) for x in v}) > 1 or any(isinstance(x, (dict, list)) for x in v))
         ),
@@ -198,7 +187,7 @@ def _longest_array(value: object) -> int:
 
 def _has_huge_number(value: object) -> bool:
     return any(
-        isinstance(v, Decimal) or (type(v) is int and v.bit_length() > 1024) for v in _walk(value)
+        isinstance(v, Decimal) or (type(v) is int and v.bit_length() > 1024) for v in walk(value)
     )
 
 
