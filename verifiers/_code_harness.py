@@ -113,7 +113,7 @@ class _AssertRewriter(ast.NodeTransformer):
         label = (ast.get_source_segment(self.source, node) or ast.unparse(node))[:200]
         thunk = ast.Lambda(
             args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
-            body=_Binder().visit(node.test),
+            body=_ExpectedFirst().visit(_Binder().visit(node.test)),
         )
         site = ast.Constant(f"{self.filename}:{node.lineno}:{node.col_offset}")
         call = ast.Call(
@@ -135,6 +135,45 @@ class _Binder(ast.NodeTransformer):
             keywords=[],
         )
         return ast.copy_location(call, node)
+
+
+# Builtins that cannot call the program or change their arguments: an expected value built from
+# them (``sorted(lst)``, ``len(s)``) is computed before the program runs.
+_PURE = frozenset(
+    "abs all any bool dict divmod float frozenset int len list max min pow reversed round set "
+    "sorted str sum tuple".split()
+)
+_EXPECTED = "__passband_expected__"
+
+
+class _ExpectedFirst(ast.NodeTransformer):
+    """``candidate(lst) == sorted(lst)`` -> ``(lambda e: candidate(lst) == e)(sorted(lst))``.
+
+    Python evaluates the left side first, so a program that empties its argument and returns []
+    made the test compare [] with ``sorted([])`` and pass. A right side that reads names but calls
+    nothing except pure builtins is the expected value: it is computed from the inputs as the test
+    wrote them, before the program can change them. Only one-operator comparisons whose left side
+    makes a call are rewritten; everything else keeps Python's order."""
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        self.generic_visit(node)
+        if len(node.ops) != 1 or not _calls(node.left):
+            return node
+        right = node.comparators[0]
+        calls = [n for n in ast.walk(right) if isinstance(n, ast.Call)]
+        if not any(isinstance(n, ast.Name) for n in ast.walk(right)) or not all(
+            isinstance(c.func, ast.Name) and c.func.id in _PURE for c in calls
+        ):
+            return node
+        args = ast.arguments(
+            posonlyargs=[], args=[ast.arg(_EXPECTED)], kwonlyargs=[], kw_defaults=[], defaults=[]
+        )
+        body = ast.Compare(node.left, node.ops, [ast.Name(_EXPECTED, ast.Load())])
+        return ast.copy_location(ast.Call(ast.Lambda(args, body), [right], []), node)
+
+
+def _calls(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -24,6 +24,7 @@ from math_verify import parse, verify
 from passband.verifiers._math_exact import complex_equal, contradicts
 from passband.verifiers._math_fallback import chain_rhs
 from passband.verifiers._math_forms import OTHER_CHOICE_RE, exact_value, values_equal
+from passband.verifiers._math_shape import unbold
 
 __all__ = ["fast_equal", "normalize", "repair", "slow_compare"]
 
@@ -73,7 +74,7 @@ def normalize(text: str) -> str:
         text = _WRAPPER_RE.sub(r" \1 ", text)
     for regex, repl in _CANON:
         text = regex.sub(repl, text)
-    text = text.replace("**", "")
+    text = unbold(text)
     text = " ".join(text.split())
     return text.rstrip(" .").strip()
 

@@ -29,7 +29,7 @@ from numbers import Number
 
 from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
 from passband.verifiers._math_final import final_part
-from passband.verifiers._math_shape import box_is_operand, to_latex
+from passband.verifiers._math_shape import box_is_operand, to_latex, unbold
 
 __all__ = ["STRATEGIES", "extract_answer", "extract_gold", "gsm8k_answer", "locate_answer"]
 
@@ -327,7 +327,7 @@ def _line_answer(last: re.Match, phrase: str, limit: int) -> tuple[int, str]:
 
 def _trim_phrase(phrase: str) -> str | None:
     """The answer at the start of a sentence fragment: a math span, a currency amount or words."""
-    phrase = phrase.lstrip(" \t*_:").replace("**", "")
+    phrase = unbold(phrase.lstrip(" \t*_:"))
     for _ in range(4):  # "The answer is therefore = 18": fillers before the answer
         filler = _FILLER_RE.match(phrase)
         if not filler or not filler.group(0):

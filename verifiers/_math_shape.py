@@ -165,3 +165,13 @@ def box_is_operand(text: str, start: int, end: int) -> bool:
         _BOX_BEFORE_RE.search(text[max(0, start - 12) : start])
         or _BOX_AFTER_RE.match(text, end, end + 12)
     )
+
+
+# Python's power between two operands (``2**3``, ``x**2``): not Markdown bold, which sits against a
+# space or the text's edge on one side. Stripping it as bold read ``2**3`` as 23.
+_POWER_RE = re.compile(r"(?<=[0-9A-Za-z)}])\*\*(?=[0-9A-Za-z({\\-])")
+
+
+def unbold(text: str) -> str:
+    """Markdown bold removed; a ``**`` between two operands is a power, written ``^``."""
+    return _POWER_RE.sub("^", text).replace("**", "")

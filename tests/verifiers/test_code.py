@@ -624,3 +624,23 @@ def test_honest_sets_fractions_and_namedtuples_still_pass():
         tests=["assert half(3) == Fraction(3, 2)"],
         test_imports=["from fractions import Fraction"],
     ).passed
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "assert sort_list(lst) == sorted(lst)",
+        "assert sort_list(lst) == list(reversed(sorted(lst, reverse=True)))",
+        "assert len(sort_list(lst)) == len(lst) and sort_list(lst) == sorted(lst)",
+    ],
+)
+def test_emptying_an_argument_does_not_make_the_expected_value_agree(test):
+    """Stop 36 (a review's left item): Python evaluates ``candidate(lst)`` first, so a program that
+    cleared ``lst`` and returned [] was compared with ``sorted([])`` and passed."""
+    tests = ["lst = [3, 1, 2]", test]
+    hack = "def sort_list(a):\n    a.clear()\n    return []\n"
+    assert not get("code")(hack, tests=tests).passed
+    honest_in_place = "def sort_list(a):\n    a.sort()\n    return a\n"
+    assert get("code")(honest_in_place, tests=tests).passed
+    honest = "def sort_list(a):\n    return sorted(a)\n"
+    assert get("code")(honest, tests=tests).passed

@@ -159,6 +159,11 @@ WRONG = [
     ("18", "#### 18. Answer: 19"),
     ("18", "The answer is 18, answer: 19"),
     (r"\text{(A)}", "The correct option is (A). Answer: (B)"),
+    # Python's power read as Markdown bold and stripped (stop 36): 2**3 was 23
+    ("23", "The answer is 2**3"),
+    ("23", "Final: 2**3"),
+    ("210", r"The answer is \boxed{2**10}"),
+    ("52", "so 5 ** 2 = 25. The answer is 5 ** 2"),
 ]
 
 RIGHT = [
@@ -223,6 +228,10 @@ RIGHT = [
     ("18", "The answer is 18. Answer: 18"),
     ("18", "So, answer: 18."),
     ("18", "The answer is 18. Answer: $18$."),
+    ("8", "The answer is 2**3"),
+    ("1024", r"x = 2**10 = 1024. The answer is $\boxed{2**10}$"),
+    ("23", "So the answer is **23**."),
+    ("23", "**Answer:** 23"),
 ]
 
 
