@@ -76,6 +76,28 @@ _STRICT = {
 }
 
 
+# A leap second (RFC 3339 5.7): second 60 is valid only at 23:59 UTC, after the offset is applied
+_LEAP = re.compile(
+    r"(?P<h>[0-9]{2}):(?P<m>[0-9]{2}):60(?:\.[0-9]+)?(?P<off>[Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
+def _without_leap_second(name: str, text: str) -> str | None:
+    """``text`` with a valid leap second read as second 59 (the checkers refuse second 60), the
+    text itself when it has none, None when its second 60 is not at 23:59 UTC."""
+    at = text.find("T") if name == "date-time" else 0
+    if at < 0:
+        at = text.find("t")
+    leap = _LEAP.fullmatch(text, at + (name == "date-time"))
+    if name not in ("date-time", "time") or at < 0 or not leap:
+        return text
+    off = leap.group("off")
+    shift = 0 if off in "Zz" else (1 if off[0] == "+" else -1) * (int(off[1:3]) * 60 + int(off[4:]))
+    if (int(leap.group("h")) * 60 + int(leap.group("m")) - shift) % 1440 != 23 * 60 + 59:
+        return None
+    return text[: leap.start() + 6] + "59" + text[leap.start() + 8 :]
+
+
 def _strictly(name: str, check, raises):
     """``check`` (the draft's own) behind passband's stricter rule for ``name``."""
 
@@ -86,7 +108,10 @@ def _strictly(name: str, check, raises):
             return False
         if name in _STRICT and not _STRICT[name](instance):
             return False
-        return check(instance)
+        if name == "regex":
+            return _is_ecma_regex(instance)
+        instance = _without_leap_second(name, instance)
+        return instance is not None and check(instance)
 
     return strict, raises
 
@@ -114,10 +139,15 @@ _DOT = "[^\\n\\r\\u2028\\u2029]"
 def _ecma(pattern: str) -> str:
     """``pattern`` in Python's syntax with ECMA-262's meaning: ``$`` (outside a class, not
     escaped) as ``\\Z``, ``\\d`` / ``\\w`` (and ``\\D`` / ``\\W`` outside a class) ASCII, ``.``
-    without any line terminator, ``(?<name>`` as ``(?P<name>``."""
+    without any line terminator, ``(?<name>`` as ``(?P<name>`` and ``\\k<name>`` as ``(?P=name)``."""
     out, i, in_class = [], 0, False
     while i < len(pattern):
         ch = pattern[i]
+        if ch == "\\" and pattern.startswith("\\k<", i) and ">" in pattern[i + 3 :]:
+            end = pattern.index(">", i)
+            out.append(f"(?P={pattern[i + 3 : end]})")  # a named backreference
+            i = end + 1
+            continue
         if ch == "\\":
             esc = pattern[i + 1 : i + 2]
             table = _IN_CLASS if in_class else _OUTSIDE
@@ -145,8 +175,27 @@ def _ecma(pattern: str) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def ecma_pattern(pattern: str) -> re.Pattern:
-    """``pattern`` compiled as ECMA-262 reads it (see ``_ecma`` and the module)."""
-    return re.compile(_ecma(pattern))
+    """``pattern`` compiled as ECMA-262 reads it (see ``_ecma`` and the module). Unicode property
+    classes (``\\p{L}``), which ``re`` lacks, compile with the ``regex`` package."""
+    translated = _ecma(pattern)
+    if re.search(r"\\[pP]\{", translated):
+        import regex
+
+        return regex.compile(translated)
+    return re.compile(translated)
+
+
+def _is_ecma_regex(text: str) -> bool:
+    """The ``regex`` format (a schema's own ``pattern`` is checked by it too): ECMA-262 syntax."""
+    try:
+        ecma_pattern(text)
+    except re.error:
+        return False
+    except Exception as exc:  # regex.error; an OverflowError is a value too big to check
+        if type(exc).__module__.startswith("regex"):
+            return False
+        raise
+    return True
 
 
 def formats_named(schema) -> set[str]:

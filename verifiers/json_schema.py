@@ -222,7 +222,8 @@ def _compiled(schema_json: str):
         )
     cls = cls or validators.Draft202012Validator
     try:
-        cls.check_schema(schema)
+        # patterns in the schema are ECMA-262 regexes (named groups, \\p{L}), not Python's
+        cls.check_schema(schema, format_checker=strict_checker(cls))
     except exceptions.SchemaError as exc:
         raise ValueError(
             f"reference field 'schema' is not a valid schema at {_path(exc)}: {clip(exc.message, 200)}"

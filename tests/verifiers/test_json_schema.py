@@ -450,3 +450,40 @@ def test_long_arrays_of_plain_items_under_unique_items_are_still_checked():
     assert get("json_schema")(
         json.dumps({"v": [str(i) for i in range(5000)]}), schema=schema
     ).passed
+
+
+@pytest.mark.parametrize(
+    "pattern, good, bad",
+    [
+        ("^\\p{L}+$", "héllo", "h3llo"),
+        ("^[\\p{Lu}]\\p{Ll}*$", "Hello", "hello"),
+        ("^(?<y>\\d{4})$", "2024", "202"),
+        ("^(?<y>\\d{4})-\\k<y>$", "2024-2024", "2024-2025"),
+    ],
+)
+def test_ecma_patterns_python_lacks_are_checked_not_errors(pattern, good, bad):
+    """Stop 36: ``\\p{L}``, ``(?<name>...)`` and ``\\k<name>`` are ECMA-262; the schema was
+    refused as invalid (an ``error`` verdict, masking the answer either way)."""
+    schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}}
+    assert get("json_schema")(json.dumps({"a": good}), schema=schema).status == "ok"
+    assert get("json_schema")(json.dumps({"a": bad}), schema=schema).status == "wrong"
+
+
+@pytest.mark.parametrize(
+    "fmt, value, ok",
+    [
+        ("date-time", "1998-12-31T23:59:60Z", True),
+        ("date-time", "1998-12-31T15:59:60.123-08:00", True),
+        ("date-time", "1998-12-31T23:59:61Z", False),
+        ("date-time", "1998-12-31T22:59:60Z", False),  # second 60 but not at 23:59 UTC
+        ("date-time", "1998-12-32T23:59:60Z", False),
+        ("time", "23:59:60Z", True),
+        ("time", "12:00:60Z", False),
+        ("regex", "(?<a>x)\\k<a>", True),
+        ("regex", "([a-z]", False),
+    ],
+)
+def test_leap_seconds_and_ecma_regexes_as_formats(fmt, value, ok):
+    schema = {"type": "object", "properties": {"v": {"type": "string", "format": fmt}}}
+    verdict = get("json_schema")(json.dumps({"v": value}), schema=schema)
+    assert verdict.status == ("ok" if ok else "wrong"), verdict
