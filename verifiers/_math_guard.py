@@ -29,6 +29,7 @@ __all__ = ["qualifier"]
 
 _WINDOW = 400  # characters of the answer's clause that are read
 _TAIL = 300  # characters after it where a retraction is looked for
+_FAR = 4000  # characters after it where a later, different value is looked for
 _CLAUSE_END_RE = re.compile(  # "18... or 22": an ellipsis does not end the clause
     r"(?<!\.)\.(?!\.)(?=\s|$)|[;!?\n]|\s(?:because|since|which|as|so|where)\s"
 )
@@ -79,6 +80,14 @@ _STATED_RE = re.compile(  # a sentence of its own ("that's 7" in a check is work
     r"(?:^|[.!?]\s+)[ \t]*(?:(?:so|actually|hence|thus),?\s+)?(?:it's|it\s+is)\s+(?:actually\s+)?"
     r"\$?(-?\d[\d,]*(?:\.\d+)?)\$?[ \t]*(?=[.!](?:\s|\Z)|,\s*not\b|\n|\Z)",
     re.IGNORECASE | re.MULTILINE,
+)
+# further on, a retraction that names a value: "Actually, the answer might be 13." (beyond _TAIL
+# a retraction word alone is usually a re-check: "Wait, let me verify... yes.")
+_FAR_RETRACT_RE = re.compile(
+    r"\b(?:wait|actually|oops|correction|i\s+was\s+wrong|scratch\s+that|on\s+second\s+thought)\b"
+    r"[,:]?[^.!?\n]{0,60}?\b(?:is|be|it's|was)\s+(?:actually\s+)?(?:\$|\\\(|\\boxed\{)*[ \t]*"
+    r"(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*(?:[-+*/^=x×]|(?:minus|plus|times|divided|over|less|more|of)\b))",
+    re.IGNORECASE,
 )
 # in the marker's own sentence before it: "Suppose the answer is 18", "a common mistake is to say"
 _LEAD_RE = (
@@ -133,7 +142,8 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     if fallback:
         head = _CLAUSE_START_RE.search(text, max(0, where - _WINDOW), where)
         pre = text[head.start() + 1 if head else max(0, where - _WINDOW) : where]
-    tail = text[where + (end.end() if end else len(rest)) :][:_TAIL]
+    far = text[where + (end.end() if end else len(rest)) :][:_FAR]
+    tail = far[:_TAIL]
     lead = "" if fallback else _lead(text, where)
     touching = re.split(r"[.!?](?=\s)|\n", text[max(0, where - 60) : where])[-1]
     touching = re.sub(r"^[ \t]*(?:>[ \t]*)+", "", touching)  # a markdown quote, not "greater"
@@ -164,18 +174,21 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
             words = re.findall(r"[A-Za-z']+", word.lower())
             if not words or not all(w in allowed for w in words):  # "~22": a symbol qualifies too
                 return word
-    return _later_value(tail, answer)  # "So it's 13." after a box of 12
+    return _later_value(far, answer)  # "So it's 13." after a box of 12
 
 
-def _later_value(tail: str, answer: str) -> str | None:
-    """A plain number stated after a plain-number answer ("So it's 13.") that differs from it."""
+def _later_value(far: str, answer: str) -> str | None:
+    """A plain number stated after a plain-number answer that differs from it: in a sentence of
+    its own ("So it's 13.") or named by a retraction ("Actually, it might be 13."), anywhere in
+    the ``_FAR`` characters after the answer."""
     try:
         mine = float(answer.replace(",", "").strip("$ "))
     except ValueError:
         return None
-    for stated in _STATED_RE.finditer(tail):
-        if float(stated.group(1).replace(",", "")) != mine:
-            return stated.group(0).strip()
+    for pattern in (_STATED_RE, _FAR_RETRACT_RE):
+        for stated in pattern.finditer(far):
+            if float(stated.group(1).replace(",", "")) != mine:
+                return stated.group(0).strip()
     return None
 
 

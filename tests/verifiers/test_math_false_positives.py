@@ -7,6 +7,7 @@ import pytest
 from passband.verifiers import get
 
 MATH = get("math")
+_PAD = " We verify this carefully." * 20  # 520 characters of checking after the answer
 
 WRONG = [
     # unicode math that math-verify read only the start of
@@ -164,6 +165,10 @@ WRONG = [
     ("23", "Final: 2**3"),
     ("210", r"The answer is \boxed{2**10}"),
     ("52", "so 5 ** 2 = 25. The answer is 5 ** 2"),
+    # a retraction naming another value past the 300 characters the guard read (stop 36)
+    ("12", "The answer is 12." + _PAD + " Actually, it might be 13."),
+    ("12", "The answer is 12." + _PAD + " Wait, the answer is $13$."),
+    ("12", r"\boxed{12}" + _PAD + " So it's 13."),
 ]
 
 RIGHT = [
@@ -232,6 +237,10 @@ RIGHT = [
     ("1024", r"x = 2**10 = 1024. The answer is $\boxed{2**10}$"),
     ("23", "So the answer is **23**."),
     ("23", "**Answer:** 23"),
+    ("12", "The answer is 12." + _PAD + " Actually, it might be 12."),
+    ("12", "The answer is 12." + _PAD + " Wait, let me verify: 5 + 7 = 12. Yes."),
+    ("12", "The answer is 12." + _PAD + " Actually, the total is 15 minus 3 = 12."),
+    ("12", "The answer is 12." + _PAD + " Actually, 5 + 7 is 12 so it checks."),
 ]
 
 
