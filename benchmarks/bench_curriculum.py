@@ -48,6 +48,7 @@ _KEYS = (
     "generated_per_trained",
     "recovered_share",
     "recovered_share_seen",
+    "drawn_after_share",
     "recovery_delay_median",
     "final_pass_rate",
 )
@@ -148,7 +149,8 @@ def bench_adaptive(n: int, k: int, first: int) -> dict:
 def _print_table(table: list[dict]) -> None:
     head = (
         f"{'strategy':<18} {'signal':>7} {'worst':>6} {'gen/trained':>11} {'vs DAPO':>8} "
-        f"{'signal by third':>20} {'recovered':>9} {'of seen':>7} {'delay':>6} {'final pass':>10}"
+        f"{'signal by third':>20} {'recovered':>9} {'of seen':>7} {'drawn again':>11} {'delay':>6} "
+        f"{'final pass':>10}"
     )
     print(head)
     print("-" * len(head))
@@ -159,7 +161,7 @@ def _print_table(table: list[dict]) -> None:
             f"{r['strategy']:<18} {r['signal_share']:>7.3f} {r['signal_min_seed']:>6.3f} "
             f"{r['generated_per_trained']:>11.3f} {r['overhead_vs_dynamic']:>8.3f} "
             f"{thirds:>20} {r['recovered_share']:>9.2f} {r['recovered_share_seen']:>7.2f} "
-            f"{delay:>6} {r['final_pass_rate']:>10.3f}"
+            f"{r['drawn_after_share']:>11.2f} {delay:>6} {r['final_pass_rate']:>10.3f}"
         )
 
 

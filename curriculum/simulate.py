@@ -189,6 +189,7 @@ def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
     recovered: dict[int, int] = {}  # -> first step after that it was trained on
     seen_before: set[int] = set()  # became learnable after the strategy had already rolled it
     rolled_ever: set[int] = set()
+    drawn_after: set[int] = set()  # became learnable, then rolled at least once (mixed or not)
     per_step = []  # (rolled, with_signal)
     for step in range(cfg.steps):
         for i in hopeless - became.keys():
@@ -207,6 +208,8 @@ def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
                 s = world.roll(i, step)
                 sampler.observe(i, s, g)
                 rolled_ever.add(i)
+                if i in became:
+                    drawn_after.add(i)
                 rolled += 1
                 if 0 < s < g:
                     signal += 1
@@ -228,6 +231,9 @@ def run_simulation(strategy: str, cfg: SimConfig = SimConfig()) -> dict:
     out["recovered_share_seen"] = sum(1 for i in seen_before if i in recovered) / max(
         1, len(seen_before)
     )
+    # drawn again after it became learnable, whatever the group said: "recovered" needs a mixed
+    # group, so a prompt that crossed the whole band between two looks counts only here
+    out["drawn_after_share"] = len(drawn_after) / max(1, len(became))
     return out
 
 

@@ -70,6 +70,15 @@ _SENTENCE_START_RE = re.compile(
 )  # "Toulouse has", "Janet, who"
 _CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
 _GSM8K_LEAD_RE = re.compile(r"[ \t:]*")
+# "####" opening a Markdown heading, not an answer: a heading word ("#### Step 2: Multiply"), or
+# words with no digit at all ("#### Verification"); "#### She makes 18 dollars" is an answer
+_HEADING_RE = re.compile(
+    r"####[ \t]+[*_]*(?:step|part|case|verification|verify|check|checking|note|notes|solution"
+    r"|summary|conclusion|explanation|answer|result|calculation|calculations|reasoning|analysis"
+    r"|method|approach|problem|question)\b"
+    r"|####[ \t]+[*_]*(?!(?:yes|no|true|false|[A-E])\b[\s.*_]*$)[A-Za-z][^\d\n]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 _BULLET_RE = re.compile(r"^[-*+\u2022\u2013\u2014][ \t]+")
 _OPTION_RE = re.compile(r"\(?[A-E]\)?\.?\Z")
 _MAX_BOX_TRIES = 8
@@ -257,8 +266,13 @@ def _box_body(text: str, start: int, limit: int) -> tuple[str, int] | None:
 
 
 def _gsm8k(text: str, limit: int) -> tuple[int, str] | None:
-    at = text.rfind("####")
-    return None if at < 0 else (at, gsm8k_answer(text, at, limit))
+    """The last ``####`` that is an answer marker, not a Markdown heading ("#### Step 2: ...",
+    "#### Verification": its step number was read as the answer, and it hid a box before it)."""
+    at = len(text)
+    while (at := text.rfind("####", 0, at)) >= 0:
+        if not _HEADING_RE.match(text, at):
+            return at, gsm8k_answer(text, at, limit)
+    return None
 
 
 def gsm8k_answer(text: str, at: int, limit: int) -> str:

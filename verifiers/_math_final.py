@@ -37,6 +37,11 @@ CODE_RE = re.compile(
 )  # fenced code blocks; an unclosed one to the end
 # "<answer>12</answer>" (the R1-Zero template) is an answer line; its ">" is no relation
 _INVISIBLE_RE = re.compile("[\u00ad\u034f\u061c\u180e\u200b-\u200f\u2060-\u2069\ufeff]")
+# a no-break, narrow or thin space between digit groups is a thousands separator; elsewhere a space
+_GROUP_SPACE_RE = re.compile("(?<=\\d)[\u00a0\u2009\u202f](?=\\d{3}(?!\\d))")
+_OTHER_SPACE_RE = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+# HTML super- and subscripts: "10<sup>6</sup>" is 10^{6}, not 10 followed by 6
+_HTML_SCRIPT_RE = re.compile(r"<(sup|sub)>([^<>]{0,40})</\1>", re.IGNORECASE)
 # a tag that opens a line starts an answer line and one that ends a line ends it; inside a
 # sentence a tag is dropped, so its words still qualify the answer ("isn't <answer>12</answer>")
 _ANSWER_TAG_RE = re.compile(
@@ -59,6 +64,11 @@ def spelled(text: str) -> str:
     """``text`` as the extractors read it: zero-width marks dropped ("12\\u200b3" is 123, not
     12), ``<answer>`` tags as an ``Answer:`` line, Unicode math as LaTeX ("2√3" is not 2)."""
     text = _INVISIBLE_RE.sub("", text)
+    text = _GROUP_SPACE_RE.sub("", text)  # "2\u202f500" is 2500, not "2 500" read as 500
+    text = _OTHER_SPACE_RE.sub(" ", text)
+    text = _HTML_SCRIPT_RE.sub(
+        lambda m: ("^{" if m.group(1).lower() == "sup" else "_{") + m.group(2) + "}", text
+    )
     text = _ANSWER_TAG_RE.sub(
         lambda m: "\nAnswer: " if m.group("open") else "\n" if m.group("close") else "", text
     )

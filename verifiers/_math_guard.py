@@ -49,7 +49,7 @@ _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they 
     r"|within|range|anywhere|from\s+\$?-?\d[\d.,]*\s*(?:to|-)\s*\$?-?\d+"
     r"|dozens?|doubled|tripled|halved|factorial|then\s+(?:add|subtract|multiply|divide|take)"
     r"|(?:hundredth|thousandth|millionth|tenth|third|quarter|fourth|fifth|sixth|seventh|eighth"
-    r"|ninth)s?|halves"
+    r"|ninth)s?|halves|extraneous|rejected|discarded"
 )
 _DOUBT_RE = re.compile(rf"\b(?:{_DOUBT})\b", re.IGNORECASE)
 _CHANGES_RE = re.compile(rf"\b(?:{_DOUBT}|{_CHANGES})\b", re.IGNORECASE)
@@ -93,7 +93,8 @@ _FAR_RETRACT_RE = re.compile(
 _LEAD_RE = (
     re.compile(  # not "if", "incorrect", "wrong": "Since (B) is incorrect, the answer is (A)"
         r"\b(?:suppose|supposing|assume|assuming|mistake\s+is|not\s+sure|unsure|might|maybe|perhaps"
-        r"|guess)\b|\bnot\s*\Z",
+        r"|guess)\b|\bnot\s*\Z"
+        r"|\A\s*(?:if|when)\b[^\n:]*:[ \t$]*\Z",  # "If n is odd: \boxed{19}": one case of several
         re.IGNORECASE,
     )
 )
@@ -103,10 +104,19 @@ _LEAD_RE = (
 _TOUCH = (
     r"\b(?:negative|minus|approximately|approx|about|around|roughly|nearly|almost|between"
     r"|at\s+(?:least|most)|(?:more|less|fewer|greater)\s+than|rather\s+than|instead\s+of"
-    r"|(?:1|one)\s+in|isn't|not)|~"
+    r"|(?:1|one)\s+in|isn't|not|(?:cannot|can't|could\s+not|couldn't|won't|not)\s+be"
+    r"|not\s+equal\s+to|rule\s+out|reject)|~"
 )
 _TOUCH_END = r"[\s$*({]*(?:\\(?:boxed|fbox)\s*)?\Z"
 _TOUCH_RE = re.compile(rf"(?:{_TOUCH}){_TOUCH_END}|\d\s*/\s*\Z", re.IGNORECASE)
+# a hedge between two values right before the answer: "42 or \boxed{43}", "between 18 and
+# \boxed{19}", "18, or possibly 19"; a restatement after a comma is no hedge ("2 hours and 40
+# minutes, or 160 minutes")
+_HEDGE_RE = re.compile(
+    rf"(?:(?:^|[^,;\s])\s+or|\bor\s+(?:possibly|maybe|perhaps|rather|else|even)"
+    rf"|\bbetween\s+\S+\s+and){_TOUCH_END}",
+    re.IGNORECASE,
+)
 # a relation before a box or a marker's answer ("$x \geq \boxed{18}$"); not before a fallback's
 # number, where it compares two stated values ("Because 200 < 220, Lola wins") or names the
 # least one needed ("Thus, x >= 94", GSM8K's own working); nor a calculator annotation's ">>"
@@ -122,6 +132,7 @@ _OWN_BOUND_RE = re.compile(  # in the answer itself: "(lower bound)", "twelve sq
     re.IGNORECASE,
 )
 _SECOND_VALUE_RE = re.compile(r"^\s*\$?\s*[,/]\s*\$?\s*-?\d")  # "$18$, $22$": which one?
+_ASKED_RE = re.compile(r"\A[\s$}]*\?")  # "\boxed{12}?": a question, not a statement
 _SENTENCE_START_RE = re.compile(r"(?:[.!?](?=\s)|\n)[^.!?\n]*\Z")
 _FALLBACKS = ("last_math", "last_number")
 _MULTI = ("or", "and")
@@ -162,8 +173,10 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         (_RETRACT_RE, tail),
         (_LEAD_RE, lead),
         (_TOUCH_RE, touching),
+        (_HEDGE_RE, touching),
         (_TOUCH_RELATION_RE, "" if fallback else touching),
         (_SECOND_VALUE_RE, post),
+        (_ASKED_RE, rest[finish:] if at >= 0 else ""),
         (_DIFFERENCE_RE, own),
         # "\\boxed{12 \\text{ (lower bound)}}"; "this bound is tight" after it is prose
         (_OWN_BOUND_RE, own),

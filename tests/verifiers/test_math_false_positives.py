@@ -169,6 +169,30 @@ WRONG = [
     ("12", "The answer is 12." + _PAD + " Actually, it might be 13."),
     ("12", "The answer is 12." + _PAD + " Wait, the answer is $13$."),
     ("12", r"\boxed{12}" + _PAD + " So it's 13."),
+    # a third review (stop 36): Markdown "####" headings read as the GSM8K marker
+    (
+        "2",
+        "#### Step 1: Eggs sold\n16 - 3 - 4 = 9\n\n#### Step 2: Price\n9 * 2 = 18\n\nShe makes **$18**.",
+    ),
+    ("3", "#### Step 3: Total\nThe total is 3 + 4 + 5 = 12 apples."),
+    # a hedge or a negation before the box, a conditional case, a question
+    ("43", r"The answer is 42 or \boxed{43}."),
+    ("19", r"I'm torn between 18 and \boxed{19}."),
+    ("19", r"\boxed{18} or possibly \boxed{19}"),
+    ("19", "If n is even: \\boxed{18}\nIf n is odd: \\boxed{19}"),
+    ("13", "So we get $x = 12$ or $x = 13$."),
+    ("12", r"The answer cannot be $\boxed{12}$."),
+    ("12", r"$x$ is not equal to $\boxed{12}$."),
+    ("12", r"Hence $x = \boxed{12}$ is extraneous."),
+    ("12", "We reject $x = 12$."),
+    ("12", r"We can rule out \boxed{12}."),
+    ("12", r"\boxed{12}?"),
+    ("12", r"Is it $\boxed{12}$?"),
+    # digit groups split by no-break / narrow spaces, HTML superscripts, a zero for a tiny value
+    ("500", "\\boxed{2\u202f500}"),
+    ("500", "#### 2\u202f500"),
+    ("10", "The answer is 10<sup>6</sup>."),
+    (r"\frac{1}{3000000}", r"\boxed{0.0}"),
 ]
 
 RIGHT = [
@@ -241,6 +265,27 @@ RIGHT = [
     ("12", "The answer is 12." + _PAD + " Wait, let me verify: 5 + 7 = 12. Yes."),
     ("12", "The answer is 12." + _PAD + " Actually, the total is 15 minus 3 = 12."),
     ("12", "The answer is 12." + _PAD + " Actually, 5 + 7 is 12 so it checks."),
+    (
+        "18",
+        "#### Step 1: Eggs sold\n16 - 3 - 4 = 9\n\n#### Step 2: Price\n9 * 2 = 18\n\nShe makes **$18**.",
+    ),
+    ("18", "\\boxed{18}\n\n#### Verification\nAll good."),
+    ("18", "So 9*2=18\n#### 18"),
+    ("18", "#### Final Answer\n18"),
+    ("5", "#### x = 5"),
+    ("Yes", "#### Yes"),
+    ("43", r"So the answer is \boxed{43}."),
+    ("3", r"The roots are 2 or 3, and the larger one is \boxed{3}."),
+    ("3", r"We reject x = -2 since lengths are positive, so x = \boxed{3}."),
+    ("3", r"It is not 5, so the answer is \boxed{3}."),
+    ("11", r"The number of ways to choose 2 or more is \boxed{11}."),
+    ("12", r"If we add them: 5+7 = \boxed{12}"),
+    ("12", "So the answer is \\boxed{12}.\nAny questions?"),
+    ("2500", "\\boxed{2\u202f500}"),
+    ("2500", "#### 2\u00a0500"),
+    ("18", "The answer is\u00a018."),
+    ("1000000", "The answer is 10<sup>6</sup>."),
+    ("0", r"\boxed{0.0}"),
 ]
 
 
