@@ -15,22 +15,28 @@ import ast
 import builtins
 import functools
 import importlib
+import inspect
 import sys
 from dataclasses import dataclass
 
 from passband.sandbox import CandidateGone, Session
 from passband.sandbox._wire import Unencodable
+from passband.verifiers._code_rewrite import (
+    BIND,
+    RECORD,
+    SNAPSHOT,
+    HarnessFault,
+    called_names,
+    compile_tests,
+    snapshot,
+)
 
-_RECORD = "__passband_check__"
-_BIND = "__passband_bind__"  # a ``:=`` inside an assert, which the thunk would keep to itself
+__all__ = ["Check", "HarnessFault", "Runner", "called_names", "compile_tests", "trusted_prompt"]
+
 # Module aliases tests use without importing them (the prompt did): the harness's own module,
 # never the program's object of that name (a program's ``np`` whose ``allclose`` is always True).
 _ALIASES = {"np": "numpy", "pd": "pandas", "plt": "matplotlib.pyplot"}  # not "sp": scipy or sympy
 _THIRD_PARTY = frozenset({"numpy", "pandas", "scipy", "sympy", "networkx", "matplotlib"})
-
-
-class HarnessFault(Exception):
-    """The reference test code itself is broken or asks for something the harness cannot do."""
 
 
 @dataclass(frozen=True)
@@ -82,114 +88,15 @@ class _Namespace(dict):
         raise KeyError(key)
 
 
-@functools.lru_cache(maxsize=1024)
-def called_names(*sources: str) -> frozenset[str]:
-    """Names the test code calls directly (``f(...)``): those are the program's functions.
-    Cached like ``compile_tests``: a prompt's tests are parsed once, not once per completion."""
-    names = set()
-    for source in sources:
-        try:
-            tree = ast.parse(source or "")
-        except SyntaxError:
-            continue
-        names.update(
-            n.func.id
-            for n in ast.walk(tree)
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-        )
-    return frozenset(names)
-
-
-class _AssertRewriter(ast.NodeTransformer):
-    """``assert T, M`` -> ``__passband_check__(lambda: T, "<source of T>", "<file:line:col>")``."""
-
-    def __init__(self, source: str, filename: str = "") -> None:
-        self.source, self.filename = source, filename
-
-    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
-        if isinstance(node.test, ast.Constant):  # HumanEval's "assert True, '...'" checks nothing
-            return node
-        self.generic_visit(node)
-        label = (ast.get_source_segment(self.source, node) or ast.unparse(node))[:200]
-        thunk = ast.Lambda(
-            args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
-            body=_ExpectedFirst().visit(_Binder().visit(node.test)),
-        )
-        site = ast.Constant(f"{self.filename}:{node.lineno}:{node.col_offset}")
-        call = ast.Call(
-            func=ast.Name(_RECORD, ast.Load()), args=[thunk, ast.Constant(label), site], keywords=[]
-        )
-        return ast.copy_location(ast.Expr(call), node)
-
-
-class _Binder(ast.NodeTransformer):
-    """``(r := f(3))`` -> ``__passband_bind__("r", f(3))``: inside the assert's thunk the walrus
-    would bind a name of the thunk alone, and a later ``r`` would reach the program's global of
-    that name (its own answers). The test namespace gets it instead, as the assert meant."""
-
-    def visit_NamedExpr(self, node: ast.NamedExpr) -> ast.expr:
-        self.generic_visit(node)
-        call = ast.Call(
-            func=ast.Name(_BIND, ast.Load()),
-            args=[ast.Constant(node.target.id), node.value],
-            keywords=[],
-        )
-        return ast.copy_location(call, node)
-
-
-# Builtins that cannot call the program or change their arguments: an expected value built from
-# them (``sorted(lst)``, ``len(s)``) is computed before the program runs.
-_PURE = frozenset(
-    "abs all any bool dict divmod float frozenset int len list max min pow reversed round set "
-    "sorted str sum tuple".split()
-)
-_EXPECTED = "__passband_expected__"
-
-
-class _ExpectedFirst(ast.NodeTransformer):
-    """``candidate(lst) == sorted(lst)`` -> ``(lambda e: candidate(lst) == e)(sorted(lst))``.
-
-    Python evaluates the left side first, so a program that empties its argument and returns []
-    made the test compare [] with ``sorted([])`` and pass. A right side that reads names but calls
-    nothing except pure builtins is the expected value: it is computed from the inputs as the test
-    wrote them, before the program can change them. Only one-operator comparisons whose left side
-    makes a call are rewritten; everything else keeps Python's order."""
-
-    def visit_Compare(self, node: ast.Compare) -> ast.expr:
-        self.generic_visit(node)
-        if len(node.ops) != 1 or not _calls(node.left):
-            return node
-        right = node.comparators[0]
-        calls = [n for n in ast.walk(right) if isinstance(n, ast.Call)]
-        if not any(isinstance(n, ast.Name) for n in ast.walk(right)) or not all(
-            isinstance(c.func, ast.Name) and c.func.id in _PURE for c in calls
-        ):
-            return node
-        args = ast.arguments(
-            posonlyargs=[], args=[ast.arg(_EXPECTED)], kwonlyargs=[], kw_defaults=[], defaults=[]
-        )
-        body = ast.Compare(node.left, node.ops, [ast.Name(_EXPECTED, ast.Load())])
-        return ast.copy_location(ast.Call(ast.Lambda(args, body), [right], []), node)
-
-
-def _calls(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) for n in ast.walk(node))
-
-
-@functools.lru_cache(maxsize=4096)
-def compile_tests(source: str, filename: str):
-    """Parse and rewrite reference test code; a syntax error is the dataset's fault.
-
-    Cached: a prompt's tests are compiled once however many completions are graded against them.
-    """
+def _required_args(func) -> bool:
+    """Whether calling ``func`` needs arguments (a pytest fixture parameter: not callable here)."""
     try:
-        tree = ast.parse(source, filename)
-    except SyntaxError as exc:
-        raise HarnessFault(
-            f"reference test code does not parse ({filename}, line {exc.lineno}): {exc.msg}"
-        ) from None
-    tree = ast.fix_missing_locations(_AssertRewriter(source, filename).visit(tree))
-    return compile(tree, filename, "exec")
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(
+        p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params
+    )
 
 
 class Runner:
@@ -200,8 +107,9 @@ class Runner:
     ) -> None:
         self.session = session
         self.ns = _Namespace(session, called, entry)
-        self.ns[_RECORD] = self._record
-        self.ns[_BIND] = self._bind
+        self.ns[RECORD] = self._record
+        self.ns[BIND] = self._bind
+        self.ns[SNAPSHOT] = snapshot
         self.checks: list[Check] = []
         self._sites: dict[str, int] = {}  # an assert statement -> its check's index
         self._evaluated = 0  # asserts evaluated, repeats included
@@ -240,26 +148,43 @@ class Runner:
         )
 
     def run_unit(self, code, label: str) -> None:
-        """Execute one unit; an exception outside an assert is one failed check."""
-        before = self._evaluated
+        """Execute one unit; an exception outside an assert is one failed check, and the checks
+        the unit recorded before it fail too: a program that answers the first case of a loop
+        (``for x, y in cases: assertion(candidate(x), y)``) and then raises or exits must not keep
+        a passing check that an honest wrong answer on the later cases would lose."""
+        before, first, calls = self._evaluated, len(self.checks), self.session.calls
+        names = set(self.ns)
         try:
             exec(code, self.ns)
+            for name in [n for n in self.ns if n not in names and n.startswith("test")]:
+                func = self.ns[name]  # pytest style: "def test_one(): assert f(1) == 2"
+                if inspect.isfunction(func) and not _required_args(func):
+                    func()
         except CandidateGone as exc:
-            self.checks.append(Check(label, False, "gone", str(exc)))
+            self._cut_short(first, Check(label, False, "gone", str(exc)))
             return
         except (HarnessFault, Unencodable) as exc:
             self.checks.append(Check(label, False, "harness", str(exc)))
             return
         except NameError as exc:
-            self.checks.append(
-                Check(label, False, "wrong", f"NameError: {exc} (not defined by the program)")
-            )
+            why = f"NameError: {exc} (not defined by the program)"
+            self._cut_short(first, Check(label, False, "wrong", why))
             return
         except Exception as exc:  # noqa: BLE001
-            self.checks.append(Check(label, False, "wrong", f"{type(exc).__name__}: {exc}"[:300]))
+            why = f"{type(exc).__name__}: {exc}"[:300]
+            self._cut_short(first, Check(label, False, "wrong", why))
             return
-        if self._evaluated == before:  # a unit without asserts passes by running cleanly
-            self.checks.append(Check(label, True))
+        if self._evaluated == before and self.session.calls > calls:
+            self.checks.append(Check(label, True))  # no assert: it passes by running cleanly
+        # a unit that neither asserted nor called the program ("lst = [3, 1, 2]") checks nothing
+
+    def _cut_short(self, first: int, failure: Check) -> None:
+        """The unit stopped before its end: its recorded checks fail, then ``failure``."""
+        note = f"the test stopped before its end ({failure.message})"[:300]
+        for i in range(first, len(self.checks)):
+            if self.checks[i].passed:
+                self.checks[i] = Check(self.checks[i].label, False, failure.kind, note)
+        self.checks.append(failure)
 
     def prelude(self, source: str) -> None:
         """The prompt's trusted helpers (``trusted_prompt``); one that fails here is simply absent."""

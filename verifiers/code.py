@@ -338,8 +338,25 @@ def _units(tests, test, entry_point, test_imports):
             "reference field 'test' needs a string of test code and an 'entry_point' "
             "(a function name, or a method such as 'Solution().twoSum')"
         )
+    if not _defines_check(test):  # else "check" would be looked up in the program
+        raise HarnessFault("reference field 'test' defines no check(candidate) function")
     call = f"check({entry_point.strip()})"
     return [(compile_tests(call, "<check>"), call)], test
+
+
+def _defines_check(test: str) -> bool:
+    try:
+        tree = ast.parse(test)
+    except SyntaxError:
+        return True  # compile_tests names the syntax error
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "check":
+            return True
+        if isinstance(node, ast.Name) and node.id == "check" and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.alias) and (node.asname or node.name) == "check":
+            return True
+    return False
 
 
 def _verdict(checks: list[Check], timed_out: bool, partial: bool) -> Verdict:
@@ -349,6 +366,8 @@ def _verdict(checks: list[Check], timed_out: bool, partial: bool) -> Verdict:
         for c in checks
     ]
     detail = f"{passed}/{len(checks)} checks passed\n" + "\n".join(lines[:50])
+    if not checks:  # pytest-style tests never called, a unittest class, only setup lines
+        return Verdict.error("the reference tests ran no assert and never called the program")
     if any(c.kind == "harness" for c in checks):
         return Verdict.error(detail[:2000])
     if checks and passed == len(checks):

@@ -644,3 +644,68 @@ def test_emptying_an_argument_does_not_make_the_expected_value_agree(test):
     assert get("code")(honest_in_place, tests=tests).passed
     honest = "def sort_list(a):\n    return sorted(a)\n"
     assert get("code")(honest, tests=tests).passed
+
+
+_ACCOUNT_TESTS = ["acc = Account()", "assert acc.deposit(50) == acc.balance"]
+_ACCOUNT = (
+    "class Account:\n    def __init__(self):\n        self.balance = 0\n"
+    "    def deposit(self, x):\n        old = self.balance\n        self.balance += x\n"
+    "        return {ret}\n"
+)
+
+
+def test_an_expected_value_that_reads_the_programs_state_keeps_pythons_order():
+    """A review of 1b1eb44: ``acc.balance`` read before the call passed a deposit that returned
+    the old balance and failed the right one."""
+    assert get("code")(_ACCOUNT.format(ret="self.balance"), tests=_ACCOUNT_TESTS).passed
+    assert not get("code")(_ACCOUNT.format(ret="old"), tests=_ACCOUNT_TESTS).passed
+
+
+def test_the_expected_value_is_a_copy_and_a_walrus_still_binds_first():
+    tests = ["a = [1, 2, 3]", "assert pick(a) in a"]
+    assert not get("code")("def pick(a):\n    a.append(999)\n    return 999\n", tests=tests).passed
+    assert get("code")("def pick(a):\n    return a[0]\n", tests=tests).passed
+    walrus = ["assert (res := f([3, 1, 2])) == sorted(res)"]
+    assert get("code")("def f(x):\n    return sorted(x)\n", tests=walrus).passed
+
+
+_LOOP_TEST = (
+    "def assertion(out, exp, atol):\n    assert out == exp\n"
+    "def check(candidate):\n"
+    "    for inp, exp in [((1,), 1), ((2,), 4), ((3,), 9), ((4,), 16)]:\n"
+    "        assertion(candidate(*inp), exp, 0)\n"
+)
+_MID_TEST = (
+    "def check(candidate):\n    assert candidate(1) == 1\n    assert candidate(2) == 4\n"
+    "    r = candidate(3)\n    assert r == 9\n    assert candidate(4) == 16\n"
+)
+
+
+@pytest.mark.parametrize("test", [_LOOP_TEST, _MID_TEST])
+def test_raising_outside_an_assert_earns_no_more_partial_credit_than_a_wrong_answer(test):
+    """A review (stop 36): the unit's exception was one failed check and the asserts it cut off
+    were never counted, so raising after the first case scored 0.5 against an honest 0.0-0.4."""
+    raising = "def sq(x):\n    if x < 3:\n        return x * x\n    raise NotImplementedError\n"
+    wrong = "def sq(x):\n    return x * x if x < 3 else 0\n"
+    score = {
+        name: get("code")(prog, test=test, entry_point="sq", partial_credit=True).score
+        for name, prog in (("raising", raising), ("wrong", wrong))
+    }
+    assert score["raising"] == 0.0 and score["raising"] <= score["wrong"], score
+    right = get("code")("def sq(x):\n    return x * x\n", test=test, entry_point="sq")
+    assert right.passed
+
+
+def test_pytest_style_tests_run_and_tests_that_check_nothing_are_an_error():
+    """A review (stop 36): ``def test_one(): assert ...`` was defined, never called, and every
+    program passed; a HumanEval test without ``check`` ran the program's own ``check``."""
+    tests = ["def test_one():\n    assert f(1) == 2\n", "def test_two():\n    assert f(5) == 6\n"]
+    assert get("code")("def f(x):\n    return x + 1\n", tests=tests).passed
+    assert not get("code")("def f(x):\n    return 2\n", tests=tests).passed
+    nothing = get("code")("def f(x):\n    return 2\n", tests=["x = 1"])
+    assert nothing.status == "error", nothing
+    hacked = "def f(x):\n    return 0\ndef check(c):\n    return True\n"
+    verdict = get("code")(
+        hacked, test="def verify(candidate):\n    assert candidate(1) == 2\n", entry_point="f"
+    )
+    assert verdict.status == "error" and "check" in verdict.detail, verdict

@@ -1,0 +1,179 @@
+"""Reference test code, rewritten for the harness (``_code_harness``).
+
+Each ``assert`` becomes a recorded check (``_AssertRewriter``): one failure does not hide the rest
+(partial credit), and a test counts only when its assertion was actually evaluated. A ``:=`` inside
+an assert binds in the test namespace (``_Binder``). A comparison's expected value is computed
+before the program's call on its left when it is built only from the test's own names
+(``_ExpectedFirst``), so a program cannot change its arguments to make it agree.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+
+
+class HarnessFault(Exception):
+    """The reference test code itself is broken or asks for something the harness cannot do."""
+
+
+RECORD = "__passband_check__"
+BIND = "__passband_bind__"  # a ``:=`` inside an assert, which the thunk would keep to itself
+SNAPSHOT = "__passband_snapshot__"
+
+
+@functools.lru_cache(maxsize=1024)
+def called_names(*sources: str) -> frozenset[str]:
+    """Names the test code calls directly (``f(...)``): those are the program's functions.
+    Cached like ``compile_tests``: a prompt's tests are parsed once, not once per completion."""
+    names = set()
+    for source in sources:
+        try:
+            tree = ast.parse(source or "")
+        except SyntaxError:
+            continue
+        names.update(
+            n.func.id
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        )
+    return frozenset(names)
+
+
+class _AssertRewriter(ast.NodeTransformer):
+    """``assert T, M`` -> ``__passband_check__(lambda: T, "<source of T>", "<file:line:col>")``."""
+
+    def __init__(self, source: str, filename: str = "") -> None:
+        self.source, self.filename = source, filename
+
+    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
+        if isinstance(node.test, ast.Constant):  # HumanEval's "assert True, '...'" checks nothing
+            return node
+        self.generic_visit(node)
+        label = (ast.get_source_segment(self.source, node) or ast.unparse(node))[:200]
+        thunk = ast.Lambda(
+            args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=_ExpectedFirst().visit(_Binder().visit(node.test)),
+        )
+        site = ast.Constant(f"{self.filename}:{node.lineno}:{node.col_offset}")
+        call = ast.Call(
+            func=ast.Name(RECORD, ast.Load()), args=[thunk, ast.Constant(label), site], keywords=[]
+        )
+        return ast.copy_location(ast.Expr(call), node)
+
+
+class _Binder(ast.NodeTransformer):
+    """``(r := f(3))`` -> ``__passband_bind__("r", f(3))``: inside the assert's thunk the walrus
+    would bind a name of the thunk alone, and a later ``r`` would reach the program's global of
+    that name (its own answers). The test namespace gets it instead, as the assert meant."""
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> ast.expr:
+        self.generic_visit(node)
+        call = ast.Call(
+            func=ast.Name(BIND, ast.Load()),
+            args=[ast.Constant(node.target.id), node.value],
+            keywords=[],
+        )
+        return ast.copy_location(call, node)
+
+
+# Builtins that cannot call the program or change their arguments: an expected value built from
+# them (``sorted(lst)``, ``len(s)``) is computed before the program runs.
+_PURE = frozenset(
+    "abs all any bool dict divmod float frozenset int len list max min pow reversed round set "
+    "sorted str sum tuple".split()
+)
+_EXPECTED = "__passband_expected__"
+# what an expected value may be built from: names, literals, operators, slices, pure builtins;
+# no attribute (``acc.balance`` reads the program's state after the call, as the test means)
+_PLAIN_NODES = (
+    ast.Name, ast.Constant, ast.Load, ast.Subscript, ast.Slice, ast.List, ast.Tuple, ast.Set,
+    ast.Dict, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Call, ast.keyword,
+)  # fmt: skip
+
+
+class _ExpectedFirst(ast.NodeTransformer):
+    """``candidate(lst) == sorted(lst)`` -> ``(lambda e: candidate(lst) == e)(snapshot(sorted(lst)))``.
+
+    Python evaluates the left side first, so a program that empties its argument and returns []
+    made the test compare [] with ``sorted([])`` and pass. A right side made only of the test's
+    names, literals, operators, slices and pure builtins is the expected value: it is computed
+    (and copied) from the inputs as the test wrote them, before the program can change them.
+    Only one-operator comparisons whose left side makes a call and binds no name (``:=``) are
+    rewritten; a right side that reads an attribute (the program's state) keeps Python's order."""
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        self.generic_visit(node)
+        if len(node.ops) != 1 or not _calls(node.left) or _binds(node.left):
+            return node
+        right = node.comparators[0]
+        nodes = list(ast.walk(right))
+        if not any(isinstance(n, ast.Name) for n in nodes) or not all(
+            isinstance(n, _PLAIN_NODES)
+            and (not isinstance(n, ast.Call) or isinstance(n.func, ast.Name) and n.func.id in _PURE)
+            for n in nodes
+        ):
+            return node
+        args = ast.arguments(
+            posonlyargs=[], args=[ast.arg(_EXPECTED)], kwonlyargs=[], kw_defaults=[], defaults=[]
+        )
+        body = ast.Compare(node.left, node.ops, [ast.Name(_EXPECTED, ast.Load())])
+        snapshot = ast.Call(ast.Name(SNAPSHOT, ast.Load()), [right], [])
+        return ast.copy_location(ast.Call(ast.Lambda(args, body), [snapshot], []), node)
+
+
+def _calls(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _binds(node: ast.AST) -> bool:
+    return any(
+        isinstance(n, ast.NamedExpr)
+        or isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id == BIND
+        for n in ast.walk(node)
+    )
+
+
+_CONTAINERS = (list, tuple, dict, set, frozenset, bytearray)
+_SCALARS = (int, float, complex, str, bytes, bool, type(None))
+
+
+def snapshot(value, budget: int = 100_000):
+    """A copy of an expected value made of plain data (a later write-back into the test's list
+    must not change it); anything else (a program's object, a structure of more than ``budget``
+    items) as it is."""
+    if type(value) not in _CONTAINERS:
+        return value
+    stack, seen = [value], 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > budget:
+            return value
+        if type(item) in (dict,):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif type(item) in _CONTAINERS:
+            stack.extend(item)
+        elif type(item) not in _SCALARS:
+            return value
+    return copy.deepcopy(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_tests(source: str, filename: str):
+    """Parse and rewrite reference test code; a syntax error is the dataset's fault.
+
+    Cached: a prompt's tests are compiled once however many completions are graded against them.
+    """
+    try:
+        tree = ast.parse(source, filename)
+    except SyntaxError as exc:
+        raise HarnessFault(
+            f"reference test code does not parse ({filename}, line {exc.lineno}): {exc.msg}"
+        ) from None
+    tree = ast.fix_missing_locations(_AssertRewriter(source, filename).visit(tree))
+    return compile(tree, filename, "exec")
