@@ -114,8 +114,11 @@ class Session:
                 exc = RuntimeError(f"the program raised {type(exc).__name__}: {exc}")
             raise exc
         try:
+            made = reply.get("made") is True
             value = wire.decode(
-                reply["value"], lambda h: RemoteObject(self, handle=h), limit=wire.RESULT_DEPTH
+                reply["value"],
+                lambda h: RemoteObject(self, handle=h, made=made),
+                limit=wire.RESULT_DEPTH,
             )
         except (wire.WireError, KeyError, TypeError) as exc:
             raise CandidateError(f"malformed result: {exc}") from None
@@ -233,18 +236,28 @@ _BUILTIN_PREDICATES = frozenset(
     "startswith endswith isdigit isalpha isalnum isupper islower isspace istitle isnumeric "
     "isdecimal isidentifier isprintable isascii issubset issuperset isdisjoint is_integer".split()
 )
+# searches and counts of str and list: 0 or 1 from any object of the program's own class would
+# pass "greet('Bob').find('Hello') == 0" for every test; answered only by an object the test built
+# itself by calling the program's class (a union-find's ``find``, a counter's ``count``)
+_BUILTIN_QUERIES = frozenset("find rfind index rindex count".split())
 
 
 class RemoteObject:
     """A value that stays inside the sandbox: it can be called, read (attributes, items, iteration,
     length) and passed back in, but it equals only itself and has no truth value."""
 
-    __slots__ = ("_session", "_name", "_handle")
+    __slots__ = ("_session", "_name", "_handle", "_made")
 
     def __init__(
-        self, session: Session, *, name: str | None = None, handle: int | None = None
+        self,
+        session: Session,
+        *,
+        name: str | None = None,
+        handle: int | None = None,
+        made: bool = False,
     ) -> None:
         self._session, self._name, self._handle = session, name, handle
+        self._made = made  # built by the test's own call of the program's class
 
     def _handle_id(self) -> int:
         if self._handle is None:
@@ -267,7 +280,8 @@ class RemoteObject:
     def __getattr__(self, attr: str):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        if attr in _BUILTIN_PREDICATES:  # greet('Bob').startswith('Hello'): the object's own
+        if attr in _BUILTIN_PREDICATES or attr in _BUILTIN_QUERIES and not self._made:
+            # greet('Bob').startswith('Hello'): the object's own
             raise AttributeError(  # method would answer True for any str a test expects
                 f"{attr!r} of an object that stays in the sandbox: a str, set or float method "
                 "is answered only for a plain value"

@@ -709,3 +709,36 @@ def test_pytest_style_tests_run_and_tests_that_check_nothing_are_an_error():
         hacked, test="def verify(candidate):\n    assert candidate(1) == 2\n", entry_point="f"
     )
     assert verdict.status == "error" and "check" in verdict.detail, verdict
+
+
+_LIAR = (
+    "class S:\n    def find(self, sub, *a):\n        return 0\n"
+    "    def index(self, sub, *a):\n        return 0\n"
+    "    def count(self, sub, *a):\n        return 1\n"
+    "    def lower(self):\n        return self\n"
+    "def greet(name):\n    return S()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "tests",
+    [
+        ["assert greet('Bob').find('Hello') == 0"],
+        ["assert greet('Bob').index('Hello, Bob') == 0"],
+        ["assert greet('Bob').lower().find('hello') == 0"],
+        ["r = greet('x')\nassert all(r.count(c) == 1 for c in 'abc')"],
+    ],
+)
+def test_a_returned_object_cannot_answer_searches_and_counts(tests):
+    """A review (stop 36): find/index/count of the program's own class answered 0 or 1 for any
+    string a test asked about; an object the test builds itself (a union-find) still answers."""
+    assert not get("code")(_LIAR, tests=tests).passed
+    honest = "def greet(n):\n    return 'Hello, ' + n\n"
+    assert get("code")(honest, tests=["assert greet('Bob').find('Hello') == 0"]).passed
+    union_find = (
+        "class UnionFind:\n    def __init__(self, n):\n        self.p = list(range(n))\n"
+        "    def find(self, x):\n        while self.p[x] != x:\n            x = self.p[x]\n"
+        "        return x\n    def union(self, a, b):\n        self.p[self.find(a)] = self.find(b)\n"
+    )
+    uf_tests = ["uf = UnionFind(5)\nuf.union(0, 1)\nassert uf.find(0) == uf.find(1)"]
+    assert get("code")(union_find, tests=uf_tests).passed
