@@ -109,6 +109,8 @@ def encode(value: object, handle=None, depth: int = 0) -> list:
     if isinstance(value, (bytes, bytearray)):
         return ["y", bytes(value).hex()]
     nested = (depth + 1,)
+    if t is slice:  # result[:3] on a returned object: the test's slice goes in as a slice
+        return ["sl", [encode(v, handle, *nested) for v in (value.start, value.stop, value.step)]]
     library = _library_value(value, t)
     if library is not None:
         tag, parts = library
@@ -225,7 +227,13 @@ def _rebuild(tag: str, parts: list) -> object:
     if tag == "D" and len(parts) == 1 and type(parts[0]) is str:
         import decimal
 
-        return decimal.Decimal(parts[0])
+        value = decimal.Decimal(parts[0])
+        if value.is_finite() and (
+            abs(value.adjusted()) > _DECIMAL_DIGITS
+            or len(value.as_tuple().digits) > _DECIMAL_DIGITS
+        ):
+            raise WireError("decimal too large")  # the grader's round() or int() of it stalls
+        return value
     if tag == "Q":
         import collections
 
@@ -237,6 +245,9 @@ _FRACTION_BITS = 100_000  # a numerator or denominator of about 30,000 digits
 _NAMEDTUPLE_FIELDS = 64  # more: a plain tuple (building a class of 100,000 fields took 0.8 s)
 _SEQUENCE_CHECK = 1024  # a list this long is checked for colliding ints (a test's set() of it)
 RESULT_DEPTH = MAX_DEPTH // 2  # a program's result: the tests may nest it again and send it back
+_DISTINCT_PER_HASH = 16  # distinct values one hash may hold in a long sequence
+_INT_BITS = 1 << 22  # an int of about 1.3 million digits: squaring one of 2**26 bits took 42 s
+_DECIMAL_DIGITS = 30_000  # digits or exponent of a Decimal (int() of Decimal('1e2000000'): 78 s)
 _COLLISION_MIN = 16  # many sets of 1,023 colliding keys each took 13 s: small ones count too
 
 
@@ -249,16 +260,29 @@ def _check_hashes(keys: list) -> None:
 
 
 def _check_sequence(items: list) -> None:
-    """A long list of distinct ints that mostly share a hash: the test's ``set()`` of it would
-    take quadratic time in the grading process (``[k * (2**61 - 1) for k in ...]``)."""
-    if len(items) < _SEQUENCE_CHECK or not all(type(k) is int for k in items):
+    """A long list or tuple of distinct values that mostly share a hash: the test's ``set()`` of
+    it would take quadratic time in the grading process (``[k * (2**61 - 1) for k in ...]``, the
+    same as 1-tuples, Fractions or Decimals, or with one float among them). Hashable items of any
+    type are bucketed by hash; a bucket holding more than ``_DISTINCT_PER_HASH`` distinct values
+    is refused (equal values, ``[0] * 5000``, share a hash honestly)."""
+    if len(items) < _SEQUENCE_CHECK:
         return
-    hashes = len({hash(k) for k in items})
-    if hashes * 2 < len(items):
-        ordered = sorted(items)  # distinct values without hashing them
-        distinct = 1 + sum(a != b for a, b in zip(ordered, ordered[1:]))
-        if hashes * 2 < distinct:
-            raise WireError(f"{distinct} distinct ints with {hashes} hashes")
+    buckets: dict[int, list] = {}
+    for item in items:
+        try:
+            key = hash(item)
+        except TypeError:  # a list inside: the test cannot put it in a set either
+            continue
+        buckets.setdefault(key, []).append(item)
+    if len(buckets) * 2 >= len(items):
+        return
+    for bucket in buckets.values():
+        seen: list = []
+        for item in bucket:
+            if not any(item == other for other in seen):
+                seen.append(item)
+                if len(seen) > _DISTINCT_PER_HASH:
+                    raise WireError(f"{len(bucket)} values with one hash, not all equal")
 
 
 _NEW_NAMEDTUPLES = 16  # namedtuple classes one process builds per second, at most
@@ -311,6 +335,8 @@ def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH 
         if tag == "i" and type(arg) is int:
             return arg
         if tag == "I" and type(arg) is str:
+            if len(arg) * 4 > _INT_BITS:  # hex digits: the test's arithmetic on it would stall
+                raise WireError("int too large")
             return int(arg, 16)
         if tag == "f":
             return float(arg)
@@ -337,6 +363,8 @@ def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH 
             return _rebuild(tag, [decode(v, resolve, d, limit) for v in arg])
         if tag == "N":
             return _decode_namedtuple(arg, resolve, d, limit)
+        if tag == "sl" and len(arg) == 3:
+            return slice(*(decode(v, resolve, d, limit) for v in arg))
         if tag == "h" and resolve is not None and type(arg) is int:
             return resolve(arg)
     except WireError:

@@ -368,7 +368,9 @@ def _verdict(checks: list[Check], timed_out: bool, partial: bool) -> Verdict:
     detail = f"{passed}/{len(checks)} checks passed\n" + "\n".join(lines[:50])
     if not checks:  # pytest-style tests never called, a unittest class, only setup lines
         return Verdict.error("the reference tests ran no assert and never called the program")
-    if any(c.kind == "harness" for c in checks):
+    if any(c.kind == "harness" for c in checks) and not any(
+        c.kind in ("wrong", "gone") for c in checks
+    ):  # a check the program failed outweighs one the reference could not run: no masked zero
         return Verdict.error(detail[:2000])
     if checks and passed == len(checks):
         return Verdict.ok(detail[:2000])

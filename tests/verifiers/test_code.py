@@ -742,3 +742,44 @@ def test_a_returned_object_cannot_answer_searches_and_counts(tests):
     )
     uf_tests = ["uf = UnionFind(5)\nuf.union(0, 1)\nassert uf.find(0) == uf.find(1)"]
     assert get("code")(union_find, tests=uf_tests).passed
+
+
+_COLLIDE = "(2**61 - 1)"
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        f"def unique_ids(n):\n    return [k * {_COLLIDE} for k in range(1, 60001)] + [0.5]\n",
+        f"def unique_ids(n):\n    return [(k * {_COLLIDE},) for k in range(1, 60001)]\n",
+        "from fractions import Fraction\ndef unique_ids(n):\n"
+        f"    return [Fraction(k * {_COLLIDE}) for k in range(1, 20001)]\n",
+    ],
+)
+def test_results_built_to_stall_the_grader_are_wrong_not_a_masked_timeout(program):
+    """A review (stop 36): colliding hashes in mixed lists, tuples and Fractions, and a huge
+    Decimal, stalled the test's set() or round() in the grader until the deadline masked it."""
+    tests = ["r = unique_ids(5)\nassert len(set(r)) == len(r) == 5"]
+    start = time.perf_counter()
+    verdict = get("code")(program, tests=tests, timeout_s=5)
+    assert verdict.status == "wrong" and time.perf_counter() - start < 5.0, verdict
+
+
+def test_a_huge_decimal_is_wrong_not_a_masked_timeout():
+    program = "from decimal import Decimal\ndef area(r):\n    return Decimal('1e400000000')\n"
+    start = time.perf_counter()
+    verdict = get("code")(program, tests=["assert round(area(2)) == 12"], timeout_s=5)
+    assert verdict.status == "wrong" and time.perf_counter() - start < 5.0, verdict
+
+
+def test_a_sliced_generator_is_wrong_and_a_failed_check_outweighs_a_harness_one():
+    gen = "def first(n):\n    return (p for p in [2, 4, 6, 8, 10])\n"
+    assert get("code")(gen, tests=["assert first(5)[:3] == [2, 3, 5]"]).status == "wrong"
+    indexable = (
+        "class R:\n    def __init__(self):\n        self.v = [1, 2, 3]\n"
+        "    def __getitem__(self, k):\n        return self.v[k]\ndef first(n):\n    return R()\n"
+    )
+    assert get("code")(indexable, tests=["assert first(1)[:2] == [1, 2]"]).passed
+    mixed = ["assert first(5) == [2, 3, 5, 7, 11]", "assert first(lambda: 0) == [1]"]
+    wrong = get("code")("def first(n):\n    return [1]\n", tests=mixed, partial_credit=True)
+    assert wrong.status == "wrong", wrong
