@@ -31,16 +31,21 @@ class Unencodable(Exception):
     """A value outside the plain-data set; the caller decides (handle it, or fail the test)."""
 
 
-def send(sock: socket.socket, obj: object, fds: list[int] = ()) -> None:
+def frame(obj: object) -> bytes:
+    """``obj`` as one length-prefixed frame, as ``send`` writes it."""
     data = json.dumps(obj, separators=(",", ":")).encode()
     if len(data) > MAX_MESSAGE:
         raise WireError(f"message of {len(data)} bytes exceeds {MAX_MESSAGE}")
-    frame = _HDR.pack(len(data)) + data
+    return _HDR.pack(len(data)) + data
+
+
+def send(sock: socket.socket, obj: object, fds: list[int] = ()) -> None:
+    data = frame(obj)
     if fds:
-        sent = socket.send_fds(sock, [frame], list(fds))
-        frame = frame[sent:]
-    if frame:
-        sock.sendall(frame)
+        sent = socket.send_fds(sock, [data], list(fds))
+        data = data[sent:]
+    if data:
+        sock.sendall(data)
 
 
 def recv(sock: socket.socket, *, want_fds: int = 0) -> tuple[object, list[int]]:

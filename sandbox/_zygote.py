@@ -6,9 +6,11 @@ control socket. Standard library only. At start it enters network and mount name
 joins its own pids/memory cgroups, probes each isolation mechanism once, and reports what is active
 (all of that in ``_zygote_setup.py``).
 Without root it first becomes root of a user namespace of its own, so the namespaces still work.
-Per run it creates a temporary working directory, forks the child into a fresh PID namespace (the
-child is that namespace's init: when it exits the kernel kills everything it left behind), streams
-stdout/stderr with caps, enforces the wall-clock deadline, and removes the directory.
+Per run it forks a runner (``serve_one``), which reads the job, creates a temporary working
+directory, forks the child into a fresh PID namespace (the child is that namespace's init: when it
+exits the kernel kills everything it left behind), streams stdout/stderr with caps, enforces the
+wall-clock deadline, removes the directory and exits; the worker itself never holds a job or a
+result, so no run inherits another's code, stdin or output.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+import json  # noqa: E402
+import select  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import tempfile  # noqa: E402
@@ -30,7 +34,7 @@ import _isolation as iso  # noqa: E402
 import _wire as wire  # noqa: E402
 from _collect import Collector, HarnessGone  # noqa: E402
 from _rmtree import remove_tree  # noqa: E402
-from _zygote_setup import Setup, oom_kills  # noqa: E402
+from _zygote_setup import _PR_SET_CHILD_SUBREAPER, Setup, oom_kills  # noqa: E402
 
 # Warm modules: a candidate's ``import math`` should cost nothing.
 for _name in (
@@ -116,6 +120,71 @@ class Zygote(Setup):
             self._reap_strays()
             remove_tree(workdir)  # any depth: shutil's recursion raised here
 
+    def serve_one(self, ctrl: socket.socket) -> bool:
+        """Serve one run in a runner process forked for it; False once the harness has gone.
+
+        The runner reads the job, forks the child, collects its output and writes the answer
+        frame to a memfd; once it has exited, the zygote copies that frame to the harness in the
+        kernel (``sendfile``). So the zygote never holds a job or a result, and each child, forked
+        from a runner that is a fresh copy of the zygote, inherits nothing of earlier runs: no
+        other completion's code, stdin or output (a review found earlier runs' outputs, other
+        completions' answers to the same case, in a child's heap when the zygote did the work).
+        What the next run needs from this one (cgroup values written, OOM kills seen) comes back
+        on a pipe."""
+        select.select([ctrl], [], [])  # a job (or the harness's hang-up) is there to read
+        state_r, state_w = os.pipe()
+        answer = os.memfd_create("passband-answer")
+        pid = os.fork()
+        if pid == 0:  # the runner: never returns into the zygote's loop
+            code = 3
+            try:
+                os.close(state_r)
+                iso.prctl(_PR_SET_CHILD_SUBREAPER, 1)  # not inherited: strays come to the runner
+                try:
+                    job, fds = wire.recv(ctrl, want_fds=1)
+                    os.write(answer, wire.frame(self.run(job, fds[0] if fds else None, ctrl)))
+                    code = 0
+                except (wire.WireError, OSError, HarnessGone):
+                    pass
+                state = {"cg": [[*k, v] for k, v in self._cg_values.items()], "oom": self.oom_seen}
+                os.write(state_w, json.dumps(state).encode())
+            finally:
+                os._exit(code)
+        os.close(state_w)
+        try:
+            with os.fdopen(state_r, "rb") as fh:
+                raw = fh.read()
+            code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+            if code not in (0, 3):
+                self._kill_children()  # what a runner that died mid-run left behind
+            if code != 0:
+                return False
+            self._restore(raw)
+            return _send_file(ctrl, answer)
+        finally:
+            os.close(answer)
+
+    def _restore(self, raw: bytes) -> None:
+        try:
+            state = json.loads(raw)
+            self._cg_values = {(a, b): v for a, b, v in state["cg"]}
+            self.oom_seen = int(state["oom"])
+        except (ValueError, KeyError, TypeError):
+            self._cg_values = {}  # unknown: written again by the next run
+
+    def _kill_children(self) -> None:
+        try:
+            with open("/proc/thread-self/children") as fh:
+                children = [int(p) for p in fh.read().split()]
+        except OSError:
+            return
+        for child in children:
+            try:
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+
     def _fork(self, job: dict, fds: dict) -> int:
         plan = {**self.plan, "base_vm": _vm_size()}
         if self.pidns_fd >= 0:
@@ -134,7 +203,8 @@ class Zygote(Setup):
 
     def _memcg_prepare(self, limits: dict) -> int:
         if self.pidscg:
-            self._cg_set(self.pidscg, "pids.max", str(limits["max_processes"] + 1))  # + the zygote
+            # + the zygote and the run's runner
+            self._cg_set(self.pidscg, "pids.max", str(limits["max_processes"] + 2))
         if self.tmpfs and self._cg_values.get(("tmpfs", "size")) != limits["disk_mb"]:
             flags = iso.MS_REMOUNT | iso.MS_NOSUID | iso.MS_NODEV
             iso.mount(None, self.base, None, flags, f"size={limits['disk_mb']}m")
@@ -192,6 +262,17 @@ class Zygote(Setup):
             time.sleep(0.001)
 
 
+def _send_file(sock: socket.socket, fd: int) -> bool:
+    """The whole of ``fd`` to ``sock``, copied in the kernel; False if the harness has gone."""
+    size, offset = os.fstat(fd).st_size, 0
+    try:
+        while offset < size:
+            offset += os.sendfile(sock.fileno(), fd, offset, size - offset)
+    except OSError:
+        return False
+    return True
+
+
 def _stdin_fd(text: str, spill_path: str) -> int:
     """A readable fd holding ``text``: a pipe when it fits the pipe buffer, else an unlinked file."""
     data = text.encode("utf-8", "replace")
@@ -246,12 +327,8 @@ def main() -> None:
                 "leftovers": {"dirs": [zygote.base], "cgroups": zygote.cgroup_dirs},
             },
         )
-        while True:
-            try:
-                job, fds = wire.recv(ctrl, want_fds=1)
-                wire.send(ctrl, zygote.run(job, fds[0] if fds else None, ctrl))
-            except (wire.WireError, OSError, HarnessGone):
-                break
+        while zygote.serve_one(ctrl):
+            pass
     finally:
         zygote.close()
 

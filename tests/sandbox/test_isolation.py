@@ -594,3 +594,36 @@ def test_without_root_the_worker_still_isolates():
     result = json.loads(done.stdout)
     assert result["report"]["user namespace"].startswith("active")
     assert result["outs"] == ["1\n", "denied\n", "denied\n"]
+
+
+_HEAP_SCAN = r"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.sbrk.restype = ctypes.c_void_p
+libc.sbrk.argtypes = [ctypes.c_long]
+libc.write.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+r, w = os.pipe()
+def mapped(addr):
+    ok = libc.write(w, addr, 4096) == 4096
+    if ok:
+        os.read(r, 4096)
+    return ok
+top = libc.sbrk(0) & ~0xFFF
+low = top
+while top - low < (256 << 20) and mapped(low - 4096):
+    low -= 4096
+heap = b"".join(ctypes.string_at(a, 4096) for a in range(low, top, 4096) if mapped(a))
+print(len(heap) > 100_000, heap.count(b"SECRET_ANSWER_" + b"x" * 32))
+"""
+
+
+def test_a_run_cannot_read_an_earlier_runs_output_or_code_in_its_memory():
+    """A review (stop 36): a child forked from the worker inherited its heap, where earlier runs'
+    results lay ({"stdout": "..."}: a group mate's answer to the same case) and their code."""
+    with Pool(1) as pool:
+        for _ in range(2):
+            first = pool.run("print('SECRET_ANSWER_' + 'x' * 700)", limits=FAST)
+            assert first.stdout.startswith("SECRET_ANSWER_xxx")
+            scan = pool.run(_HEAP_SCAN, limits=Limits(timeout_s=10.0, memory_mb=256))
+            assert scan.exit_code == 0, scan.stderr
+            assert scan.stdout.split() == ["True", "0"], scan.stdout
