@@ -10,8 +10,8 @@ unit unless the text looks complex. Two functions fix that:
   when it is a number, else its value at 60 significant digits (no equal pair of exact values
   differs there) or, with unknowns (``e`` read as a variable), its value at random rational
   points. With a decimal on one side, that decimal is an approximation: the values must agree to
-  its own precision (within one part in 10^5, or half of the decimal's last written place), never
-  by an absolute rounding that makes every small number equal.
+  its own precision (within half of the decimal's last written place; a zero approximates no
+  nonzero value), never by an absolute rounding that makes every small number equal.
 - ``complex_equal(gold, pred)``: ``i`` as the imaginary unit, compared exactly (``\\sqrt{-1}``,
   ``i^2``, ``e^{i\\pi/2}``).
 
@@ -101,7 +101,7 @@ def _nonzero(diff: Expr, gold: Expr, pred: Expr) -> bool:
 
 
 def _floats_differ(gold: Expr, pred: Expr) -> bool:
-    """A decimal approximates: differ by over 1e-5 relatively and over half the decimal's last place."""
+    """A decimal approximates: they differ by over half the decimal's last written place."""
     if gold.free_symbols or pred.free_symbols:
         return False
     g, p = complex(gold.evalf(30)), complex(pred.evalf(30))
@@ -110,7 +110,9 @@ def _floats_differ(gold: Expr, pred: Expr) -> bool:
     half_place = 0.5 * 10.0 ** -max(places) if places else 0.0
     if d and not (g and p):  # "0.0" for 1/3000000: a zero approximates no nonzero value
         return True
-    return d > 1e-5 * scale and d > half_place
+    # within half the last written place ("3.14" for pi); a wrong digit there is a wrong answer
+    # ("3.1415929" for pi: within 1e-5 relatively, 5 units off in its last place)
+    return d > half_place * (1 + 1e-9) + 1e-12 * scale
 
 
 def _places(value: Float) -> int:

@@ -63,7 +63,13 @@ _FILLER_RE = re.compile(
 _WORDY_RE = re.compile(r"([A-Za-z]{2,})\b[^\\^=()]*?(-?\$?\d[\d,]*(?:\.\d+)?\s?%?)[^\\^=()]*")
 _MATH_WORDS = tuple("sqrt pi frac ln log sin cos tan exp arc cot sec csc mod".split())
 _JOINER_RE = re.compile(  # what may separate sibling boxes
-    r"\\[()\[\]]|\\\\|[$,;.\s]|\band\b|\bor\b|\b[A-Za-z]\s*=|\\(?:text|mbox)\s*\{\s*(?:and|or|,)?\s*\}|\\q?quad\b"
+    r"\\[()\[\]]|\\\\|[$,;.\s]|\band\b|\bor\b|\b[A-Za-z]\s*=|\\(?:text|mbox)\s*\{\s*(?:and|or|,)?\s*\}|\\q?quad\b",
+    re.IGNORECASE,
+)
+# between two boxes, a hedge that is no joiner: "\boxed{18} (or \boxed{19})", "\lor", "vs",
+# ", alternatively", "... otherwise \boxed{12}": neither box is the stated answer
+_HEDGE_GAP_RE = re.compile(
+    r"\bor\b|\\(?:lor|vee)\b|\balternatively\b|\bvs\b|\botherwise\b|\|", re.IGNORECASE
 )
 _SENTENCE_START_RE = re.compile(
     r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)"
@@ -76,7 +82,8 @@ _HEADING_RE = re.compile(
     r"####[ \t]+[*_]*(?:step|part|case|verification|verify|check|checking|note|notes|solution"
     r"|summary|conclusion|explanation|answer|result|calculation|calculations|reasoning|analysis"
     r"|method|approach|problem|question)\b"
-    r"|####[ \t]+[*_]*(?!(?:yes|no|true|false|[A-E])\b[\s.*_]*$)[A-Za-z][^\d\n]*$",
+    r"|####[ \t]+[*_]*(?!(?:yes|no|true|false|[A-E])\b[\s.*_]*$)[A-Za-z][^\d\n]*$"
+    r"|####[ \t]+[*_]*\d+[.)][ \t]+[A-Za-z]",  # "#### 3. Revenue": a numbered title
     re.IGNORECASE | re.MULTILINE,
 )
 _BULLET_RE = re.compile(r"^[-*+\u2022\u2013\u2014][ \t]+")
@@ -225,6 +232,8 @@ def _boxed(text: str, limit: int) -> tuple[int, str] | None:
             sibling = _box_body(text, end, limit)
             gap = text[sibling[1] : at] if sibling and sibling[1] >= 0 else "?"
             if len(gap) > 40 or _JOINER_RE.sub("", gap):
+                if len(gap) <= 60 and _HEDGE_GAP_RE.search(gap):
+                    return boxes[i][1], ""
                 break
             if sibling[0].strip() not in (
                 part.strip() for part in parts
@@ -270,7 +279,7 @@ def _gsm8k(text: str, limit: int) -> tuple[int, str] | None:
     "#### Verification": its step number was read as the answer, and it hid a box before it)."""
     at = len(text)
     while (at := text.rfind("####", 0, at)) >= 0:
-        if not _HEADING_RE.match(text, at):
+        if not _HEADING_RE.match(text, at) and not (at and text[at - 1] == "#"):  # "#####"
             return at, gsm8k_answer(text, at, limit)
     return None
 

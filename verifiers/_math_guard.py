@@ -34,7 +34,7 @@ _CLAUSE_END_RE = re.compile(  # "18... or 22": an ellipsis does not end the clau
     r"(?<!\.)\.(?!\.)(?=\s|$)|[;!?\n]|\s(?:because|since|which|as|so|where)\s"
 )
 _CLAUSE_START_RE = re.compile(r"(?:[.,:](?=\s)|[;!?\n])[^.,:;!?\n]*$")
-_NEGATING_COMMAND_RE = re.compile(r"\\(?:neg|not|lnot)(?![A-Za-z])")
+_NEGATING_COMMAND_RE = re.compile(r"\\(?:neg|not|lnot|lor|vee)(?![A-Za-z])")
 _COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _DOUBT = (  # anywhere in the answer's clause, whatever found the answer
     r"not|never|cannot|can't|isn't|aren't|wasn't|doesn't|don't|won't|wrong|incorrect|false|untrue"
@@ -49,7 +49,7 @@ _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they 
     r"|within|range|anywhere|from\s+\$?-?\d[\d.,]*\s*(?:to|-)\s*\$?-?\d+"
     r"|dozens?|doubled|tripled|halved|factorial|then\s+(?:add|subtract|multiply|divide|take)"
     r"|(?:hundredth|thousandth|millionth|tenth|third|quarter|fourth|fifth|sixth|seventh|eighth"
-    r"|ninth)s?|halves|extraneous|rejected|discarded"
+    r"|ninth)s?|halves|extraneous|rejected|discarded|impossible"
 )
 _DOUBT_RE = re.compile(rf"\b(?:{_DOUBT})\b", re.IGNORECASE)
 _CHANGES_RE = re.compile(rf"\b(?:{_DOUBT}|{_CHANGES})\b", re.IGNORECASE)
@@ -67,6 +67,8 @@ _RETRACT_RE = re.compile(  # read in the lines after the answer
     r"|(?:answer|it)\s+(?:could|might|may)\s+also\s+be(?=\s+(?:\$|\\\(|\\boxed\{)?\s*-?\d)"
     r")\b|(?<=[)A-E])\s+(?:is|are|would\s+be)\s+also\s+(?:correct|right|valid|possible|acceptable)\b"
     r"|\bno\s*,|\bif\s+not\s*,|\\neq?(?![A-Za-z])"  # "Answer: B. If not, C."
+    r"|\b(?:on\s+reflection|upon\s+re-?reading|made\s+an?\s+(?:error|mistake)|miscount\w*"
+    r"|miscalculat\w*|that(?:'s|\s+is)\s+wrong|i\s+reali[sz]e)\b|\binstead\s*[.!]"
     r"|\A(?:[^\n]*\n){0,2}[ \t$\\(\[]*or[ \t$\\)\]]*$"  # "or" alone on the next lines: two displays
     # a second answer offered after it: "Alternatively, 13.", "Or maybe $13$?" (a value that ends
     # its sentence: "Alternatively, 3 x 4 = 12 checks it" is working, not an answer)
@@ -93,7 +95,7 @@ _FAR_RETRACT_RE = re.compile(
 _LEAD_RE = (
     re.compile(  # not "if", "incorrect", "wrong": "Since (B) is incorrect, the answer is (A)"
         r"\b(?:suppose|supposing|assume|assuming|mistake\s+is|not\s+sure|unsure|might|maybe|perhaps"
-        r"|guess)\b|\bnot\s*\Z"
+        r"|guess|impossible)\b|\bnot\s*\Z"
         r"|\A\s*(?:if|when)\b[^\n:]*:[ \t$]*\Z",  # "If n is odd: \boxed{19}": one case of several
         re.IGNORECASE,
     )
@@ -105,7 +107,7 @@ _TOUCH = (
     r"\b(?:negative|minus|approximately|approx|about|around|roughly|nearly|almost|between"
     r"|at\s+(?:least|most)|(?:more|less|fewer|greater)\s+than|rather\s+than|instead\s+of"
     r"|(?:1|one)\s+in|isn't|not|(?:cannot|can't|could\s+not|couldn't|won't|not)\s+be"
-    r"|not\s+equal\s+to|rule\s+out|reject)|~"
+    r"|not\s+equal\s+to|rule\s+out|reject|never|could\s+be)|~|!=|≠"
 )
 _TOUCH_END = r"[\s$*({]*(?:\\(?:boxed|fbox)\s*)?\Z"
 _TOUCH_RE = re.compile(rf"(?:{_TOUCH}){_TOUCH_END}|\d\s*/\s*\Z", re.IGNORECASE)
@@ -114,7 +116,7 @@ _TOUCH_RE = re.compile(rf"(?:{_TOUCH}){_TOUCH_END}|\d\s*/\s*\Z", re.IGNORECASE)
 # minutes, or 160 minutes")
 _HEDGE_RE = re.compile(
     rf"(?:(?:^|[^,;\s])\s+or|\bor\s+(?:possibly|maybe|perhaps|rather|else|even)"
-    rf"|\bbetween\s+\S+\s+and){_TOUCH_END}",
+    rf"|\bbetween\s+\S+\s+and)[\s}}]*{_TOUCH_END}",
     re.IGNORECASE,
 )
 # a relation before a box or a marker's answer ("$x \geq \boxed{18}$"); not before a fallback's

@@ -193,6 +193,28 @@ WRONG = [
     ("500", "#### 2\u202f500"),
     ("10", "The answer is 10<sup>6</sup>."),
     (r"\frac{1}{3000000}", r"\boxed{0.0}"),
+    # the same review, second round: numbered and 5-hash headings, hedges between boxes,
+    # negations, retractions in other words, a decimal wrong in its last place
+    ("3", "### Solution\n\n#### 1. Eggs\n16-3-4=9.\n\n#### 3. Revenue\n9 * $2 = $18.\n\nSo $18."),
+    ("2", "\\boxed{18}\n\n##### Note 2"),
+    ("19", r"\boxed{18} (or \boxed{19})"),
+    ("19", "\\boxed{18}\n\nOR\n\n\\boxed{19}"),
+    ("19", r"\boxed{18} \lor \boxed{19}"),
+    ("19", r"\boxed{18}, alternatively \boxed{19}"),
+    ("12", r"\boxed{18} if she sells all eggs, otherwise \boxed{12}"),
+    ("19", r"$18 \text{ or } \boxed{19}$"),
+    ("19", r"It could be 18, it could be \boxed{19}."),
+    ("19", r"\boxed{18 \lor 19}"),
+    ("12", r"It is never \boxed{12}."),
+    ("12", r"It is impossible for the answer to be \boxed{12}."),
+    ("12", r"Therefore \boxed{12} is impossible."),
+    ("12", "The answer != 12."),
+    ("12", "\\boxed{12}\n\nOn reflection, 13."),
+    ("12", "\\boxed{12}\n\nI miscounted; the real total is 13."),
+    ("12", "\\boxed{12}\n\nBut that's wrong. 13."),
+    ("12", "The answer is 12.\n\nHmm, maybe 13 instead."),
+    ("A", "The answer is (A).\n\nOn reflection, (C)."),
+    (r"\pi", r"\boxed{3.1415929}"),
 ]
 
 RIGHT = [
@@ -286,6 +308,9 @@ RIGHT = [
     ("18", "The answer is\u00a018."),
     ("1000000", "The answer is 10<sup>6</sup>."),
     ("0", r"\boxed{0.0}"),
+    (r"\pi", r"\boxed{3.1415927}"),
+    ("18", "\\boxed{18}\n\nWe verify: 9 * 2 = 18."),
+    ("18", "The answer could be found by adding, so the answer is \\boxed{18}."),
 ]
 
 
