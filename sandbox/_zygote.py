@@ -155,8 +155,10 @@ class Zygote(Setup):
             with os.fdopen(state_r, "rb") as fh:
                 raw = fh.read()
             code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-            if code not in (0, 3):
-                self._kill_children()  # what a runner that died mid-run left behind
+            if code not in (0, 3) or self.pidns_fd < 0:
+                # what a runner that died mid-run left behind; without a PID namespace, strays
+                # that outlived the runner's own sweep are re-parented to us
+                self._kill_children()
             if code != 0:
                 return False
             self._restore(raw)

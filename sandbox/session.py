@@ -89,9 +89,11 @@ class Session:
         )
 
     def lookup(self, name: str) -> RemoteObject:
-        return RemoteObject(self, name=name)
+        # a CapWords name in the test (``UnionFind(5)``, ``Solution().f``) is a class the test
+        # builds objects of: what comes from it is the object under test (``_BUILTIN_QUERIES``)
+        return RemoteObject(self, name=name, made=name[:1].isupper())
 
-    def _request(self, request: dict, passed: tuple | None = None) -> object:
+    def _request(self, request: dict, passed: tuple | None = None, made: bool = False) -> object:
         if self._gone:
             raise CandidateGone(self._gone)
         self.calls += 1
@@ -114,7 +116,6 @@ class Session:
                 exc = RuntimeError(f"the program raised {type(exc).__name__}: {exc}")
             raise exc
         try:
-            made = reply.get("made") is True
             value = wire.decode(
                 reply["value"],
                 lambda h: RemoteObject(self, handle=h, made=made),
@@ -240,6 +241,9 @@ _BUILTIN_PREDICATES = frozenset(
 # pass "greet('Bob').find('Hello') == 0" for every test; answered only by an object the test built
 # itself by calling the program's class (a union-find's ``find``, a counter's ``count``)
 _BUILTIN_QUERIES = frozenset("find rfind index rindex count".split())
+# "made" is decided in the harness from the test's own names, never from what the program says:
+# objects reached from a CapWords global (a class the test calls, its static methods and
+# constructors, their results and attributes) are the test's objects under test
 
 
 class RemoteObject:
@@ -257,7 +261,7 @@ class RemoteObject:
         made: bool = False,
     ) -> None:
         self._session, self._name, self._handle = session, name, handle
-        self._made = made  # built by the test's own call of the program's class
+        self._made = made  # reached from a class the test names (see ``_BUILTIN_QUERIES``)
 
     def _handle_id(self) -> int:
         if self._handle is None:
@@ -275,33 +279,44 @@ class RemoteObject:
                 "kwargs": s.encode_args(kwargs),
             },
             passed=(args, kwargs),
+            made=self._made,
         )
 
     def __getattr__(self, attr: str):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        if attr in _BUILTIN_PREDICATES or attr in _BUILTIN_QUERIES and not self._made:
-            # greet('Bob').startswith('Hello'): the object's own
-            raise AttributeError(  # method would answer True for any str a test expects
-                f"{attr!r} of an object that stays in the sandbox: a str, set or float method "
-                "is answered only for a plain value"
-            )
-        return self._session._request({"op": "getattr", "handle": self._handle_id(), "attr": attr})
+        refused = AttributeError(  # greet('Bob').startswith('Hello'): the object's own method
+            f"{attr!r} of an object that stays in the sandbox: a str, set or float method "
+            "is answered only for a plain value"  # would answer True for any str a test expects
+        )
+        if attr in _BUILTIN_PREDICATES:
+            raise refused
+        value = self._session._request(
+            {"op": "getattr", "handle": self._handle_id(), "attr": attr}, made=self._made
+        )
+        if attr in _BUILTIN_QUERIES and not self._made and isinstance(value, RemoteObject):
+            raise refused  # a method find/index/count of a returned object; a plain field is data
+        return value
 
     # Iteration, len() and indexing are answered by the program about its own object, as plain
     # data; equality and truth are not delegated (see the module docstring).
     def __iter__(self):
-        return iter(self._session._request({"op": "iter", "handle": self._handle_id()}))
+        return iter(
+            self._session._request({"op": "iter", "handle": self._handle_id()}, made=self._made)
+        )
 
     def __len__(self) -> int:
         return self._session._request({"op": "len", "handle": self._handle_id()})
 
     def __getitem__(self, key):
         s = self._session
-        return s._request({"op": "getitem", "handle": self._handle_id(), "key": s.encode_args(key)})
+        return s._request(
+            {"op": "getitem", "handle": self._handle_id(), "key": s.encode_args(key)},
+            made=self._made,
+        )
 
     def __next__(self):
-        return self._session._request({"op": "next", "handle": self._handle_id()})
+        return self._session._request({"op": "next", "handle": self._handle_id()}, made=self._made)
 
     def __setattr__(self, attr: str, value) -> None:
         if attr in RemoteObject.__slots__:

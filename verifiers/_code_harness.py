@@ -23,12 +23,12 @@ from passband.sandbox import CandidateGone, Session
 from passband.sandbox._wire import Unencodable
 from passband.verifiers._code_rewrite import (
     BIND,
+    ORDERED,
     RECORD,
-    SNAPSHOT,
     HarnessFault,
     called_names,
     compile_tests,
-    snapshot,
+    ordered,
 )
 
 __all__ = ["Check", "HarnessFault", "Runner", "called_names", "compile_tests", "trusted_prompt"]
@@ -109,7 +109,7 @@ class Runner:
         self.ns = _Namespace(session, called, entry)
         self.ns[RECORD] = self._record
         self.ns[BIND] = self._bind
-        self.ns[SNAPSHOT] = snapshot
+        self.ns[ORDERED] = ordered
         self.checks: list[Check] = []
         self._sites: dict[str, int] = {}  # an assert statement -> its check's index
         self._evaluated = 0  # asserts evaluated, repeats included
@@ -147,36 +147,43 @@ class Runner:
             label, truth, "ok" if truth else "wrong", "" if truth else "assertion is false"
         )
 
-    def run_unit(self, code, label: str) -> None:
-        """Execute one unit; an exception outside an assert is one failed check, and the checks
-        the unit recorded before it fail too: a program that answers the first case of a loop
-        (``for x, y in cases: assertion(candidate(x), y)``) and then raises or exits must not keep
-        a passing check that an honest wrong answer on the later cases would lose."""
-        before, first, calls = self._evaluated, len(self.checks), self.session.calls
+    def run_unit(self, code, label: str, calls: frozenset[str] = frozenset()) -> None:
+        """Execute one unit, then each pytest-style ``test_*`` function it defines and does not
+        call itself (``calls``), each on its own (``_run``)."""
         names = set(self.ns)
+        if not self._run(lambda: exec(code, self.ns), label):
+            return
+        for name in [n for n in self.ns if n not in names and n.startswith("test")]:
+            func = self.ns[name]  # "def test_one(): assert f(1) == 2"
+            if name not in calls and inspect.isfunction(func) and not _required_args(func):
+                self._run(func, f"{name}() of {label[:80]}")
+
+    def _run(self, thunk, label: str) -> bool:
+        """Run one unit of test code; False when it stopped early. An exception outside an assert
+        is one failed check, and the checks it recorded before that fail too: a program that
+        answers the first case of a loop (``for x, y in cases: assertion(candidate(x), y)``) and
+        then raises or exits must not keep a passing check an honest wrong answer would lose."""
+        before, first, calls = self._evaluated, len(self.checks), self.session.calls
         try:
-            exec(code, self.ns)
-            for name in [n for n in self.ns if n not in names and n.startswith("test")]:
-                func = self.ns[name]  # pytest style: "def test_one(): assert f(1) == 2"
-                if inspect.isfunction(func) and not _required_args(func):
-                    func()
+            thunk()
         except CandidateGone as exc:
             self._cut_short(first, Check(label, False, "gone", str(exc)))
-            return
+            return False
         except (HarnessFault, Unencodable) as exc:
             self.checks.append(Check(label, False, "harness", str(exc)))
-            return
+            return False
         except NameError as exc:
             why = f"NameError: {exc} (not defined by the program)"
             self._cut_short(first, Check(label, False, "wrong", why))
-            return
+            return False
         except Exception as exc:  # noqa: BLE001
             why = f"{type(exc).__name__}: {exc}"[:300]
             self._cut_short(first, Check(label, False, "wrong", why))
-            return
+            return False
         if self._evaluated == before and self.session.calls > calls:
             self.checks.append(Check(label, True))  # no assert: it passes by running cleanly
         # a unit that neither asserted nor called the program ("lst = [3, 1, 2]") checks nothing
+        return True
 
     def _cut_short(self, first: int, failure: Check) -> None:
         """The unit stopped before its end: its recorded checks fail, then ``failure``."""

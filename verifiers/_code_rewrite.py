@@ -13,6 +13,8 @@ import ast
 import copy
 import functools
 
+from passband.sandbox import RemoteObject
+
 
 class HarnessFault(Exception):
     """The reference test code itself is broken or asks for something the harness cannot do."""
@@ -20,7 +22,7 @@ class HarnessFault(Exception):
 
 RECORD = "__passband_check__"
 BIND = "__passband_bind__"  # a ``:=`` inside an assert, which the thunk would keep to itself
-SNAPSHOT = "__passband_snapshot__"
+ORDERED = "__passband_ordered__"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -84,7 +86,7 @@ _PURE = frozenset(
     "abs all any bool dict divmod float frozenset int len list max min pow reversed round set "
     "sorted str sum tuple".split()
 )
-_EXPECTED = "__passband_expected__"
+_LEFT, _RIGHT = "__passband_left__", "__passband_right__"
 # what an expected value may be built from: names, literals, operators, slices, pure builtins;
 # no attribute (``acc.balance`` reads the program's state after the call, as the test means)
 _PLAIN_NODES = (
@@ -94,14 +96,18 @@ _PLAIN_NODES = (
 
 
 class _ExpectedFirst(ast.NodeTransformer):
-    """``candidate(lst) == sorted(lst)`` -> ``(lambda e: candidate(lst) == e)(snapshot(sorted(lst)))``.
+    """``candidate(lst) == sorted(lst)`` -> ``(lambda l, r: l == r)(*ordered(lambda: candidate(lst),
+    lambda: sorted(lst), lambda: (lst,)))``.
 
     Python evaluates the left side first, so a program that empties its argument and returns []
     made the test compare [] with ``sorted([])`` and pass. A right side made only of the test's
-    names, literals, operators, slices and pure builtins is the expected value: it is computed
-    (and copied) from the inputs as the test wrote them, before the program can change them.
-    Only one-operator comparisons whose left side makes a call and binds no name (``:=``) are
-    rewritten; a right side that reads an attribute (the program's state) keeps Python's order."""
+    names, literals, operators, slices and pure builtins is the expected value: ``ordered``
+    computes (and copies) it from the inputs as the test wrote them, before the program can change
+    them, unless one of its names holds a program object (``len(stack)`` after ``stack.push(1)``
+    reads the program's state, as the test means). Only one-operator comparisons whose left side
+    makes a call and binds no name (``:=``) are rewritten; a right side that is a bare name
+    compared for equality (``sort_in_place(x) == x``; ``pick(a) in a`` is rewritten) or reads an
+    attribute keeps Python's order."""
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         self.generic_visit(node)
@@ -109,18 +115,51 @@ class _ExpectedFirst(ast.NodeTransformer):
             return node
         right = node.comparators[0]
         nodes = list(ast.walk(right))
-        if not any(isinstance(n, ast.Name) for n in nodes) or not all(
-            isinstance(n, _PLAIN_NODES)
-            and (not isinstance(n, ast.Call) or isinstance(n.func, ast.Name) and n.func.id in _PURE)
-            for n in nodes
+        functions = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+        names = [n.id for n in nodes if isinstance(n, ast.Name) and id(n) not in functions]
+        bare = isinstance(right, ast.Name) and not isinstance(node.ops[0], (ast.In, ast.NotIn))
+        if (
+            bare
+            or not names
+            or not all(
+                isinstance(n, _PLAIN_NODES)
+                and (
+                    not isinstance(n, ast.Call)
+                    or isinstance(n.func, ast.Name)
+                    and n.func.id in _PURE
+                )
+                for n in nodes
+            )
         ):
             return node
-        args = ast.arguments(
-            posonlyargs=[], args=[ast.arg(_EXPECTED)], kwonlyargs=[], kw_defaults=[], defaults=[]
+        compare = ast.Lambda(
+            _params(_LEFT, _RIGHT),
+            ast.Compare(ast.Name(_LEFT, ast.Load()), node.ops, [ast.Name(_RIGHT, ast.Load())]),
         )
-        body = ast.Compare(node.left, node.ops, [ast.Name(_EXPECTED, ast.Load())])
-        snapshot = ast.Call(ast.Name(SNAPSHOT, ast.Load()), [right], [])
-        return ast.copy_location(ast.Call(ast.Lambda(args, body), [snapshot], []), node)
+        held = ast.Tuple([ast.Name(n, ast.Load()) for n in dict.fromkeys(names)], ast.Load())
+        thunks = [ast.Lambda(_params(), part) for part in (node.left, right, held)]
+        pair = ast.Call(ast.Name(ORDERED, ast.Load()), thunks, [])
+        return ast.copy_location(ast.Call(compare, [ast.Starred(pair, ast.Load())], []), node)
+
+
+def _params(*names: str) -> ast.arguments:
+    return ast.arguments(
+        posonlyargs=[], args=[ast.arg(n) for n in names], kwonlyargs=[], kw_defaults=[], defaults=[]
+    )
+
+
+def ordered(left, right, names) -> tuple:
+    """(left(), right()) with the expected value ``right`` computed and copied first, unless a
+    name it reads holds a program object (then Python's order: its state after the call)."""
+    try:
+        held = names()
+    except Exception:  # noqa: BLE001 - e.g. a name not bound yet: Python's order decides
+        held = None
+    if held is None or any(isinstance(v, RemoteObject) for v in held):
+        first = left()
+        return first, right()
+    expected = snapshot(right())
+    return left(), expected
 
 
 def _calls(node: ast.AST) -> bool:

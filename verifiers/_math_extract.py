@@ -29,7 +29,7 @@ from numbers import Number
 
 from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
 from passband.verifiers._math_final import final_part
-from passband.verifiers._math_shape import box_is_operand, to_latex, unbold
+from passband.verifiers._math_shape import box_is_operand, hedged_boxes, to_latex, unbold
 
 __all__ = ["STRATEGIES", "extract_answer", "extract_gold", "gsm8k_answer", "locate_answer"]
 
@@ -65,11 +65,6 @@ _MATH_WORDS = tuple("sqrt pi frac ln log sin cos tan exp arc cot sec csc mod".sp
 _JOINER_RE = re.compile(  # what may separate sibling boxes
     r"\\[()\[\]]|\\\\|[$,;.\s]|\band\b|\bor\b|\b[A-Za-z]\s*=|\\(?:text|mbox)\s*\{\s*(?:and|or|,)?\s*\}|\\q?quad\b",
     re.IGNORECASE,
-)
-# between two boxes, a hedge that is no joiner: "\boxed{18} (or \boxed{19})", "\lor", "vs",
-# ", alternatively", "... otherwise \boxed{12}": neither box is the stated answer
-_HEDGE_GAP_RE = re.compile(
-    r"\bor\b|\\(?:lor|vee)\b|\balternatively\b|\bvs\b|\botherwise\b|\|", re.IGNORECASE
 )
 _SENTENCE_START_RE = re.compile(
     r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)"
@@ -232,8 +227,8 @@ def _boxed(text: str, limit: int) -> tuple[int, str] | None:
             sibling = _box_body(text, end, limit)
             gap = text[sibling[1] : at] if sibling and sibling[1] >= 0 else "?"
             if len(gap) > 40 or _JOINER_RE.sub("", gap):
-                if len(gap) <= 60 and _HEDGE_GAP_RE.search(gap):
-                    return boxes[i][1], ""
+                if sibling and len(gap) <= 60 and hedged_boxes(gap, sibling[0], body[0]):
+                    return boxes[i][1], ""  # two different values offered: neither is stated
                 break
             if sibling[0].strip() not in (
                 part.strip() for part in parts

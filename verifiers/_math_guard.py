@@ -67,8 +67,9 @@ _RETRACT_RE = re.compile(  # read in the lines after the answer
     r"|(?:answer|it)\s+(?:could|might|may)\s+also\s+be(?=\s+(?:\$|\\\(|\\boxed\{)?\s*-?\d)"
     r")\b|(?<=[)A-E])\s+(?:is|are|would\s+be)\s+also\s+(?:correct|right|valid|possible|acceptable)\b"
     r"|\bno\s*,|\bif\s+not\s*,|\\neq?(?![A-Za-z])"  # "Answer: B. If not, C."
-    r"|\b(?:on\s+reflection|upon\s+re-?reading|made\s+an?\s+(?:error|mistake)|miscount\w*"
-    r"|miscalculat\w*|that(?:'s|\s+is)\s+wrong|i\s+reali[sz]e)\b|\binstead\s*[.!]"
+    r"|\b(?:on\s+reflection|upon\s+re-?reading|i\s+made\s+an?\s+(?:error|mistake)"
+    r"|i\s+miscount\w*|i\s+miscalculat\w*|that(?:'s|\s+is)\s+wrong)\b"
+    r"|\b(?:maybe|perhaps|possibly)\s+\S{1,20}\s+instead\b"
     r"|\A(?:[^\n]*\n){0,2}[ \t$\\(\[]*or[ \t$\\)\]]*$"  # "or" alone on the next lines: two displays
     # a second answer offered after it: "Alternatively, 13.", "Or maybe $13$?" (a value that ends
     # its sentence: "Alternatively, 3 x 4 = 12 checks it" is working, not an answer)
@@ -78,16 +79,19 @@ _RETRACT_RE = re.compile(  # read in the lines after the answer
     re.IGNORECASE | re.MULTILINE,
 )
 # a later statement of another plain value: "So it's 13.", "It's 13, not 12."
-_STATED_RE = re.compile(  # a sentence of its own ("that's 7" in a check is working)
-    r"(?:^|[.!?]\s+)[ \t]*(?:(?:so|actually|hence|thus),?\s+)?(?:it's|it\s+is)\s+(?:actually\s+)?"
-    r"\$?(-?\d[\d,]*(?:\.\d+)?)\$?[ \t]*(?=[.!](?:\s|\Z)|,\s*not\b|\n|\Z)",
-    re.IGNORECASE | re.MULTILINE,
+_STATED = (  # a sentence of its own ("that's 7" in a check is working)
+    r"(?:^|[.!?]\s+)[ \t]*(?:(?:so|actually|hence|thus|therefore),?\s+){lead}(?:it's|it\s+is)\s+"
+    r"(?:actually\s+)?\$?(-?\d[\d,]*(?:\.\d+)?)\$?[ \t]*(?=[.!](?:\s|\Z)|,\s*not\b|\n|\Z)"
 )
+_STATED_RE = re.compile(_STATED.format(lead="?"), re.IGNORECASE | re.MULTILINE)
+# further on only as a conclusion ("So it's 13."): a bare "It is 3." there is a check's working
+_FAR_STATED_RE = re.compile(_STATED.format(lead=""), re.IGNORECASE | re.MULTILINE)
 # further on, a retraction that names a value: "Actually, the answer might be 13." (beyond _TAIL
 # a retraction word alone is usually a re-check: "Wait, let me verify... yes.")
 _FAR_RETRACT_RE = re.compile(
     r"\b(?:wait|actually|oops|correction|i\s+was\s+wrong|scratch\s+that|on\s+second\s+thought)\b"
-    r"[,:]?[^.!?\n]{0,60}?\b(?:is|be|it's|was)\s+(?:actually\s+)?(?:\$|\\\(|\\boxed\{)*[ \t]*"
+    r"[,:]?[^.!?\n]{0,40}?\b(?:(?:final\s+)?answer|result|it)\s*(?:'s|is|was|(?:should|must|might|"
+    r"would|could)\s+be)\s+(?:actually\s+)?(?:\$|\\\(|\\boxed\{)*[ \t]*"
     r"(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*(?:[-+*/^=x×]|(?:minus|plus|times|divided|over|less|more|of)\b))",
     re.IGNORECASE,
 )
@@ -96,7 +100,8 @@ _LEAD_RE = (
     re.compile(  # not "if", "incorrect", "wrong": "Since (B) is incorrect, the answer is (A)"
         r"\b(?:suppose|supposing|assume|assuming|mistake\s+is|not\s+sure|unsure|might|maybe|perhaps"
         r"|guess|impossible)\b|\bnot\s*\Z"
-        r"|\A\s*(?:if|when)\b[^\n:]*:[ \t$]*\Z",  # "If n is odd: \boxed{19}": one case of several
+        # "If n is odd: \boxed{19}": one case of several ("If we add them up:" is no case)
+        r"|\A\s*if\b(?!\s+we\b)[^\n:]*(?:\bis\b|\bare\b|[=<>≤≥])[^\n:]*:[ \t$]*\Z",
         re.IGNORECASE,
     )
 )
@@ -134,7 +139,9 @@ _OWN_BOUND_RE = re.compile(  # in the answer itself: "(lower bound)", "twelve sq
     re.IGNORECASE,
 )
 _SECOND_VALUE_RE = re.compile(r"^\s*\$?\s*[,/]\s*\$?\s*-?\d")  # "$18$, $22$": which one?
-_ASKED_RE = re.compile(r"\A[\s$}]*\?")  # "\boxed{12}?": a question, not a statement
+_ASKED_RE = re.compile(  # "\boxed{12}?": a question, not a statement ("... 12? Yes." answers it)
+    r"\A[\s$}]*\?(?!\s*(?:yes|indeed|correct)\b)", re.IGNORECASE
+)
 _SENTENCE_START_RE = re.compile(r"(?:[.!?](?=\s)|\n)[^.!?\n]*\Z")
 _FALLBACKS = ("last_math", "last_number")
 _MULTI = ("or", "and")
@@ -194,14 +201,18 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
 
 def _later_value(far: str, answer: str) -> str | None:
     """A plain number stated after a plain-number answer that differs from it: in a sentence of
-    its own ("So it's 13.") or named by a retraction ("Actually, it might be 13."), anywhere in
-    the ``_FAR`` characters after the answer."""
+    its own ("So it's 13.") within ``_TAIL`` characters, or named as the answer by a retraction
+    ("Actually, the answer might be 13.") within ``_FAR``."""
     try:
         mine = float(answer.replace(",", "").strip("$ "))
     except ValueError:
         return None
-    for pattern in (_STATED_RE, _FAR_RETRACT_RE):
-        for stated in pattern.finditer(far):
+    for pattern, where in (
+        (_STATED_RE, far[:_TAIL]),
+        (_FAR_STATED_RE, far),
+        (_FAR_RETRACT_RE, far),
+    ):
+        for stated in pattern.finditer(where):
             if float(stated.group(1).replace(",", "")) != mine:
                 return stated.group(0).strip()
     return None

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from passband.verifiers._math_forms import exact_value, values_equal
+
 __all__ = ["to_latex", "not_a_value", "box_is_operand"]
 
 _PLAIN = {
@@ -175,3 +177,24 @@ _POWER_RE = re.compile(r"(?<=[0-9A-Za-z)}])\*\*(?=[0-9A-Za-z({\\-])")
 def unbold(text: str) -> str:
     """Markdown bold removed; a ``**`` between two operands is a power, written ``^``."""
     return _POWER_RE.sub("^", text).replace("**", "")
+
+
+# between two boxes, a hedge that is no joiner: "\boxed{18} (or \boxed{19})", "\lor", "vs",
+# ", alternatively", "... otherwise \boxed{12}": neither box is the stated answer
+_HEDGE_GAP_RE = re.compile(
+    r"\bor\b|\\(?:lor|vee)\b|\balternatively\b|\bvs\b|\botherwise\b|\|", re.IGNORECASE
+)
+
+
+def hedged_boxes(gap: str, first: str, second: str) -> bool:
+    """Two boxes with ``gap`` between them offer two different values ("18 (or 19)"); the same
+    value twice ("\\frac12 or 0.5", "or equivalently") is no hedge."""
+    return bool(_HEDGE_GAP_RE.search(gap)) and not _same(first, second)
+
+
+def _same(a: str, b: str) -> bool:
+    """Two boxes that say the same value (``\\frac12`` or ``0.5``): "or equivalently", no hedge."""
+    if a.strip() == b.strip():
+        return True
+    x, y = (exact_value(t.strip()) for t in (a, b))
+    return x is not None and y is not None and values_equal(x, y) is True

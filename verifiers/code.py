@@ -313,8 +313,8 @@ def _grade_calls(
         except CandidateGone as exc:
             runner.checks.append(Check("reference setup", False, "gone", str(exc)))
             units = []
-        for code, label in units:
-            runner.run_unit(code, label)
+        for code, label, calls in units:
+            runner.run_unit(code, label, calls)
             if not partial and any(not c.passed for c in runner.checks):
                 break
     result = session.result
@@ -331,7 +331,8 @@ def _units(tests, test, entry_point, test_imports):
             )
         setup = "\n".join(test_imports or [])
         return [
-            (compile_tests(t, f"<test {i}>"), t.strip()[:200]) for i, t in enumerate(tests)
+            (compile_tests(t, f"<test {i}>"), t.strip()[:200], called_names(t))
+            for i, t in enumerate(tests)
         ], setup
     if not isinstance(test, str) or not _entry_ok(entry_point):
         raise HarnessFault(
@@ -341,7 +342,7 @@ def _units(tests, test, entry_point, test_imports):
     if not _defines_check(test):  # else "check" would be looked up in the program
         raise HarnessFault("reference field 'test' defines no check(candidate) function")
     call = f"check({entry_point.strip()})"
-    return [(compile_tests(call, "<check>"), call)], test
+    return [(compile_tests(call, "<check>"), call, frozenset({"check"}))], test
 
 
 def _defines_check(test: str) -> bool:

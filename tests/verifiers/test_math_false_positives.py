@@ -311,6 +311,30 @@ RIGHT = [
     (r"\pi", r"\boxed{3.1415927}"),
     ("18", "\\boxed{18}\n\nWe verify: 9 * 2 = 18."),
     ("18", "The answer could be found by adding, so the answer is \\boxed{18}."),
+    # a regression review of the fixes above (stop 36): right answers they refused
+    (r"\frac{1}{2}", r"The probability is $\boxed{\frac{1}{2}}$ (or $\boxed{0.5}$)."),
+    (r"\frac{3}{4}", r"$\boxed{\frac{3}{4}}$ or equivalently $\boxed{0.75}$"),
+    (
+        "12",
+        "The area is $\\boxed{12}$.\n\n"
+        + _PAD
+        + "\nWait, let me double-check: the width is 3 and the length is 4, so 12. Correct.",
+    ),
+    (
+        "12",
+        "So the answer is $\\boxed{12}$.\n\n"
+        + _PAD
+        + "\nActually, the key fact is 3 boxes hold 4 each, confirming 12.",
+    ),
+    (
+        "12",
+        "So the answer is $\\boxed{12}$.\n\n" + _PAD + "\nWhat is the number of rows? It is 3.\n",
+    ),
+    ("24", "We get $\\boxed{24}$.\n\nNote: one could also count the complement instead."),
+    ("19", "When all cases are added together: $\\boxed{19}$"),
+    ("19", "If we add everything up: \\boxed{19}"),
+    ("7", "The answer is \\boxed{7}.\n\nA common error is to miscount the endpoints."),
+    ("12", "Is the answer $\\boxed{12}$? Yes."),
 ]
 
 
