@@ -233,7 +233,11 @@ def numbers_equal(gold: tuple, pred: tuple) -> bool | None:
         same = g == p
     else:
         pct_value, other = (g, p) if g_pct else (p, g)
-        same = other == pct_value or other == pct_value / 100
+        other_dec = p_dec if g_pct else g_dec
+        # "25%" may answer "#### 25"; but a value written as a fraction ("\frac{1}{4}") is a
+        # proportion, so "0.25%" of it is 1/400, not 1/4
+        fraction = other.denominator != 1 and not other_dec
+        same = other == pct_value / 100 or (other == pct_value and not fraction)
     if not same and g_dec != p_dec and (_repeats(g) or _repeats(p)):
         # No decimal equals 1/3, but math-verify rounds to 6 places and accepts 0.333333;
         # whether a rounded decimal counts is its call, so the fast path stays out of it.

@@ -215,6 +215,7 @@ WRONG = [
     ("12", "The answer is 12.\n\nHmm, maybe 13 instead."),
     ("A", "The answer is (A).\n\nOn reflection, (C)."),
     (r"\pi", r"\boxed{3.1415929}"),
+    (r"\frac{1}{4}", r"\boxed{0.25\%}"),  # a fraction is a proportion: 0.25% is 1/400
 ]
 
 RIGHT = [
@@ -335,6 +336,10 @@ RIGHT = [
     ("19", "If we add everything up: \\boxed{19}"),
     ("7", "The answer is \\boxed{7}.\n\nA common error is to miscount the endpoints."),
     ("12", "Is the answer $\\boxed{12}$? Yes."),
+    (r"\frac{1}{4}", r"\boxed{25\%}"),
+    ("25", r"\boxed{25\%}"),
+    ("0.25", r"\boxed{25\%}"),
+    ("#### 50", "The answer is 50%"),
 ]
 
 
