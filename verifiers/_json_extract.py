@@ -108,6 +108,9 @@ def _gaps(cut: list[tuple[int, int]], text: str):
     yield start, len(text)
 
 
+_ARRAY_START = re.compile(r'\[\s*[\[{"]')  # "[{", "[[", '["': an array of JSON values
+
+
 def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
     decoder, first, values = _decoder(), None, []
     wanted = {want} if isinstance(want, str) else set(want) if isinstance(want, list) else None
@@ -121,9 +124,13 @@ def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
             close = _close_of(text, start)
             if close is None:
                 return [], [], f"a JSON value is cut off (it never closes): {_head(text, start)}"
-            if _OBJECT_START.match(text, start):
+            if (
+                _OBJECT_START.match(text, start)
+                or '{"' in text[start:close]  # an array of objects, one of them broken or not
+                or wanted is not None and "array" in wanted and _ARRAY_START.match(text, start)
+            ):  # a broken answer is no answer: an earlier valid "example" must not stand for it
                 return [], [], f"{_head(text, start)} is not valid JSON: {clip(str(exc), 200)}"
-            passed_over = close  # a broken array: a fragment inside it is no answer either
+            passed_over = close  # a broken bracket in prose: a fragment inside it is no answer
             continue
         if wanted is None or _json_type(value) & wanted or _holds(value, wanted):
             values.append(value)  # [{"age": -5}] for an object schema: judged (it fails), not

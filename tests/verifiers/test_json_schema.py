@@ -487,3 +487,27 @@ def test_leap_seconds_and_ecma_regexes_as_formats(fmt, value, ok):
     schema = {"type": "object", "properties": {"v": {"type": "string", "format": fmt}}}
     verdict = get("json_schema")(json.dumps({"v": value}), schema=schema)
     assert verdict.status == ("ok" if ok else "wrong"), verdict
+
+
+_PEOPLE = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
+        "required": ["name", "age"],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        'For example [{"name": "Ann", "age": 30}].\n\nFinal answer:\n[\n  {"name": "Bob", "age": -5},\n]',
+        'For example [{"name": "Ann", "age": 30}].\n\nFinal answer:\n[{"name": "Bob", "age": -5}, ...]',
+    ],
+)
+def test_a_broken_array_is_invalid_not_skipped_for_an_earlier_example(completion):
+    """Stop 36 (a review): a broken array was passed over, so an earlier valid example was judged."""
+    assert get("json_schema")(completion, schema=_PEOPLE).status == "invalid"
+    assert get("json_schema")('Final answer:\n[{"name": "Ann", "age": 30}]', schema=_PEOPLE).passed
