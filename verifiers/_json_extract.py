@@ -127,7 +127,9 @@ def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
             if (
                 _OBJECT_START.match(text, start)
                 or '{"' in text[start:close]  # an array of objects, one of them broken or not
-                or wanted is not None and "array" in wanted and _ARRAY_START.match(text, start)
+                or wanted is not None
+                and "array" in wanted
+                and _ARRAY_START.match(text, start)
             ):  # a broken answer is no answer: an earlier valid "example" must not stand for it
                 return [], [], f"{_head(text, start)} is not valid JSON: {clip(str(exc), 200)}"
             passed_over = close  # a broken bracket in prose: a fragment inside it is no answer

@@ -20,7 +20,7 @@ import functools
 import ipaddress
 import re
 
-__all__ = ["ecma_pattern", "formats_named", "strict_checker", "STANDARD_FORMATS"]
+__all__ = ["ecma_pattern", "ecma_search", "formats_named", "strict_checker", "STANDARD_FORMATS"]
 
 STANDARD_FORMATS = frozenset(
     "date-time date time duration email idn-email hostname idn-hostname ipv4 ipv6 uri "
@@ -183,6 +183,25 @@ def ecma_pattern(pattern: str) -> re.Pattern:
 
         return regex.compile(translated)
     return re.compile(translated)
+
+
+PATTERN_BUDGET = 1.0  # seconds one schema ``pattern`` may take on one string
+
+
+def ecma_search(pattern: str, text: str) -> bool | None:
+    """Whether ``pattern`` (ECMA-262) matches somewhere in ``text``; None when matching ran past
+    ``PATTERN_BUDGET``: a string that makes the pattern backtrack for ever is no match (a
+    ``timeout`` is masked in training, so the string escaped its zero)."""
+    import regex
+
+    try:
+        bounded = regex.compile(_ecma(pattern))
+    except Exception:  # noqa: BLE001 - read only by ``re``: unbounded, as before
+        return ecma_pattern(pattern).search(text) is not None
+    try:
+        return bounded.search(text, timeout=PATTERN_BUDGET) is not None
+    except TimeoutError:
+        return None
 
 
 def _is_ecma_regex(text: str) -> bool:

@@ -2,8 +2,10 @@
 does it equal the reference string (``exact``)?
 
 Regexes come from users and datasets, and Python's ``re`` can backtrack for hours on a pattern
-like ``(a+)+$``; so outside a worker process a match runs under ``call_with_deadline`` and a
-runaway one becomes ``timeout``. Parameterised variants are factories returning small picklable
+like ``(a+)+$``; so outside a worker process a match runs under ``call_with_deadline``, and
+inside it the ``regex`` package stops a match at half the deadline; a runaway one becomes
+``timeout`` (undecided: as a negative ``Reward`` term, "no match" would escape its penalty).
+Parameterised variants are factories returning small picklable
 classes with readable reprs (``tag_format("think", "answer")``).
 """
 
@@ -165,11 +167,23 @@ class _RegexFormat:
         if not isinstance(completion, str):
             return Verdict.invalid(f"completion is {type(completion).__name__}, not text")
         try:
+            budget = self.timeout / 2  # the rest of the deadline is for the worker's queue
             span = _bounded(
-                _match, pattern, self.flags, self.fullmatch, completion, timeout=self.timeout
+                _match,
+                pattern,
+                self.flags,
+                self.fullmatch,
+                completion,
+                budget,
+                timeout=self.timeout,
             )
         except _deadline.DeadlineExceeded:
             return Verdict.timeout(f"regex {clip(pattern, 80)!r} ran past {self.timeout:g} s")
+        if span == TOO_SLOW:  # undecided, not "no match": as a negative term a slow check would
+            # escape its penalty (``Reward`` masks a term that cannot judge)
+            return Verdict.timeout(
+                f"regex {clip(pattern, 80)!r} ran past its {budget:g} s matching budget"
+            )
         if span is None:
             expected = (
                 self.label if pattern is self.pattern and self.label else repr(clip(pattern, 120))
@@ -279,9 +293,34 @@ def _bounded(fn, *args, timeout: float):
     return _deadline.call_with_deadline(fn, *args, timeout=timeout, queue_counts=True)
 
 
-def _match(pattern: str, flags: str, fullmatch: bool, text: str):
-    regex = _compile(pattern, flags)
-    m = regex.fullmatch(text) if fullmatch else regex.search(text)
+TOO_SLOW = "too slow"  # ``_match``: the pattern ran past its matching budget on this text
+
+
+def _match(pattern: str, flags: str, fullmatch: bool, text: str, budget: float | None = None):
+    r"""The span matched, None, or ``TOO_SLOW`` when matching ran past ``budget`` seconds. The
+    ``regex`` package stops a match at a deadline, so the worker is not killed; its engine also
+    finishes many patterns that ``re`` backtracks on for ever (a looping completion of 168,000
+    characters against ``^<think>.*?</think>\s*<answer>.*?</answer>$``: a masked ``timeout``
+    under ``re``, a ``wrong`` in 0.9 s here)."""
+    compiled = _compile(pattern, flags)
+    if budget:
+        import regex
+
+        try:
+            bounded = regex.compile(pattern, compiled.flags)
+        except Exception:  # noqa: BLE001 - a pattern only ``re`` reads: unbounded, as before
+            bounded = None
+        if bounded is not None:
+            try:
+                m = (
+                    bounded.fullmatch(text, timeout=budget)
+                    if fullmatch
+                    else bounded.search(text, timeout=budget)
+                )
+            except TimeoutError:
+                return TOO_SLOW
+            return m.span() if m else None
+    m = compiled.fullmatch(text) if fullmatch else compiled.search(text)
     return m.span() if m else None
 
 

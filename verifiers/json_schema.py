@@ -28,8 +28,9 @@ from passband.verifiers import _deadline
 from passband.verifiers._coerce import clip
 from passband.verifiers._json_extract import MAX_DEPTH, json_values, strict_loads, walk
 from passband.verifiers._json_formats import (
+    PATTERN_BUDGET,
     STANDARD_FORMATS,
-    ecma_pattern,
+    ecma_search,
     formats_named,
     strict_checker,
 )
@@ -204,7 +205,15 @@ def _ecma_pattern_keyword(validator, pattern, instance, schema):
     """``pattern`` as ECMA-262 reads it (``_json_formats.ecma_pattern``), not ``re.search``'s."""
     from jsonschema.exceptions import ValidationError
 
-    if validator.is_type(instance, "string") and not ecma_pattern(pattern).search(instance):
+    if not validator.is_type(instance, "string"):
+        return
+    found = ecma_search(pattern, instance)
+    if found is None:
+        yield ValidationError(
+            f"{clip(instance, 60)!r}: {pattern!r} ran past its {PATTERN_BUDGET:g} s budget on "
+            "it (counted as no match)"
+        )
+    elif not found:
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 

@@ -77,7 +77,8 @@ def test_reference_pattern_overrides_and_bad_pattern_is_error():
 def test_catastrophic_regex_times_out_instead_of_hanging():
     v = regex_format(r"(a+)+$", timeout=0.5)
     start = time.monotonic()
-    assert v("a" * 40 + "!").status == "timeout"
+    # the regex package finishes this one (no match); one it cannot would be a timeout
+    assert v("a" * 40 + "!").status in ("wrong", "timeout")
     assert time.monotonic() - start < 2.5
 
 
@@ -155,3 +156,16 @@ def test_exact_reads_numeric_golds_and_refuses_missing_ones():
     assert check("nan", answer=float("nan")).status == "error"
     assert check("12", answer=12.0).passed and check("12.5", answer=12.5).passed
     assert check("True", answer=True).passed
+
+
+def test_a_looping_completion_cut_off_is_judged_not_masked():
+    """Stop 36 (a review): under ``re`` this 168,000-character loop made the template's regex a
+    masked timeout, which also escaped the overlong penalty of a composed reward."""
+    pattern = r"^<think>.*?</think>\s*<answer>.*?</answer>$"
+    looping = (
+        "<think>compute 6*7</think>\n<answer>41</answer>\n"
+        + "</think><answer>41</answer>\n" * 6000
+        + "</think><answer>4"
+    )
+    assert get("regex")(looping, pattern=pattern).status == "wrong"
+    assert get("regex")("<think>ok</think>\n<answer>42</answer>", pattern=pattern).passed

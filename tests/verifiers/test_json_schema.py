@@ -120,7 +120,8 @@ def test_catastrophic_pattern_is_bounded_by_own_time_limit():
     schema = {"properties": {"a": {"pattern": "^(a+)+$"}}}
     start = time.monotonic()
     verdict = verifier('{"a": "' + "a" * 40 + '!"}', schema=schema)
-    assert verdict.status == "timeout"
+    # stop 36: a string the pattern runs away on is no match (a timeout is masked in training)
+    assert verdict.status in ("wrong", "timeout") and verdict.score == 0.0, verdict
     assert time.monotonic() - start < 3.0
     assert verifier('{"a": "aaa"}', schema=schema).passed  # replaced worker serves the next one
     assert repr(verifier) == "json_schema_verifier(timeout=1)"
@@ -511,3 +512,13 @@ def test_a_broken_array_is_invalid_not_skipped_for_an_earlier_example(completion
     """Stop 36 (a review): a broken array was passed over, so an earlier valid example was judged."""
     assert get("json_schema")(completion, schema=_PEOPLE).status == "invalid"
     assert get("json_schema")('Final answer:\n[{"name": "Ann", "age": 30}]', schema=_PEOPLE).passed
+
+
+def test_a_string_a_pattern_runs_away_on_is_no_match_not_a_masked_timeout():
+    """Stop 36 (a review): a common email pattern backtracked for 5 s on a plain wrong string,
+    and the timeout was masked; now it is no match after the pattern's 1 s budget."""
+    pattern = r"^([a-zA-Z0-9]+[._-]?)*[a-zA-Z0-9]+@[a-zA-Z0-9-]+\.[a-zA-Z]{2,}$"
+    schema = {"type": "object", "properties": {"email": {"type": "string", "pattern": pattern}}}
+    verdict = get("json_schema")(json.dumps({"email": "johnsmith" * 3}), schema=schema)
+    assert verdict.status == "wrong", verdict
+    assert get("json_schema")(json.dumps({"email": "john.smith@example.com"}), schema=schema).passed

@@ -88,5 +88,7 @@ def test_json_schema_redos_pattern_answered_within_its_limit(threads):
     completion = '{"s": "' + "a" * 40 + '!"}'
     results = _all([lambda: _timed(verifier, completion, schema=schema)] * threads, threads)
     for verdict, seconds in results:
-        assert verdict.status == "timeout", verdict
+        # no match after the pattern's own budget; a thread that waited out the queue: timeout
+        assert verdict.status == ("wrong" if threads == 1 else verdict.status), verdict
+        assert verdict.status in ("wrong", "timeout") and verdict.score == 0.0, verdict
         assert seconds < 5.0 + 1.5, seconds
