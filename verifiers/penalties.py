@@ -261,7 +261,7 @@ class _NgramRepetition(_Penalty):
         if self.tokenizer is not None:
             units, unit = _encode(self.tokenizer, " ".join(words)), "tokens"
         else:
-            units, unit = words, "words"
+            units, unit = _split_runs(words), "words"
         grams = [tuple(units[i : i + self.n]) for i in range(len(units) - self.n + 1)]
         if not grams:
             return PenaltyOutcome(0.0, f"fewer than {self.n} {unit}")
@@ -274,6 +274,30 @@ class _NgramRepetition(_Penalty):
         return PenaltyOutcome(
             -self.weight * share, f"{repeated:.0%} of {self.n}-grams of {unit} repeated{where}"
         )
+
+
+# scripts written without spaces between words (CJK, kana, hangul, Thai, Lao, Khmer, Myanmar)
+_UNSPACED_RE = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff]"
+)
+_LONG_RUN = 24  # characters: a longer "word" is cut into pieces of _PIECE
+_PIECE = 8
+
+
+def _split_runs(words: list[str]) -> list[str]:
+    """Words as compared without a tokenizer: a script without spaces one character at a time,
+    a run over ``_LONG_RUN`` characters in pieces (a loop of "我需要再检查一下。", "=" * 3000 or
+    "checkcheck..." was one word: 0% repeated)."""
+    out: list[str] = []
+    for word in words:
+        if _UNSPACED_RE.search(word):
+            out.extend(word)
+        elif len(word) > _LONG_RUN:
+            out.extend(word[i : i + _PIECE] for i in range(0, len(word), _PIECE))
+        else:
+            out.append(word)
+    return out
 
 
 def _worst_window(grams: list[tuple], width: int) -> tuple[float, int]:

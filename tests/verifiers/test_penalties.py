@@ -283,3 +283,24 @@ def test_hedging_over_hundreds_of_boxes_is_fast():
     start = time.perf_counter()
     assert answer_hedging()(text, OK).value == -1.0
     assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize(
+    "looping",
+    [
+        "答案是42。" + "我需要再检查一下这个计算是否正确。" * 50,
+        "=" * 3000,
+        "checkcheckcheck" * 400,
+    ],
+)
+def test_loops_without_spaces_are_repetition(looping):
+    """Stop 36 (a review): split on spaces alone, these were one word each and read as 0%."""
+    from passband.verifiers.penalties import ngram_repetition
+    from passband.verifiers.verdict import Verdict
+
+    assert ngram_repetition()(looping, Verdict.ok("x")).value < -0.9
+    honest = (
+        "我们先计算总数：每盒有12支铅笔，一共有5盒，所以总共有60支铅笔。"
+        "然后减去用掉的15支，剩下45支。最后平均分给3个同学，每人得到15支。答案是15。"
+    )
+    assert ngram_repetition()(honest, Verdict.ok("x")).value == 0.0
