@@ -121,19 +121,15 @@ def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
         try:  # raw_decode parses exactly one balanced value starting here, or fails
             value, passed_over = decoder.raw_decode(text, start)
         except (ValueError, RecursionError) as exc:
+            pos = getattr(exc, "pos", None)  # where the decoder gave up
+            parsed = text[start:pos] if isinstance(pos, int) and pos > start else None
+            if parsed is not None and not _json_like(text, start, parsed, wanted):
+                continue  # a bracket in prose ("ages in [0, 150)"): the scan goes on inside it
             close = _close_of(text, start)
             if close is None:
                 return [], [], f"a JSON value is cut off (it never closes): {_head(text, start)}"
-            if (
-                _OBJECT_START.match(text, start)
-                or '{"' in text[start:close]  # an array of objects, one of them broken or not
-                or wanted is not None
-                and "array" in wanted
-                and _ARRAY_START.match(text, start)
-            ):  # a broken answer is no answer: an earlier valid "example" must not stand for it
-                return [], [], f"{_head(text, start)} is not valid JSON: {clip(str(exc), 200)}"
-            passed_over = close  # a broken bracket in prose: a fragment inside it is no answer
-            continue
+            # a broken answer is no answer: an earlier valid "example" must not stand for it
+            return [], [], f"{_head(text, start)} is not valid JSON: {clip(str(exc), 200)}"
         if wanted is None or _json_type(value) & wanted or _holds(value, wanted):
             values.append(value)  # [{"age": -5}] for an object schema: judged (it fails), not
             # passed over with the wrong object inside it
@@ -142,6 +138,18 @@ def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
     if not values and first is not None:
         return [first], ["the first JSON value in the text (not of the schema's type)"], None
     return values, ["JSON value in the text"] * len(values), None
+
+
+def _json_like(text: str, start: int, parsed: str, wanted: set[str] | None) -> bool:
+    """Whether a bracket that failed to parse was meant as JSON: an object (``{"``), an array
+    holding one, or an array of the type the schema wants ("[0, 150)" in prose is neither)."""
+    return bool(
+        _OBJECT_START.match(text, start)
+        or '{"' in parsed
+        or wanted is not None
+        and "array" in wanted
+        and _ARRAY_START.match(text, start)
+    )
 
 
 def _holds(value: object, wanted: set[str]) -> bool:

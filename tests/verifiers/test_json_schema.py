@@ -522,3 +522,17 @@ def test_a_string_a_pattern_runs_away_on_is_no_match_not_a_masked_timeout():
     verdict = get("json_schema")(json.dumps({"email": "johnsmith" * 3}), schema=schema)
     assert verdict.status == "wrong", verdict
     assert get("json_schema")(json.dumps({"email": "john.smith@example.com"}), schema=schema).passed
+
+
+def test_a_half_open_interval_in_prose_is_no_json():
+    """Stop 36 (a review): "[0, 150)" read as an array cut off made the right answer invalid, and
+    a later "(0, 150]" closed it, hiding a wrong draft between them."""
+    schema = {
+        "type": "object",
+        "properties": {"age": {"type": "integer", "minimum": 0, "maximum": 150}},
+        "required": ["age"],
+    }
+    right = 'Valid ages are in [0, 150).\n```json\n{"age": 30}\n```'
+    assert get("json_schema")(right, schema=schema).passed
+    hidden = 'Ages in [0, 150). Draft: {"age": 200}, the range (0, 150]. Final: {"age": 30}'
+    assert get("json_schema")(hidden, schema=schema).status == "wrong"
