@@ -47,10 +47,13 @@ _INLINE_CODE = re.compile(r"(?<!`)`[^`\n]+`(?!`)")  # `{}` in a sentence names J
 _MAX_SCAN_STARTS = 20_000  # bare-text scan: openings tried (the deadline bounds the rest)
 # An opening bracket that can start JSON: not LaTeX's \frac{1}, ^{2} or [0, 1] ... but [1, 2] is JSON.
 _JSON_START = re.compile(  # with a single quote: tried, fails, and its insides are skipped
-    r"""\{\s*["'}]|\[\s*(?:[\[{"'\]\-\d]|true\b|false\b|null\b)"""
+    r"""\{\s*(?:["'}]|//|/\*|[A-Za-z_]\w*\s*:\s*["'\[{\-\d])"""
+    r"""|\[\s*(?:[\[{"'\]\-\d]|true\b|false\b|null\b)"""
 )
-# an object that opens like JSON, or like a Python dict ({'a': ...}): broken is invalid
-_OBJECT_START = re.compile(r"""\{\s*["']""")
+# an object that opens like JSON, like a Python dict ({'a': ...}), with a comment (JSONC) or with
+# a bare key and a JSON value ({name: "Bob"}, JavaScript): broken is invalid, not skipped for an
+# earlier valid example
+_OBJECT_START = re.compile(r"""\{\s*(?:["']|//|/\*|[A-Za-z_]\w*\s*:\s*["'\[{\-\d])""")
 MAX_DEPTH = 20_000
 _INT_DIGITS = 4_000  # longer integers parse as Decimal (Python's int() refuses > 4,300 digits)
 

@@ -536,3 +536,20 @@ def test_a_half_open_interval_in_prose_is_no_json():
     assert get("json_schema")(right, schema=schema).passed
     hidden = 'Ages in [0, 150). Draft: {"age": 200}, the range (0, 150]. Final: {"age": 30}'
     assert get("json_schema")(hidden, schema=schema).status == "wrong"
+
+
+@pytest.mark.parametrize(
+    "final",
+    ['{name: "Bob", age: -5}', '{ // the person\n "name": "Bob", "age": -5}'],
+)
+def test_a_javascript_or_commented_final_object_is_invalid_not_skipped(final):
+    """Stop 36 (a review): a bare-key or commented object was never tried as JSON, so the valid
+    example before it was judged."""
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
+    }
+    completion = 'Example: {"name": "Ann", "age": 30}\nFinal: ' + final
+    assert get("json_schema")(completion, schema=schema).status == "invalid"
+    prose = 'The set {x: x > 0} is open. Answer: {"name": "Ann", "age": 30}'
+    assert get("json_schema")(prose, schema=schema).passed
