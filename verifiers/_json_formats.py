@@ -98,8 +98,10 @@ def _without_leap_second(name: str, text: str) -> str | None:
     return text[: leap.start() + 6] + "59" + text[leap.start() + 8 :]
 
 
-def _strictly(name: str, check, raises):
-    """``check`` (the draft's own) behind passband's stricter rule for ``name``."""
+def _strictly(name: str, check, raises, schema: bool = False):
+    """``check`` (the draft's own) behind passband's stricter rule for ``name``. ``schema``: the
+    checker of a schema's own keywords, where a ``pattern`` written in Python's syntax, which
+    datasets carry, still compiles (``_ecma`` reads it)."""
 
     def strict(instance) -> bool:
         if not isinstance(instance, str):
@@ -109,21 +111,22 @@ def _strictly(name: str, check, raises):
         if name in _STRICT and not _STRICT[name](instance):
             return False
         if name == "regex":
-            return _is_ecma_regex(instance)
+            return _is_ecma_regex(instance, python_ok=schema)
         instance = _without_leap_second(name, instance)
         return instance is not None and check(instance)
 
     return strict, raises
 
 
-@functools.lru_cache(maxsize=16)
-def strict_checker(cls):
-    """A copy of ``cls.FORMAT_CHECKER`` (one per draft) with the stricter rules above."""
+@functools.lru_cache(maxsize=32)
+def strict_checker(cls, schema: bool = False):
+    """A copy of ``cls.FORMAT_CHECKER`` (one per draft) with the stricter rules above;
+    ``schema=True`` for checking a schema itself (see ``_strictly``)."""
     from jsonschema import FormatChecker
 
     checker = FormatChecker(formats=())
     checker.checkers = {
-        name: _strictly(name, check, raises)
+        name: _strictly(name, check, raises, schema)
         for name, (check, raises) in cls.FORMAT_CHECKER.checkers.items()
     }
     return checker
@@ -204,8 +207,24 @@ def ecma_search(pattern: str, text: str) -> bool | None:
         return None
 
 
-def _is_ecma_regex(text: str) -> bool:
-    """The ``regex`` format (a schema's own ``pattern`` is checked by it too): ECMA-262 syntax."""
+# Python-only syntax: \A and \Z; outside escapes and classes, named groups (?P<..>), inline
+# flags (?i) / (?i:..), atomic groups (?>..), possessive quantifiers (a++, a*+, a?+, a{2}+)
+_PYTHON_ANCHOR = re.compile(r"(?<!\\)(?:\\\\)*\\[AZ]")
+_ESCAPE = re.compile(r"\\[pPk][{<][^}>]*[}>]|\\.", re.DOTALL)
+_CLASS = re.compile(r"\[\^?\]?[^\]]*\]")
+_PYTHON_ONLY = re.compile(r"\(\?P[<=>]|\(\?[aiLmsux-]+[):]|\(\?>|[*+?]\+|\{\d+(?:,\d*)?\}\+")
+
+
+def _python_only(text: str) -> bool:
+    plain = _CLASS.sub("_", _ESCAPE.sub("_", text))
+    return bool(_PYTHON_ANCHOR.search(text) or _PYTHON_ONLY.search(plain))
+
+
+def _is_ecma_regex(text: str, python_ok: bool = False) -> bool:
+    """The ``regex`` format: ECMA-262 syntax, so a value only Python reads (``(?i)``,
+    ``(?P<y>..)``, ``\\Z``, ``a++``) is not one (``python_ok``: a schema's own pattern)."""
+    if not python_ok and _python_only(text):
+        return False
     try:
         ecma_pattern(text)
     except re.error:

@@ -232,7 +232,7 @@ def _compiled(schema_json: str):
     cls = cls or validators.Draft202012Validator
     try:
         # patterns in the schema are ECMA-262 regexes (named groups, \\p{L}), not Python's
-        cls.check_schema(schema, format_checker=strict_checker(cls))
+        cls.check_schema(schema, format_checker=strict_checker(cls, schema=True))
     except exceptions.SchemaError as exc:
         raise ValueError(
             f"reference field 'schema' is not a valid schema at {_path(exc)}: {clip(exc.message, 200)}"

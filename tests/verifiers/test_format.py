@@ -169,3 +169,25 @@ def test_a_looping_completion_cut_off_is_judged_not_masked():
     )
     assert get("regex")(looping, pattern=pattern).status == "wrong"
     assert get("regex")("<think>ok</think>\n<answer>42</answer>", pattern=pattern).passed
+
+
+@pytest.mark.parametrize(
+    "blank",
+    [
+        "&#x20;",
+        "&Tab;",
+        "&NewLine;",
+        "&#032;",
+        "&shy;",
+        "&ZeroWidthSpace;",
+        "&#X200B;",
+        "&#x3000;",
+        "<span></span>",
+        "<br>",
+    ],
+)
+def test_an_answer_of_blank_entities_or_empty_tags_is_empty(blank):
+    """Stop 36 (a review): only a few blank entities were known; the rest counted as an answer."""
+    assert get("format")(f"<think>ok</think><answer>{blank}</answer>").status == "wrong"
+    for shown in ("42", "&lt;b&gt;", "<b>42</b>"):
+        assert get("format")(f"<think>ok</think><answer>{shown}</answer>").passed

@@ -553,3 +553,26 @@ def test_a_javascript_or_commented_final_object_is_invalid_not_skipped(final):
     assert get("json_schema")(completion, schema=schema).status == "invalid"
     prose = 'The set {x: x > 0} is open. Answer: {"name": "Ann", "age": 30}'
     assert get("json_schema")(prose, schema=schema).passed
+
+
+@pytest.mark.parametrize(
+    "value, ok",
+    [
+        (r"(?i)^abc$", False),
+        (r"(?P<year>\d{4})", False),
+        (r"^abc\Z", False),
+        (r"a++(?>b)", False),
+        (r"^[a-z]+$", True),
+        (r"\p{L}+", True),
+        (r"[*+?]+", True),
+        (r"(?<y>\d{4})\k<y>", True),
+    ],
+)
+def test_the_regex_format_is_ecma_syntax_not_pythons(value, ok):
+    """Stop 36 (a review): any pattern Python compiles passed; (?i), (?P<..>), \\Z and a++ are
+    not JavaScript regexes. A schema's own Python-style pattern still compiles."""
+    schema = {"type": "object", "properties": {"r": {"type": "string", "format": "regex"}}}
+    verdict = get("json_schema")(json.dumps({"r": value}), schema=schema)
+    assert verdict.status == ("ok" if ok else "wrong"), verdict
+    own = {"type": "object", "properties": {"a": {"type": "string", "pattern": r"(?i)^abc$"}}}
+    assert get("json_schema")(json.dumps({"a": "ABC"}), schema=own).passed
