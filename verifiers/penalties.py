@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from passband.errors import did_you_mean
+from passband.verifiers._repetition import plain_words, repeated_share, split_runs, worst_window
 from passband.verifiers._text import visible
 from passband.verifiers.verdict import Verdict
 
@@ -257,67 +256,23 @@ class _NgramRepetition(_Penalty):
     ) -> PenaltyOutcome:
         # zero-width marks between words, case and the punctuation around a word must not
         # make a repeat look new ("The cat sat." / "the cat sat!")
-        words = _plain_words(visible(completion))
+        words = plain_words(visible(completion))
         if self.tokenizer is not None:
             units, unit = _encode(self.tokenizer, " ".join(words)), "tokens"
         else:
-            units, unit = _split_runs(words), "words"
+            units, unit = split_runs(words), "words"
         grams = [tuple(units[i : i + self.n]) for i in range(len(units) - self.n + 1)]
         if not grams:
             return PenaltyOutcome(0.0, f"fewer than {self.n} {unit}")
         if self.window is None or len(grams) <= self.window:
             repeated, where = 1.0 - len(set(grams)) / len(grams), ""
         else:
-            repeated, start = _worst_window(grams, self.window)
+            repeated, start = worst_window(grams, self.window)
             where = f" in the worst {self.window} (from {unit[:-1]} {start})"
         share = max(0.0, (repeated - self.threshold) / (1.0 - self.threshold))
         return PenaltyOutcome(
             -self.weight * share, f"{repeated:.0%} of {self.n}-grams of {unit} repeated{where}"
         )
-
-
-# scripts written without spaces between words (CJK, kana, hangul, Thai, Lao, Khmer, Myanmar)
-_UNSPACED_RE = re.compile(
-    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff]"
-)
-_LONG_RUN = 24  # characters: a longer "word" is cut into pieces of _PIECE
-_PIECE = 8
-
-
-def _split_runs(words: list[str]) -> list[str]:
-    """Words as compared without a tokenizer: a script without spaces one character at a time,
-    a run over ``_LONG_RUN`` characters in pieces (a loop of "我需要再检查一下。", "=" * 3000 or
-    "checkcheck..." was one word: 0% repeated)."""
-    out: list[str] = []
-    for word in words:
-        if _UNSPACED_RE.search(word):
-            out.extend(word)
-        elif len(word) > _LONG_RUN:
-            out.extend(word[i : i + _PIECE] for i in range(0, len(word), _PIECE))
-        else:
-            out.append(word)
-    return out
-
-
-def _worst_window(grams: list[tuple], width: int) -> tuple[float, int]:
-    """The largest share, over runs of ``width`` consecutive ``grams``, of n-grams seen earlier
-    anywhere in the completion, and where that run starts. Over the whole completion that share
-    is the unwindowed one (each repeat after its first); counting repeats within the run only
-    missed a loop whose period is at least ``width`` (a 100-word paragraph pasted 20 times read
-    as 0% at ``window=100``). One pass, a running sum."""
-    seen: set[tuple] = set()
-    flags = []
-    for gram in grams:
-        flags.append(gram in seen)
-        seen.add(gram)
-    total = best = sum(flags[:width])
-    at = 0
-    for i in range(width, len(flags)):
-        total += flags[i] - flags[i - width]
-        if total > best:
-            best, at = total, i - width + 1
-    return best / width, at
 
 
 class _RepeatedParagraphs(_Penalty):
@@ -331,15 +286,12 @@ class _RepeatedParagraphs(_Penalty):
     ) -> PenaltyOutcome:
         text = visible(completion).replace("\r\n", "\n").replace("\r", "\n")  # CRLF too
         # a line of spaces (no-break ones included) or of zero-width marks separates paragraphs,
-        # and marks that draw nothing do not make a repeat look new
-        paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
-        paragraphs = [p for p in paragraphs if len(p) >= self.min_chars]
-        if not paragraphs:
+        # and marks that draw nothing do not make a repeat look new (``repeated_share``)
+        repeated, units, unit = repeated_share(text, self.min_chars)
+        if not units:
             return PenaltyOutcome(0.0, "no paragraphs")
-        counts = Counter(" ".join(_plain_words(p)) for p in paragraphs)  # up to case, punctuation
-        repeated = sum(c - 1 for c in counts.values())
-        detail = f"{repeated} of {len(paragraphs)} paragraphs repeat an earlier one"
-        return PenaltyOutcome(-self.weight * repeated / len(paragraphs), detail)
+        detail = f"{repeated} of {units} {unit} repeat an earlier one"
+        return PenaltyOutcome(-self.weight * repeated / units, detail)
 
 
 class _AnswerHedging(_Penalty):
@@ -363,15 +315,6 @@ class _AnswerHedging(_Penalty):
         return PenaltyOutcome(
             -self.weight, f"{detail} (> {self.max_distinct}): {shown}", self.zero_total
         )
-
-
-_EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
-
-
-def _plain_words(text: str) -> list[str]:
-    """The words of ``text`` lower-cased, without the punctuation around them ("Sat!" and "sat,"
-    are one word; "3+4=7" keeps its inside; a word of punctuation alone, "=", stays)."""
-    return [_EDGE_PUNCTUATION.sub("", w).lower() or w for w in text.split()]
 
 
 def _encode(tokenizer, text: str) -> list:

@@ -304,3 +304,29 @@ def test_loops_without_spaces_are_repetition(looping):
         "然后减去用掉的15支，剩下45支。最后平均分给3个同学，每人得到15支。答案是15。"
     )
     assert ngram_repetition()(honest, Verdict.ok("x")).value == 0.0
+
+
+_LOOP_LINE = "Let me recompute the total number of apples carefully."
+
+
+@pytest.mark.parametrize(
+    "looping",
+    [
+        "\n".join([_LOOP_LINE] * 20),
+        "\n---\n".join(["Para one is here and long enough to count."] * 5),
+        "\n\n".join(f"Step {i}: recompute the total number of apples." for i in range(10)),
+        "\n\n".join(f"Recompute the total number of apples carefully ({i})" for i in range(10)),
+        "\n".join(f"- recompute the total number of apples carefully {''}" for _ in range(10)),
+    ],
+)
+def test_repeated_paragraphs_sees_lines_rules_and_numbering(looping):
+    """Stop 36 (a review): a line pasted with single newlines, copies between rules, and copies
+    numbered "Step i:" or "(i)" read as 0 repeated."""
+    from passband.verifiers.penalties import repeated_paragraphs
+    from passband.verifiers.verdict import Verdict
+
+    assert repeated_paragraphs()(looping, Verdict.ok("x")).value <= -0.8
+    honest = "\n\n".join(
+        f"Step {i}: add {i} and {i + 1} to get {2 * i + 1} apples in the basket." for i in range(6)
+    )
+    assert repeated_paragraphs()(honest, Verdict.ok("x")).value == 0.0
