@@ -237,13 +237,12 @@ _BUILTIN_PREDICATES = frozenset(
     "startswith endswith isdigit isalpha isalnum isupper islower isspace istitle isnumeric "
     "isdecimal isidentifier isprintable isascii issubset issuperset isdisjoint is_integer".split()
 )
-# searches and counts of str and list: 0 or 1 from any object of the program's own class would
-# pass "greet('Bob').find('Hello') == 0" for every test; answered only by an object the test built
-# itself by calling the program's class (a union-find's ``find``, a counter's ``count``)
+# searches and counts of str and list: a method answering 0 or 1 on an object a function returned
+# would pass "greet('Bob').find('Hello') == 0" for every test. Answered only by objects "made":
+# reached from a CapWords name in the test (a class it builds, ``UnionFind(5).find``; its static
+# methods and constructors; their results), decided in the harness, never by what the program
+# says. A plain data field of that name is read as data.
 _BUILTIN_QUERIES = frozenset("find rfind index rindex count".split())
-# "made" is decided in the harness from the test's own names, never from what the program says:
-# objects reached from a CapWords global (a class the test calls, its static methods and
-# constructors, their results and attributes) are the test's objects under test
 
 
 class RemoteObject:
@@ -285,17 +284,13 @@ class RemoteObject:
     def __getattr__(self, attr: str):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        refused = AttributeError(  # greet('Bob').startswith('Hello'): the object's own method
-            f"{attr!r} of an object that stays in the sandbox: a str, set or float method "
-            "is answered only for a plain value"  # would answer True for any str a test expects
-        )
-        if attr in _BUILTIN_PREDICATES:
-            raise refused
+        if attr in _BUILTIN_PREDICATES:  # greet('Bob').startswith('Hello'): the object's own
+            raise _refused(attr)  # method would answer True for any str a test expects
         value = self._session._request(
             {"op": "getattr", "handle": self._handle_id(), "attr": attr}, made=self._made
         )
         if attr in _BUILTIN_QUERIES and not self._made and isinstance(value, RemoteObject):
-            raise refused  # a method find/index/count of a returned object; a plain field is data
+            raise _refused(attr)  # a method find/index/count of a returned object
         return value
 
     # Iteration, len() and indexing are answered by the program about its own object, as plain
@@ -368,6 +363,13 @@ class RemoteObject:
 
     def __repr__(self) -> str:
         return f"<sandboxed {self._name or 'object'}>"
+
+
+def _refused(attr: str) -> AttributeError:
+    return AttributeError(
+        f"{attr!r} of an object that stays in the sandbox: a str, set or float method "
+        "is answered only for a plain value"
+    )
 
 
 def _exception(name: object, message: object, bases: object = ()) -> BaseException:
