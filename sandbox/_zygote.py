@@ -155,10 +155,9 @@ class Zygote(Setup):
             with os.fdopen(state_r, "rb") as fh:
                 raw = fh.read()
             code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-            if code not in (0, 3) or self.pidns_fd < 0:
-                # what a runner that died mid-run left behind; without a PID namespace, strays
-                # that outlived the runner's own sweep are re-parented to us
-                self._kill_children()
+            # what a runner that died mid-run left behind; without a PID namespace, strays that
+            # outlived the runner's own sweep are re-parented to us
+            self._reap_strays(always=code not in (0, 3))
             if code != 0:
                 return False
             self._restore(raw)
@@ -173,19 +172,6 @@ class Zygote(Setup):
             self.oom_seen = int(state["oom"])
         except (ValueError, KeyError, TypeError):
             self._cg_values = {}  # unknown: written again by the next run
-
-    def _kill_children(self) -> None:
-        try:
-            with open("/proc/thread-self/children") as fh:
-                children = [int(p) for p in fh.read().split()]
-        except OSError:
-            return
-        for child in children:
-            try:
-                os.kill(child, signal.SIGKILL)
-                os.waitpid(child, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
 
     def _fork(self, job: dict, fds: dict) -> int:
         plan = {**self.plan, "base_vm": _vm_size()}
@@ -235,9 +221,10 @@ class Zygote(Setup):
         last = result["stderr"].rstrip().rsplit("\n", 1)[-1]
         return result["exit_code"] != 0 and last.startswith("MemoryError")
 
-    def _reap_strays(self) -> None:
-        """Kill and reap every process re-parented to us (the fallback when there is no PID namespace)."""
-        if self.pidns_fd >= 0:
+    def _reap_strays(self, always: bool = False) -> None:
+        """Kill and reap every process re-parented to us: the fallback when there is no PID
+        namespace, and ``always`` after a runner that died mid-run."""
+        if self.pidns_fd >= 0 and not always:
             return  # orphans of a run are re-parented to the run's init, never to us
         for _ in range(100):
             try:

@@ -191,15 +191,24 @@ def ecma_pattern(pattern: str) -> re.Pattern:
 PATTERN_BUDGET = 1.0  # seconds one schema ``pattern`` may take on one string
 
 
+@functools.lru_cache(maxsize=1024)
+def _bounded_pattern(pattern: str):
+    """``pattern`` translated once (``_ecma``) and compiled by ``regex``, whose matches take a
+    timeout; None when only ``re`` reads it."""
+    import regex
+
+    try:
+        return regex.compile(_ecma(pattern))
+    except Exception:  # noqa: BLE001 - regex.error and the like
+        return None
+
+
 def ecma_search(pattern: str, text: str) -> bool | None:
     """Whether ``pattern`` (ECMA-262) matches somewhere in ``text``; None when matching ran past
     ``PATTERN_BUDGET``: a string that makes the pattern backtrack for ever is no match (a
     ``timeout`` is masked in training, so the string escaped its zero)."""
-    import regex
-
-    try:
-        bounded = regex.compile(_ecma(pattern))
-    except Exception:  # noqa: BLE001 - read only by ``re``: unbounded, as before
+    bounded = _bounded_pattern(pattern)
+    if bounded is None:  # read only by ``re``: unbounded, as before
         return ecma_pattern(pattern).search(text) is not None
     try:
         return bounded.search(text, timeout=PATTERN_BUDGET) is not None
