@@ -34,10 +34,11 @@ What is isolated (each item is tried when a worker starts; what fails is reporte
 
 What is *not* isolated: CPU time is shared with the host (no CPU quota or pinning); the run can see
 the kernel version and the CPU model; timing side channels; a kernel exploit defeats all of it.
-A run inherits the memory of its warm worker, which never reads a job or a result: each run is
-served by a runner forked from the worker for it, so a child's inherited memory holds nothing of
-earlier runs (their code, stdin or output) and nothing of the harness (no environment, no expected
-outputs; the code verifier keeps those in the harness process). Programs that need
+A run inherits the memory of its warm worker, which never reads a job or a result: each child reads
+its own job from the harness, and writes stdout and stderr to memfds that the worker copies to the
+harness in the kernel, so a child's inherited memory holds nothing of earlier runs (their code,
+stdin or output) and nothing of the harness (no environment, no expected outputs; the code verifier
+keeps those in the harness process). Programs that need
 /dev/shm (``multiprocessing`` locks and pools) or ``socket()`` fail. Without root, the worker makes
 itself root of a new user namespace (mapped to the real uid) and gets the same namespaces; only the
 cgroups are lost (processes are then capped by RLIMIT_NPROC, per user, and memory per process

@@ -1,6 +1,8 @@
 """What happens inside a freshly forked run, from the fork to the program's exit.
 
-Runs in the zygote's forked child: first the trusted setup (process group, cgroups, file
+Runs in the zygote's forked child: it reads its own job from the harness (the zygote never holds
+a job, so no run inherits another's code or input), tells the zygote its limits and waits until
+they are applied, writes its files; then the trusted setup (process group, cgroups, file
 descriptors, environment, rlimits, then no-new-privs, capabilities, landlock, seccomp), then the
 untrusted program. Any setup step that the zygote reported as active and that fails here ends the
 child with exit code 125 (fail closed): a run is never started with less isolation than reported.
@@ -9,6 +11,7 @@ child with exit code 125 (fail closed): a run is never started with less isolati
 from __future__ import annotations
 
 import builtins
+import json
 import os
 import resource
 import signal
@@ -23,6 +26,53 @@ import _wire as wire
 SETUP_FAILED = 125
 _RPC_FD = 3
 SETUP_FD = 4
+
+
+def receive(ctrl, paths: dict, plan: dict, fds: dict, info_w: int, go_r: int) -> None:
+    """Never returns: read this run's job (and the session socket, if any) from the harness, send
+    its limits to the zygote on ``info_w``, wait on ``go_r`` until the zygote has applied them,
+    write the program's files into the run's directory, then ``enter``."""
+    try:
+        job, passed = wire.recv(ctrl, want_fds=1)
+        os.write(info_w, json.dumps(job["limits"]).encode())
+        os.close(info_w)
+        if os.read(go_r, 1) != b"1":
+            os._exit(SETUP_FAILED)  # the zygote refused or went away
+        job.update(paths)
+        lang = job["language"]
+        files = dict(job.get("files") or {}, **{lang["source_file"]: job["code"]})
+        for name, content in files.items():
+            path = os.path.join(job["workdir"], name)
+            with open(path, "w", encoding="utf-8", errors="replace") as fh:
+                fh.write(content)
+        fds = {**fds, 0: _stdin_fd(job.get("stdin") or "", job["workdir"] + ".stdin")}
+        if passed:
+            fds[_RPC_FD] = passed[0]
+        plan = {**plan, "base_vm": _vm_size()}
+    except BaseException as exc:  # noqa: BLE001 - no job, no run
+        os.write(fds[2], f"passband sandbox: cannot prepare the run: {exc!r}\n".encode())
+        os._exit(SETUP_FAILED)
+    enter(job, plan, fds)
+
+
+def _stdin_fd(text: str, spill_path: str) -> int:
+    """A readable fd holding ``text``: a pipe when it fits the pipe buffer, else an unlinked file."""
+    data = text.encode("utf-8", "replace")
+    if len(data) <= 60_000:
+        r, w = os.pipe()
+        os.write(w, data)
+        os.close(w)
+        return r
+    with open(spill_path, "wb") as fh:
+        fh.write(data)
+    fd = os.open(spill_path, os.O_RDONLY)
+    os.unlink(spill_path)
+    return fd
+
+
+def _vm_size() -> int:
+    with open("/proc/self/statm", "rb") as fh:
+        return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def enter(job: dict, plan: dict, fds: dict) -> None:
@@ -90,7 +140,10 @@ def _set_rlimits(limits: dict, plan: dict) -> None:
     address_space = plan["base_vm"] + limits["memory_mb"] * mb
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["max_file_mb"] * mb,) * 2)
+    # stdout and stderr are files (memfds) too: one byte past their cap must still be written, so
+    # the zygote sees the cap passed (a file the program writes is still bounded by ``disk_mb``)
+    fsize = max(limits["max_file_mb"] * mb, limits["max_output_bytes"] + 1)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["max_open_files"],) * 2)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if not plan["pids_cgroup"]:  # ignored for root, and shared per user: the weaker fallback

@@ -16,6 +16,7 @@ import struct
 import sys
 
 MAX_MESSAGE = 64 << 20  # a frame larger than this is a protocol error, not an allocation
+MAX_RAW = 1 << 30  # a run's output: at most ``Limits.max_output_bytes`` per stream
 # ``[[]] * 21_000_000`` fits in 64 MB and parsed to 1.5 GB of lists in the grading process; a flat
 # list of a million numbers is one array, a million pairs about three million
 MAX_CONTAINERS = 4_000_000
@@ -68,6 +69,13 @@ def recv(sock: socket.socket, *, want_fds: int = 0) -> tuple[object, list[int]]:
         return json.loads(body), fds
     except (ValueError, RecursionError) as exc:
         raise WireError(f"malformed frame: {exc}") from None
+
+
+def recv_bytes(sock: socket.socket, n: int) -> bytes:
+    """Exactly ``n`` raw bytes (a run's output after its header); WireError on EOF."""
+    if not isinstance(n, int) or not 0 <= n <= MAX_RAW:
+        raise WireError(f"a raw block of {n!r} bytes")
+    return _recv_exact(sock, n)
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:

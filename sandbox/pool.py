@@ -78,7 +78,15 @@ class _Worker:
             raise WorkerLost(str(exc)) from None
 
     def result(self, timeout: float) -> ExecResult:
-        return ExecResult(**self._recv(timeout))
+        """The run's header, then its stdout and stderr bytes, as the worker sends them."""
+        head = self._recv(timeout)
+        try:
+            out, err = (
+                wire.recv_bytes(self.sock, head[f"{s}_bytes"]) for s in ("stdout", "stderr")
+            )
+        except (KeyError, TypeError, wire.WireError, OSError) as exc:
+            raise WorkerLost(f"bad answer from the worker: {exc!r}") from None
+        return _result(head, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -96,6 +104,21 @@ class _Worker:
             pass
         self.proc.wait()
         _remove_leftovers(self.leftovers)
+
+
+def _result(head: dict, stdout: str, stderr: str) -> ExecResult:
+    last = stderr.rstrip().rsplit("\n", 1)[-1]
+    return ExecResult(
+        exit_code=head["exit_code"],
+        stdout=stdout,
+        stderr=stderr,
+        timed_out=head["timed_out"],
+        memory_exceeded=head["oom"] or (head["exit_code"] != 0 and last.startswith("MemoryError")),
+        duration_s=head["duration_s"],
+        stdout_truncated=head["stdout_truncated"],
+        stderr_truncated=head["stderr_truncated"],
+        setup_error="" if head["set_up"] else (stderr[-2000:] or "setup failed"),
+    )
 
 
 class Pool:

@@ -553,7 +553,9 @@ lang = {"name": "python", "source_file": "solution.py", "compile": None, "run": 
 outs = []
 for code in PROGRAMS:
     wire.send(a, {"mode": "run", "code": code, "stdin": "", "limits": lim, "language": lang, "files": {}})
-    outs.append(wire.recv(a)[0]["stdout"])
+    head = wire.recv(a)[0]
+    outs.append(wire.recv_bytes(a, head["stdout_bytes"]).decode())
+    wire.recv_bytes(a, head["stderr_bytes"])
 a.close()
 p.wait()
 print(json.dumps({"report": hello["report"], "outs": outs}))

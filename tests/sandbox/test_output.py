@@ -1,0 +1,111 @@
+"""A run's input and output through the worker: stdin of any size, output up to its cap byte for
+byte, and nothing of one run left in the worker for the next (its output goes to memfds that the
+worker copies to the harness in the kernel; the child reads its own job)."""
+
+from __future__ import annotations
+
+import pytest
+
+from passband.sandbox import Limits, Pool
+
+FAST = Limits(timeout_s=10.0)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with Pool(1) as p:
+        yield p
+
+
+def test_large_stdin_reaches_the_program_whole(pool):
+    text = "".join(f"{i}\n" for i in range(60_000))  # 349 kB: past a pipe's buffer
+    r = pool.run("import sys\nd = sys.stdin.read()\nprint(len(d), d.count('\\n'))", stdin=text)
+    assert r.ok, r.stderr
+    assert r.stdout == f"{len(text)} 60000\n"
+
+
+def test_output_exactly_at_the_cap_is_whole_and_one_byte_more_is_truncated(pool):
+    cap = Limits(timeout_s=10.0, max_output_bytes=5000)
+    at = pool.run("import sys\nsys.stdout.write('a' * 5000)", limits=cap)
+    assert at.stdout == "a" * 5000 and not at.stdout_truncated and at.ok
+    over = pool.run("import sys\nsys.stdout.write('a' * 5001)", limits=cap)
+    assert over.stdout == "a" * 5000 and over.stdout_truncated and not over.ok
+
+
+def test_stderr_is_capped_on_its_own_and_stdout_kept(pool):
+    code = "import sys\nprint('fine')\nsys.stderr.write('e' * 9000)\nsys.stderr.flush()\n"
+    r = pool.run(code, limits=Limits(timeout_s=10.0, max_output_bytes=4000))
+    assert r.stdout == "fine\n" and not r.stdout_truncated
+    assert r.stderr == "e" * 4000 and r.stderr_truncated
+
+
+def test_a_run_that_floods_its_output_is_ended_at_the_cap_not_at_the_deadline(pool):
+    r = pool.run(
+        "import sys\nwhile True:\n    sys.stderr.write('x' * 1000)",
+        limits=Limits(timeout_s=8.0, max_output_bytes=20_000),
+    )
+    assert r.stderr_truncated and not r.timed_out and r.duration_s < 4.0
+    assert r.stderr == "x" * 20_000
+
+
+def test_an_output_cap_above_max_file_mb_is_still_honoured(pool):
+    """stdout is a file for the program (a memfd): the file size limit is raised to the output
+    cap (documented on ``Limits.max_file_mb``), and no further."""
+    limits = Limits(timeout_s=20.0, max_file_mb=1, max_output_bytes=3 << 20)
+    r = pool.run("import sys\nsys.stdout.write('b' * (2 << 20))", limits=limits)
+    assert r.ok, r.stderr[-500:]
+    assert len(r.stdout) == 2 << 20 and not r.stdout_truncated
+    big = pool.run("open('f', 'w').write('c' * (4 << 20))", limits=limits)
+    assert big.exit_code != 0 and "File too large" in big.stderr
+    small = pool.run("open('f', 'w').write('c' * (2 << 20))", limits=Limits(max_file_mb=1))
+    assert small.exit_code != 0 and "File too large" in small.stderr
+
+
+def test_bytes_that_are_not_utf8_come_back_replaced_not_lost(pool):
+    r = pool.run("import os\nos.write(1, b'ok\\xff\\xfeend')", limits=FAST)
+    assert r.stdout == "ok\ufffd\ufffdend"
+
+
+_SCAN = r"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.sbrk.restype = ctypes.c_void_p
+libc.sbrk.argtypes = [ctypes.c_long]
+libc.write.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+r, w = os.pipe()
+def mapped(addr):
+    ok = libc.write(w, addr, 4096) == 4096
+    if ok:
+        os.read(r, 4096)
+    return ok
+top = libc.sbrk(0) & ~0xFFF
+low = top
+while top - low < (256 << 20) and mapped(low - 4096):
+    low -= 4096
+heap = b"".join(ctypes.string_at(a, 4096) for a in range(low, top, 4096) if mapped(a))
+n = int("700")  # not a constant: the compiler would fold the markers into this program's code
+print(len(heap) > 100_000, heap.count(b"CODE_ONLY_" + b"z" * n), heap.count(b"STDIN_ONLY_" + b"q" * n))
+"""
+
+
+def test_a_run_cannot_find_an_earlier_runs_code_or_stdin_in_its_memory(pool):
+    """The worker never reads a job: each child reads its own, so the next child, forked from
+    the worker, holds neither the earlier program's text nor its input."""
+    marker = "CODE_ONLY_" + "z" * 700
+    for _ in range(2):
+        first = pool.run(
+            f"# {marker}\nimport sys\nprint(len(sys.stdin.read()))", stdin="STDIN_ONLY_" + "q" * 700
+        )
+        assert first.stdout == "711\n"
+        scan = pool.run(_SCAN, limits=Limits(timeout_s=10.0, memory_mb=256))
+        assert scan.exit_code == 0, scan.stderr
+        assert scan.stdout.split() == ["True", "0", "0"], scan.stdout
+
+
+def test_files_that_do_not_fit_the_disk_limit_are_a_setup_error_not_a_lost_worker(pool):
+    if not pool.report.get("mount namespace", "").startswith("active"):
+        pytest.skip("no private tmpfs here: disk_mb is not enforced")
+    r = pool.run("print(1)", files={"big.txt": "x" * (20 << 20)}, limits=Limits(disk_mb=16))
+    assert r.exit_code != 0 and not r.ok
+    assert "No space left on device" in r.setup_error
+    assert pool.run("print(2)").stdout == "2\n"  # the worker goes on
