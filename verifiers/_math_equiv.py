@@ -49,6 +49,8 @@ _TERM_RE = re.compile(r"[+-]?[^+\-]+")
 _CHOICE_VALUE_RE = re.compile(r"\([A-E]\)\s+([^()\s].{0,40})")
 _SPACE_RE = re.compile(r"(?<!\d) +| +(?!\d)")
 _THOUSANDS_SPACE_RE = re.compile(r"(?<=\d) (?=\d{3}(?!\d))")
+# a plain decimal's written places, trailing zeros included (not a mantissa: "1.50e-3", "1.5 \times")
+_DECIMAL_RE = re.compile(r"(?<![\d.])\d*\.(\d+)(?![\d.eE])(?!\s*(?:\\times|\\cdot|×))")
 _IMAGINARY_RE = re.compile(r"(?<![A-Za-z\\])i(?![A-Za-z])|\\sqrt\s*\{\s*-")
 _PAREN_SQRT_RE = re.compile(r"\\sqrt\s*\(([^()]{1,40})\)")  # 7\sqrt(3): a root, never "7"
 _UPRIGHT_CONST_RE = re.compile(
@@ -181,7 +183,8 @@ def _agree(gold: str, pred: str, gold_parsed: list, pred_parsed: list) -> bool:
     g, p = _first_math(gold_parsed), _first_math(pred_parsed)
     if verify(gold_parsed, pred_parsed, timeout_seconds=None, raise_on_error=False):
         percent = "%" in gold or "%" in pred  # math-verify's own percent rule (25% = 25) stands
-        return percent or g is None or p is None or not contradicts(g, p)
+        places = max((len(m) for m in _DECIMAL_RE.findall(f"{gold} {pred}")), default=0)
+        return percent or g is None or p is None or not contradicts(g, p, places)
     if _IMAGINARY_RE.search(gold) or _IMAGINARY_RE.search(pred):
         return g is not None and p is not None and complex_equal(g, p)
     return False

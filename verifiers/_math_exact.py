@@ -32,13 +32,16 @@ _DIGITS = 60
 _POINTS = 3
 
 
-def contradicts(gold: object, pred: object) -> bool:
-    """True when two parsed values math-verify accepted are shown to differ (see module doc)."""
+def contradicts(gold: object, pred: object, written_places: int = 0) -> bool:
+    """True when two parsed values math-verify accepted are shown to differ (see module doc).
+
+    ``written_places``: the most decimal places written in either text, trailing zeros counted
+    (a parsed float has lost them: ``1.4142140`` claims 7 places, its float shows 6)."""
     if not (_plain_expr(gold) and _plain_expr(pred)):
         return False
     try:
         if gold.atoms(Float) or pred.atoms(Float):
-            return _floats_differ(gold, pred)
+            return _floats_differ(gold, pred, written_places)
         diff = (
             sympy.expand(gold - pred) if (gold.free_symbols or pred.free_symbols) else gold - pred
         )
@@ -100,14 +103,14 @@ def _nonzero(diff: Expr, gold: Expr, pred: Expr) -> bool:
     return True
 
 
-def _floats_differ(gold: Expr, pred: Expr) -> bool:
+def _floats_differ(gold: Expr, pred: Expr, written_places: int = 0) -> bool:
     """A decimal approximates: they differ by over half the decimal's last written place."""
     if gold.free_symbols or pred.free_symbols:
         return False
     g, p = complex(gold.evalf(30)), complex(pred.evalf(30))
     d, scale = abs(g - p), max(abs(g), abs(p))
-    places = [_places(f) for f in (gold.atoms(Float) | pred.atoms(Float))]
-    half_place = 0.5 * 10.0 ** -max(places) if places else 0.0
+    places = [_places(f) for f in (gold.atoms(Float) | pred.atoms(Float))] + [written_places]
+    half_place = 0.5 * 10.0 ** -max(places)
     if d and not (g and p):  # "0.0" for 1/3000000: a zero approximates no nonzero value
         return True
     # within half the last written place ("3.14" for pi); a wrong digit there is a wrong answer

@@ -216,9 +216,18 @@ WRONG = [
     ("A", "The answer is (A).\n\nOn reflection, (C)."),
     (r"\pi", r"\boxed{3.1415929}"),
     (r"\frac{1}{4}", r"\boxed{0.25\%}"),  # a fraction is a proportion: 0.25% is 1/400
+    # trailing zeros are written places: 1.4142140 claims 7 places and is 4 units off in the 7th
+    (r"\sqrt{2}", r"\boxed{1.4142140}"),
+    (r"\sqrt{2}", r"\boxed{1.41421360}"),
+    (r"\frac{1}{3}", r"\boxed{0.33330}"),
 ]
 
 RIGHT = [
+    (r"\sqrt{2}", r"\boxed{1.4142136}"),
+    (r"\sqrt{2}", r"\boxed{1.41421356}"),
+    ("2.5", r"\boxed{2.5000}"),
+    (r"\frac{5}{2}", r"\boxed{2.50}"),
+    (r"\frac{1}{3}", r"\boxed{0.333333}"),
     ("2\\sqrt{3}", r"\boxed{2√3}"),
     ("4", r"\boxed{2²}"),
     ("3.5", r"\boxed{3½}"),
