@@ -98,6 +98,9 @@ _RANGE_RE = re.compile(r"\d\s*\.{2,3}\s*-?\d")  # "12..13" (a sequence has comma
 # conversion, "45 \text{ minutes (0.75 hours)}", and stays)
 _TEXT_VALUE_RE = re.compile(r"\d[^\\{}]*\\(?:text|textrm|mbox)\s*\{[^{}]*\?[^{}]*\}")
 _BASE_RE = re.compile(r"\d\s*_\s*\{?\s*\d")
+_ALTERNATIVES_RE = re.compile(  # "18|19": two candidates ("|-3|", an absolute value, is one)
+    r"^-?\d+(?:\.\d+)?\s*(?:\||\\mid|\\vert)\s*-?\d+(?:\.\d+)?$"
+)
 # a unit after a number, and then more: "18 \text{ hours } 20 \text{ minutes}", "18 \text{ cm} =
 # 20 \text{ m}", "5 \text{ dollars and } 50 \text{ cents}"; math-verify reads only the first number
 _UNIT_THEN_MORE_RE = re.compile(
@@ -123,6 +126,8 @@ def not_a_value(pred: str, gold: str) -> str | None:
         return "is a range, not a value"
     if _TEXT_VALUE_RE.search(text) and not _TEXT_VALUE_RE.search(gold):
         return "has a question mark in its text"
+    if _ALTERNATIVES_RE.match(text) and not _ALTERNATIVES_RE.match(gold.strip("$ ")):
+        return "lists two values split by a bar, not one"
     if _BASE_RE.search(text) and not _BASE_RE.search(gold):
         return "is written in another base"
     if _UNIT_THEN_MORE_RE.search(text) and not _UNIT_THEN_MORE_RE.search(gold):

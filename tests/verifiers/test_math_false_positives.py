@@ -220,9 +220,22 @@ WRONG = [
     (r"\sqrt{2}", r"\boxed{1.4142140}"),
     (r"\sqrt{2}", r"\boxed{1.41421360}"),
     (r"\frac{1}{3}", r"\boxed{0.33330}"),
+    ("18", r"The answer is \boxed{18|19}"),  # two candidates split by a bar
+    ("19", r"The answer is \boxed{18 \mid 19}"),
+    ("(1, 2)", r"Final answer: $(y, x) = (1, 2)$"),  # x = 2, y = 1
+    ("(1, 2, 3)", r"The answer is $(c, a, b) = (1, 2, 3)$."),
+    ("6", "Answer: $6 and 30 cents"),  # one amount, $6.30
+    ("6", "She has 6 dollars and 30 cents left. The answer is 6 dollars and 30 cents."),
 ]
 
 RIGHT = [
+    ("(2, 1)", r"Final answer: $(y, x) = (1, 2)$"),
+    ("(1, 2)", r"Final answer: $(x, y) = (1, 2)$"),
+    (r"(\frac{1}{2}, 3)", r"The answer is $(b, a) = (3, \frac{1}{2})$."),
+    ("(x, y) = (1, 2)", r"So $(y, x) = (2, 1)$."),
+    ("6.30", "Answer: $6 and 30 cents"),
+    ("6.05", "The answer is 6 dollars and 5 cents."),
+    ("3", r"The answer is \boxed{|-3|}"),
     (r"\sqrt{2}", r"\boxed{1.4142136}"),
     (r"\sqrt{2}", r"\boxed{1.41421356}"),
     ("2.5", r"\boxed{2.5000}"),
