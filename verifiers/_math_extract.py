@@ -29,7 +29,7 @@ from numbers import Number
 
 from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
 from passband.verifiers._math_final import final_part
-from passband.verifiers._math_shape import box_is_operand, hedged_boxes, to_latex, unbold
+from passband.verifiers._math_shape import box_is_operand, hedged_boxes, in_cents, to_latex, unbold
 
 __all__ = ["STRATEGIES", "extract_answer", "extract_gold", "gsm8k_answer", "locate_answer"]
 
@@ -128,8 +128,7 @@ def locate_answer(
     ``searched`` being the text that was read (the final part, without code blocks) and
     ``position`` the answer's place in it (``_math_guard`` reads the words around it)."""
     text = final_part(text)[-max_chars:]
-    if "cent" in text:
-        text = _CENTS_RE.sub(_in_cents, text)
+    text = in_cents(text)
     if selection == "first":
         return _first(text, strategies, max_answer_chars)
     hits = []
@@ -320,19 +319,6 @@ def _answer_line(text: str, limit: int) -> tuple[int, str] | None:
         if phrase:
             return _line_answer(last, phrase, limit)
     return None
-
-
-# "$6 and 30 cents", "6 dollars and 5 cents": one amount (read as its first number it was 6)
-_CENTS_RE = re.compile(
-    r"(?P<sign>\\?\$\s*)?(?<![\d.])(?P<whole>\d{1,9})(?P<unit>\s+dollars?)?\s+and\s+(?P<cents>\d{1,2})\s*cents?\b"
-)
-
-
-def _in_cents(match: re.Match) -> str:
-    if not (match.group("sign") or match.group("unit")):
-        return match.group(0)  # "3 and 30 cents": no dollars were named
-    amount = f"{match.group('whole')}.{int(match.group('cents')):02d}"
-    return f"{match.group('sign') or ''}{amount}{match.group('unit') or ''}"
 
 
 def _bare(phrase: str) -> bool:

@@ -20,7 +20,7 @@ import re
 
 from passband.verifiers._math_forms import exact_value, values_equal
 
-__all__ = ["to_latex", "not_a_value", "box_is_operand"]
+__all__ = ["to_latex", "not_a_value", "box_is_operand", "in_cents"]
 
 _PLAIN = {
     "\u2212": "-",  # minus sign
@@ -203,3 +203,21 @@ def _same(a: str, b: str) -> bool:
         return True
     x, y = (exact_value(t.strip()) for t in (a, b))
     return x is not None and y is not None and values_equal(x, y) is True
+
+
+# "$6 and 30 cents", "6 dollars and 5 cents": one amount (read as its first number it was 6)
+_CENTS_RE = re.compile(
+    r"(?P<sign>\\?\$\s*)?(?<![\d.])(?P<whole>\d{1,9})(?P<unit>\s+dollars?)?\s+and\s+(?P<cents>\d{1,2})\s*cents?\b"
+)
+
+
+def _in_cents(match: re.Match) -> str:
+    if not (match.group("sign") or match.group("unit")):
+        return match.group(0)  # "3 and 30 cents": no dollars were named
+    amount = f"{match.group('whole')}.{int(match.group('cents')):02d}"
+    return f"{match.group('sign') or ''}{amount}{match.group('unit') or ''}"
+
+
+def in_cents(text: str) -> str:
+    """``text`` with each amount in dollars and cents written as one decimal."""
+    return _CENTS_RE.sub(_in_cents, text) if "cent" in text else text
