@@ -69,7 +69,10 @@ _JOINER_RE = re.compile(  # what may separate sibling boxes
 _SENTENCE_START_RE = re.compile(
     r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)"
 )  # "Toulouse has", "Janet, who"
-_CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
+_CLAUSE_END_RE = re.compile(  # "... 4 more boxes to reach 20.": 20 is the goal, 4 the answer
+    r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\("
+    r"|\s+(?:in\s+order\s+)?to\s+(?:reach|get\s+to|make\s+it\s+to|hit|arrive\s+at)\s"
+)
 _GSM8K_LEAD_RE = re.compile(r"[ \t:]*")
 # "####" opening a Markdown heading, not an answer: a heading word ("#### Step 2: Multiply"), or
 # words with no digit at all ("#### Verification"); "#### She makes 18 dollars" is an answer

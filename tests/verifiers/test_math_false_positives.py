@@ -226,9 +226,12 @@ WRONG = [
     ("(1, 2, 3)", r"The answer is $(c, a, b) = (1, 2, 3)$."),
     ("6", "Answer: $6 and 30 cents"),  # one amount, $6.30
     ("6", "She has 6 dollars and 30 cents left. The answer is 6 dollars and 30 cents."),
+    ("20", "Answer: She needs 4 more boxes to reach 20."),  # 20 is the goal, 4 the answer
 ]
 
 RIGHT = [
+    ("4", "Answer: She needs 4 more boxes to reach 20."),
+    ("20", "Answer: He needs to reach 20."),
     ("(2, 1)", r"Final answer: $(y, x) = (1, 2)$"),
     ("(1, 2)", r"Final answer: $(x, y) = (1, 2)$"),
     (r"(\frac{1}{2}, 3)", r"The answer is $(b, a) = (3, \frac{1}{2})$."),
