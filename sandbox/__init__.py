@@ -30,7 +30,8 @@ What is isolated (each item is tried when a worker starts; what fails is reporte
   seccomp filter denying ``socket()`` (``socketpair`` stays allowed).
 - Privileges: no-new-privs, every capability dropped (bounding set too); seccomp also denies
   ptrace, mount, unshare/setns, clone into new namespaces (``clone3``, whose flags it cannot
-  read, answers ENOSYS so libc uses ``clone``), bpf, keyctl, kexec, module loading and io_uring.
+  read, answers ENOSYS so libc uses ``clone``), bpf, keyctl, kexec, module loading, io_uring and
+  System V IPC (a worker's runs share its IPC namespace).
 
 What is *not* isolated: CPU time is shared with the host (no CPU quota or pinning); the run can see
 the kernel version and the CPU model; timing side channels; a kernel exploit defeats all of it.

@@ -28,11 +28,16 @@ _RPC_FD = 3
 SETUP_FD = 4
 
 
-def receive(ctrl, paths: dict, plan: dict, fds: dict, info_w: int, go_r: int) -> None:
+def receive(ctrl, paths: dict, plan: dict, fds: dict, pipes: tuple, theirs: list) -> None:
     """Never returns: read this run's job (and the session socket, if any) from the harness, send
-    its limits to the zygote on ``info_w``, wait on ``go_r`` until the zygote has applied them,
-    write the program's files into the run's directory, then ``enter``."""
+    its limits to the zygote on ``pipes[0]``, wait on ``pipes[1]`` until the zygote has applied
+    them, write the program's files into the run's directory, then ``enter``. ``theirs``: the
+    zygote's own ends, closed first, so that a zygote that dies is seen at once."""
+    info_w, go_r = pipes
     try:
+        iso.set_parent_death_signal(signal.SIGKILL)
+        for fd in theirs:
+            os.close(fd)
         job, passed = wire.recv(ctrl, want_fds=1)
         os.write(info_w, json.dumps(job["limits"]).encode())
         os.close(info_w)
@@ -45,7 +50,10 @@ def receive(ctrl, paths: dict, plan: dict, fds: dict, info_w: int, go_r: int) ->
             path = os.path.join(job["workdir"], name)
             with open(path, "w", encoding="utf-8", errors="replace") as fh:
                 fh.write(content)
-        fds = {**fds, 0: _stdin_fd(job.get("stdin") or "", job["workdir"] + ".stdin")}
+        spill = os.path.join(
+            job["workdir"], ".passband-stdin"
+        )  # removed with the directory, even if cut
+        fds = {**fds, 0: _stdin_fd(job.get("stdin") or "", spill)}
         if passed:
             fds[_RPC_FD] = passed[0]
         plan = {**plan, "base_vm": _vm_size()}

@@ -1,10 +1,10 @@
-"""Watch a run: enforce its deadline and output caps, notice a harness that hangs up, wait for its exit.
+"""Watch a run: stream its output with caps, enforce its deadline, notice a harness that hangs up.
 
-Part of the zygote (standard library only). The run writes its stdout and stderr into two memfds
-that the zygote never reads: it only looks at their sizes, and copies their bytes to the harness
-in the kernel when the run is over (``sendfile``), so no run's output ever lies in the zygote's
-memory for a later run to inherit. Past the deadline or past an output cap the run's process group
-(and, being the init of its PID namespace, everything in it) is SIGKILLed.
+Part of the zygote (standard library only). The run writes stdout and stderr into pipes, as any
+program expects; the zygote moves what arrives into two memfds with ``splice``, in the kernel, and
+after the run copies them to the harness the same way (``sendfile``), so no run's output ever lies
+in the zygote's memory for a later run to inherit. Past the deadline or past an output cap the
+run's process group (and, being the init of its PID namespace, everything in it) is SIGKILLed.
 """
 
 from __future__ import annotations
@@ -15,33 +15,32 @@ import signal
 import socket
 import time
 
-# How often the output sizes are looked at while a run is alive: soon after the start (most runs
-# take a few milliseconds), then less often. Between two looks a run can write past its cap only
-# as far as its memory limit lets it (memfd pages are charged to the run's memory cgroup).
-_FIRST_LOOK_S = 0.002
-_LOOK_EVERY_S = 0.02
-
 
 class HarnessGone(Exception):
     """The harness closed the control socket in the middle of a run."""
 
 
 class Watch:
-    """Enforce the deadline and the output caps of the run ``pid``, then wait for its exit."""
+    """Stream the run's pipes into ``outputs`` (capped), enforce the deadline, wait for its exit."""
 
-    def __init__(self, pid, outputs, ctrl, limits, start):
-        self.pid, self.outputs, self.ctrl = pid, outputs, ctrl
-        self.limits, self.start = limits, start
+    def __init__(self, pid, pipes, outputs, ctrl, limits, start):
+        self.pid, self.ctrl, self.limits, self.start = pid, ctrl, limits, start
+        self.sinks = dict(zip(pipes, outputs))
+        self.sizes = dict.fromkeys(pipes, 0)
+        self.truncated = dict.fromkeys(pipes, False)
         self.status = None
-        self.timed_out = self.killed = False
+        self.timed_out = False
 
     def wait(self, reap) -> dict:
         """The run's metadata once it has exited and ``reap`` has cleared what it left behind:
-        exit code, timed out, duration, and per stream the number of bytes to send and whether
-        the stream went past its cap."""
+        exit code, timed out, duration, and per stream the bytes written to its memfd and
+        whether it went past its cap."""
         sel = selectors.DefaultSelector()
         pidfd = os.pidfd_open(self.pid)
         try:
+            for fd in self.sinks:
+                os.set_blocking(fd, False)
+                sel.register(fd, selectors.EVENT_READ)
             sel.register(pidfd, selectors.EVENT_READ)
             sel.register(self.ctrl, selectors.EVENT_READ)
             self._loop(sel, pidfd, reap)
@@ -51,48 +50,69 @@ class Watch:
         code = (
             os.waitstatus_to_exitcode(self.status) if self.status is not None else -signal.SIGKILL
         )
-        cap = self.limits["max_output_bytes"]
-        sizes = [os.fstat(fd).st_size for fd in self.outputs]
+        (out, err), (t_out, t_err) = self.sizes.values(), self.truncated.values()
         return {
             "exit_code": code,
             "timed_out": self.timed_out,
             "duration_s": time.monotonic() - self.start,
-            "stdout_bytes": min(sizes[0], cap),
-            "stderr_bytes": min(sizes[1], cap),
-            "stdout_truncated": sizes[0] > cap,
-            "stderr_truncated": sizes[1] > cap,
+            "stdout_bytes": out,
+            "stderr_bytes": err,
+            "stdout_truncated": t_out,
+            "stderr_truncated": t_err,
         }
 
     def _loop(self, sel, pidfd, reap) -> None:
         deadline = self.start + self.limits["timeout_s"]
-        look = _FIRST_LOOK_S
-        while self.status is None:
+        open_streams = set(self.sinks)
+        drain_until = None
+        while open_streams or self.status is None:
             now = time.monotonic()
-            if not self.killed and now >= deadline:
+            if self.status is None and now >= deadline and not self.timed_out:
                 self.timed_out = True
                 self._kill()
-            elif not self.killed and self._past_cap():
-                self._kill()  # past the cap the run is over: nobody will read the rest
-            wait = min(deadline - now, look) if not self.killed else 0.5
-            look = _LOOK_EVERY_S
-            for key, _ in sel.select(timeout=max(wait, 0.0)):
+            if drain_until is not None and now >= drain_until:
+                break  # a stray still holds a pipe open (no PID namespace): stop listening
+            wait = (deadline - now) if not self.timed_out else 0.5
+            events = sel.select(
+                timeout=max(wait, 0.0) if drain_until is None else drain_until - now
+            )
+            for key, _ in events:
                 if key.fd == pidfd:
                     self.status = os.waitpid(self.pid, 0)[1]
+                    sel.unregister(pidfd)
                     reap()
-                elif not self.ctrl.recv(1, socket.MSG_PEEK):  # the harness went away
-                    self._kill()
-                    os.waitpid(self.pid, 0)
-                    self.status = 0
-                    raise HarnessGone()
-                else:
+                    drain_until = time.monotonic() + 1.0
+                elif key.fileobj is self.ctrl:
+                    if not self.ctrl.recv(1, socket.MSG_PEEK):  # the harness went away
+                        self._kill()
+                        os.waitpid(self.pid, 0)
+                        self.status = 0
+                        raise HarnessGone()
                     sel.unregister(self.ctrl)
+                else:
+                    self._move(key.fd, sel, open_streams)
 
-    def _past_cap(self) -> bool:
-        cap = self.limits["max_output_bytes"]
-        return any(os.fstat(fd).st_size > cap for fd in self.outputs)
+    def _move(self, fd, sel, open_streams) -> None:
+        """What the pipe holds, into its memfd, up to the cap; one byte past it ends the run."""
+        room = self.limits["max_output_bytes"] - self.sizes[fd]
+        try:
+            if room > 0:
+                moved = os.splice(fd, self.sinks[fd], min(room, 1 << 16))
+            else:  # a single byte is a cached object: no output lands in our memory
+                moved = len(os.read(fd, 1))
+                if moved:
+                    self.truncated[fd] = True
+                    self._kill()  # past the cap the run is over: nobody will read the rest
+                    moved = 0
+        except BlockingIOError:
+            return
+        if not moved:
+            sel.unregister(fd)
+            open_streams.discard(fd)
+            return
+        self.sizes[fd] += moved
 
     def _kill(self) -> None:
-        self.killed = True
         if self.status is None:
             try:
                 os.killpg(self.pid, signal.SIGKILL)

@@ -165,6 +165,20 @@ def _landlock_allow(ruleset: int, path: str, access: int) -> None:
 # network namespace (AF_UNIX path sockets could reach host daemons; socketpair stays allowed).
 _DENY_X86_64 = {
     "socket": 41,
+    # System V IPC: every run of a worker shares its IPC namespace, so a segment or queue left by
+    # one run (a group mate's answer) could be read by the next
+    "shmget": 29,
+    "shmat": 30,
+    "shmctl": 31,
+    "semget": 64,
+    "semop": 65,
+    "semctl": 66,
+    "shmdt": 67,
+    "msgget": 68,
+    "msgsnd": 69,
+    "msgrcv": 70,
+    "msgctl": 71,
+    "semtimedop": 220,
     "ptrace": 101,
     "mount": 165,
     "umount2": 166,

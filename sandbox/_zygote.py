@@ -9,8 +9,9 @@ Without root it first becomes root of a user namespace of its own, so the namesp
 Per run (``serve_one``) it creates a temporary working directory and forks the child into a fresh
 PID namespace (the child is that namespace's init: when it exits the kernel kills everything it
 left behind). The child reads its own job; the worker applies the limits the child sends back,
-enforces the wall-clock deadline and the output caps (``_collect.py``), removes the directory and
-copies the output to the harness in the kernel. The worker itself never holds a job or a result,
+moves the child's output from its pipes into memfds in the kernel (``splice``) with caps, enforces
+the wall-clock deadline (``_collect.py``), removes the directory and copies the output to the
+harness in the kernel (``sendfile``). The worker itself never holds a job or a result,
 so no run inherits another's code, stdin or output.
 """
 
@@ -84,8 +85,8 @@ class Zygote(Setup):
         holds a job or a result and each child, a fresh copy of the zygote, inherits nothing of
         earlier runs: no other completion's code, stdin or output (a review found earlier runs'
         outputs, other completions' answers to the same case, in a child's heap when the zygote
-        read them). The child sends back only its limits; its stdout and stderr go to memfds
-        that the zygote copies to the harness in the kernel (``sendfile``) after the header."""
+        read them). The child sends back only its limits; its stdout and stderr are spliced
+        into memfds that the zygote copies to the harness in the kernel after the header."""
         select.select([ctrl], [], [])  # a job (or the harness's hang-up) is there to read
         outputs = [os.memfd_create("passband-stdout"), os.memfd_create("passband-stderr")]
         try:
@@ -108,14 +109,17 @@ class Zygote(Setup):
         harness went away during the run."""
         start = time.monotonic()
         workdir = tempfile.mkdtemp(prefix="run-", dir=self.base)
-        info_r, info_w = os.pipe()
-        go_r, go_w = os.pipe()
-        setup_r, setup_w = os.pipe()
-        mine, theirs = [info_r, go_w, setup_r], [info_w, go_r, setup_w]
+        (info_r, info_w), (go_r, go_w), (setup_r, setup_w) = os.pipe(), os.pipe(), os.pipe()
+        (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
+        mine = [info_r, go_w, setup_r, out_r, err_r]
+        theirs = [info_w, go_r, setup_w, out_w, err_w]
         try:
-            fds = {1: outputs[0], 2: outputs[1], _child.SETUP_FD: setup_w}
+            fds = {1: out_w, 2: err_w, _child.SETUP_FD: setup_w}
             paths = {"workdir": workdir, "zygote_dir": _HERE}
-            pid = self._fork(lambda: _child.receive(ctrl, paths, self.plan, fds, info_w, go_r))
+            ours = mine + outputs  # the child closes its copies before it reads the job
+            pid = self._fork(
+                lambda: _child.receive(ctrl, paths, self.plan, fds, (info_w, go_r), ours)
+            )
             for fd in theirs:
                 os.close(fd)
             theirs.clear()
@@ -125,7 +129,8 @@ class Zygote(Setup):
                 return None
             oom_before = self._memcg_prepare(limits)
             os.write(go_w, b"1")
-            head = Watch(pid, outputs, ctrl, limits, start).wait(self._reap_strays)
+            watch = Watch(pid, [out_r, err_r], outputs, ctrl, limits, start)
+            head = watch.wait(self._reap_strays)
             head["set_up"] = os.read(setup_r, 1) == b"1" or head["timed_out"]  # killed mid-setup
             head["oom"] = self._oom_since(oom_before)
             return head

@@ -148,7 +148,7 @@ class Setup:
             self.report[name] = (
                 (
                     "active: socket(), ptrace, mount, unshare, setns, clone into new "
-                    "namespaces, bpf, keyctl, kexec, module loading and io_uring denied"
+                    "namespaces, bpf, keyctl, kexec, module loading, io_uring and System V IPC denied"
                 )
                 if ok
                 else "inactive: not supported here"

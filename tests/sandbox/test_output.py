@@ -109,3 +109,34 @@ def test_files_that_do_not_fit_the_disk_limit_are_a_setup_error_not_a_lost_worke
     assert r.exit_code != 0 and not r.ok
     assert "No space left on device" in r.setup_error
     assert pool.run("print(2)").stdout == "2\n"  # the worker goes on
+
+
+def test_writing_through_dev_stdout_keeps_what_was_written_before(pool):
+    """stdout is a pipe, as programs expect: reopening /dev/stdout appends, it cannot truncate or
+    rewind what the run wrote (a review found both with a file behind fd 1)."""
+    code = (
+        "import os\nprint('line1', flush=True)\nwith open('/dev/stdout', 'w') as f:\n"
+        "    f.write('line2\\n')\nprint('line3')\n"
+        "try:\n    os.posix_fallocate(1, 0, 64 << 20)\nexcept OSError:\n    print('no fallocate')\n"
+    )
+    r = pool.run(code, limits=FAST)
+    assert r.stdout == "line1\nline2\nline3\nno fallocate\n", r
+
+
+def test_a_stdin_too_big_for_the_disk_limit_leaves_nothing_behind(pool):
+    if not pool.report.get("mount namespace", "").startswith("active"):
+        pytest.skip("no private tmpfs here: disk_mb is not enforced")
+    big = pool.run("print(len(input()))", stdin="S" * (8 << 20), limits=Limits(disk_mb=4))
+    assert "No space left on device" in big.setup_error
+    after = pool.run("print(len(input()))", stdin="T" * 100_000, limits=Limits(disk_mb=4))
+    assert after.ok and after.stdout == "100000\n", after
+
+
+def test_system_v_shared_memory_is_refused(pool):
+    """A worker's runs share its IPC namespace: a segment left by one run would reach the next."""
+    code = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "print(libc.shmget(0, 4096, 0o1666), ctypes.get_errno())\n"
+    )
+    r = pool.run(code, limits=FAST)
+    assert r.stdout.split() == ["-1", "1"], r  # EPERM
