@@ -1,17 +1,16 @@
 """What happens inside a freshly forked run, from the fork to the program's exit.
 
-Runs in the zygote's forked child: it reads its own job from the harness (the zygote never holds
-a job, so no run inherits another's code or input), tells the zygote its limits and waits until
-they are applied, writes its files; then the trusted setup (process group, cgroups, file
-descriptors, environment, rlimits, then no-new-privs, capabilities, landlock, seccomp), then the
-untrusted program. Any setup step that the zygote reported as active and that fails here ends the
-child with exit code 125 (fail closed): a run is never started with less isolation than reported.
+Runs in the zygote's forked child: it reads its own job from the harness (the zygote never holds a
+job, so no run inherits another's code or input) and writes its files; then the trusted setup
+(process group, cgroups, file descriptors, environment, rlimits, then no-new-privs, capabilities,
+landlock, seccomp), then the untrusted program. Any setup step that the zygote reported as active
+and that fails here ends the child with exit code 125 (fail closed): a run is never started with
+less isolation than reported.
 """
 
 from __future__ import annotations
 
 import builtins
-import json
 import os
 import resource
 import signal
@@ -28,21 +27,16 @@ _RPC_FD = 3
 SETUP_FD = 4
 
 
-def receive(ctrl, paths: dict, plan: dict, fds: dict, pipes: tuple, theirs: list) -> None:
-    """Never returns: read this run's job (and the session socket, if any) from the harness, send
-    its limits to the zygote on ``pipes[0]``, wait on ``pipes[1]`` until the zygote has applied
-    them, write the program's files into the run's directory, then ``enter``. ``theirs``: the
-    zygote's own ends, closed first, so that a zygote that dies is seen at once."""
-    info_w, go_r = pipes
+def receive(ctrl, paths: dict, plan: dict, fds: dict, theirs: list) -> None:
+    """Never returns: read this run's job (and the session socket, if any) from the harness,
+    write the program's files into the run's directory, then ``enter``. ``theirs``: the zygote's
+    own descriptors, closed first; the parent-death signal is set first too, so a child whose
+    zygote dies never waits on the harness's socket."""
     try:
         iso.set_parent_death_signal(signal.SIGKILL)
         for fd in theirs:
             os.close(fd)
         job, passed = wire.recv(ctrl, want_fds=1)
-        os.write(info_w, json.dumps(job["limits"]).encode())
-        os.close(info_w)
-        if os.read(go_r, 1) != b"1":
-            os._exit(SETUP_FAILED)  # the zygote refused or went away
         job.update(paths)
         lang = job["language"]
         files = dict(job.get("files") or {}, **{lang["source_file"]: job["code"]})

@@ -23,8 +23,9 @@ class HarnessGone(Exception):
 class Watch:
     """Stream the run's pipes into ``outputs`` (capped), enforce the deadline, wait for its exit."""
 
-    def __init__(self, pid, pipes, outputs, ctrl, limits, start):
+    def __init__(self, pid, pipes, outputs, setup_r, ctrl, limits, start):
         self.pid, self.ctrl, self.limits, self.start = pid, ctrl, limits, start
+        self.setup_r, self.set_up = setup_r, None
         self.sinks = dict(zip(pipes, outputs))
         self.sizes = dict.fromkeys(pipes, 0)
         self.truncated = dict.fromkeys(pipes, False)
@@ -42,17 +43,22 @@ class Watch:
                 os.set_blocking(fd, False)
                 sel.register(fd, selectors.EVENT_READ)
             sel.register(pidfd, selectors.EVENT_READ)
-            sel.register(self.ctrl, selectors.EVENT_READ)
+            # the control socket holds the child's job until it has read it: it is watched for
+            # the harness's hang-up once the child reports its setup done (or failed)
+            sel.register(self.setup_r, selectors.EVENT_READ)
             self._loop(sel, pidfd, reap)
         finally:
             sel.close()
             os.close(pidfd)
+        if self.set_up is None:  # the run ended before its report was read: it is there now
+            self.set_up = os.read(self.setup_r, 1) == b"1"
         code = (
             os.waitstatus_to_exitcode(self.status) if self.status is not None else -signal.SIGKILL
         )
         (out, err), (t_out, t_err) = self.sizes.values(), self.truncated.values()
         return {
             "exit_code": code,
+            "set_up": self.set_up or self.timed_out,  # killed mid-setup: a timeout
             "timed_out": self.timed_out,
             "duration_s": time.monotonic() - self.start,
             "stdout_bytes": out,
@@ -82,6 +88,10 @@ class Watch:
                     sel.unregister(pidfd)
                     reap()
                     drain_until = time.monotonic() + 1.0
+                elif key.fd == self.setup_r:
+                    self.set_up = os.read(self.setup_r, 1) == b"1"  # the only proof accepted
+                    sel.unregister(self.setup_r)
+                    sel.register(self.ctrl, selectors.EVENT_READ)
                 elif key.fileobj is self.ctrl:
                     if not self.ctrl.recv(1, socket.MSG_PEEK):  # the harness went away
                         self._kill()

@@ -4,15 +4,15 @@ Started by ``passband.sandbox.pool`` as ``python -I _zygote.py FD``, where FD is
 control socket. Standard library only. At start it enters network and mount namespaces of its own
 (so every child is born without network, and run directories live on a private size-limited tmpfs),
 joins its own pids/memory cgroups, probes each isolation mechanism once, and reports what is active
-(all of that in ``_zygote_setup.py``).
-Without root it first becomes root of a user namespace of its own, so the namespaces still work.
-Per run (``serve_one``) it creates a temporary working directory and forks the child into a fresh
-PID namespace (the child is that namespace's init: when it exits the kernel kills everything it
-left behind). The child reads its own job; the worker applies the limits the child sends back,
-moves the child's output from its pipes into memfds in the kernel (``splice``) with caps, enforces
-the wall-clock deadline (``_collect.py``), removes the directory and copies the output to the
-harness in the kernel (``sendfile``). The worker itself never holds a job or a result,
-so no run inherits another's code, stdin or output.
+(all of that in ``_zygote_setup.py``). Without root it first becomes root of a user namespace of its
+own, so the namespaces still work. Per run (``serve_one``) it creates a temporary working directory
+and forks the child into a fresh PID namespace (the child is that namespace's init: when it exits
+the kernel kills everything it left behind). The harness sends the job's limits in a frame of their
+own, which the worker applies; the child reads the job itself. The worker moves the child's output
+from its pipes into memfds in the kernel (``splice``) with caps, enforces the wall-clock deadline
+(``_collect.py``), removes the directory and copies the output to the harness in the kernel
+(``sendfile``). The worker itself never holds a job or a result, so no run inherits another's code,
+stdin or output.
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-import json  # noqa: E402
-import select  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import tempfile  # noqa: E402
@@ -85,12 +83,18 @@ class Zygote(Setup):
         holds a job or a result and each child, a fresh copy of the zygote, inherits nothing of
         earlier runs: no other completion's code, stdin or output (a review found earlier runs'
         outputs, other completions' answers to the same case, in a child's heap when the zygote
-        read them). The child sends back only its limits; its stdout and stderr are spliced
-        into memfds that the zygote copies to the harness in the kernel after the header."""
-        select.select([ctrl], [], [])  # a job (or the harness's hang-up) is there to read
+        read them). The zygote reads only the job's limits, sent ahead of it in a frame of their
+        own; the child's stdout and stderr are spliced into memfds that the zygote copies to the
+        harness in the kernel after the header."""
+        try:  # the job's limits come first, in a frame of their own; the job is the child's
+            limits = _limits(wire.recv(ctrl)[0])
+        except (OSError, wire.WireError):
+            return False
+        if limits is None:
+            return False  # not the frame expected (a job a dead child left unread): stop here
         outputs = [os.memfd_create("passband-stdout"), os.memfd_create("passband-stderr")]
         try:
-            head = self._run(ctrl, outputs)
+            head = self._run(ctrl, outputs, limits)
             if head is None:
                 return False
             wire.send(ctrl, head)
@@ -104,34 +108,24 @@ class Zygote(Setup):
             for fd in outputs:
                 os.close(fd)
 
-    def _run(self, ctrl: socket.socket, outputs: list[int]) -> dict | None:
-        """The header of one run (its output left in ``outputs``); None if no job came or the
-        harness went away during the run."""
+    def _run(self, ctrl: socket.socket, outputs: list[int], limits: dict) -> dict | None:
+        """The header of one run (its output left in ``outputs``); None if the harness went away
+        during the run."""
         start = time.monotonic()
         workdir = tempfile.mkdtemp(prefix="run-", dir=self.base)
-        (info_r, info_w), (go_r, go_w), (setup_r, setup_w) = os.pipe(), os.pipe(), os.pipe()
-        (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
-        mine = [info_r, go_w, setup_r, out_r, err_r]
-        theirs = [info_w, go_r, setup_w, out_w, err_w]
+        (setup_r, setup_w), (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe(), os.pipe()
+        mine, theirs = [setup_r, out_r, err_r], [setup_w, out_w, err_w]
         try:
+            oom_before = self._memcg_prepare(limits)
             fds = {1: out_w, 2: err_w, _child.SETUP_FD: setup_w}
             paths = {"workdir": workdir, "zygote_dir": _HERE}
             ours = mine + outputs  # the child closes its copies before it reads the job
-            pid = self._fork(
-                lambda: _child.receive(ctrl, paths, self.plan, fds, (info_w, go_r), ours)
-            )
+            pid = self._fork(lambda: _child.receive(ctrl, paths, self.plan, fds, ours))
             for fd in theirs:
                 os.close(fd)
             theirs.clear()
-            limits = _read_limits(info_r)
-            if limits is None:  # no job came: the harness has gone (or sent no valid job)
-                _kill_and_wait(pid)
-                return None
-            oom_before = self._memcg_prepare(limits)
-            os.write(go_w, b"1")
-            watch = Watch(pid, [out_r, err_r], outputs, ctrl, limits, start)
+            watch = Watch(pid, [out_r, err_r], outputs, setup_r, ctrl, limits, start)
             head = watch.wait(self._reap_strays)
-            head["set_up"] = os.read(setup_r, 1) == b"1" or head["timed_out"]  # killed mid-setup
             head["oom"] = self._oom_since(oom_before)
             return head
         except HarnessGone:
@@ -232,29 +226,13 @@ def _send_file(sock: socket.socket, fd: int, size: int) -> bool:
     return True
 
 
-def _read_limits(fd: int) -> dict | None:
-    """The limits the child read from its job, or None if it read no job."""
-    chunks = []
-    while chunk := os.read(fd, 1 << 16):
-        chunks.append(chunk)
-    try:
-        limits = json.loads(b"".join(chunks))
-    except ValueError:
+def _limits(msg: object) -> dict | None:
+    """The limits of the next job, from the harness's first frame; None if it is not that frame."""
+    if not isinstance(msg, dict) or set(msg) != {"limits"} or not isinstance(msg["limits"], dict):
         return None
+    limits = msg["limits"]
     needed = ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "disk_mb")
-    if not isinstance(limits, dict) or not all(
-        type(limits.get(key)) in (int, float) for key in needed
-    ):
-        return None
-    return limits
-
-
-def _kill_and_wait(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
-    os.waitpid(pid, 0)
+    return limits if all(type(limits.get(key)) in (int, float) for key in needed) else None
 
 
 def _user_namespace(ctrl_fd: int) -> str:

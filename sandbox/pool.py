@@ -73,6 +73,8 @@ class _Worker:
     def submit(self, job: dict, fd: int | None = None) -> None:
         try:
             self.sock.settimeout(30.0)
+            # the worker reads the limits, its forked child the job: the worker never holds a job
+            wire.send(self.sock, {"limits": job["limits"]})
             wire.send(self.sock, job, [fd] if fd is not None else [])
         except (wire.WireError, OSError) as exc:
             raise WorkerLost(str(exc)) from None

@@ -552,6 +552,7 @@ lim = {"timeout_s": 2, "cpu_s": 3, "memory_mb": 128, "max_processes": 16, "max_o
 lang = {"name": "python", "source_file": "solution.py", "compile": None, "run": None}
 outs = []
 for code in PROGRAMS:
+    wire.send(a, {"limits": lim})
     wire.send(a, {"mode": "run", "code": code, "stdin": "", "limits": lim, "language": lang, "files": {}})
     head = wire.recv(a)[0]
     outs.append(wire.recv_bytes(a, head["stdout_bytes"]).decode())
