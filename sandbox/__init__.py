@@ -19,7 +19,8 @@ What is isolated (each item is tried when a worker starts; what fails is reporte
   top of the interpreter), RLIMIT_FSIZE, RLIMIT_NOFILE, core dumps off; a cgroup v1 ``pids``
   controller caps processes and threads (RLIMIT_NPROC is ignored for root), a cgroup v1 ``memory``
   controller caps all processes together. stdout and stderr are capped; past the cap the run ends.
-- Filesystem: a fresh temporary working directory (removed afterwards) is the only writable place;
+- Filesystem: a fresh temporary working directory and the worker's run directory that holds it
+  (nothing else while a run is on; all of it is emptied after each run) are the only writable place;
   reads are limited to the interpreter's prefix, system directories (/usr, /lib, /bin, the loader
   cache) and the files handed over (landlock); everything else, e.g. /proc, /sys, /etc, /home,
   /tmp, /dev/shm, is out of reach. Working directories sit on a tmpfs in the worker's private

@@ -25,6 +25,7 @@ import _wire as wire
 SETUP_FAILED = 125
 _RPC_FD = 3
 SETUP_FD = 4
+LANDLOCK_FD = 5
 
 
 def receive(ctrl, paths: dict, plan: dict, fds: dict, theirs: list) -> None:
@@ -110,10 +111,9 @@ def _setup(job: dict, plan: dict, fds: dict) -> None:
     iso.no_new_privs()
     if plan["drop_caps"]:
         iso.drop_capabilities()
-    if plan["landlock_abi"]:
-        iso.landlock_restrict(
-            plan["read_only"], [job["workdir"]], plan["devices"], plan["landlock_abi"]
-        )
+    if plan["landlock_abi"]:  # the zygote's ruleset: read-write below the run's parent only
+        iso.landlock_enforce(LANDLOCK_FD)
+        os.close(LANDLOCK_FD)
     if plan["seccomp"]:
         iso.seccomp_deny()
     os.write(SETUP_FD, b"1")  # the only proof the zygote accepts that setup completed

@@ -119,6 +119,17 @@ def landlock_restrict(
     With ABI >= 4 TCP bind/connect are denied; with ABI >= 6 signals to processes outside the
     sandbox and abstract unix sockets are denied as well.
     """
+    ruleset = landlock_ruleset(read_only, read_write, devices, abi)
+    try:
+        landlock_enforce(ruleset)
+    finally:
+        os.close(ruleset)
+
+
+def landlock_ruleset(
+    read_only: list[str], read_write: list[str], devices: list[str], abi: int
+) -> int:
+    """The ruleset of ``landlock_restrict`` as an fd, to enforce later (once built, for every run)."""
     handled_fs = (1 << _FS_BITS_BY_ABI[min(abi, 7)]) - 1
     attr = struct.pack(
         "QQQ", handled_fs, _NET_ALL if abi >= 4 else 0, _SCOPE_ALL if abi >= 6 else 0
@@ -136,10 +147,16 @@ def landlock_restrict(
         ):
             for path in paths:
                 _landlock_allow(ruleset, path, access & handled_fs)
-        no_new_privs()
-        _check(_libc.syscall(_NR["landlock_restrict_self"], ruleset, 0), "landlock_restrict_self")
-    finally:
+    except BaseException:
         os.close(ruleset)
+        raise
+    return ruleset
+
+
+def landlock_enforce(ruleset: int) -> None:
+    """Restrict this process (and what it forks or execs) to ``ruleset``, for good."""
+    no_new_privs()
+    _check(_libc.syscall(_NR["landlock_restrict_self"], ruleset, 0), "landlock_restrict_self")
 
 
 def _landlock_allow(ruleset: int, path: str, access: int) -> None:

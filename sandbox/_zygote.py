@@ -118,6 +118,8 @@ class Zygote(Setup):
         try:
             oom_before = self._memcg_prepare(limits)
             fds = {1: out_w, 2: err_w, _child.SETUP_FD: setup_w}
+            if self.ruleset >= 0:
+                fds[_child.LANDLOCK_FD] = self.ruleset
             paths = {"workdir": workdir, "zygote_dir": _HERE}
             ours = mine + outputs  # the child closes its copies before it reads the job
             pid = self._fork(lambda: _child.receive(ctrl, paths, self.plan, fds, ours))
@@ -134,7 +136,9 @@ class Zygote(Setup):
             for fd in mine + theirs:
                 os.close(fd)
             self._reap_strays()
-            remove_tree(workdir)  # any depth: shutil's recursion raised here
+            # any depth (shutil's recursion raised here); the run could write anywhere in the
+            # base (landlock allows the runs' parent), so all of it goes, not only its directory
+            _empty(self.base)
 
     def _fork(self, child) -> int:
         if self.pidns_fd >= 0:
@@ -224,6 +228,18 @@ def _send_file(sock: socket.socket, fd: int, size: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def _empty(base: str) -> None:
+    """Remove everything in ``base``: directories at any depth, files, links, fifos."""
+    for entry in os.scandir(base):
+        if entry.is_dir(follow_symlinks=False):
+            remove_tree(entry.path)
+        else:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
 
 
 def _limits(msg: object) -> dict | None:

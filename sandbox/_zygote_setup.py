@@ -41,7 +41,12 @@ class Setup:
         self.memcg = self.pidscg = None
         self.oom_seen = 0
         self.cgroup_dirs: list[str] = []
+        self.ruleset = -1
         self._probe()
+        if self.plan["landlock_abi"]:  # built once: each run enforces it (the runs' parent, base)
+            self.ruleset = iso.landlock_ruleset(
+                self.plan["read_only"], [self.base], _DEVICES, self.plan["landlock_abi"]
+            )
 
     # ---- start-up probes ---------------------------------------------------------------------
     def _probe(self) -> None:
@@ -138,7 +143,7 @@ class Setup:
             self.report[name] = (
                 (
                     f"active (ABI {abi}): read-only interpreter and system libraries, read-write "
-                    f"working directory only{extra}"
+                    f"run directory only (emptied after each run){extra}"
                 )
                 if ok
                 else "inactive: not supported here"

@@ -140,3 +140,19 @@ def test_system_v_shared_memory_is_refused(pool):
     )
     r = pool.run(code, limits=FAST)
     assert r.stdout.split() == ["-1", "1"], r  # EPERM
+
+
+def test_a_file_left_next_to_the_run_directory_is_gone_for_the_next_run(pool):
+    """Landlock lets a run write in the worker's run directory (its parent), built once for all
+    runs; the worker empties all of it after each run."""
+    left = pool.run(
+        "import os\nopen('../left-behind', 'w').write('SECRET')\nos.mkdir('../d')\nprint('ok')",
+        limits=FAST,
+    )
+    assert left.stdout == "ok\n", left
+    look = pool.run(
+        "import os\nprint(sorted(os.listdir('..')) == [os.path.basename(os.getcwd())])\n"
+        "print(os.path.exists('../left-behind'), os.path.exists('../d'))",
+        limits=FAST,
+    )
+    assert look.stdout.split() == ["True", "False", "False"], look
