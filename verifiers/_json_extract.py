@@ -40,7 +40,7 @@ __all__ = ["json_values", "strict_loads", "MAX_DEPTH"]
 # a fence opens a line; its info string holds no backtick (CommonMark), so ```{"a": 1}``` on one
 # line is inline code, read with the text, not a block whose first line is dropped
 _FENCE = re.compile(
-    r"^[ \t]*```[ \t]*([^\s`]*)[^\n`]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
+    r"^[ \t]*```[ \t]*([^\s`]*)[^\n`]*\n(.*?)(?:```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
 )
 _PROSE_FENCES = frozenset({"", "text", "txt", "plaintext", "plain", "markdown", "md", "output"})
 _INLINE_CODE = re.compile(r"(?<!`)`[^`\n]+`(?!`)")  # `{}` in a sentence names JSON, states none

@@ -576,3 +576,14 @@ def test_the_regex_format_is_ecma_syntax_not_pythons(value, ok):
     assert verdict.status == ("ok" if ok else "wrong"), verdict
     own = {"type": "object", "properties": {"a": {"type": "string", "pattern": r"(?i)^abc$"}}}
     assert get("json_schema")(json.dumps({"a": "ABC"}), schema=own).passed
+
+
+def test_a_fence_closed_at_the_end_of_the_last_code_line_is_read():
+    """'```json\\n{"a": 1}```': the closing fence shares the code's last line (models write it);
+    it was read as JSON followed by backticks and called invalid."""
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+    assert get("json_schema")('```json\n{"a": 1}```', schema=schema).status == "ok"
+    wrong = get("json_schema")('```json\n{"a": "x"}```\nThen {"a": 1}', schema=schema)
+    assert wrong.status == "wrong", wrong  # the block is the answer; the text after is not
+    inside = '```json\n{"a": 1,\n "b": "```"}\n```'  # backticks inside a string close nothing
+    assert get("json_schema")(inside, schema=schema).status == "ok"
