@@ -86,11 +86,45 @@ _LEAD = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:[/:]\d+)?")  # 12, 1,000, 0.5, 2/3, 
 _NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
 
 
+_OPTION = re.compile(r"^\(?([A-E])\)(.*)$|^([A-E])$")  # "(C)12", "C)12", "(C)", "C"
+_NAMED = re.compile(r"^\(?[A-Za-z](?:,[A-Za-z])*\)?=(?=.)")  # "x=", "(x,y)=": names, then values
+_JOINED = re.compile(r",|or|and|\\text\{(?:or|and)\}|\\quad")
+
+
+def _values(answer: str) -> tuple[tuple[str, ...], ...]:
+    """The ways to read an answer as the values it states, in order: "(C)12" -> ("C",) or
+    ("12",); "(x,y)=(1,2)" -> ("(1,2)",); "x=-4orx=1" and "-4,1" -> ("-4", "1") (spaces are
+    gone: see ``_canonical``)."""
+    option = _OPTION.match(answer)
+    if option:
+        letter, rest = option.group(1) or option.group(3), option.group(2)
+        return ((letter,), (rest,)) if rest else ((letter,),)
+    if answer[:1] == "(" and answer[-1:] == ")" and "=" not in answer:
+        return ((answer,),)  # a tuple is one value
+    named = _NAMED.match(answer)
+    if named and answer.count("=") == 1 and not re.search(r"or|and", answer):
+        return ((answer[named.end() :],),)  # "(x,y)=(1,2)" -> "(1,2)", "x=3" -> "3"
+    parts = tuple(_NAMED.sub("", p) for p in _JOINED.split(answer))
+    return (parts,) if all(parts) else ((answer,),)
+
+
+def _same_values(a: str, b: str) -> bool:
+    """Both state the same values once names and option text are set aside."""
+    for va in _values(a):
+        for vb in _values(b):
+            if (va, vb) != ((a,), (b,)) and len(va) == len(vb):
+                if all(fast_equal(x, y) is True for x, y in zip(sorted(va), sorted(vb))):
+                    return True
+    return False
+
+
 def _same(a: str, b: str) -> bool:
     """Whether two statements give one value: the verifier's exact comparison, or one is that
     value followed by words in which no other number appears ("12 - the number of cookies",
-    "12: Sam has 12 cookies left", "3:45 PM"); "12 or 13" stays two answers."""
-    if fast_equal(a, b) or fast_equal(b, a):
+    "12: Sam has 12 cookies left", "3:45 PM"), or both state the same values once names and
+    option text are set aside ("(C) 12" and "C", "(x, y) = (1, 2)" and "(1, 2)", "x = -4 or
+    x = 1" and "-4, 1"); "12 or 13" stays two answers."""
+    if fast_equal(a, b) or fast_equal(b, a) or _same_values(a, b):
         return True
     for short, long in ((a, b), (b, a)):
         lead = _LEAD.match(long)

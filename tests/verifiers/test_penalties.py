@@ -239,12 +239,32 @@ def test_hedging_counts_every_answer_the_verifier_could_read(completion):
         "The answer is 18 \u2014 the number of cookies.\n\\boxed{18}",
         "The answer is 18: Sam has 18 cookies left.\n\\boxed{18}",
         "The answer is 3:45 PM.\n\\boxed{3:45}",
+        # an option with its value, names with their values, the roots listed two ways
+        "The answer is (C) 12.\n\n\\boxed{C}",
+        "The answer is (C) 12.\n\n\\boxed{12}",
+        "The answer is $(x, y) = (1, 2)$.\n\\boxed{(1, 2)}",
+        "The answer is x = -4 or x = 1.\n\\boxed{-4, 1}",
+        "The answer is x = 3.\n\\boxed{3}",
     ],
 )
 def test_one_answer_written_twice_is_not_hedging(completion):
     # the same value with a unit, a degree sign or a percent counted as a second answer and
     # took a clean right answer's reward away
     assert answer_hedging()(completion, OK).value == 0.0
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "The answer is (C) 12.\n\n\\boxed{D}",
+        "The answer is x = 3.\n\\boxed{4}",
+        "The answer is $(x, y) = (1, 2)$.\n\\boxed{(2, 1)}",
+        "The answer is x = -4 or x = 1.\n\\boxed{-4, 2}",
+        "The answer is 12 or 13.\n\\boxed{12}",
+    ],
+)
+def test_two_answers_set_side_by_side_are_still_hedging(completion):
+    assert answer_hedging()(completion, OK).value == -1.0
 
 
 def test_a_loop_with_varied_punctuation_and_case_is_still_a_repeat():
