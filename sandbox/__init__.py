@@ -32,7 +32,7 @@ What is isolated (each item is tried when a worker starts; what fails is reporte
 - Privileges: no-new-privs, every capability dropped (bounding set too); seccomp also denies
   ptrace, mount, unshare/setns, clone into new namespaces (``clone3``, whose flags it cannot
   read, answers ENOSYS so libc uses ``clone``), bpf, keyctl, kexec, module loading, io_uring and
-  System V IPC (a worker's runs share its IPC namespace).
+  System V IPC (a worker's runs share its IPC namespace) and setting extended attributes.
 
 What is *not* isolated: CPU time is shared with the host (no CPU quota or pinning); the run can see
 the kernel version and the CPU model; timing side channels; a kernel exploit defeats all of it.

@@ -39,6 +39,8 @@ def receive(ctrl, paths: dict, plan: dict, fds: dict, theirs: list) -> None:
             os.close(fd)
         job, passed = wire.recv(ctrl, want_fds=1)
         job.update(paths)
+        if job["refused"]:
+            raise OSError(job["refused"])
         lang = job["language"]
         files = dict(job.get("files") or {}, **{lang["source_file"]: job["code"]})
         for name, content in files.items():

@@ -196,6 +196,16 @@ _DENY_X86_64 = {
     "msgrcv": 70,
     "msgctl": 71,
     "semtimedop": 220,
+    # extended attributes: stored on the run directory (or a host file the run's uid owns) they
+    # would outlive the run, a channel to the next one
+    "setxattr": 188,
+    "lsetxattr": 189,
+    "fsetxattr": 190,
+    "removexattr": 197,
+    "lremovexattr": 198,
+    "fremovexattr": 199,
+    "setxattrat": 463,
+    "removexattrat": 466,
     "ptrace": 101,
     "mount": 165,
     "umount2": 166,

@@ -116,11 +116,14 @@ class Zygote(Setup):
         (setup_r, setup_w), (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe(), os.pipe()
         mine, theirs = [setup_r, out_r, err_r], [setup_w, out_w, err_w]
         try:
-            oom_before = self._memcg_prepare(limits)
+            try:
+                oom_before, refuse = self._memcg_prepare(limits), ""
+            except OSError as exc:  # fail closed: the child reads its job and reports this
+                oom_before, refuse = self.oom_seen, f"cannot apply the run's limits: {exc}"
             fds = {1: out_w, 2: err_w, _child.SETUP_FD: setup_w}
             if self.ruleset >= 0:
                 fds[_child.LANDLOCK_FD] = self.ruleset
-            paths = {"workdir": workdir, "zygote_dir": _HERE}
+            paths = {"workdir": workdir, "zygote_dir": _HERE, "refused": refuse}
             ours = mine + outputs  # the child closes its copies before it reads the job
             pid = self._fork(lambda: _child.receive(ctrl, paths, self.plan, fds, ours))
             for fd in theirs:
@@ -174,9 +177,9 @@ class Zygote(Setup):
         if self._cg_values.get((path, key)) != value:
             try:
                 iso.cgroup_write(path, key, value)
-                self._cg_values[(path, key)] = value
-            except OSError:
-                pass  # e.g. EBUSY while pages are still charged: keep the previous limit
+            except OSError as exc:  # the previous limit may be looser: the run is refused
+                raise OSError(exc.errno, f"cannot set {key} to {value}: {exc.strerror}") from None
+            self._cg_values[(path, key)] = value
 
     def _oom_since(self, oom_before: int) -> bool:
         # One read per run: an OOM kill may hit any process of the run, even if its main one exits 0.
@@ -231,7 +234,15 @@ def _send_file(sock: socket.socket, fd: int, size: int) -> bool:
 
 
 def _empty(base: str) -> None:
-    """Remove everything in ``base``: directories at any depth, files, links, fifos."""
+    """Remove everything in ``base`` (directories at any depth, files, links, fifos) and undo what
+    a run can do to ``base`` itself: its mode (a run owns it) and its extended attributes (data
+    that would outlive the run)."""
+    os.chmod(base, 0o700)
+    for name in _quiet_list(os.listxattr, base):
+        try:
+            os.removexattr(base, name)
+        except OSError:
+            pass
     for entry in os.scandir(base):
         if entry.is_dir(follow_symlinks=False):
             remove_tree(entry.path)
@@ -242,13 +253,22 @@ def _empty(base: str) -> None:
                 pass
 
 
+def _quiet_list(op, path: str) -> list:
+    try:
+        return op(path)
+    except OSError:
+        return []
+
+
 def _limits(msg: object) -> dict | None:
     """The limits of the next job, from the harness's first frame; None if it is not that frame."""
     if not isinstance(msg, dict) or set(msg) != {"limits"} or not isinstance(msg["limits"], dict):
         return None
     limits = msg["limits"]
-    needed = ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "disk_mb")
-    return limits if all(type(limits.get(key)) in (int, float) for key in needed) else None
+    counts = ("memory_mb", "max_processes", "max_output_bytes", "disk_mb")
+    if type(limits.get("timeout_s")) not in (int, float):
+        return None
+    return limits if all(type(limits.get(key)) is int for key in counts) else None
 
 
 def _user_namespace(ctrl_fd: int) -> str:

@@ -153,7 +153,8 @@ class Setup:
             self.report[name] = (
                 (
                     "active: socket(), ptrace, mount, unshare, setns, clone into new "
-                    "namespaces, bpf, keyctl, kexec, module loading, io_uring and System V IPC denied"
+                    "namespaces, bpf, keyctl, kexec, module loading, io_uring, System V IPC and "
+                    "extended attributes denied"
                 )
                 if ok
                 else "inactive: not supported here"

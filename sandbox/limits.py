@@ -11,6 +11,13 @@ def _check_range(name: str, value: float, low: float, high: float) -> None:
         raise ValueError(f"Limits.{name} must be a number in [{low}, {high}], got {value!r}")
 
 
+def _check_int(name: str, value: int, low: int, high: int) -> None:
+    # a float here reached the kernel as "4.0" (refused, so an older limit stayed) or crashed
+    # the worker's arithmetic (a review)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"Limits.{name} must be an integer in [{low}, {high}], got {value!r}")
+
+
 @dataclass(frozen=True)
 class Limits:
     """Resource limits for one run. Every field is checked at construction."""
@@ -38,12 +45,12 @@ class Limits:
         _check_range("timeout_s", self.timeout_s, 0.01, 3600)
         if self.cpu_s is not None:
             _check_range("cpu_s", self.cpu_s, 0.01, 3600)
-        _check_range("memory_mb", self.memory_mb, 16, 1 << 20)
-        _check_range("max_processes", self.max_processes, 1, 4096)
-        _check_range("max_output_bytes", self.max_output_bytes, 1, 1 << 30)
-        _check_range("max_file_mb", self.max_file_mb, 0, 1 << 20)
-        _check_range("disk_mb", self.disk_mb, 1, 1 << 20)
-        _check_range("max_open_files", self.max_open_files, 8, 1 << 16)
+        _check_int("memory_mb", self.memory_mb, 16, 1 << 20)
+        _check_int("max_processes", self.max_processes, 1, 4096)
+        _check_int("max_output_bytes", self.max_output_bytes, 1, 1 << 30)
+        _check_int("max_file_mb", self.max_file_mb, 0, 1 << 20)
+        _check_int("disk_mb", self.disk_mb, 1, 1 << 20)
+        _check_int("max_open_files", self.max_open_files, 8, 1 << 16)
 
     @property
     def cpu_seconds(self) -> int:

@@ -156,3 +156,26 @@ def test_a_file_left_next_to_the_run_directory_is_gone_for_the_next_run(pool):
         limits=FAST,
     )
     assert look.stdout.split() == ["True", "False", "False"], look
+
+
+def test_what_a_run_does_to_the_run_directory_itself_does_not_reach_the_next_run(pool):
+    """A review: a run owns the worker's run directory (its parent); 'chmod 0' on it broke every
+    later run's absolute paths, and an extended attribute on it outlived the run."""
+    mark = pool.run(
+        "import os\nos.chmod('..', 0)\ntry:\n    os.setxattr('..', 'user.pb', b'SECRET')\n"
+        "    print('stored')\nexcept OSError as e:\n    print('refused', e.errno)",
+        limits=FAST,
+    )
+    assert mark.exit_code == 0 and mark.stdout.split()[0] == "refused", mark
+    after = pool.run(
+        "import os, tempfile\nprint(len(tempfile.mkdtemp()) > 0)\n"
+        "try:\n    print(os.getxattr('..', 'user.pb'))\nexcept OSError:\n    print('none')",
+        limits=FAST,
+    )
+    assert after.stdout.split() == ["True", "none"], after
+
+
+@pytest.mark.parametrize("field", ["memory_mb", "max_processes", "disk_mb", "max_output_bytes"])
+def test_a_count_given_as_a_float_is_refused_by_name(field):
+    with pytest.raises(ValueError, match=f"Limits.{field} must be an integer"):
+        Limits(**{field: 64.0})
