@@ -23,7 +23,9 @@ What is isolated (each item is tried when a worker starts; what fails is reporte
   (nothing else while a run is on; all of it is emptied after each run) are the only writable place;
   reads are limited to the interpreter's prefix, system directories (/usr, /lib, /bin, the loader
   cache) and the files handed over (landlock); everything else, e.g. /proc, /sys, /etc, /home,
-  /tmp, /dev/shm, is out of reach. Working directories sit on a tmpfs in the worker's private
+  /tmp, /dev/shm, is out of reach. Landlock does not cover chmod, utime or ownership, and the
+  run's uid owns most host files, so every mount but the run directory's tmpfs is read-only in the
+  worker's mount namespace. Working directories sit on a tmpfs in the worker's private
   mount namespace, so all files of a run together are capped (``disk_mb``) and count as its
   memory. The environment is scrubbed (PATH, HOME/TMPDIR = working directory, LANG), and workers
   start with an empty environment, so nothing of the harness's environment is in their memory.

@@ -72,6 +72,29 @@ def umount(target: str) -> None:
     _check(_libc.umount2(target.encode(), MNT_DETACH), f"umount({target})")
 
 
+_NR_MOUNT_SETATTR, _AT_FDCWD, _AT_RECURSIVE, MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 1
+
+
+def mount_setattr(path: str, *, add: int = 0, clear: int = 0, recursive: bool = False) -> None:
+    """Set (``add``) or clear mount attributes on the mount at ``path`` (and those below it)."""
+    attr = struct.pack("QQQQ", add, clear, 0, 0)  # struct mount_attr: set, clr, propagation, userns
+    flags = _AT_RECURSIVE if recursive else 0
+    ret = _libc.syscall(_NR_MOUNT_SETATTR, _AT_FDCWD, path.encode(), flags, attr, len(attr))
+    _check(ret, f"mount_setattr({path})")
+
+
+def mount_point(path: str) -> str:
+    """The mount point that holds ``path`` (the longest one that is a prefix of it)."""
+    best = "/"
+    with open("/proc/self/mountinfo") as fh:
+        for line in fh:
+            point = line.split()[4].replace("\\040", " ")
+            inside = path == point or path.startswith(point.rstrip("/") + "/")
+            if inside and len(point) > len(best):
+                best = point
+    return best
+
+
 def prctl(option: int, arg2: int = 0, arg3: int = 0) -> None:
     _check(
         _libc.prctl(option, ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), 0, 0), f"prctl({option})"

@@ -38,6 +38,7 @@ class Setup:
         }
         self.pidns_fd = -1
         self.tmpfs = False
+        self.read_only = False
         self.memcg = self.pidscg = None
         self.oom_seen = 0
         self.cgroup_dirs: list[str] = []
@@ -80,6 +81,15 @@ class Setup:
             "active: working directories live on a private, "
             "size-limited tmpfs (Limits.disk_mb; it counts as memory too)",
         )
+        r["read-only host files"] = (
+            self._try(
+                self._read_only_host,
+                "active: every other mount is read-only in the worker's mount namespace, so a "
+                "run cannot chmod, touch or change any file its uid owns outside its directory",
+            )
+            if self.tmpfs
+            else "inactive: no private mount namespace"
+        )
 
     def _private_tmpfs(self) -> None:
         """Disk quota for runs: our own mount namespace with a tmpfs over the base directory."""
@@ -93,6 +103,18 @@ class Setup:
             "size=256m,nr_inodes=10000,mode=0700",
         )
         self.tmpfs = True
+
+    def _read_only_host(self) -> None:
+        """Landlock does not cover chmod, utime or ownership: the run's uid owns most host files
+        (root, or the user in a user namespace), so a review chmodded a root-owned file setuid
+        from a run. Only in our own mount namespace: the run directory and the cgroups written
+        per run stay writable."""
+        iso.mount_setattr("/", add=iso.MOUNT_ATTR_RDONLY, recursive=True)
+        iso.mount_setattr(self.base, clear=iso.MOUNT_ATTR_RDONLY)
+        for path in (self.pidscg, self.memcg):
+            if path:
+                iso.mount_setattr(iso.mount_point(path), clear=iso.MOUNT_ATTR_RDONLY)
+        self.read_only = True
 
     def _try(self, fn, active: str) -> str:
         try:
@@ -201,9 +223,10 @@ class Setup:
     def close(self) -> None:
         if self.tmpfs:
             try:
-                iso.umount(
-                    self.base
-                )  # then the host's own (empty) directory is what rmtree removes
+                iso.umount(self.base)  # then the host's own (empty) directory is what goes
+                if self.read_only:  # no run is left: the base's parent may be written again
+                    parent = iso.mount_point(os.path.dirname(self.base))
+                    iso.mount_setattr(parent, clear=iso.MOUNT_ATTR_RDONLY)
             except OSError:
                 pass
         remove_tree(self.base)

@@ -179,3 +179,25 @@ def test_what_a_run_does_to_the_run_directory_itself_does_not_reach_the_next_run
 def test_a_count_given_as_a_float_is_refused_by_name(field):
     with pytest.raises(ValueError, match=f"Limits.{field} must be an integer"):
         Limits(**{field: 64.0})
+
+
+def test_a_run_cannot_change_a_host_file_its_uid_owns(pool, tmp_path):
+    """A review: landlock covers neither chmod nor utime, and the run's uid (root, or the user in
+    a user namespace) owns most host files; a run made a root-owned file setuid."""
+    if not pool.report.get("mount namespace", "").startswith("active"):
+        pytest.skip("no private mount namespace here")
+    assert pool.report["read-only host files"].startswith("active")
+    target = tmp_path / "owned"
+    target.write_text("x")
+    target.chmod(0o600)
+    before = target.stat()
+    code = (
+        "import os\nfor op in (lambda p: os.chmod(p, 0o4777), lambda p: os.utime(p, (0, 0))):\n"
+        "    try:\n        op(PATH)\n        print('changed')\n"
+        "    except OSError as e:\n        print('refused', e.errno)\n"
+        "open('mine', 'w').write('1')\nos.chmod('mine', 0o755)\nprint('own file ok')\n"
+    ).replace("PATH", repr(str(target)))
+    r = pool.run(code, limits=FAST)
+    assert r.stdout.split("\n")[:3] == ["refused 30", "refused 30", "own file ok"], r
+    after = target.stat()
+    assert (after.st_mode, after.st_mtime) == (before.st_mode, before.st_mtime)
