@@ -14,7 +14,6 @@ import builtins
 import os
 import resource
 import signal
-import subprocess
 import sys
 import traceback
 import types
@@ -157,6 +156,8 @@ def _set_rlimits(limits: dict, plan: dict) -> None:
 def _run_program(job: dict) -> None:
     lang = job["language"]
     if lang["compile"]:
+        import subprocess  # not warm: see the warm modules in _zygote.py
+
         done = subprocess.run(lang["compile"], stdin=subprocess.DEVNULL, stdout=2, stderr=2)
         if done.returncode != 0:
             os._exit(done.returncode if done.returncode > 0 else 1)
@@ -192,9 +193,7 @@ def _run_python(job: dict) -> int:
     sys.modules[module.__name__] = module
     sys.argv, sys.path[0] = [path], job["workdir"]
     sys.path[:] = [p for p in sys.path if p != job["zygote_dir"]]
-    import tempfile
-
-    tempfile.tempdir = job["workdir"]  # the zygote's cached /tmp is not writable here
+    # (tempfile reads TMPDIR, the run's directory, on first use: the zygote never imports it)
     status, exited = _exec_module(job["code"], path, module)
     if session:  # a program that calls sys.exit while loading is not ready to be tested
         status = _serve(module, status if not exited else (status or 1))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
 import _isolation as iso
 from _rmtree import remove_tree
@@ -24,7 +23,7 @@ class Setup:
     """The zygote's one-time isolation: probed and entered in ``__init__``, undone by ``close``."""
 
     def __init__(self) -> None:
-        self.base = tempfile.mkdtemp(prefix=f"passband-sandbox-{os.getpid()}-")
+        self.base = _private_dir(f"passband-sandbox-{os.getpid()}-")
         self.report: dict[str, str] = {}
         self.plan = {
             "cgroups": [],
@@ -239,6 +238,23 @@ class Setup:
                 os.rmdir(path)
             except OSError:
                 pass
+
+
+def _private_dir(prefix: str) -> str:
+    """A new mode-700 directory in the temporary directory (``tempfile.mkdtemp``'s choice of
+    place, without importing ``tempfile``: see the warm modules in ``_zygote.py``)."""
+    places = [os.environ.get(k) for k in ("TMPDIR", "TEMP", "TMP")] + ["/tmp", "/var/tmp"]
+    for place in [p for p in places if p] + [os.getcwd()]:
+        for _ in range(10):
+            path = os.path.join(place, prefix + os.urandom(6).hex())
+            try:
+                os.mkdir(path, 0o700)
+                return path
+            except FileExistsError:
+                continue
+            except OSError:
+                break  # not writable here: the next place
+    raise OSError("no writable temporary directory for the sandbox worker")
 
 
 _DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"]

@@ -201,3 +201,19 @@ def test_a_run_cannot_change_a_host_file_its_uid_owns(pool, tmp_path):
     assert r.stdout.split("\n")[:3] == ["refused 30", "refused 30", "own file ok"], r
     after = target.stat()
     assert (after.st_mode, after.st_mtime) == (before.st_mode, before.st_mtime)
+
+
+def test_modules_the_worker_leaves_cold_still_work_in_a_run(pool):
+    """random, tempfile, statistics and subprocess are not imported in the worker (their fork
+    hooks cost every run): a run imports them itself, gets its own random seed, and tempfile
+    writes in the run's directory."""
+    code = (
+        "import os, random, statistics, subprocess, tempfile\n"
+        "print(random.random())\n"
+        "print(os.path.dirname(tempfile.mkstemp()[1]) == os.getcwd())\n"
+        "print(statistics.mean([1, 2, 3]))\n"
+    )
+    first, second = (pool.run(code, limits=FAST) for _ in range(2))
+    assert first.ok and second.ok, (first, second)
+    assert first.stdout.split()[1:] == ["True", "2"]
+    assert first.stdout.split()[0] != second.stdout.split()[0]  # seeded per run
