@@ -52,7 +52,7 @@ def setns(fd: int, nstype: int) -> None:
     _check(_libc.setns(fd, nstype), "setns")
 
 
-MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_REC, MS_PRIVATE = 2, 4, 32, 16384, 1 << 18
+MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 
 

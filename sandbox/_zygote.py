@@ -117,6 +117,7 @@ class Zygote(Setup):
         os.mkdir(workdir, 0o700)
         (setup_r, setup_w), (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe(), os.pipe()
         mine, theirs = [setup_r, out_r, err_r], [setup_w, out_w, err_w]
+        pid, watch = 0, None
         try:
             try:
                 oom_before, refuse = self._memcg_prepare(limits), ""
@@ -138,12 +139,14 @@ class Zygote(Setup):
         except HarnessGone:
             return None
         finally:
+            if pid and (watch is None or watch.status is None):  # an error mid-run: kill it
+                _kill_and_wait(pid)
             for fd in mine + theirs:
                 os.close(fd)
             self._reap_strays()
             # any depth (shutil's recursion raised here); the run could write anywhere in the
             # base (landlock allows the runs' parent), so all of it goes, not only its directory
-            _empty(self.base)
+            _empty(self.base, self.base_mode)
 
     def _fork(self, child) -> int:
         if self.pidns_fd >= 0:
@@ -235,11 +238,11 @@ def _send_file(sock: socket.socket, fd: int, size: int) -> bool:
     return True
 
 
-def _empty(base: str) -> None:
+def _empty(base: str, mode: int) -> None:
     """Remove everything in ``base`` (directories at any depth, files, links, fifos) and undo what
     a run can do to ``base`` itself: its mode (a run owns it) and its extended attributes (data
     that would outlive the run)."""
-    os.chmod(base, 0o700)
+    os.chmod(base, mode)
     for name in _quiet_list(os.listxattr, base):
         try:
             os.removexattr(base, name)
@@ -253,6 +256,14 @@ def _empty(base: str) -> None:
                 os.unlink(entry.path)
             except OSError:
                 pass
+
+
+def _kill_and_wait(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
 
 
 def _quiet_list(op, path: str) -> list:

@@ -38,6 +38,7 @@ class Setup:
         self.pidns_fd = -1
         self.tmpfs = False
         self.read_only = False
+        self.base_mode = 0o700
         self.memcg = self.pidscg = None
         self.oom_seen = 0
         self.cgroup_dirs: list[str] = []
@@ -106,13 +107,21 @@ class Setup:
     def _read_only_host(self) -> None:
         """Landlock does not cover chmod, utime or ownership: the run's uid owns most host files
         (root, or the user in a user namespace), so a review chmodded a root-owned file setuid
-        from a run. Only in our own mount namespace: the run directory and the cgroups written
-        per run stay writable."""
+        from a run. Only in our own mount namespace: the run directory and the worker's own
+        cgroups (each a bind mount of its own, not the host's whole cgroup tree) stay writable.
+        As root, those are handed to an unprivileged owner, so a run (uid 0 without capabilities)
+        cannot chmod, touch or flag them either; the worker keeps its capabilities."""
+        own = [p for p in (self.pidscg, self.memcg) if p]
+        for path in own:
+            iso.mount(path, path, None, iso.MS_BIND, None)
         iso.mount_setattr("/", add=iso.MOUNT_ATTR_RDONLY, recursive=True)
-        iso.mount_setattr(self.base, clear=iso.MOUNT_ATTR_RDONLY)
-        for path in (self.pidscg, self.memcg):
-            if path:
-                iso.mount_setattr(iso.mount_point(path), clear=iso.MOUNT_ATTR_RDONLY)
+        for path in [self.base, *own]:
+            iso.mount_setattr(path, clear=iso.MOUNT_ATTR_RDONLY)
+        if os.geteuid() == 0 and _initial_user_namespace():
+            for path in [self.base, *own]:
+                _hand_over(path)
+            self.base_mode = 0o711  # runs traverse it to their directory; nothing more
+            os.chmod(self.base, self.base_mode)
         self.read_only = True
 
     def _try(self, fn, active: str) -> str:
@@ -220,12 +229,23 @@ class Setup:
         )
 
     def close(self) -> None:
+        """Undo the set-up. The zygote calls it after its last run has been killed and reaped:
+        only then may the mounts it made read-only be written again, to remove what it made."""
+        if self.read_only:
+            for path in [self.base, *self.cgroup_dirs]:
+                try:
+                    parent = iso.mount_point(os.path.dirname(path))
+                    iso.mount_setattr(parent, clear=iso.MOUNT_ATTR_RDONLY)
+                except OSError:
+                    pass
+            for path in self.cgroup_dirs:
+                try:
+                    iso.umount(path)  # our bind mount over it
+                except OSError:
+                    pass
         if self.tmpfs:
             try:
                 iso.umount(self.base)  # then the host's own (empty) directory is what goes
-                if self.read_only:  # no run is left: the base's parent may be written again
-                    parent = iso.mount_point(os.path.dirname(self.base))
-                    iso.mount_setattr(parent, clear=iso.MOUNT_ATTR_RDONLY)
             except OSError:
                 pass
         remove_tree(self.base)
@@ -238,6 +258,27 @@ class Setup:
                 os.rmdir(path)
             except OSError:
                 pass
+
+
+_NOBODY = 65534
+
+
+def _initial_user_namespace() -> bool:
+    """Whether every uid is mapped (the host's namespace), so nobody exists to own things."""
+    try:
+        with open("/proc/self/uid_map") as fh:
+            return fh.read().split() == ["0", "0", "4294967295"]
+    except OSError:
+        return False
+
+
+def _hand_over(path: str) -> None:
+    """``path`` (and what is in it, one level: a cgroup's files) owned by nobody."""
+    os.chown(path, _NOBODY, _NOBODY)
+    if os.path.isdir(path):
+        for entry in os.scandir(path):
+            if entry.is_file(follow_symlinks=False):
+                os.chown(entry.path, _NOBODY, _NOBODY)
 
 
 def _private_dir(prefix: str) -> str:
