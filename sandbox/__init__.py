@@ -37,7 +37,9 @@ What is isolated (each item is tried when a worker starts; what fails is reporte
   System V IPC (a worker's runs share its IPC namespace) and setting extended attributes.
 
 What is *not* isolated: CPU time is shared with the host (no CPU quota or pinning); the run can see
-the kernel version and the CPU model; timing side channels; a kernel exploit defeats all of it.
+the kernel version and the CPU model; timing side channels, and covert channels that two runs of one
+worker would both have to build (the run directory's inode numbers count the files earlier runs
+made); a kernel exploit defeats all of it.
 A run inherits the memory of its warm worker, which never reads a job or a result: each child reads
 its own job from the harness, and writes stdout and stderr to memfds that the worker copies to the
 harness in the kernel, so a child's inherited memory holds nothing of earlier runs (their code,
