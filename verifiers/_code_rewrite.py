@@ -83,8 +83,17 @@ class _Binder(ast.NodeTransformer):
 # Builtins that cannot call the program or change their arguments: an expected value built from
 # them (``sorted(lst)``, ``len(s)``) is computed before the program runs.
 _PURE = frozenset(
-    "abs all any bool dict divmod float frozenset int len list max min pow reversed round set "
-    "sorted str sum tuple".split()
+    "abs all any bool dict divmod enumerate float frozenset int len list map max min pow range "
+    "reversed round set sorted str sum tuple zip".split()
+)
+# Methods that read their object and arguments and change neither: an expected value may call
+# them on a name or a literal (``' '.join(words)``, ``dict.fromkeys(lst)``, ``s.upper()``); a name
+# that holds a program object keeps Python's order at run time (``ordered``)
+_PURE_METHODS = frozenset(
+    "join upper lower strip lstrip rstrip split rsplit splitlines replace format title capitalize "
+    "casefold swapcase zfill center ljust rjust fromkeys keys values items get copy count index "
+    "startswith endswith isdigit isalpha isalnum isspace isupper islower union intersection "
+    "difference symmetric_difference".split()
 )
 _LEFT, _RIGHT = "__passband_left__", "__passband_right__"
 # what an expected value may be built from: names, literals, operators, slices, pure builtins;
@@ -107,7 +116,8 @@ class _ExpectedFirst(ast.NodeTransformer):
     reads the program's state, as the test means). Only one-operator comparisons whose left side
     makes a call and binds no name (``:=``) are rewritten; a right side that is a bare name
     compared for equality (``sort_in_place(x) == x``; ``pick(a) in a`` is rewritten) or reads an
-    attribute keeps Python's order."""
+    attribute other than a pure method called on a name or a literal (``' '.join(words)``)
+    keeps Python's order."""
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         self.generic_visit(node)
@@ -118,19 +128,7 @@ class _ExpectedFirst(ast.NodeTransformer):
         functions = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
         names = [n.id for n in nodes if isinstance(n, ast.Name) and id(n) not in functions]
         bare = isinstance(right, ast.Name) and not isinstance(node.ops[0], (ast.In, ast.NotIn))
-        if (
-            bare
-            or not names
-            or not all(
-                isinstance(n, _PLAIN_NODES)
-                and (
-                    not isinstance(n, ast.Call)
-                    or isinstance(n.func, ast.Name)
-                    and n.func.id in _PURE
-                )
-                for n in nodes
-            )
-        ):
+        if bare or not names or not all(_plain(n, functions) for n in nodes):
             return node
         compare = ast.Lambda(
             _params(_LEFT, _RIGHT),
@@ -140,6 +138,23 @@ class _ExpectedFirst(ast.NodeTransformer):
         thunks = [ast.Lambda(_params(), part) for part in (node.left, right, held)]
         pair = ast.Call(ast.Name(ORDERED, ast.Load()), thunks, [])
         return ast.copy_location(ast.Call(compare, [ast.Starred(pair, ast.Load())], []), node)
+
+
+def _plain(node: ast.AST, functions: set[int]) -> bool:
+    """A node an expected value may hold: a name, literal, operator, slice, a pure builtin's call,
+    or a pure method called on a name or a literal (the method's attribute node itself)."""
+    if isinstance(node, ast.Attribute):
+        return id(node) in functions and node.attr in _PURE_METHODS and _plain_base(node.value)
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name):
+            return func.id in _PURE
+        return isinstance(func, ast.Attribute)  # checked as the Attribute node itself
+    return isinstance(node, _PLAIN_NODES)
+
+
+def _plain_base(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Name, ast.Constant))
 
 
 def _params(*names: str) -> ast.arguments:

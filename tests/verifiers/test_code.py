@@ -632,6 +632,10 @@ def test_honest_sets_fractions_and_namedtuples_still_pass():
         "assert sort_list(lst) == sorted(lst)",
         "assert sort_list(lst) == list(reversed(sorted(lst, reverse=True)))",
         "assert len(sort_list(lst)) == len(lst) and sort_list(lst) == sorted(lst)",
+        # a pure method on a name or a literal (stop 37): the expected value is computed first
+        "assert sort_list(lst) == sorted(list(dict.fromkeys(lst)))",
+        "assert ' '.join(map(str, sort_list(lst))) == ' '.join(map(str, sorted(lst)))",
+        "assert sort_list(lst) == sorted(lst.copy())",
     ],
 )
 def test_emptying_an_argument_does_not_make_the_expected_value_agree(test):
@@ -659,6 +663,15 @@ def test_an_expected_value_that_reads_the_programs_state_keeps_pythons_order():
     the old balance and failed the right one."""
     assert get("code")(_ACCOUNT.format(ret="self.balance"), tests=_ACCOUNT_TESTS).passed
     assert not get("code")(_ACCOUNT.format(ret="old"), tests=_ACCOUNT_TESTS).passed
+
+
+def test_a_pure_method_of_a_program_object_still_reads_its_state_after_the_call():
+    """``acc.get()`` after ``acc.deposit(50)``: the name holds a program object, so Python's order
+    stands even though ``get`` is a method that changes nothing."""
+    program = _ACCOUNT + "    def get(self):\n        return self.balance\n"
+    tests = ["acc = Account()", "assert acc.deposit(50) == acc.get()"]
+    assert get("code")(program.format(ret="self.balance"), tests=tests).passed
+    assert not get("code")(program.format(ret="old"), tests=tests).passed
 
 
 def test_the_expected_value_is_a_copy_and_a_walrus_still_binds_first():
