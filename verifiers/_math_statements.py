@@ -91,10 +91,49 @@ _NAMED = re.compile(r"^\(?[A-Za-z](?:,[A-Za-z])*\)?=(?=.)")  # "x=", "(x,y)=": n
 _JOINED = re.compile(r",|or|and|\\text\{(?:or|and)\}|\\quad")
 
 
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen".split()
+)
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_WORD_NUMBER = re.compile(
+    "^((?:"
+    + "|".join(sorted([*_UNITS, *_TENS, *_SCALES, "and", "-"], key=len, reverse=True))
+    + ")+)(.*)$"
+)
+_WORD_TOKEN = re.compile("|".join(sorted([*_UNITS, *_TENS, *_SCALES], key=len, reverse=True)))
+_APPROX = re.compile(r"\\approx|≈|\\simeq")
+
+
+def _word_value(answer: str) -> str | None:
+    """A number written in words at the start, with no other number after it ("onemillion",
+    "twenty-fiveapples": spaces are gone), as digits; else None."""
+    match = _WORD_NUMBER.match(answer.lower())
+    if not match or re.search(r"\d", match.group(2)):
+        return None
+    total = current = 0
+    for word in _WORD_TOKEN.findall(match.group(1)):
+        if word in _SCALES:
+            current = max(current, 1) * _SCALES[word]
+            if _SCALES[word] >= 1000:
+                total, current = total + current, 0
+        else:
+            current += _UNITS.index(word) if word in _UNITS else 20 + 10 * _TENS.index(word)
+    return str(total + current)
+
+
 def _values(answer: str) -> tuple[tuple[str, ...], ...]:
     """The ways to read an answer as the values it states, in order: "(C)12" -> ("C",) or
-    ("12",); "(x,y)=(1,2)" -> ("(1,2)",); "x=-4orx=1" and "-4,1" -> ("-4", "1") (spaces are
-    gone: see ``_canonical``)."""
+    ("12",); "(x,y)=(1,2)" -> ("(1,2)",); "x=-4orx=1" and "-4,1" -> ("-4", "1"); "2/3\\approx0.667"
+    -> ("2/3",) or ("0.667",); "onemillion" -> ("1000000",) (spaces are gone: see
+    ``_canonical``)."""
+    if _APPROX.search(answer):  # "\\frac{2}{3}\\approx0.667": the exact value, or its decimal
+        left, right = _APPROX.split(answer, 1)
+        return ((left,), (right,))
+    words = _word_value(answer)
+    if words is not None:
+        return ((words,),)
     option = _OPTION.match(answer)
     if option:
         letter, rest = option.group(1) or option.group(3), option.group(2)

@@ -245,6 +245,10 @@ def test_hedging_counts_every_answer_the_verifier_could_read(completion):
         "The answer is $(x, y) = (1, 2)$.\n\\boxed{(1, 2)}",
         "The answer is x = -4 or x = 1.\n\\boxed{-4, 1}",
         "The answer is x = 3.\n\\boxed{3}",
+        # an exact value with its decimal, a number in words
+        "The answer is $\\frac{2}{3} \\approx 0.667$.\n\\boxed{\\frac{2}{3}}",
+        "The answer is one million.\n\\boxed{10^6}",
+        "The answer is twenty-five apples.\n\\boxed{25}",
     ],
 )
 def test_one_answer_written_twice_is_not_hedging(completion):
@@ -261,6 +265,8 @@ def test_one_answer_written_twice_is_not_hedging(completion):
         "The answer is $(x, y) = (1, 2)$.\n\\boxed{(2, 1)}",
         "The answer is x = -4 or x = 1.\n\\boxed{-4, 2}",
         "The answer is 12 or 13.\n\\boxed{12}",
+        "The answer is 2/3 ≈ 0.667.\n\\boxed{0.5}",
+        "The answer is twenty-five apples.\n\\boxed{26}",
     ],
 )
 def test_two_answers_set_side_by_side_are_still_hedging(completion):
