@@ -195,10 +195,16 @@ _CONTAINERS = (list, tuple, dict, set, frozenset, bytearray)
 _SCALARS = (int, float, complex, str, bytes, bool, type(None))
 
 
+_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+
+
 def snapshot(value, budget: int = 100_000):
     """A copy of an expected value made of plain data (a later write-back into the test's list
     must not change it); anything else (a program's object, a structure of more than ``budget``
     items) as it is."""
+    if type(value) in _VIEWS:  # a live view of the test's dict: its state now, not after the call
+        frozen = snapshot(dict(value.mapping), budget)
+        return getattr(frozen, type(value).__name__.removeprefix("dict_"))()
     if type(value) not in _CONTAINERS:
         return value
     stack, seen = [value], 0

@@ -38,9 +38,11 @@ from passband.verifiers._text import after_reasoning
 __all__ = ["json_values", "strict_loads", "MAX_DEPTH"]
 
 # a fence opens a line; its info string holds no backtick (CommonMark), so ```{"a": 1}``` on one
-# line is inline code, read with the text, not a block whose first line is dropped
+# line is inline code, read with the text, not a block whose first line is dropped. It closes on a
+# line of its own, or right after a JSON value's last bracket ('{"a": 1}```'), not after any code
 _FENCE = re.compile(
-    r"^[ \t]*```[ \t]*([^\s`]*)[^\n`]*\n(.*?)(?:```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE
+    r"^[ \t]*```[ \t]*([^\s`]*)[^\n`]*\n(.*?)(?:^[ \t]*```[ \t]*$|(?<=[}\]])```[ \t]*$|\Z)",
+    re.DOTALL | re.MULTILINE,
 )
 _PROSE_FENCES = frozenset({"", "text", "txt", "plaintext", "plain", "markdown", "md", "output"})
 _INLINE_CODE = re.compile(r"(?<!`)`[^`\n]+`(?!`)")  # `{}` in a sentence names JSON, states none

@@ -69,9 +69,10 @@ _JOINER_RE = re.compile(  # what may separate sibling boxes
 _SENTENCE_START_RE = re.compile(
     r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)"
 )  # "Toulouse has", "Janet, who"
-_CLAUSE_END_RE = re.compile(  # "... 4 more boxes to reach 20.": 20 is the goal, 4 the answer
-    r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\("
-    r"|\s+(?:in\s+order\s+)?to\s+(?:reach|get\s+to|make\s+it\s+to|hit|arrive\s+at)\s"
+_CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
+# after a number, "to reach N" is the goal ("4 more boxes to reach 20"); else the subject
+_GOAL_RE = re.compile(
+    r"\s+(?:in\s+order\s+)?to\s+(?:reach|get\s+to|make\s+it\s+to|hit|arrive\s+at)\s"
 )
 _GSM8K_LEAD_RE = re.compile(r"[ \t:]*")
 # "####" opening a Markdown heading, not an answer: a heading word ("#### Step 2: Multiply"), or
@@ -341,7 +342,11 @@ def _line_answer(last: re.Match, phrase: str, limit: int) -> tuple[int, str]:
         # "Answer: Toulouse has 160 sheep, so together they have 260 sheep." - a sentence: its last number
         sentence = phrase[: limit + 50]
         end = _CLAUSE_END_RE.search(sentence)
-        stated = last_number(sentence[: end.start()] if end else sentence, limit)
+        clause = sentence[: end.start()] if end else sentence
+        goal = _GOAL_RE.search(clause)
+        if goal and re.search(r"\d", clause[: goal.start()]):
+            clause = clause[: goal.start()]
+        stated = last_number(clause, limit)
         if stated is not None and re.search(r"\d", stated[1]):
             return last.start(1), stated[1]
     return last.start(1), _trim_phrase(phrase[: limit + 50]) or ""

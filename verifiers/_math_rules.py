@@ -27,8 +27,6 @@ import ast
 import re
 from fractions import Fraction
 
-from passband.verifiers._math_tuple import in_name_order
-
 __all__ = ["align", "false_chain"]
 
 _ELLIPSIS_RE = re.compile(r"\\[lc]?dots\b|\\dotsc\b|\.\.\.|…")
@@ -55,7 +53,6 @@ def align(gold: str, pred: str) -> tuple[str, str, bool | None]:
     """``(gold, pred, decided)``: possibly rewritten texts, and True/False when a rule decides."""
     if false_chain(pred):  # "3 = 2": a false statement, whichever side matches the gold
         return gold, pred, False
-    gold, pred = in_name_order(gold, pred) or (gold, pred)  # "(y, x) = (1, 2)" is (2, 1)
     if _ELLIPSIS_RE.search(gold) or _ELLIPSIS_RE.search(pred):
         return gold, pred, _same_sequence(gold, pred)
     interval = _as_interval(pred) if _INTERVAL_HINT_RE.search(gold) else None

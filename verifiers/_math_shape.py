@@ -98,9 +98,10 @@ _RANGE_RE = re.compile(r"\d\s*\.{2,3}\s*-?\d")  # "12..13" (a sequence has comma
 # conversion, "45 \text{ minutes (0.75 hours)}", and stays)
 _TEXT_VALUE_RE = re.compile(r"\d[^\\{}]*\\(?:text|textrm|mbox)\s*\{[^{}]*\?[^{}]*\}")
 _BASE_RE = re.compile(r"\d\s*_\s*\{?\s*\d")
-_ALTERNATIVES_RE = re.compile(  # "18|19": two candidates ("|-3|", an absolute value, is one)
-    r"^-?\d+(?:\.\d+)?\s*(?:\||\\mid|\\vert)\s*-?\d+(?:\.\d+)?$"
+_ALTERNATIVES_RE = re.compile(  # "18|19", "x = 18 | 19": two candidates ("|-3|" is one value)
+    r"^(?:[A-Za-z]\s*=\s*)?-?\d+(?:\.\d+)?\s*%?\s*(?:\||\\mid|\\vert)\s*-?\d+(?:\.\d+)?\s*%?$"
 )
+_SPACING_RE = re.compile(r"\\[,;:! ]|\\q?quad\b|~")
 # a unit after a number, and then more: "18 \text{ hours } 20 \text{ minutes}", "18 \text{ cm} =
 # 20 \text{ m}", "5 \text{ dollars and } 50 \text{ cents}"; math-verify reads only the first number
 _UNIT_THEN_MORE_RE = re.compile(
@@ -108,6 +109,10 @@ _UNIT_THEN_MORE_RE = re.compile(
     r"\{(?!\s*(?:or|and|,)\s*\})[^{}]*\}"  # "3 \text{ and } 5" joins the parts of one answer
     r"(?:\s*\^\s*(?:\{[^{}]*\}|\w))?\s*(?=[^\s.^]|\.\s*\S)"
 )
+
+
+def _alternatives(text: str) -> bool:
+    return bool(_ALTERNATIVES_RE.match(_SPACING_RE.sub("", text).replace("\\%", "%").strip()))
 
 
 def not_a_value(pred: str, gold: str) -> str | None:
@@ -126,7 +131,7 @@ def not_a_value(pred: str, gold: str) -> str | None:
         return "is a range, not a value"
     if _TEXT_VALUE_RE.search(text) and not _TEXT_VALUE_RE.search(gold):
         return "has a question mark in its text"
-    if _ALTERNATIVES_RE.match(text) and not _ALTERNATIVES_RE.match(gold.strip("$ ")):
+    if _alternatives(text) and not _alternatives(gold.strip("$ ")):
         return "lists two values split by a bar, not one"
     if _BASE_RE.search(text) and not _BASE_RE.search(gold):
         return "is written in another base"

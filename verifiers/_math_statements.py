@@ -123,38 +123,83 @@ def _word_value(answer: str) -> str | None:
     return str(total + current)
 
 
-def _values(answer: str) -> tuple[tuple[str, ...], ...]:
-    """The ways to read an answer as the values it states, in order: "(C)12" -> ("C",) or
-    ("12",); "(x,y)=(1,2)" -> ("(1,2)",); "x=-4orx=1" and "-4,1" -> ("-4", "1"); "2/3\\approx0.667"
-    -> ("2/3",) or ("0.667",); "onemillion" -> ("1000000",) (spaces are gone: see
-    ``_canonical``)."""
+Reading = tuple[tuple[str, ...], tuple[str, ...]]  # (names, values); no names: ()
+
+
+def _readings(answer: str) -> list[Reading]:
+    """The ways to read an answer as the values it states (spaces are gone: see ``_canonical``):
+    "(C)12" -> the option C, or 12; "(x,y)=(1,2)" -> x=1, y=2; "x=-4orx=1" -> x=-4, x=1; "-4,1"
+    and "(1,2)" -> the values in order; "2/3\\approx0.667" -> 2/3, or 0.667; "onemillion" ->
+    1000000."""
     if _APPROX.search(answer):  # "\\frac{2}{3}\\approx0.667": the exact value, or its decimal
         left, right = _APPROX.split(answer, 1)
-        return ((left,), (right,))
+        return [((), (left,)), ((), (right,))]
     words = _word_value(answer)
     if words is not None:
-        return ((words,),)
+        return [((), (words,))]
     option = _OPTION.match(answer)
     if option:
         letter, rest = option.group(1) or option.group(3), option.group(2)
-        return ((letter,), (rest,)) if rest else ((letter,),)
-    if answer[:1] == "(" and answer[-1:] == ")" and "=" not in answer:
-        return ((answer,),)  # a tuple is one value
+        return [(("option",), (letter,))] + ([((), (rest,))] if rest else [])
     named = _NAMED.match(answer)
     if named and answer.count("=") == 1 and not re.search(r"or|and", answer):
-        return ((answer[named.end() :],),)  # "(x,y)=(1,2)" -> "(1,2)", "x=3" -> "3"
-    parts = tuple(_NAMED.sub("", p) for p in _JOINED.split(answer))
-    return (parts,) if all(parts) else ((answer,),)
+        names = [n for n in answer[: named.end() - 1].strip("()").split(",")]
+        values = _items(answer[named.end() :]) if len(names) > 1 else (answer[named.end() :],)
+        return [(tuple(names), values)] if values and len(values) == len(names) else []
+    if answer[:1] == "(" and answer[-1:] == ")" and "=" not in answer:
+        values = _items(answer)
+        return [((), (answer,))] + ([((), values)] if values else [])  # a tuple, or its items
+    parts = [p for p in _JOINED.split(answer)]
+    names = tuple(m.group(0)[:-1] for p in parts if (m := _NAMED.match(p)))
+    values = tuple(_NAMED.sub("", p) for p in parts)
+    if not all(values) or names and len(names) != len(values):
+        return [((), (answer,))]
+    return [(names, values)]
+
+
+def _items(text: str) -> tuple[str, ...]:
+    """The top-level items of "(a,b,...)", or () when ``text`` is not one such tuple."""
+    if not (text[:1] == "(" and text[-1:] == ")"):
+        return ()
+    items, depth, start = [], 0, 1
+    for i, ch in enumerate(text):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and i != len(text) - 1:
+            return ()  # "(1,2)+(3,4)"
+        if ch == "," and depth == 1:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:-1])
+    return tuple(items) if len(items) > 1 and all(items) else ()
+
+
+def _agree(ra: Reading, rb: Reading) -> bool:
+    (na, va), (nb, vb) = ra, rb
+    if len(va) != len(vb) or ("option",) in (na, nb) and na != nb:
+        return False  # two options agree only by their letters
+    if na and nb and len(set(na)) == len(na):  # x=1, y=2: each name keeps its value
+        if sorted(na) != sorted(nb):
+            return False
+        va, vb = (tuple(v for _, v in sorted(zip(n, vals))) for n, vals in ((na, va), (nb, vb)))
+    elif (na and len(set(na)) == 1) or (nb and len(set(nb)) == 1):
+        if na and nb and set(na) != set(nb):
+            return False
+        va, vb = sorted(va), sorted(vb)  # the roots of one unknown, in any order
+    return all(fast_equal(x, y) is True for x, y in zip(va, vb))
 
 
 def _same_values(a: str, b: str) -> bool:
-    """Both state the same values once names and option text are set aside."""
-    for va in _values(a):
-        for vb in _values(b):
-            if (va, vb) != ((a,), (b,)) and len(va) == len(vb):
-                if all(fast_equal(x, y) is True for x, y in zip(sorted(va), sorted(vb))):
-                    return True
-    return False
+    """Both state the same values once names and option text are read: "(C) 12" and "C" or
+    "12" (but not "(D) 12"), "(x, y) = (1, 2)" and "(1, 2)" (but not "(y, x) = (1, 2)"), "x = -4
+    or x = 1" and "-4, 1"."""
+    plain = [((), (a,))], [((), (b,))]
+    readings = _readings(a), _readings(b)
+    if readings == plain:
+        return False
+    if all(r and r[0][0] == ("option",) for r in readings):  # two options: their letters decide
+        readings = readings[0][:1], readings[1][:1]
+    return any(_agree(ra, rb) for ra in readings[0] for rb in readings[1])
 
 
 def _same(a: str, b: str) -> bool:

@@ -665,6 +665,14 @@ def test_an_expected_value_that_reads_the_programs_state_keeps_pythons_order():
     assert not get("code")(_ACCOUNT.format(ret="old"), tests=_ACCOUNT_TESTS).passed
 
 
+def test_an_expected_dict_view_is_the_dicts_state_before_the_call():
+    """A review (stop 37): ``d.keys()`` computed first was still a live view of ``d``, so a
+    program that emptied ``d`` and returned an empty set matched it."""
+    tests = ["d = {'a': 1, 'b': 2}", "assert f(d) == d.keys()"]
+    assert not get("code")("def f(d):\n    d.clear()\n    return set()\n", tests=tests).passed
+    assert get("code")("def f(d):\n    return set(d)\n", tests=tests).passed
+
+
 def test_a_pure_method_of_a_program_object_still_reads_its_state_after_the_call():
     """``acc.get()`` after ``acc.deposit(50)``: the name holds a program object, so Python's order
     stands even though ``get`` is a method that changes nothing."""

@@ -587,3 +587,14 @@ def test_a_fence_closed_at_the_end_of_the_last_code_line_is_read():
     assert wrong.status == "wrong", wrong  # the block is the answer; the text after is not
     inside = '```json\n{"a": 1,\n "b": "```"}\n```'  # backticks inside a string close nothing
     assert get("json_schema")(inside, schema=schema).status == "ok"
+
+
+def test_a_code_line_ending_in_backticks_does_not_close_its_block():
+    """A review (stop 37): a Python line ending in ``` closed the block, and a dict of the code
+    after it was judged as the answer."""
+    schema = {"type": "object", "properties": {"age": {"type": "integer", "minimum": 0}}}
+    completion = (
+        '```python\nfence = "```"\nprint(fence)```\ntest = {"age": -1}\n```\n\n'
+        'Answer:\n```json\n{"age": 30}\n```'
+    )
+    assert get("json_schema")(completion, schema=schema).status == "ok"

@@ -222,8 +222,10 @@ WRONG = [
     (r"\frac{1}{3}", r"\boxed{0.33330}"),
     ("18", r"The answer is \boxed{18|19}"),  # two candidates split by a bar
     ("19", r"The answer is \boxed{18 \mid 19}"),
-    ("(1, 2)", r"Final answer: $(y, x) = (1, 2)$"),  # x = 2, y = 1
-    ("(1, 2, 3)", r"The answer is $(c, a, b) = (1, 2, 3)$."),
+    ("18", r"The answer is \boxed{18\,|\,19}"),
+    ("18", r"The answer is \boxed{x = 18 | 19}"),
+    ("18", r"The answer is \boxed{18\% | 19\%}"),
+    ("100", "Answer: The number of days to reach 100 is 7."),  # the subject, not the answer
     ("6", "Answer: $6 and 30 cents"),  # one amount, $6.30
     ("6", "She has 6 dollars and 30 cents left. The answer is 6 dollars and 30 cents."),
     ("20", "Answer: She needs 4 more boxes to reach 20."),  # 20 is the goal, 4 the answer
@@ -231,11 +233,11 @@ WRONG = [
 
 RIGHT = [
     ("4", "Answer: She needs 4 more boxes to reach 20."),
-    ("20", "Answer: He needs to reach 20."),
-    ("(2, 1)", r"Final answer: $(y, x) = (1, 2)$"),
+    ("7", "Answer: The number of days to reach 100 is 7."),
+    # a named pair is read as written: the problem may ask for (n, m) (a review of stop 37)
+    ("(3, 4)", r"The answer is \boxed{(n, m) = (3, 4)}"),
     ("(1, 2)", r"Final answer: $(x, y) = (1, 2)$"),
-    (r"(\frac{1}{2}, 3)", r"The answer is $(b, a) = (3, \frac{1}{2})$."),
-    ("(x, y) = (1, 2)", r"So $(y, x) = (2, 1)$."),
+    ("20", "Answer: He needs to reach 20."),
     ("6.30", "Answer: $6 and 30 cents"),
     ("6.05", "The answer is 6 dollars and 5 cents."),
     ("3", r"The answer is \boxed{|-3|}"),

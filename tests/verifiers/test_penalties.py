@@ -267,6 +267,10 @@ def test_one_answer_written_twice_is_not_hedging(completion):
         "The answer is 12 or 13.\n\\boxed{12}",
         "The answer is 2/3 ≈ 0.667.\n\\boxed{0.5}",
         "The answer is twenty-five apples.\n\\boxed{26}",
+        # a review (stop 37): two options with one value, and names with swapped values
+        "The answer is (C) 12.\n\n\\boxed{(D) 12}",
+        "The answer is (x, y) = (1, 2).\n\n\\boxed{(y, x) = (1, 2)}",
+        "The answer is x = 1, y = 2.\n\n\\boxed{x = 2, y = 1}",
     ],
 )
 def test_two_answers_set_side_by_side_are_still_hedging(completion):
