@@ -616,8 +616,14 @@ low = top
 while top - low < (256 << 20) and mapped(low - 4096):
     low -= 4096
 heap = b"".join(ctypes.string_at(a, 4096) for a in range(low, top, 4096) if mapped(a))
-print(len(heap) > 100_000, heap.count(b"SECRET_ANSWER_" + b"x" * 32))
+n = int("LENGTH")  # built at run time: the compiler would fold a constant marker into this code
+print(len(heap) > 100_000, *(heap.count(p.encode() + c.encode() * n) for p, c in MARKERS))
 """
+
+
+def _heap_scan(markers: list[tuple[str, str]], length: int) -> str:
+    """A program that counts, in its own heap, each marker: a prefix then a character repeated."""
+    return _HEAP_SCAN.replace("MARKERS", repr(markers)).replace('"LENGTH"', repr(str(length)))
 
 
 def test_a_run_cannot_read_an_earlier_runs_output_or_code_in_its_memory():
@@ -627,6 +633,25 @@ def test_a_run_cannot_read_an_earlier_runs_output_or_code_in_its_memory():
         for _ in range(2):
             first = pool.run("print('SECRET_ANSWER_' + 'x' * 700)", limits=FAST)
             assert first.stdout.startswith("SECRET_ANSWER_xxx")
-            scan = pool.run(_HEAP_SCAN, limits=Limits(timeout_s=10.0, memory_mb=256))
+            scan = pool.run(
+                _heap_scan([("SECRET_ANSWER_", "x")], 32),
+                limits=Limits(timeout_s=10.0, memory_mb=256),
+            )
             assert scan.exit_code == 0, scan.stderr
             assert scan.stdout.split() == ["True", "0"], scan.stdout
+
+
+def test_a_run_cannot_find_an_earlier_runs_code_or_stdin_in_its_memory():
+    """The worker never reads a job: each child reads its own, so the next child, forked from
+    the worker, holds neither the earlier program's text nor its input (stop 37; markers past
+    512 bytes, so they sit in the heap that is scanned, not in pymalloc's arenas)."""
+    marker = "CODE_ONLY_" + "z" * 700
+    scan = _heap_scan([("CODE_ONLY_", "z"), ("STDIN_ONLY_", "q")], 700)
+    with Pool(1) as pool:
+        for _ in range(2):
+            code = f"# {marker}\nimport sys\nprint(len(sys.stdin.read()))"
+            first = pool.run(code, stdin="STDIN_ONLY_" + "q" * 700)
+            assert first.stdout == "711\n"
+            found = pool.run(scan, limits=Limits(timeout_s=10.0, memory_mb=256))
+            assert found.exit_code == 0, found.stderr
+            assert found.stdout.split() == ["True", "0", "0"], found.stdout
