@@ -74,11 +74,18 @@ def distinct_answers(answers: list[str], most: int | None = None) -> list[str]:
     than that many groups are found (each answer is compared with every group: 1,000 different
     boxes took 40 s, and the penalty needs only to know the cap is passed)."""
     groups: list[str] = []
+    letters: dict[str, str] = {}  # option letter -> its first statement
     for answer in sorted(set(answers), key=len):  # the plainest spelling of a value leads
-        if not any(_same(g, answer) for g in groups):
+        option = _OPTION.match(answer)
+        letter = option and (option.group(1) or option.group(3))
+        if letter and letters and letter not in letters:  # "(C) 12" then "(D) 12": two options,
+            groups.append(answer)  # whatever value each shows (both joined a bare "12")
+        elif not any(_same(g, answer) for g in groups):
             groups.append(answer)
-            if most is not None and len(groups) > most:
-                break
+        if letter:
+            letters.setdefault(letter, answer)
+        if most is not None and len(groups) > most:
+            break
     return groups
 
 
@@ -153,6 +160,8 @@ def _readings(answer: str) -> list[Reading]:
     names = tuple(m.group(0)[:-1] for p in parts if (m := _NAMED.match(p)))
     values = tuple(_NAMED.sub("", p) for p in parts)
     if not all(values) or names and len(names) != len(values):
+        return [((), (answer,))]
+    if not names and re.search(r"or|\\lor", answer):  # "12 or 13": alternatives, not a list
         return [((), (answer,))]
     return [(names, values)]
 

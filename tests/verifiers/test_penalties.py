@@ -269,6 +269,8 @@ def test_one_answer_written_twice_is_not_hedging(completion):
         "The answer is twenty-five apples.\n\\boxed{26}",
         # a review (stop 37): two options with one value, and names with swapped values
         "The answer is (C) 12.\n\n\\boxed{(D) 12}",
+        "The answer is 12.\n\\boxed{(C) 12}\nThe answer is (D) 12",
+        "The answer is 12 or 13.\n\\boxed{12, 13}",
         "The answer is (x, y) = (1, 2).\n\n\\boxed{(y, x) = (1, 2)}",
         "The answer is x = 1, y = 2.\n\n\\boxed{x = 2, y = 1}",
     ],
