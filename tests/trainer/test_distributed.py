@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -77,11 +78,24 @@ def _train(
 
 def _run(cmd: list[str]) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        cmd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: a run that times out goes whole
+    )
 
 
 def _finish(proc: subprocess.Popen) -> str:
-    out, err = proc.communicate(timeout=300)
+    try:
+        out, err = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        # a hung rank left alive would hold on and slow every later run of the suite
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise AssertionError(f"timed out after 300 s: {(out + err)[-3000:]}") from None
     assert proc.returncode == 0, err[-3000:]
     return out + err  # messages go to stderr once the progress bar exists
 
