@@ -41,7 +41,7 @@ the kernel version and the CPU model; timing side channels, and covert channels 
 worker would both have to build (the run directory's inode numbers count the files earlier runs
 made); a kernel exploit defeats all of it.
 A run inherits the memory of its warm worker, which never reads a job or a result: each child reads
-its own job from the harness, and writes stdout and stderr to memfds that the worker copies to the
+its own job from the harness, and its stdout and stderr pipes are moved into memfds and on to the
 harness in the kernel, so a child's inherited memory holds nothing of earlier runs (their code,
 stdin or output) and nothing of the harness (no environment, no expected outputs; the code verifier
 keeps those in the harness process). Programs that need

@@ -46,9 +46,7 @@ def receive(ctrl, paths: dict, plan: dict, fds: dict, theirs: list) -> None:
             path = os.path.join(job["workdir"], name)
             with open(path, "w", encoding="utf-8", errors="replace") as fh:
                 fh.write(content)
-        spill = os.path.join(
-            job["workdir"], ".passband-stdin"
-        )  # removed with the directory, even if cut
+        spill = os.path.join(job["workdir"], ".passband-stdin")  # goes with the directory
         fds = {**fds, 0: _stdin_fd(job.get("stdin") or "", spill)}
         if passed:
             fds[_RPC_FD] = passed[0]
@@ -143,10 +141,7 @@ def _set_rlimits(limits: dict, plan: dict) -> None:
     address_space = plan["base_vm"] + limits["memory_mb"] * mb
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 1))
-    # stdout and stderr are files (memfds) too: one byte past their cap must still be written, so
-    # the zygote sees the cap passed (a file the program writes is still bounded by ``disk_mb``)
-    fsize = max(limits["max_file_mb"] * mb, limits["max_output_bytes"] + 1)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["max_file_mb"] * mb,) * 2)
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["max_open_files"],) * 2)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if not plan["pids_cgroup"]:  # ignored for root, and shared per user: the weaker fallback

@@ -34,8 +34,7 @@ class Limits:
     max_output_bytes: int = 1 << 20
     """Per stream (stdout, stderr); past it the run is killed."""
     max_file_mb: int = 64
-    """RLIMIT_FSIZE: the largest file the program may write. stdout and stderr are files too, so
-    when ``max_output_bytes`` is larger the limit is raised to it."""
+    """RLIMIT_FSIZE: the largest file the program may write."""
     disk_mb: int = 256
     """All files of the run together (private tmpfs, where a mount namespace is usable)."""
     max_open_files: int = 64

@@ -150,13 +150,13 @@ def _readings(answer: str) -> list[Reading]:
         return [(("option",), (letter,))] + ([((), (rest,))] if rest else [])
     named = _NAMED.match(answer)
     if named and answer.count("=") == 1 and not re.search(r"or|and", answer):
-        names = [n for n in answer[: named.end() - 1].strip("()").split(",")]
+        names = answer[: named.end() - 1].strip("()").split(",")
         values = _items(answer[named.end() :]) if len(names) > 1 else (answer[named.end() :],)
         return [(tuple(names), values)] if values and len(values) == len(names) else []
     if answer[:1] == "(" and answer[-1:] == ")" and "=" not in answer:
         values = _items(answer)
         return [((), (answer,))] + ([((), values)] if values else [])  # a tuple, or its items
-    parts = [p for p in _JOINED.split(answer)]
+    parts = _JOINED.split(answer)
     names = tuple(m.group(0)[:-1] for p in parts if (m := _NAMED.match(p)))
     values = tuple(_NAMED.sub("", p) for p in parts)
     if not all(values) or names and len(names) != len(values):

@@ -1,6 +1,6 @@
 """A run's input and output through the worker: stdin of any size, output up to its cap byte for
-byte, and nothing of one run left in the worker for the next (its output goes to memfds that the
-worker copies to the harness in the kernel; the child reads its own job)."""
+byte, and nothing of one run left in the worker for the next (its output is moved from pipes into
+memfds and on to the harness in the kernel; the child reads its own job)."""
 
 from __future__ import annotations
 
@@ -51,8 +51,8 @@ def test_a_run_that_floods_its_output_is_ended_at_the_cap_not_at_the_deadline(po
 
 
 def test_an_output_cap_above_max_file_mb_is_still_honoured(pool):
-    """stdout is a file for the program (a memfd): the file size limit is raised to the output
-    cap (documented on ``Limits.max_file_mb``), and no further."""
+    """stdout is a pipe, which the file size limit does not cover, while a file the program
+    writes is held to ``max_file_mb``."""
     limits = Limits(timeout_s=20.0, max_file_mb=1, max_output_bytes=3 << 20)
     r = pool.run("import sys\nsys.stdout.write('b' * (2 << 20))", limits=limits)
     assert r.ok, r.stderr[-500:]
