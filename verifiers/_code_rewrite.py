@@ -56,7 +56,7 @@ class _AssertRewriter(ast.NodeTransformer):
         label = (ast.get_source_segment(self.source, node) or ast.unparse(node))[:200]
         thunk = ast.Lambda(
             args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
-            body=_ExpectedFirst().visit(_Binder().visit(node.test)),
+            body=_Binder().visit(node.test),
         )
         site = ast.Constant(f"{self.filename}:{node.lineno}:{node.col_offset}")
         call = ast.Call(
@@ -105,39 +105,113 @@ _PLAIN_NODES = (
 
 
 class _ExpectedFirst(ast.NodeTransformer):
-    """``candidate(lst) == sorted(lst)`` -> ``(lambda l, r: l == r)(*ordered(lambda: candidate(lst),
-    lambda: sorted(lst), lambda: (lst,)))``.
+    """Expected values are computed before the program's call that comes first.
 
-    Python evaluates the left side first, so a program that empties its argument and returns []
-    made the test compare [] with ``sorted([])`` and pass. A right side made only of the test's
-    names, literals, operators, slices and pure builtins is the expected value: ``ordered``
-    computes (and copies) it from the inputs as the test wrote them, before the program can change
-    them, unless one of its names holds a program object (``len(stack)`` after ``stack.push(1)``
-    reads the program's state, as the test means). Only one-operator comparisons whose left side
-    makes a call and binds no name (``:=``) are rewritten; a right side that is a bare name
-    compared for equality (``sort_in_place(x) == x``; ``pick(a) in a`` is rewritten) or reads an
-    attribute other than a pure method called on a name or a literal (``' '.join(words)``)
-    keeps Python's order."""
+    Python evaluates left to right, so in ``candidate(lst) == sorted(lst)`` a program that empties
+    its argument and returns [] was compared with ``sorted([])`` and passed. An expected value is
+    a part made only of the test's names, literals, operators, slices and pure builtins, in one of
+    these places after a part that makes a call:
+
+    - a comparison's right side, every one of a chain (``f(x) == sorted(x) != []``);
+    - an argument after the first of a comparing function (``math.isclose(f(x), sum(x))``,
+      ``np.allclose``, ``assertEqual``) or of a function the test itself defines
+      (``assertion(candidate(x), sorted(x), 0)``);
+    - the right side of a subtraction (``abs(f(x) - sum(x)) < 1e-9``).
+
+    ``ordered`` computes (and copies) such parts from the inputs as the test wrote them, before the
+    program can change them, unless one of their names holds a program object (``len(stack)``
+    after ``stack.push(1)`` reads the program's state, as the test means). A part that binds a name
+    (``:=``), a bare name (``sort_in_place(x) == x``; ``pick(a) in a`` is rewritten) and an
+    attribute other than a pure method called on a name or a literal (``acc.balance``) keep
+    Python's order."""
+
+    def __init__(self, defined: frozenset[str] = frozenset()) -> None:
+        self.defined = defined  # functions the test code defines: their arguments are its own
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         self.generic_visit(node)
-        if len(node.ops) != 1 or not _calls(node.left) or _binds(node.left):
+        rights = node.comparators
+        if not _calls(node.left) or any(map(_binds, [node.left, *rights])):
             return node
-        right = node.comparators[0]
-        nodes = list(ast.walk(right))
-        functions = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
-        names = [n.id for n in nodes if isinstance(n, ast.Name) and id(n) not in functions]
-        bare = isinstance(right, ast.Name) and not isinstance(node.ops[0], (ast.In, ast.NotIn))
-        if bare or not names or not all(_plain(n, functions) for n in nodes):
+        member = [isinstance(op, (ast.In, ast.NotIn)) for op in node.ops]
+        early = [i + 1 for i, r in enumerate(rights) if _expected(r, member[i])]
+        if not early or len(early) + sum(map(_literal, rights)) < len(rights):
             return node
-        compare = ast.Lambda(
-            _params(_LEFT, _RIGHT),
-            ast.Compare(ast.Name(_LEFT, ast.Load()), node.ops, [ast.Name(_RIGHT, ast.Load())]),
+        params = [_LEFT, *(f"__passband_right{i}__" for i in range(len(rights)))]
+        body = ast.Compare(
+            ast.Name(_LEFT, ast.Load()), node.ops, [ast.Name(n, ast.Load()) for n in params[1:]]
         )
-        held = ast.Tuple([ast.Name(n, ast.Load()) for n in dict.fromkeys(names)], ast.Load())
-        thunks = [ast.Lambda(_params(), part) for part in (node.left, right, held)]
-        pair = ast.Call(ast.Name(ORDERED, ast.Load()), thunks, [])
-        return ast.copy_location(ast.Call(compare, [ast.Starred(pair, ast.Load())], []), node)
+        return _rewrite(node, params, body, [node.left, *rights], early)
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        func, args = node.func, node.args
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if not (name in _COMPARING or name in self.defined) or len(args) < 2:
+            return node
+        if any(isinstance(a, ast.Starred) for a in args) or not _calls(args[0]):
+            return node
+        later = [i for i, a in enumerate(args) if i and _expected(a)]
+        if not later or any(map(_binds, [*args, *node.keywords])):
+            return node
+        params = [f"__passband_right{i}__" for i in range(len(args))]
+        body = ast.Call(func, [ast.Name(n, ast.Load()) for n in params], node.keywords)
+        return _rewrite(node, params, body, args, later)
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Sub) or not _calls(node.left) or not _expected(node.right):
+            return node
+        if _binds(node.left):
+            return node
+        body = ast.BinOp(ast.Name(_LEFT, ast.Load()), node.op, ast.Name(_RIGHT, ast.Load()))
+        return _rewrite(node, [_LEFT, _RIGHT], body, [node.left, node.right], [1])
+
+
+# functions that compare their first argument with the rest
+_COMPARING = frozenset(
+    "isclose allclose array_equal array_equiv assert_allclose assert_array_equal assert_equal "
+    "assert_almost_equal assert_array_almost_equal assertEqual assertAlmostEqual assertListEqual "
+    "assertCountEqual assertDictEqual assertSetEqual assertTupleEqual assertSequenceEqual "
+    "assertIn assert_frame_equal assert_series_equal".split()
+)
+
+
+def _expected(node: ast.expr, bare: bool = False) -> bool:
+    """A part that is an expected value: at least one name of the test's and nothing but plain
+    nodes (``_plain``); a bare name only where ``bare`` (``pick(a) in a``)."""
+    if isinstance(node, ast.Name) and not bare:
+        return False
+    nodes = list(ast.walk(node))
+    functions = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    names = [n for n in nodes if isinstance(n, ast.Name) and id(n) not in functions]
+    return bool(names) and all(_plain(n, functions) for n in nodes)
+
+
+def _literal(node: ast.expr) -> bool:
+    """A literal value (``-1``, ``(1, 2)``): the same whenever it is computed."""
+    return all(
+        isinstance(n, (ast.Constant, ast.UnaryOp, ast.unaryop, ast.Tuple, ast.Load))
+        for n in ast.walk(node)
+    )
+
+
+def _rewrite(node, params, body, parts, early) -> ast.expr:
+    """``(lambda *params: body)(*__passband_ordered__([lambda: part, ...], early, lambda: names))``
+    where ``names`` are the data names the early parts read."""
+    names = []
+    for i in early:
+        nodes = list(ast.walk(parts[i]))
+        functions = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+        names += [n.id for n in nodes if isinstance(n, ast.Name) and id(n) not in functions]
+    held = ast.Tuple([ast.Name(n, ast.Load()) for n in dict.fromkeys(names)], ast.Load())
+    thunks = ast.List([ast.Lambda(_params(), part) for part in parts], ast.Load())
+    early = ast.Tuple([ast.Constant(i) for i in early], ast.Load())
+    values = ast.Call(
+        ast.Name(ORDERED, ast.Load()), [thunks, early, ast.Lambda(_params(), held)], []
+    )
+    call = ast.Call(ast.Lambda(_params(*params), body), [ast.Starred(values, ast.Load())], [])
+    return ast.copy_location(call, node)
 
 
 def _plain(node: ast.AST, functions: set[int]) -> bool:
@@ -163,18 +237,23 @@ def _params(*names: str) -> ast.arguments:
     )
 
 
-def ordered(left, right, names) -> tuple:
-    """(left(), right()) with the expected value ``right`` computed and copied first, unless a
-    name it reads holds a program object (then Python's order: its state after the call)."""
+def ordered(parts, early, names) -> list:
+    """Every part's value, in order, except that the ``early`` ones (expected values) are computed
+    and copied first, unless a name they read holds a program object (then Python's order: its
+    state after the call)."""
     try:
         held = names()
     except Exception:  # noqa: BLE001 - e.g. a name not bound yet: Python's order decides
         held = None
-    if held is None or any(isinstance(v, RemoteObject) for v in held):
-        first = left()
-        return first, right()
-    expected = snapshot(right())
-    return left(), expected
+    values, done = [None] * len(parts), set()
+    if held is not None and not any(isinstance(v, RemoteObject) for v in held):
+        for i in early:
+            values[i] = snapshot(parts[i]())
+            done.add(i)
+    for i, part in enumerate(parts):
+        if i not in done:
+            values[i] = part()
+    return values
 
 
 def _calls(node: ast.AST) -> bool:
@@ -235,5 +314,9 @@ def compile_tests(source: str, filename: str):
         raise HarnessFault(
             f"reference test code does not parse ({filename}, line {exc.lineno}): {exc.msg}"
         ) from None
+    defined = frozenset(
+        n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
+    tree = _ExpectedFirst(defined).visit(tree)
     tree = ast.fix_missing_locations(_AssertRewriter(source, filename).visit(tree))
     return compile(tree, filename, "exec")

@@ -650,6 +650,29 @@ def test_emptying_an_argument_does_not_make_the_expected_value_agree(test):
     assert get("code")(honest, tests=tests).passed
 
 
+@pytest.mark.parametrize(
+    "test",
+    [
+        "assert math.isclose(total(lst), sum(lst))",
+        "assert abs(total(lst) - sum(lst)) < 1e-9",
+        "assert total(lst) == sum(lst) != -1",
+        "assert (total(lst), 1) == (sum(lst), 1)",
+        "def same(got, want):\n    assert got == want\nsame(total(lst), sum(lst))",
+        "def check(f):\n    xs = [3, 1, 2]\n    assert math.isclose(f(xs), sum(xs), rel_tol=1e-9)\n"
+        "check(total)",
+    ],
+)
+def test_emptying_an_argument_fails_in_every_place_an_expected_value_stands(test):
+    """Stop 38 (left by stop 37): the expected value was computed first only on the right of a
+    single comparison, so a program that emptied its argument and returned 0 still passed a
+    chained comparison, ``math.isclose``, a subtraction and the test's own helper."""
+    tests = ["import math", "lst = [3, 1, 2]", test]
+    assert not get("code")("def total(a):\n    a.clear()\n    return 0\n", tests=tests).passed
+    assert get("code")("def total(a):\n    return sum(a)\n", tests=tests).passed
+    popping = "def total(a):\n    s = 0\n    while a:\n        s += a.pop()\n    return s\n"
+    assert get("code")(popping, tests=tests).passed  # consumes its input, answers right
+
+
 _ACCOUNT_TESTS = ["acc = Account()", "assert acc.deposit(50) == acc.balance"]
 _ACCOUNT = (
     "class Account:\n    def __init__(self):\n        self.balance = 0\n"
