@@ -39,6 +39,10 @@ _ALIASES = {"np": "numpy", "pd": "pandas", "plt": "matplotlib.pyplot"}  # not "s
 _THIRD_PARTY = frozenset({"numpy", "pandas", "scipy", "sympy", "networkx", "matplotlib"})
 
 
+# never caught as the test's failure: the harness's own signals
+_ESCAPES = (CandidateGone, KeyboardInterrupt, GeneratorExit)
+
+
 @dataclass(frozen=True)
 class Check:
     label: str  # the assert's source text (clipped)
@@ -141,7 +145,10 @@ class Runner:
             return Check(label, False, "gone", str(exc))  # must not end the count with it
         except AssertionError as exc:
             return Check(label, False, "wrong", f"AssertionError: {exc}"[:300])
-        except Exception as exc:  # noqa: BLE001 - the candidate raised, or returned something unusable
+        except _ESCAPES:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the candidate raised, or returned something
+            # unusable; SystemExit and pytest's Failed (``pytest.raises`` that saw nothing) included
             return Check(label, False, "wrong", f"{type(exc).__name__}: {exc}"[:300])
         return Check(
             label, truth, "ok" if truth else "wrong", "" if truth else "assertion is false"
@@ -176,10 +183,13 @@ class Runner:
             why = f"NameError: {exc} (not defined by the program)"
             self._cut_short(first, Check(label, False, "wrong", why))
             return False
-        except Exception as exc:  # noqa: BLE001
-            why = f"{type(exc).__name__}: {exc}"[:300]
-            self._cut_short(first, Check(label, False, "wrong", why))
-            return False
+        except _ESCAPES:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - SystemExit, pytest's Failed included
+            if not (isinstance(exc, SystemExit) and exc.code in (None, 0, False)):
+                why = f"{type(exc).__name__}: {exc}"[:300]
+                self._cut_short(first, Check(label, False, "wrong", why))
+                return False  # else the test code ended itself with success: unittest.main()
         if self._evaluated == before and self.session.calls > calls:
             self.checks.append(Check(label, True))  # no assert: it passes by running cleanly
         # a unit that neither asserted nor called the program ("lst = [3, 1, 2]") checks nothing
@@ -201,7 +211,9 @@ class Runner:
             exec(compile(source, "<prompt>", "exec"), self.ns)
         except CandidateGone:
             raise
-        except Exception:  # noqa: BLE001 - e.g. a prompt whose module code needs the entry point
+        except _ESCAPES:
+            raise
+        except BaseException:  # noqa: BLE001 - e.g. a prompt whose module code needs the entry point
             pass
 
     def setup(self, source: str, filename: str) -> None:
@@ -213,7 +225,9 @@ class Runner:
             raise
         except Unencodable as exc:
             raise HarnessFault(f"reference setup code: {exc}") from None
-        except Exception as exc:  # noqa: BLE001
+        except _ESCAPES:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - SystemExit (``unittest.main()``) included
             if (
                 self.session.calls == calls_before
             ):  # the program never took part: the reference is broken

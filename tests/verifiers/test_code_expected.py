@@ -1,0 +1,190 @@
+"""Expected values computed before the program's call (``verifiers/_code_expected.py``), found by
+a review of 2a82c65 (stop 38): where a program that changes its arguments still passed, and right
+programs that the rewrite broke."""
+
+from __future__ import annotations
+
+import pytest
+
+from passband.verifiers import get
+
+CLEAR = {
+    "[]": "def f(a, *rest):\n    a.clear()\n    return []\n",
+    "0": "def f(a, *rest):\n    a.clear()\n    return 0\n",
+    "1": "def f(a, *rest):\n    a.clear()\n    return 1\n",
+    "{}": "def f(a, *rest):\n    a.clear()\n    return {}\n",
+}
+
+
+def _code(program: str, tests: list[str]) -> bool:
+    return get("code")(program, tests=tests).passed
+
+
+@pytest.mark.parametrize(
+    "returns, test, right",
+    [
+        ("[]", "assert f(lst) == [x * x for x in lst]", "[x * x for x in a]"),
+        ("0", "assert f(lst) == sum(x * x for x in lst)", "sum(x * x for x in a)"),
+        ("[]", "assert f(lst) == sorted(lst, key=lambda x: -x)", "sorted(a, reverse=True)"),
+        ("[]", "assert f(lst) == list(filter(lambda x: x % 2 == 0, lst))", "[2, 4]"),
+        ("1", "assert f(lst) == math.prod(lst)", "24"),
+        ("0", "assert math.isclose(f(lst), math.fsum(lst))", "10.0"),
+        ("{}", "assert f(lst) == Counter(lst)", "Counter(a)"),
+        ("[]", "assert f(lst, 2) == heapq.nlargest(2, lst)", "[4, 3]"),
+        ("[]", "assert f(lst) == list(accumulate(lst))", "[3, 4, 6, 10]"),
+        ("0", "assert f(lst) == (max(lst) if lst else 0)", "4"),
+        ("[]", "assert operator.eq(f(lst), sorted(lst))", "sorted(a)"),
+    ],
+)
+def test_an_expected_value_built_with_comprehensions_lambdas_and_pure_functions(
+    returns, test, right
+):
+    setup = (
+        "import math, heapq, operator\nfrom collections import Counter\n"
+        "from itertools import accumulate\nlst = [3, 1, 2, 4]"
+    )
+    assert not _code(CLEAR[returns], [setup, test])
+    honest = f"from collections import Counter\ndef f(a, *rest):\n    return {right}\n"
+    assert _code(honest, [setup, test])
+
+
+@pytest.mark.parametrize(
+    "program, tests",
+    [
+        (
+            "def find_peak(a):\n    a[:] = [0] * 100\n    return 50\n",
+            ["nums = [1, 2, 1]", "assert 0 <= find_peak(nums) < len(nums)"],
+        ),
+        (
+            "def mean(a):\n    a[:] = [10 ** 9]\n    return 10 ** 9\n",
+            ["lst = [1, 2, 3]", "assert min(lst) <= mean(lst) <= max(lst)"],
+        ),
+        (
+            "def pick(a):\n    t = type(a[0])\n    a[:] = [t(99, 99)]\n    return a[0]\n",
+            [
+                "from collections import namedtuple\nP = namedtuple('P', 'x y')\n"
+                "pts = [P(0, 0), P(1, 1)]",
+                "assert pick(pts) in pts",
+            ],
+        ),
+        (
+            "def pick(a):\n    a[:] = [a[0] * 0 + 7]\n    return a[0]\n",
+            [
+                "from decimal import Decimal\na = [Decimal('1.5'), Decimal('2.5')]",
+                "assert pick(a) in a",
+            ],
+        ),
+        (
+            "def pick(a):\n    a[:] = [-5]\n    return -5\n",
+            ["a = list(range(100001))", "assert pick(a) in a"],
+        ),
+    ],
+)
+def test_a_chain_with_the_call_inside_and_members_that_are_not_plain_lists(program, tests):
+    assert not _code(program, tests)
+
+
+def test_right_chains_and_members_still_pass():
+    assert _code(
+        "def find_peak(a):\n    return 1\n",
+        ["nums = [1, 2, 1]", "assert 0 <= find_peak(nums) < len(nums)"],
+    )
+    assert _code(
+        "def mean(a):\n    return sum(a) / len(a)\n",
+        ["lst = [1, 2, 3]", "assert min(lst) <= mean(lst) <= max(lst)"],
+    )
+    assert _code(
+        "def pick(a):\n    return a[-1]\n", ["a = list(range(100001))", "assert pick(a) in a"]
+    )
+
+
+_DEDUPE = (
+    "def dedupe(a):\n    seen = []\n    for x in a:\n        if x not in seen:\n"
+    "            seen.append(x)\n    a[:] = seen\n    return len(a)\n"
+)
+
+
+def test_a_method_named_like_a_test_helper_keeps_pythons_order():
+    """A test class's method is not matched by its name: ``H().same(push(s, 5), len(s))``."""
+    helper = "class H:\n    def same(self, got, want):\n        assert got == want\n"
+    push = "def push(s, x):\n    s.append(x)\n    return len(s)\n"
+    assert _code(push, [helper + "s = [1]\nH().same(push(s, 5), len(s))"])
+
+
+def test_an_expected_value_python_would_not_reach_is_not_computed_first():
+    find = "def find(a, x):\n    return -1 if x not in a else a.index(x)\n"
+    assert _code(find, ["lst = []", "assert not (find(lst, 3) >= 0 == lst[0])"])
+    median = (
+        "def median(a):\n    if not a:\n        raise ValueError('empty')\n"
+        "    return sorted(a)[len(a) // 2]\n"
+    )
+    tests = [
+        "lst = []\ntry:\n    r = median(lst) == sorted(lst)[len(lst) // 2]\n"
+        "    raise AssertionError('no raise')\nexcept ValueError:\n    pass",
+        "assert median([3, 1, 2]) == 2",
+    ]
+    assert _code(median, tests)
+
+
+def test_await_class_bodies_and_super_keep_their_meaning():
+    f = "def f(a):\n    return sorted(a)\n"
+    awaiting = (
+        "import asyncio\nasync def g(a):\n    return f(a)\nasync def main():\n"
+        "    lst = [3, 1, 2]\n    ok = await g(lst) == sorted(lst)\n    assert ok\n"
+        "asyncio.run(main())"
+    )
+    assert _code(f, [awaiting])
+    body = (
+        "def check(candidate):\n    class C:\n        data = [3, 1, 2]\n"
+        "        ok = candidate(data) == sorted(data)\n    assert C.ok\n"
+    )
+    assert get("code")(f, test=body, entry_point="f").passed
+    sup = (
+        "import unittest\nclass B(unittest.TestCase):\n    def go(self, a):\n        return f(a)\n"
+        "class T(B):\n    def go(self, a):\n        self.assertEqual(super().go(a), sorted(a))\n"
+        "        return True\nt = T()\nassert t.go([3, 1, 2])"
+    )
+    assert _code(f, [sup])
+
+
+def test_pytest_raises_and_unittest_main_are_verdicts_not_crashes():
+    """Before, pytest's ``Failed`` (a BaseException) and ``unittest.main()``'s SystemExit escaped
+    the verifier, and an assert inside ``pytest.raises`` swallowed the exception it expected."""
+    raising = "def f(a):\n    if not a:\n        raise ValueError('empty')\n    return a[0]\n"
+    silent = "def f(a):\n    return None\n"
+    expects = "import pytest\nwith pytest.raises(ValueError):\n    f([])"
+    assert not _code(silent, [expects, "assert f([1]) == 1"])
+    assert _code(raising, [expects, "assert f([1]) == 1"])
+    inside = "import pytest\nwith pytest.raises(ValueError):\n    assert f([]) == 0"
+    assert _code(raising, [inside, "assert f([2]) == 2"])
+    main = (
+        "import unittest\nclass T(unittest.TestCase):\n    def test_one(self):\n"
+        "        self.assertEqual(f([5]), 5)\nunittest.main()"
+    )
+    verdict = get("code")(silent, tests=[main, "assert f([1]) == 1"])
+    assert verdict.status == "wrong", verdict
+
+
+def test_an_assert_that_calls_super_or_awaits_is_kept_as_it_is():
+    f = "def f(a):\n    return sorted(a)\n"
+    sup = (
+        "class B:\n    def g(self, a):\n        return list(a)\n"
+        "class T(B):\n    def g(self, a):\n        assert f(a) == super().g(sorted(a))\n"
+        "        return True\nassert T().g([3, 1, 2])"
+    )
+    assert _code(f, [sup])
+    assert not _code("def f(a):\n    return a\n", [sup])
+    awaiting = (
+        "import asyncio\nasync def g(a):\n    return f(a)\nasync def main():\n"
+        "    assert await g([3, 1, 2]) == [1, 2, 3]\nasyncio.run(main())"
+    )
+    assert _code(f, [awaiting])
+    assert not _code("def f(a):\n    return a\n", [awaiting])
+
+
+def test_test_code_that_exits_with_success_ends_its_unit_and_a_failure_code_fails_it():
+    right, wrong = "def f(a):\n    return a[0]\n", "def f(a):\n    return 0\n"
+    done = "import sys\nassert f([1]) == 1\nsys.exit(0)"
+    assert _code(right, [done]) and not _code(wrong, [done])
+    failed = "import sys\nif f([1]) != 1:\n    sys.exit(1)"
+    assert _code(right, [failed]) and not _code(wrong, [failed])
