@@ -17,6 +17,7 @@ import socket
 import time
 
 from passband.sandbox import _wire as wire
+from passband.sandbox._writeback import write_back
 from passband.sandbox.limits import ExecResult
 
 _GRACE_S = 5.0
@@ -48,6 +49,9 @@ class Session:
         self.calls = (
             0  # requests sent to the program (the harness tells its own faults from the program's)
         )
+        # id(argument) -> (argument, [(its contents before a call that changed it, the call's
+        # result), ...]): see ``_writeback.write_back``
+        self.mutations: dict[int, tuple[object, list[tuple[object, object]]]] = {}
 
     def __enter__(self) -> Session:
         self.start()
@@ -124,40 +128,8 @@ class Session:
         except (wire.WireError, KeyError, TypeError) as exc:
             raise CandidateError(f"malformed result: {exc}") from None
         if passed is not None and isinstance(reply.get("args_after"), list):
-            self._write_back(reply["args_after"], *passed)
+            write_back(self, reply["args_after"], *passed, value)
         return value
-
-    def _write_back(self, changes: list, args: tuple, kwargs: dict) -> None:
-        """Apply the program's changes to mutable arguments to the caller's own objects, as a call in
-        one interpreter would. Only genuine list/dict/set/bytearray objects are updated, with
-        plain data; anything malformed is ignored (the caller keeps its unchanged copy)."""
-        for change in changes[: len(args) + len(kwargs)]:
-            if not isinstance(change, dict):
-                continue
-            i, k = change.get("i"), change.get("k")
-            target = (
-                args[i]
-                if type(i) is int and 0 <= i < len(args)
-                else kwargs.get(k)
-                if type(k) is str
-                else None
-            )
-            try:
-                new = wire.decode(  # a result's depth: the test may pass it in again
-                    change.get("v"), lambda h: RemoteObject(self, handle=h), limit=wire.RESULT_DEPTH
-                )
-            except (wire.WireError, TypeError):
-                continue
-            if (
-                type(target) is list
-                and type(new) is list
-                or type(target) is bytearray
-                and type(new) is bytes
-            ):
-                target[:] = new
-            elif type(target) in (dict, set) and type(new) is type(target):
-                target.clear()
-                target.update(new)
 
     def _recv(self) -> dict:
         try:

@@ -23,8 +23,8 @@ that a chain would never reach) is left to Python's order. A bare name compared 
 pure method or a module's pure function (``acc.balance``), and expressions that await, yield or call
 ``super()`` keep Python's order, as do statements of a class body.
 
-Not covered: an expected value computed in a later statement (``res = f(lst)`` then
-``assert res == sorted(lst)``) reads the arguments as the program left them.
+An expected value in a later statement (``res = f(lst)`` then ``assert res == sorted(lst)``) is
+``_code_after``'s.
 """
 
 from __future__ import annotations

@@ -13,9 +13,20 @@ from __future__ import annotations
 import ast
 import functools
 
+from passband.verifiers._code_after import AFTER, AfterCall, after_call, result_names
 from passband.verifiers._code_expected import ORDERED, ExpectedFirst, ordered
 
-__all__ = ["BIND", "ORDERED", "RECORD", "HarnessFault", "called_names", "compile_tests", "ordered"]
+__all__ = [
+    "AFTER",
+    "BIND",
+    "ORDERED",
+    "RECORD",
+    "HarnessFault",
+    "after_call",
+    "called_names",
+    "compile_tests",
+    "ordered",
+]
 
 
 class HarnessFault(Exception):
@@ -122,6 +133,7 @@ def compile_tests(source: str, filename: str):
     defined = frozenset(
         n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     )
-    tree = ExpectedFirst(defined).visit(tree)
+    results = result_names(tree)
+    tree = AfterCall(results).visit(ExpectedFirst(defined).visit(tree))
     tree = ast.fix_missing_locations(_AssertRewriter(source, filename).visit(tree))
     return compile(tree, filename, "exec")

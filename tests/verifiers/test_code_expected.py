@@ -188,3 +188,54 @@ def test_test_code_that_exits_with_success_ends_its_unit_and_a_failure_code_fail
     assert _code(right, [done]) and not _code(wrong, [done])
     failed = "import sys\nif f([1]) != 1:\n    sys.exit(1)"
     assert _code(right, [failed]) and not _code(wrong, [failed])
+
+
+_KEPT = [
+    ("assert-sorted", ["lst = [3, 1, 2, 4]", "res = f(lst)\nassert res == sorted(lst)"]),
+    ("any-order", ["nums = [3, 1, 2, 4]", "out = f(nums)\nassert sorted(out) == sorted(nums)"]),
+    ("length", ["nums = [3, 1, 2, 4]", "out: list = f(nums)\nassert len(out) == len(nums)"]),
+    (
+        "loop",
+        [
+            "def check(candidate):\n    for nums in ([3, 1, 2], [5, 4]):\n"
+            "        out = candidate(nums)\n        assert sorted(out) == sorted(nums)\n"
+            "check(f)"
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("name, tests", _KEPT)
+def test_a_result_kept_for_a_later_statement_is_compared_with_the_arguments_before_the_call(
+    name, tests
+):
+    """A review of 2a82c65 (stop 38): ``out = candidate(nums)`` then
+    ``assert sorted(out) == sorted(nums)`` passed a program that emptied ``nums`` and returned []."""
+    assert not _code(CLEAR["[]"], tests)
+    assert _code("def f(a):\n    return sorted(a)\n", tests)
+    assert _code("def f(a):\n    a.sort()\n    return a\n", tests)  # sorts in place, answers right
+
+
+def test_a_kept_result_against_the_arguments_numbers_and_members():
+    tests = ["lst = [3, 1, 2, 4]", "res = f(lst)\nassert res == sum(lst)"]
+    assert not _code(CLEAR["0"], tests)
+    popping = "def f(a):\n    s = 0\n    while a:\n        s += a.pop()\n    return s\n"
+    assert _code(popping, tests)  # consumed its input and answered right: now it passes
+    member = ["a = [1, 2, 3]", "x = pick(a)\nassert x in a"]
+    assert not _code("def pick(a):\n    a[:] = [99]\n    return 99\n", member)
+    assert _code("def pick(a):\n    return a[1]\n", member)
+
+
+def test_in_place_programs_are_still_read_as_they_left_their_arguments():
+    remove = "def rm(a, v):\n    a[:] = [x for x in a if x != v]\n    return len(a)\n"
+    k_then_prefix = [
+        "nums = [3, 2, 2, 3]",
+        "k = rm(nums, 3)\nassert k == 2\nassert nums[:k] == [2, 2]",
+    ]
+    assert _code(remove, k_then_prefix)
+    assert not _code("def rm(a, v):\n    return 2\n", k_then_prefix)
+    assert _code(
+        "def sc(a):\n    a.sort()\n", ["nums = [2, 0, 1]", "sc(nums)\nassert nums == [0, 1, 2]"]
+    )
+    # the price, as in one expression (``rm(nums, 3) == len(nums)``): the length before the call
+    assert not _code(remove, ["nums = [3, 2, 2, 3]", "k = rm(nums, 3)\nassert len(nums) == k"])
