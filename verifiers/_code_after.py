@@ -24,11 +24,13 @@ import ast
 
 from passband.verifiers._code_expected import (
     _PICK,
+    _calls,
     _expected,
     _opaque,
     _params,
     _program_call,
     _read_names,
+    reaches_program,
     snapshot,
 )
 
@@ -41,7 +43,7 @@ def result_names(tree: ast.AST) -> frozenset[str]:
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            if _program_call(node.value):
+            if _calls(node.value):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
@@ -120,12 +122,14 @@ def after_call(mutations: dict, parts, again, reads, links, values, names):
     another part reads, when that call changed them; else part i where Python computes it."""
     fixed = {}
     try:
-        current = dict(zip(names, values())) if mutations else None
+        current = dict(zip(names, values()))
     except Exception:  # noqa: BLE001 - a name not bound yet: Python's order
         current = None
     for i, rebuild in again.items() if current is not None else ():
         args = _before(mutations, current, reads, links, i)
-        if args is not None:
+        if args is None and not any(reaches_program(current[n]) for n in reads[i]):
+            args = [current[n] for n in reads[i]]  # first, as ``ordered`` does: another part
+        if args is not None:  # may still call the program (``j.join(words)``, ``key=f``)
             try:
                 fixed[i] = snapshot(rebuild(*args))
             except Exception:  # noqa: BLE001 - Python's order decides
@@ -139,12 +143,14 @@ def _before(mutations, current, reads, links, i):
     out, changed = [], False
     for name in reads[i]:
         value = current[name]
+        if reaches_program(value):
+            return None  # a program object (``key=f``, ``j.join``) or an iterator: Python's order
         entry = mutations.get(id(value))
         if entry is not None and entry[0] is value:
             others = [j for j in range(len(reads)) if j != i and name not in reads[j]]
             held = [current[r] for j in others for r in links[j]]
             for before, result in reversed(entry[1]):
-                if any(h is result for h in held):
+                if any(h is result for h in held) and not reaches_program(before):
                     value, changed = before, True
                     break
         out.append(value)

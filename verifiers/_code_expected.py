@@ -115,11 +115,10 @@ class ExpectedFirst(ast.NodeTransformer):
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         self.generic_visit(node)
         parts = [node.left, *node.comparators]
-        first = next((i for i, p in enumerate(parts) if _program_call(p)), None)
-        if first is None or _opaque(node):
-            return node
+        if not _calls(node.left) or _opaque(node):  # a call in the middle of a chain
+            return node  # (``0 <= insert(a, x) < len(a)``) may mean the bound after it
         member = [False] + [isinstance(op, (ast.In, ast.NotIn)) for op in node.ops]
-        early = [i for i in range(first + 1, len(parts)) if _expected(parts[i], member[i])]
+        early = [i for i in range(1, len(parts)) if _expected(parts[i], member[i])]
         return _rewrite(node, parts, early) if early else node
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
@@ -133,14 +132,14 @@ class ExpectedFirst(ast.NodeTransformer):
             )
         if not comparing or len(args) < 2 or any(isinstance(a, ast.Starred) for a in args):
             return node
-        if _opaque(node) or not _program_call(args[0]):
+        if _opaque(node) or not _calls(args[0]):
             return node
         early = [i for i in range(1, len(args)) if _expected(args[i])]
         return _rewrite(node, args, early) if early else node
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
         self.generic_visit(node)
-        if not isinstance(node.op, ast.Sub) or not _program_call(node.left) or _opaque(node):
+        if not isinstance(node.op, ast.Sub) or not _calls(node.left) or _opaque(node):
             return node
         return _rewrite(node, [node.left, node.right], [1]) if _expected(node.right) else node
 
@@ -152,6 +151,12 @@ def _opaque(node: ast.AST) -> bool:
         isinstance(n, _OPAQUE) or isinstance(n, ast.Name) and n.id == "super"
         for n in ast.walk(node)
     )
+
+
+def _calls(node: ast.AST) -> bool:
+    """Whether ``node`` calls anything: even ``map(f, x)`` or ``sorted(x, key=f)`` may call the
+    program, and ``j.join(x)`` may be a program object's method."""
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
 def _program_call(node: ast.AST) -> bool:
@@ -257,13 +262,33 @@ def ordered(parts, early, names):
         held = names()
     except Exception:  # noqa: BLE001 - e.g. a name not bound yet: Python's order decides
         held = None
-    if held is not None and not any(isinstance(v, RemoteObject) for v in held):
+    if held is not None and not any(map(reaches_program, held)):
         for i in early:
             try:
                 values[i] = snapshot(parts[i]())
             except Exception:  # noqa: BLE001 - where Python would not reach it, or reach it later
                 pass
     return lambda i: values[i] if i in values else parts[i]()
+
+
+def reaches_program(value, budget: int = 100_000) -> bool:
+    """Whether computing with ``value`` first could run the program or change what it later sees:
+    a program object, in it at any depth (``[S(), S()]``), or an iterator the call may share."""
+    if type(value) in _CONTAINERS and len(value) > budget:  # a long flat list of numbers is data
+        items = value.values() if type(value) is dict else value
+        return not all(type(x) in _SCALARS for x in items)
+    stack, seen = [value], 0
+    while stack and seen < budget:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, RemoteObject) or hasattr(type(item), "__next__"):
+            return True
+        if type(item) is dict:
+            stack.extend(item.values())
+            stack.extend(item.keys())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+    return bool(stack)  # too large to tell: Python's order
 
 
 _CONTAINERS = (list, tuple, dict, set, frozenset, bytearray)

@@ -45,6 +45,14 @@ _THIRD_PARTY = frozenset({"numpy", "pandas", "scipy", "sympy", "networkx", "matp
 _ESCAPES = (CandidateGone, KeyboardInterrupt, GeneratorExit)
 
 
+def _skipped(exc: BaseException) -> bool:
+    """pytest's ``Skipped`` (``pytest.skip``, ``importorskip``): the reference, not the program."""
+    kind = type(exc)
+    return kind.__name__ == "Skipped" and any(
+        c.__module__.startswith("_pytest") for c in kind.__mro__
+    )
+
+
 @dataclass(frozen=True)
 class Check:
     label: str  # the assert's source text (clipped)
@@ -151,6 +159,8 @@ class Runner:
         except _ESCAPES:
             raise
         except BaseException as exc:  # noqa: BLE001 - the candidate raised, or returned something
+            if _skipped(exc):
+                return Check(label, False, "harness", f"the test skipped itself: {exc}"[:300])
             # unusable; SystemExit and pytest's Failed (``pytest.raises`` that saw nothing) included
             return Check(label, False, "wrong", f"{type(exc).__name__}: {exc}"[:300])
         return Check(
@@ -189,6 +199,11 @@ class Runner:
         except _ESCAPES:
             raise
         except BaseException as exc:  # noqa: BLE001 - SystemExit, pytest's Failed included
+            if _skipped(exc):  # ``pytest.importorskip`` of a module the harness lacks
+                self.checks.append(
+                    Check(label, False, "harness", f"the test skipped itself: {exc}"[:300])
+                )
+                return False
             if not (isinstance(exc, SystemExit) and exc.code in (None, 0, False)):
                 why = f"{type(exc).__name__}: {exc}"[:300]
                 self._cut_short(first, Check(label, False, "wrong", why))

@@ -63,14 +63,14 @@ class _AssertRewriter(ast.NodeTransformer):
 
     def visit_With(self, node: ast.With) -> ast.stmt:
         if any(_expects_raise(item.context_expr) for item in node.items):
-            return node  # its asserts must let the expected exception through
+            return _Plain().visit(node)  # its asserts must let the expected exception through
         return self.generic_visit(node)
 
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         if isinstance(node.test, ast.Constant):  # HumanEval's "assert True, '...'" checks nothing
             return node
         if _needs_its_frame(node.test):  # a lambda around it would break it: a plain assert, whose
-            return node  # failure fails its unit
+            return _Plain().visit(node)  # failure fails its unit
         self.generic_visit(node)
         label = (ast.get_source_segment(self.source, node) or ast.unparse(node))[:200]
         thunk = ast.Lambda(
@@ -92,6 +92,16 @@ def _needs_its_frame(node: ast.AST) -> bool:
         and n.id == "super"
         for n in ast.walk(node)
     )
+
+
+class _Plain(ast.NodeTransformer):
+    """``assert T, M`` -> ``if not T: raise AssertionError(M)``: what an assert does, also under
+    ``python -O``, which would strip a plain assert and pass its unit."""
+
+    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
+        error = ast.Call(ast.Name("AssertionError", ast.Load()), [node.msg] if node.msg else [], [])
+        test = ast.UnaryOp(ast.Not(), node.test)
+        return ast.copy_location(ast.If(test, [ast.Raise(error, None)], []), node)
 
 
 _RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "warns", "assertWarns"})
@@ -134,6 +144,7 @@ def compile_tests(source: str, filename: str):
         n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     )
     results = result_names(tree)
-    tree = AfterCall(results).visit(ExpectedFirst(defined).visit(tree))
+    # a comparison with a kept result first: one without a call of the program is AfterCall's
+    tree = ExpectedFirst(defined).visit(AfterCall(results).visit(tree))
     tree = ast.fix_missing_locations(_AssertRewriter(source, filename).visit(tree))
     return compile(tree, filename, "exec")
