@@ -80,7 +80,7 @@ def json_values(text: str, want: object = None) -> tuple[list, list[str], str | 
     values, labels, cut = [], [], []
     for m in _FENCE.finditer(text):
         lang, body = m.group(1).lower(), m.group(2)
-        tagged = lang.startswith("json")  # json, jsonc, json5, jsonl, json:answer.json
+        tagged = "json" in lang  # json, jsonc, json5, jsonl, ndjson, geojson, application/json
         if not tagged and lang not in _PROSE_FENCES:
             cut.append(m.span())  # code in another language: its dicts are not the answer
             continue
@@ -125,6 +125,8 @@ def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
             continue
         try:  # raw_decode parses exactly one balanced value starting here, or fails
             value, passed_over = decoder.raw_decode(text, start)
+            if _SURROGATE_ESCAPE.search(text, start, passed_over):
+                _check_unicode(value)
         except (ValueError, RecursionError) as exc:
             pos = getattr(exc, "pos", None)  # where the decoder gave up
             parsed = text[start:pos] if isinstance(pos, int) and pos > start else None
@@ -268,11 +270,35 @@ def strict_loads(text: str | bytes) -> object:
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        return _decoder().decode(text)
+        value = _decoder().decode(text)
+        if _SURROGATE_ESCAPE.search(text):
+            _check_unicode(value)
+        return value
     except RecursionError:
         raise ValueError("nested too deeply") from None
     except UnicodeDecodeError as exc:
         raise ValueError(str(exc)) from None
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _check_unicode(value: object) -> None:
+    """A string holding half of a surrogate pair (``"\\ud800"`` alone) is not Unicode text: it
+    cannot be written as UTF-8, so the value is not valid JSON (RFC 8259, section 8.2)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(f"a string with a lone surrogate: {item[:40]!r}") from None
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _bracket_starts(text: str):

@@ -232,12 +232,11 @@ def _boxed(text: str, limit: int) -> tuple[int, str] | None:
             sibling = _box_body(text, end, limit)
             gap = text[sibling[1] : at] if sibling and sibling[1] >= 0 else "?"
             if len(gap) > 40 or _JOINER_RE.sub("", gap):
-                if sibling and len(gap) <= 60 and hedged_boxes(gap, sibling[0], body[0]):
-                    return boxes[i][1], ""  # two different values offered: neither is stated
+                before = text[max(0, start - 120) : start]  # two different values offered:
+                if sibling and hedged_boxes(gap, sibling[0], body[0], before):  # neither is stated
+                    return boxes[i][1], ""
                 break
-            if sibling[0].strip() not in (
-                part.strip() for part in parts
-            ):  # a repeated box is one answer
+            if sibling[0].strip() not in {p.strip() for p in parts}:  # a repeated box: one answer
                 parts.append(sibling[0])
             at = start
         if box_is_operand(text, at, body[1]):

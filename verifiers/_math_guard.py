@@ -40,6 +40,7 @@ _DOUBT = (  # anywhere in the answer's clause, whatever found the answer
     r"not|never|cannot|can't|isn't|aren't|wasn't|doesn't|don't|won't|wrong|incorrect|false|untrue"
     r"|maybe|possibly|possible|perhaps|probably|guess|unsure|unknown|wait|actually|kidding"
     r"|might|seems?|appears?|should|nope|correction|corrected|estimated|estimate|jk|think|uncertain"
+    r"|guessed|guessing|tentative|tentatively|presumably|unverified|unconfirmed"
 )
 _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they change the value
     r"or\s+(?:more|less|fewer|greater|so|above|below|higher|lower)"
@@ -49,7 +50,7 @@ _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they 
     r"|within|range|anywhere|from\s+\$?-?\d[\d.,]*\s*(?:to|-)\s*\$?-?\d+"
     r"|dozens?|doubled|tripled|halved|factorial|then\s+(?:add|subtract|multiply|divide|take)"
     r"|(?:hundredth|thousandth|millionth|tenth|third|quarter|fourth|fifth|sixth|seventh|eighth"
-    r"|ninth)s?|halves|extraneous|rejected|discarded|impossible"
+    r"|ninth)s?|halves|extraneous|rejected|discarded|impossible|alternatively|alt(?=\.)|otherwise"
 )
 _DOUBT_RE = re.compile(rf"\b(?:{_DOUBT})\b", re.IGNORECASE)
 _CHANGES_RE = re.compile(rf"\b(?:{_DOUBT}|{_CHANGES})\b", re.IGNORECASE)
@@ -68,7 +69,8 @@ _RETRACT_RE = re.compile(  # read in the lines after the answer
     r")\b|(?<=[)A-E])\s+(?:is|are|would\s+be)\s+also\s+(?:correct|right|valid|possible|acceptable)\b"
     r"|\bno\s*,|\bif\s+not\s*,|\\neq?(?![A-Za-z])"  # "Answer: B. If not, C."
     r"|\b(?:on\s+reflection|upon\s+re-?reading|i\s+made\s+an?\s+(?:error|mistake)"
-    r"|i\s+miscount\w*|i\s+miscalculat\w*|that(?:'s|\s+is)\s+wrong)\b"
+    r"|i\s+miscount\w*|i\s+miscalculat\w*|that(?:'s|\s+is)\s+wrong"
+    r"|not\s+(?:sure|confident|certain)|unsure|uncertain|or\s+not|confidence:?\s+low)\b"
     r"|\b(?:maybe|perhaps|possibly)\s+\S{1,20}\s+instead\b"
     r"|\A(?:[^\n]*\n){0,2}[ \t$\\(\[]*or[ \t$\\)\]]*$"  # "or" alone on the next lines: two displays
     # a second answer offered after it: "Alternatively, 13.", "Or maybe $13$?" (a value that ends
@@ -112,7 +114,10 @@ _TOUCH = (
     r"\b(?:negative|minus|approximately|approx|about|around|roughly|nearly|almost|between"
     r"|at\s+(?:least|most)|(?:more|less|fewer|greater)\s+than|rather\s+than|instead\s+of"
     r"|(?:1|one)\s+in|isn't|not|(?:cannot|can't|could\s+not|couldn't|won't|not)\s+be"
-    r"|not\s+equal\s+to|rule\s+out|reject|never|could\s+be)|~|!=|≠"
+    r"|not\s+equal\s+to|rule\s+out|reject|never|could\s+be|(?:just|well)\s+(?:over|under)"
+    r"|in\s+excess\s+of|upwards\s+of|(?:north|south|shy)\s+of|a\s+(?:maximum|minimum)\s+of"
+    r"|in\s+the\s+(?:ballpark|neighbou?rhood)\s+of|on\s+the\s+order\s+of|something\s+like|circa"
+    r")|~|!=|≠"
 )
 _TOUCH_END = r"[\s$*({]*(?:\\(?:boxed|fbox)\s*)?\Z"
 _TOUCH_RE = re.compile(rf"(?:{_TOUCH}){_TOUCH_END}|\d\s*/\s*\Z", re.IGNORECASE)
@@ -138,7 +143,16 @@ _OWN_BOUND_RE = re.compile(  # in the answer itself: "(lower bound)", "twelve sq
     r"|twelve|[a-z]+teen|[a-z]+ty)\s+(?:squared|cubed|hundred)\b",
     re.IGNORECASE,
 )
-_SECOND_VALUE_RE = re.compile(r"^\s*\$?\s*[,/]\s*\$?\s*-?\d")  # "$18$, $22$": which one?
+# "$18$, $22$", "\(18\); \(20\)", "$18$ | $20$": which one?
+_SECOND_VALUE_RE = re.compile(r"^\s*(?:\$|\\\))?\s*[,/;|]\s*(?:\$|\\\()?\s*-?\d")
+# a fallback's number that ends a list: "So the total is 18 and 20." offers two
+_LISTED_RE = re.compile(r"\d\s*(?:,|&|\band\b)\s*\Z")
+# "\boxed{18}+", "18 (?)": more than it, or a question
+_OPEN_ENDED_RE = re.compile(r"\A[\s$}]*(?:\+(?![\s$]*[\d\\(])|\(\s*\?\s*\))")
+# relations and arrows that keep their right side: "\boxed{27 \implies 18}", "9 \times 3 \equiv 18"
+_ARROW_RE = re.compile(
+    r"\\(?:Rightarrow|Longrightarrow|implies|rightarrow|longrightarrow|to|mapsto|equiv)(?![A-Za-z])"
+)
 _ASKED_RE = re.compile(  # "\boxed{12}?": a question, not a statement ("... 12? Yes." answers it)
     r"\A[\s$}]*\?(?!\s*(?:yes|indeed|correct)\b)", re.IGNORECASE
 )
@@ -169,9 +183,9 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     touching = re.sub(r"^[ \t]*(?:>[ \t]*)+", "", touching)  # a markdown quote, not "greater"
     allowed = {w.lower() for w in re.findall(r"[A-Za-z']+", gold)}
     allowed |= {w for w in _MULTI if re.search(rf"\S\s+{w}\s+\S", answer, re.IGNORECASE)}
-    command = _NEGATING_COMMAND_RE.search(pre + answer + post)
-    if command and command.group(0) not in gold:
-        return command.group(0)
+    for command in (_NEGATING_COMMAND_RE.search(pre + answer + post), _ARROW_RE.search(answer)):
+        if command and command.group(0) not in gold:
+            return command.group(0)
     pre, own, post = (_COMMAND_RE.sub(" ", t) for t in (pre, answer, post))  # \text{..}: words stay
     after = f"{own} {post}" if fallback else f"{pre} {own} {post}"
     checks = [
@@ -184,7 +198,9 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         (_TOUCH_RE, touching),
         (_HEDGE_RE, touching),
         (_TOUCH_RELATION_RE, "" if fallback else touching),
-        (_SECOND_VALUE_RE, post),
+        (_SECOND_VALUE_RE, rest[finish : finish + 16] if at >= 0 else ""),
+        (_LISTED_RE, touching if fallback else ""),
+        (_OPEN_ENDED_RE, rest[finish : finish + 8] if at >= 0 else ""),
         (_ASKED_RE, rest[finish:] if at >= 0 else ""),
         (_DIFFERENCE_RE, own),
         # "\\boxed{12 \\text{ (lower bound)}}"; "this bound is tight" after it is prose

@@ -196,10 +196,26 @@ _HEDGE_GAP_RE = re.compile(
 )
 
 
-def hedged_boxes(gap: str, first: str, second: str) -> bool:
-    """Two boxes with ``gap`` between them offer two different values ("18 (or 19)"); the same
-    value twice ("\\frac12 or 0.5", "or equivalently") is no hedge."""
-    return bool(_HEDGE_GAP_RE.search(gap)) and not _same(first, second)
+# a sentence that opens one case of several: "When n is odd, ...", "Case 2:", "Method 1 gives"
+_CASE_HEAD_RE = re.compile(
+    r"\A[\s*_#>-]*(?:\*\*)?(?:case|sub-?case|when|if|method|approach|otherwise|alternatively)\b",
+    re.IGNORECASE,
+)
+
+
+def hedged_boxes(gap: str, first: str, second: str, before: str = "") -> bool:
+    """Two boxes with ``gap`` between them offer two different values: "18 (or 19)" (a gap of at
+    most 60 characters), or two cases side by side, each sentence opening a case ("When n is
+    even, the answer is 5. When n is odd, the answer is 6."; ``before``: the text before the
+    first box). The same value twice ("\\frac12 or 0.5", "or equivalently") is no hedge."""
+    offered = len(gap) <= 60 and bool(_HEDGE_GAP_RE.search(gap))
+    cases = len(gap) <= 160 and all(_CASE_HEAD_RE.search(_sentence_head(t)) for t in (before, gap))
+    return (offered or cases) and not _same(first, second)
+
+
+def _sentence_head(text: str) -> str:
+    """The last sentence (or line) of ``text``, where a box that ends it starts its sentence."""
+    return re.split(r"[.!?](?=\s)|\n", text)[-1]
 
 
 def _same(a: str, b: str) -> bool:

@@ -12,7 +12,7 @@ __all__ = ["after_reasoning", "draws", "visible"]
 # separators, private use and unassigned code points draw nothing; nor do the filler letters
 # that render as blanks.
 _BLANK_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"})
-_FILLERS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
+_FILLERS = frozenset("\u115f\u1160\u2800\u3164\uffa0\U0001d159\u17b4\u17b5\u180e")
 _SILENT = frozenset({"Cf", "Mn", "Me", "Cs", "Co", "Cn"})  # dropped by ``visible``
 
 

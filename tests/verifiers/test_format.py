@@ -191,3 +191,10 @@ def test_an_answer_of_blank_entities_or_empty_tags_is_empty(blank):
     assert get("format")(f"<think>ok</think><answer>{blank}</answer>").status == "wrong"
     for shown in ("42", "&lt;b&gt;", "<b>42</b>"):
         assert get("format")(f"<think>ok</think><answer>{shown}</answer>").passed
+
+
+def test_a_reasoning_block_of_a_blank_musical_symbol_is_empty():
+    from passband.verifiers import get
+
+    assert not get("format")("<think>\U0001d159</think><answer>5</answer>").passed
+    assert not get("format")("<think>\u180e\u17b4</think><answer>5</answer>").passed

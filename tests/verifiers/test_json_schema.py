@@ -598,3 +598,22 @@ def test_a_code_line_ending_in_backticks_does_not_close_its_block():
         'Answer:\n```json\n{"age": 30}\n```'
     )
     assert get("json_schema")(completion, schema=schema).status == "ok"
+
+
+def test_a_second_draft_in_any_json_fence_is_judged_and_lone_surrogates_are_not_text():
+    """Stop 38's review: ```ndjson / ```geojson / ```application/json blocks went unjudged, and a
+    string holding half a surrogate pair (which cannot be written as UTF-8) passed."""
+    from passband.verifiers import get
+
+    check = get("json_schema")
+    schema = {
+        "type": "object",
+        "properties": {"age": {"type": "integer", "minimum": 0}, "name": {"type": "string"}},
+        "required": ["age", "name"],
+    }
+    good = '{"age": 30, "name": "A"}'
+    for lang in ("ndjson", "geojson", "application/json"):
+        assert not check(f'{good}\n\n```{lang}\n{{"age": -1}}\n```', schema=schema).passed, lang
+    assert not check('{"age": 30, "name": "\\ud800"}', schema=schema).passed
+    assert not check('```json\n{"age": 30, "name": "\\udc00x"}\n```', schema=schema).passed
+    assert check('{"age": 30, "name": "\\ud83d\\ude00"}', schema=schema).passed  # a full pair

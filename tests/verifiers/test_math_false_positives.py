@@ -229,6 +229,33 @@ WRONG = [
     ("6", "Answer: $6 and 30 cents"),  # one amount, $6.30
     ("6", "She has 6 dollars and 30 cents left. The answer is 6 dollars and 30 cents."),
     ("20", "Answer: She needs 4 more boxes to reach 20."),  # 20 is the goal, 4 the answer
+    # stop 38's review: two values in other separators, cases side by side, doubt after the box,
+    # bound words, a trailing list, arrows
+    ("18", "The answer is \\(18\\), \\(20\\)."),
+    ("18", "Answer: \\(18\\); \\(20\\)"),
+    ("18", "Answer: $18$ | $20$"),
+    ("18", "The answer is 18 (alternatively 20)."),
+    ("18", "\\boxed{18} (alternatively 20)"),
+    ("6", "When n is even, the answer is \\boxed{5}. When n is odd, the answer is \\boxed{6}."),
+    ("6", "Case 1: \\boxed{5}\nCase 2: \\boxed{6}"),
+    ("6", "Method 1 gives \\boxed{5}. Method 2 gives \\boxed{6}."),
+    ("5", "If n is even the answer is 5, otherwise it is 6."),
+    ("18", "\\boxed{18}\n\nNot sure though."),
+    ("18", "\\boxed{18}\n\nOr not."),
+    ("18", "\\boxed{18} (?)"),
+    ("18", "\\boxed{18} (guessed)"),
+    ("18", "The answer is presumably 18."),
+    ("18", "The answer is 18 (unverified)."),
+    ("18", "So she has just over \\boxed{18} apples."),
+    ("18", "So she has in excess of \\boxed{18} apples."),
+    ("18", "It costs something like \\boxed{18} dollars."),
+    ("18", "\\boxed{18}+"),
+    ("20", "So the total is 18 and 20."),
+    ("20", "So the total is 18, 20."),
+    ("6", "we get $5 and $6 for it"),
+    ("18", "\\boxed{9 \\times 3 \\Rightarrow 18}"),
+    ("18", "\\boxed{27 \\implies 18}"),
+    ("18", "\\boxed{9 \\times 3 \\equiv 18}"),
 ]
 
 RIGHT = [
@@ -367,6 +394,11 @@ RIGHT = [
     ("25", r"\boxed{25\%}"),
     ("0.25", r"\boxed{25\%}"),
     ("#### 50", "The answer is 50%"),
+    ("24", "The area is \\boxed{12}. If we double it, we get \\boxed{24}."),
+    ("18", "So the total is 18 apples and 2 pears, that is 18."),
+    ("18", "The answer is 18; it is the only value that works."),
+    ("12", "First, \\boxed{5} red. Then the total is \\boxed{12}."),
+    ("18", "x = 3 and y = 18, so the answer is 18."),
 ]
 
 
