@@ -40,7 +40,7 @@ _DOUBT = (  # anywhere in the answer's clause, whatever found the answer
     r"not|never|cannot|can't|isn't|aren't|wasn't|doesn't|don't|won't|wrong|incorrect|false|untrue"
     r"|maybe|possibly|possible|perhaps|probably|guess|unsure|unknown|wait|actually|kidding"
     r"|might|seems?|appears?|should|nope|correction|corrected|estimated|estimate|jk|think|uncertain"
-    r"|guessed|guessing|tentative|tentatively|presumably|unverified|unconfirmed"
+    r"|tentative|tentatively|presumably|unverified|unconfirmed"
 )
 _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they change the value
     r"or\s+(?:more|less|fewer|greater|so|above|below|higher|lower)"
@@ -50,7 +50,9 @@ _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they 
     r"|within|range|anywhere|from\s+\$?-?\d[\d.,]*\s*(?:to|-)\s*\$?-?\d+"
     r"|dozens?|doubled|tripled|halved|factorial|then\s+(?:add|subtract|multiply|divide|take)"
     r"|(?:hundredth|thousandth|millionth|tenth|third|quarter|fourth|fifth|sixth|seventh|eighth"
-    r"|ninth)s?|halves|extraneous|rejected|discarded|impossible|alternatively|alt(?=\.)|otherwise"
+    r"|ninth)s?|halves|extraneous|rejected|discarded|impossible|alternatively|alt(?=\.)"
+    # "5, otherwise it is 6" (not "18 (otherwise known as ...)")
+    r"|otherwise(?=[,\s]+(?:(?:it|this|that|the\s+answer)\s+(?:is|would\s+be|will\s+be)\s+|it's\s+)?\$?-?\d)"
 )
 _DOUBT_RE = re.compile(rf"\b(?:{_DOUBT})\b", re.IGNORECASE)
 _CHANGES_RE = re.compile(rf"\b(?:{_DOUBT}|{_CHANGES})\b", re.IGNORECASE)
@@ -69,8 +71,7 @@ _RETRACT_RE = re.compile(  # read in the lines after the answer
     r")\b|(?<=[)A-E])\s+(?:is|are|would\s+be)\s+also\s+(?:correct|right|valid|possible|acceptable)\b"
     r"|\bno\s*,|\bif\s+not\s*,|\\neq?(?![A-Za-z])"  # "Answer: B. If not, C."
     r"|\b(?:on\s+reflection|upon\s+re-?reading|i\s+made\s+an?\s+(?:error|mistake)"
-    r"|i\s+miscount\w*|i\s+miscalculat\w*|that(?:'s|\s+is)\s+wrong"
-    r"|not\s+(?:sure|confident|certain)|unsure|uncertain|or\s+not|confidence:?\s+low)\b"
+    r"|i\s+miscount\w*|i\s+miscalculat\w*|that(?:'s|\s+is)\s+wrong)\b"
     r"|\b(?:maybe|perhaps|possibly)\s+\S{1,20}\s+instead\b"
     r"|\A(?:[^\n]*\n){0,2}[ \t$\\(\[]*or[ \t$\\)\]]*$"  # "or" alone on the next lines: two displays
     # a second answer offered after it: "Alternatively, 13.", "Or maybe $13$?" (a value that ends
@@ -115,7 +116,7 @@ _TOUCH = (
     r"|at\s+(?:least|most)|(?:more|less|fewer|greater)\s+than|rather\s+than|instead\s+of"
     r"|(?:1|one)\s+in|isn't|not|(?:cannot|can't|could\s+not|couldn't|won't|not)\s+be"
     r"|not\s+equal\s+to|rule\s+out|reject|never|could\s+be|(?:just|well)\s+(?:over|under)"
-    r"|in\s+excess\s+of|upwards\s+of|(?:north|south|shy)\s+of|a\s+(?:maximum|minimum)\s+of"
+    r"|in\s+excess\s+of|upwards\s+of|(?:north|south|shy)\s+of"
     r"|in\s+the\s+(?:ballpark|neighbou?rhood)\s+of|on\s+the\s+order\s+of|something\s+like|circa"
     r")|~|!=|≠"
 )
@@ -143,15 +144,24 @@ _OWN_BOUND_RE = re.compile(  # in the answer itself: "(lower bound)", "twelve sq
     r"|twelve|[a-z]+teen|[a-z]+ty)\s+(?:squared|cubed|hundred)\b",
     re.IGNORECASE,
 )
-# "$18$, $22$", "\(18\); \(20\)", "$18$ | $20$": which one?
-_SECOND_VALUE_RE = re.compile(r"^\s*(?:\$|\\\))?\s*[,/;|]\s*(?:\$|\\\()?\s*-?\d")
+# "$18$, $22$", "\(18\); \(20\)", "$18$ | $20$": a different standalone value right after it
+_SECOND_VALUE_RE = re.compile(
+    r"\A[ \t]*(?:\$|\\\))?[ \t]*[,/;|][ \t]*(?:\$|\\\()?[ \t]*(-?\d[\d,]*(?:\.\d+)?)"
+    r"(?=[ \t]*(?:\$|\\\)|[.,;|]|\n|\Z))"  # standalone: not "18; 2 boxes of 9", "2 \times 9"
+)
 # a fallback's number that ends a list: "So the total is 18 and 20." offers two
 _LISTED_RE = re.compile(r"\d\s*(?:,|&|\band\b)\s*\Z")
 # "\boxed{18}+", "18 (?)": more than it, or a question
-_OPEN_ENDED_RE = re.compile(r"\A[\s$}]*(?:\+(?![\s$]*[\d\\(])|\(\s*\?\s*\))")
-# relations and arrows that keep their right side: "\boxed{27 \implies 18}", "9 \times 3 \equiv 18"
-_ARROW_RE = re.compile(
-    r"\\(?:Rightarrow|Longrightarrow|implies|rightarrow|longrightarrow|to|mapsto|equiv)(?![A-Za-z])"
+_OPEN_ENDED_RE = re.compile(
+    r"\A[\s$}]*(?:\+(?=[\s$]*(?:[.,;)]|\Z))|\(\s*(?:\?|guess(?:ed)?|a\s+guess)\s*\))", re.IGNORECASE
+)
+# a short sentence right after the answer that takes it back: "Not sure though.", "Or 20."
+_AFTERTHOUGHT_RE = re.compile(
+    r"\A[\s.)*_]*(?:but\s+|though\s+|hmm,?\s+)?(?:i'?m\s+|i\s+am\s+)?(?:not\s+(?:100%\s+)?"
+    r"(?:sure|confident|certain)|unsure|uncertain|or\s+not\b|low\s+confidence|confidence:?\s*low"
+    r"|doubtful|i\s+(?:could|might)\s+be\s+(?:wrong|mistaken)|(?:my\s+)?best\s+guess|i\s+suppose"
+    r"|or\s+(?:maybe\s+|perhaps\s+|possibly\s+)?(?:is\s+it\s+)?[$\\(]*-?\d)",
+    re.IGNORECASE,
 )
 _ASKED_RE = re.compile(  # "\boxed{12}?": a question, not a statement ("... 12? Yes." answers it)
     r"\A[\s$}]*\?(?!\s*(?:yes|indeed|correct)\b)", re.IGNORECASE
@@ -183,9 +193,9 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     touching = re.sub(r"^[ \t]*(?:>[ \t]*)+", "", touching)  # a markdown quote, not "greater"
     allowed = {w.lower() for w in re.findall(r"[A-Za-z']+", gold)}
     allowed |= {w for w in _MULTI if re.search(rf"\S\s+{w}\s+\S", answer, re.IGNORECASE)}
-    for command in (_NEGATING_COMMAND_RE.search(pre + answer + post), _ARROW_RE.search(answer)):
-        if command and command.group(0) not in gold:
-            return command.group(0)
+    command = _NEGATING_COMMAND_RE.search(pre + answer + post)
+    if command and command.group(0) not in gold:
+        return command.group(0)
     pre, own, post = (_COMMAND_RE.sub(" ", t) for t in (pre, answer, post))  # \text{..}: words stay
     after = f"{own} {post}" if fallback else f"{pre} {own} {post}"
     checks = [
@@ -198,9 +208,9 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         (_TOUCH_RE, touching),
         (_HEDGE_RE, touching),
         (_TOUCH_RELATION_RE, "" if fallback else touching),
-        (_SECOND_VALUE_RE, rest[finish : finish + 16] if at >= 0 else ""),
+        (_AFTERTHOUGHT_RE, _first_sentence(tail)),
         (_LISTED_RE, touching if fallback else ""),
-        (_OPEN_ENDED_RE, rest[finish : finish + 8] if at >= 0 else ""),
+        (_OPEN_ENDED_RE, rest[finish : finish + 16] if at >= 0 else ""),
         (_ASKED_RE, rest[finish:] if at >= 0 else ""),
         (_DIFFERENCE_RE, own),
         # "\\boxed{12 \\text{ (lower bound)}}"; "this bound is tight" after it is prose
@@ -212,7 +222,23 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
             words = re.findall(r"[A-Za-z']+", word.lower())
             if not words or not all(w in allowed for w in words):  # "~22": a symbol qualifies too
                 return word
+    second = _SECOND_VALUE_RE.match(rest[finish : finish + 24]) if at >= 0 else None
+    if second and not _same_number(second.group(1), answer):
+        return second.group(0).strip()
     return _later_value(far, answer)  # "So it's 13." after a box of 12
+
+
+def _first_sentence(text: str) -> str:
+    """The sentence (or line) ``text`` starts with, if short: an afterthought, not a paragraph."""
+    head = re.match(r"\s*[^.!?\n]*[.!?]?", text)
+    return head.group(0) if head and len(head.group(0).strip()) <= 60 else ""
+
+
+def _same_number(a: str, b: str) -> bool:
+    try:
+        return float(a.replace(",", "")) == float(b.replace(",", "").strip("$ "))
+    except ValueError:
+        return False
 
 
 def _later_value(far: str, answer: str) -> str | None:

@@ -253,9 +253,13 @@ WRONG = [
     ("20", "So the total is 18 and 20."),
     ("20", "So the total is 18, 20."),
     ("6", "we get $5 and $6 for it"),
-    ("18", "\\boxed{9 \\times 3 \\Rightarrow 18}"),
-    ("18", "\\boxed{27 \\implies 18}"),
-    ("18", "\\boxed{9 \\times 3 \\equiv 18}"),
+    ("18", "\\boxed{18}. Or 20."),
+    ("18", "\\boxed{18}\n\nHmm, or is it 20?"),
+    ("20", "If n is even: \\boxed{18}\nElse: \\boxed{20}"),
+    ("18", "\\boxed{18}\n\nNot 100% sure though."),
+    ("18", "\\boxed{18}\n\nLow confidence."),
+    ("18", "\\boxed{18}\n\nThough I could be mistaken."),
+    ("18", "The answer is 18. My best guess."),
 ]
 
 RIGHT = [
@@ -399,6 +403,34 @@ RIGHT = [
     ("18", "The answer is 18; it is the only value that works."),
     ("12", "First, \\boxed{5} red. Then the total is \\boxed{12}."),
     ("18", "x = 3 and y = 18, so the answer is 18."),
+    # stop 38's regression review: notes, working and wording that are no hedge
+    (
+        "18",
+        "\\boxed{18}.\n\nLet me verify whether or not this satisfies the condition: 6 + 12 = 18.",
+    ),
+    ("18", "The answer is \\boxed{18}.\n\nLet me know if you're not sure about any step!"),
+    ("18", "The answer is \\boxed{18}.\n\nIf you're unsure about any step, feel free to ask!"),
+    ("42", "So the answer is \\boxed{42}. We check whether the number is prime or not: it is not."),
+    ("18", "So she can buy a maximum of \\boxed{18} cookies."),
+    ("4", "The least number of buses needed is a minimum of 4."),
+    ("18", "The final answer is \\(18\\); \\(2 \\times 9 = 18\\)."),
+    ("18", "The answer is 18; 18 is divisible by 3."),
+    ("18", "#### 18\n| 6 | 12 | 18 |"),
+    (
+        "24",
+        "If we use the formula we get \\boxed{12} for one triangle. If we double it, we get \\boxed{24}.",
+    ),
+    (
+        "3",
+        "When we simplify the numerator, we get \\boxed{12}. When we divide by 4, we get \\boxed{3}.",
+    ),
+    ("3", "\\boxed{x \\equiv 3 \\pmod{5}}"),
+    ("0", "\\boxed{\\lim_{x \\to \\infty} f(x) = 0}"),
+    ("5", "\\boxed{2x = 10 \\implies x = 5}"),
+    ("18", "So the total is $\\boxed{18}$+ bonus points later."),
+    ("18", "Sam guessed 18 jellybeans."),
+    ("18", "The answer is 18 (otherwise known as a dozen and a half)."),
+    ("18", "Answer: 18 ; 2 boxes of 9"),
 ]
 
 
