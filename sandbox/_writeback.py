@@ -5,9 +5,10 @@ sandbox ships arguments as plain data, so the child reports each changed argumen
 (``args_after``) and ``write_back`` applies it: only genuine list/dict/set/bytearray objects are
 updated, with plain data; anything malformed is ignored (the caller keeps its unchanged copy).
 
-Each change is also recorded in ``session.mutations``: the argument, its contents before the
-call, and the call's result. The code verifier reads it to compute an expected value compared
-with that result from the argument as the test passed it (``verifiers/_code_expected.py``).
+A change made by a call that returned a collection is also recorded in ``session.mutations``:
+the argument, its contents before the call, and the call's result. The code verifier reads it to
+compute an expected value compared with that result from the argument as the test passed it
+(``verifiers/_code_after.py``).
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ def write_back(session, changes: list, args: tuple, kwargs: dict, result) -> Non
 
 
 def _record(session, target, result) -> None:
-    """The contents of ``target`` before this call's change: a copy one level deep is enough, since
-    the change replaces its items and leaves the old ones as they were."""
-    entry = session.mutations.setdefault(id(target), (target, []))
-    if entry[0] is target:
-        entry[1].append((copy.copy(target), result))
+    """The contents of ``target`` before this call's change, when the call returned a collection
+    (only then can a test compare the result with the argument; a size or an element it returned,
+    as ``push``/``pop`` do, is not recorded). A copy one level deep is enough: the change replaces
+    the items and leaves the old ones as they were. Only the latest such call per argument is kept."""
+    if type(result) in (list, tuple, dict, set, frozenset):
+        session.mutations[id(target)] = (target, copy.copy(target), result)

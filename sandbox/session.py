@@ -49,9 +49,9 @@ class Session:
         self.calls = (
             0  # requests sent to the program (the harness tells its own faults from the program's)
         )
-        # id(argument) -> (argument, [(its contents before a call that changed it, the call's
-        # result), ...]): see ``_writeback.write_back``
-        self.mutations: dict[int, tuple[object, list[tuple[object, object]]]] = {}
+        # id(argument) -> (argument, its contents before the latest call that changed it and
+        # returned a collection, that result): see ``_writeback.write_back``
+        self.mutations: dict[int, tuple[object, object, object]] = {}
 
     def __enter__(self) -> Session:
         self.start()

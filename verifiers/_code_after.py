@@ -7,15 +7,15 @@ program's call. Tests as often keep the result and compare it in a later stateme
     assert sorted(out) == sorted(nums)        # any order will do
 
 The harness writes the program's changes to ``nums`` back into the test's list (as one
-interpreter would), so a program that emptied ``nums`` and returned [] passed. Here a comparison
-without a call of the program, one of whose operands reads a name the test assigned from a
-program call (``out``, the *result*), computes its other operands that are expected values
-(plain data, ``_code_expected._expected``) from each argument the result's call changed as it was
-before that call (``session.mutations``, recorded by ``sandbox/_writeback.py``). The same rule as
-in one expression, one statement later: ``k = dedupe(nums)`` then ``assert len(nums) == k`` reads
-the length before the call, as ``assert dedupe(nums) == len(nums)`` does, while
-``assert nums[:k] == [1, 2]`` (the result and the argument on one side) reads ``nums`` as the
-program left it.
+interpreter would), so a program that emptied ``nums`` and returned [] passed. Here an equality
+(``==``, ``!=``) that calls nothing of the program's, one of whose operands reads a name the test
+assigned from a program call (``out``, the *result*), computes its other operands that are
+expected values (plain data, ``_code_expected._expected``) from each argument that call changed
+as it was before the call, when the call returned a collection (``session.mutations``, recorded
+by ``sandbox/_writeback.py``). A call that returns a size or an element (``k = remove(nums, 3)``,
+``m = pop_max(h)``) and comparisons by order or membership (``m not in h``, ``m > max(h)``) keep
+Python's order: they mean the state after the call. ``assert nums[:k] == [2, 2]`` reads ``nums``
+as the program left it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import ast
 
 from passband.verifiers._code_expected import (
     _PICK,
-    _calls,
     _expected,
     _opaque,
     _params,
@@ -43,7 +42,7 @@ def result_names(tree: ast.AST) -> frozenset[str]:
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            if _calls(node.value):
+            if _program_call(node.value):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
@@ -68,13 +67,17 @@ class AfterCall(ast.NodeTransformer):
         parts = [node.left, *node.comparators]
         if not self.results or _opaque(node) or any(map(_program_call, parts)):
             return node
+        if not all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+            return node  # "m not in h", "m > max(h)" after a pop: the state after the call
         reads = [_read_names(p) for p in parts]
         links = [tuple(n for n in r if n in self.results) for r in reads]
         member = [False] + [isinstance(op, (ast.In, ast.NotIn)) for op in node.ops]
         eligible = [
             i
             for i, p in enumerate(parts)
-            if _expected(p, member[i]) and any(links[j] for j in range(len(parts)) if j != i)
+            if not links[i]
+            and _expected(p, member[i])
+            and any(links[j] for j in range(len(parts)) if j != i)
         ]
         return _rewrite(node, parts, eligible, reads, links) if eligible else node
 
@@ -88,9 +91,19 @@ def _rewrite(node, parts, eligible, reads, links) -> ast.expr:
         [ast.Tuple([const(n) for n in row], ast.Load()) for row in rows], ast.Load()
     )
     thunks = ast.List([ast.Lambda(_params(), p) for p in parts], ast.Load())
-    again = ast.Dict(
+    calls = [any(isinstance(n, ast.Call) for n in ast.walk(p)) for p in parts]
+    again = ast.Dict(  # i: (part i over its names, whether another part calls anything)
         [const(i) for i in eligible],
-        [ast.Lambda(_params(*reads[i]), parts[i]) for i in eligible],
+        [
+            ast.Tuple(
+                [
+                    ast.Lambda(_params(*reads[i]), parts[i]),
+                    const(any(c for j, c in enumerate(calls) if j != i)),
+                ],
+                ast.Load(),
+            )
+            for i in eligible
+        ],
     )
     values = ast.Lambda(_params(), ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))
     index = {id(p): i for i, p in enumerate(parts)}
@@ -119,21 +132,25 @@ def _rewrite(node, parts, eligible, reads, links) -> ast.expr:
 
 def after_call(mutations: dict, parts, again, reads, links, values, names):
     """``pick(i)``: part i computed from the arguments as they were before the call whose result
-    another part reads, when that call changed them; else part i where Python computes it."""
+    another part reads, when that call changed them; else computed first when it reads no program
+    object (another part may call the program: ``j.join(words)``, ``sorted(x, key=f)``)."""
     fixed = {}
     try:
         current = dict(zip(names, values()))
     except Exception:  # noqa: BLE001 - a name not bound yet: Python's order
         current = None
-    for i, rebuild in again.items() if current is not None else ():
+    for i, (rebuild, hidden) in again.items() if current is not None else ():
         args = _before(mutations, current, reads, links, i)
-        if args is None and not any(reaches_program(current[n]) for n in reads[i]):
-            args = [current[n] for n in reads[i]]  # first, as ``ordered`` does: another part
-        if args is not None:  # may still call the program (``j.join(words)``, ``key=f``)
-            try:
-                fixed[i] = snapshot(rebuild(*args))
-            except Exception:  # noqa: BLE001 - Python's order decides
-                pass
+        if args is None and not hidden:
+            continue  # nothing else in the comparison calls anything: the order cannot matter
+        if args is None:
+            args = [current[n] for n in reads[i]]
+        if any(map(reaches_program, args)):
+            continue  # a program object or an iterator: Python's order
+        try:
+            fixed[i] = snapshot(rebuild(*args))
+        except Exception:  # noqa: BLE001 - Python's order decides
+            pass
     return lambda i: fixed[i] if i in fixed else parts[i]()
 
 
@@ -143,15 +160,15 @@ def _before(mutations, current, reads, links, i):
     out, changed = [], False
     for name in reads[i]:
         value = current[name]
-        if reaches_program(value):
-            return None  # a program object (``key=f``, ``j.join``) or an iterator: Python's order
-        entry = mutations.get(id(value))
+        entry = mutations.get(id(value)) if mutations else None
         if entry is not None and entry[0] is value:
-            others = [j for j in range(len(reads)) if j != i and name not in reads[j]]
-            held = [current[r] for j in others for r in links[j]]
-            for before, result in reversed(entry[1]):
-                if any(h is result for h in held) and not reaches_program(before):
-                    value, changed = before, True
-                    break
+            held = [
+                current[r]
+                for j, row in enumerate(links)
+                if j != i and name not in reads[j]
+                for r in row
+            ]
+            if any(h is entry[2] for h in held):
+                value, changed = entry[1], True
         out.append(value)
     return out if changed else None
