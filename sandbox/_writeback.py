@@ -4,21 +4,14 @@ A call in one interpreter changes the caller's list when the function changes it
 sandbox ships arguments as plain data, so the child reports each changed argument
 (``args_after``) and ``write_back`` applies it: only genuine list/dict/set/bytearray objects are
 updated, with plain data; anything malformed is ignored (the caller keeps its unchanged copy).
-
-A change made by a call that returned a collection is also recorded in ``session.mutations``:
-the argument, its contents before the call, and the call's result. The code verifier reads it to
-compute an expected value compared with that result from the argument as the test passed it
-(``verifiers/_code_after.py``).
 """
 
 from __future__ import annotations
 
-import copy
-
 from passband.sandbox import _wire as wire
 
 
-def write_back(session, changes: list, args: tuple, kwargs: dict, result) -> None:
+def write_back(session, changes: list, args: tuple, kwargs: dict) -> None:
     from passband.sandbox.session import RemoteObject
 
     for change in changes[: len(args) + len(kwargs)]:
@@ -46,18 +39,7 @@ def write_back(session, changes: list, args: tuple, kwargs: dict, result) -> Non
             or type(target) is bytearray
             and type(new) is bytes
         ):
-            _record(session, target, result)
             target[:] = new
         elif type(target) in (dict, set) and type(new) is type(target):
-            _record(session, target, result)
             target.clear()
             target.update(new)
-
-
-def _record(session, target, result) -> None:
-    """The contents of ``target`` before this call's change, when the call returned a collection
-    (only then can a test compare the result with the argument; a size or an element it returned,
-    as ``push``/``pop`` do, is not recorded). A copy one level deep is enough: the change replaces
-    the items and leaves the old ones as they were. Only the latest such call per argument is kept."""
-    if type(result) in (list, tuple, dict, set, frozenset):
-        session.mutations[id(target)] = (target, copy.copy(target), result)

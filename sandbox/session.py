@@ -49,9 +49,6 @@ class Session:
         self.calls = (
             0  # requests sent to the program (the harness tells its own faults from the program's)
         )
-        # id(argument) -> (argument, its contents before the latest call that changed it and
-        # returned a collection, that result): see ``_writeback.write_back``
-        self.mutations: dict[int, tuple[object, object, object]] = {}
 
     def __enter__(self) -> Session:
         self.start()
@@ -128,7 +125,7 @@ class Session:
         except (wire.WireError, KeyError, TypeError) as exc:
             raise CandidateError(f"malformed result: {exc}") from None
         if passed is not None and isinstance(reply.get("args_after"), list):
-            write_back(self, reply["args_after"], *passed, value)
+            write_back(self, reply["args_after"], *passed)
         return value
 
     def _recv(self) -> dict:
@@ -239,6 +236,11 @@ class RemoteObject:
             value = self._session._request({"op": "global", "name": self._name})
             self._handle = value._handle
         return self._handle
+
+    def __await__(self):
+        """A coroutine of the program (``await candidate(1)``): the harness cannot run it, so the
+        check is the harness's failure (an ``error``), not a wrong program."""
+        raise wire.Unencodable("the program returned a coroutine; the harness cannot await it")
 
     def __call__(self, *args, **kwargs):
         s = self._session

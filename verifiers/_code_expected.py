@@ -23,8 +23,11 @@ that a chain would never reach) is left to Python's order. A bare name compared 
 pure method or a module's pure function (``acc.balance``), and expressions that await, yield or call
 ``super()`` keep Python's order, as do statements of a class body.
 
-An expected value in a later statement (``res = f(lst)`` then ``assert res == sorted(lst)``) is
-``_code_after``'s.
+Not covered: an expected value in a later statement (``out = f(nums)`` then
+``assert sorted(out) == sorted(nums)``) reads the arguments as the program left them, as Python
+does. Computing it from the arguments before the call (tried in stop 38) refused right programs
+that change their argument and return it or what they removed (``add_item(inv, x)`` returning
+``inv``, then ``len(updated) == len(inv)``): 29 of 191 realistic tests in a review.
 """
 
 from __future__ import annotations

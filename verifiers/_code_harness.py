@@ -22,12 +22,10 @@ from dataclasses import dataclass
 from passband.sandbox import CandidateGone, Session
 from passband.sandbox._wire import Unencodable
 from passband.verifiers._code_rewrite import (
-    AFTER,
     BIND,
     ORDERED,
     RECORD,
     HarnessFault,
-    after_call,
     called_names,
     compile_tests,
     ordered,
@@ -124,7 +122,6 @@ class Runner:
         self.ns[RECORD] = self._record
         self.ns[BIND] = self._bind
         self.ns[ORDERED] = ordered
-        self.ns[AFTER] = functools.partial(after_call, session.mutations)
         self.checks: list[Check] = []
         self._sites: dict[str, int] = {}  # an assert statement -> its check's index
         self._evaluated = 0  # asserts evaluated, repeats included

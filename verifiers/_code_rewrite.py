@@ -13,16 +13,13 @@ from __future__ import annotations
 import ast
 import functools
 
-from passband.verifiers._code_after import AFTER, AfterCall, after_call, result_names
 from passband.verifiers._code_expected import ORDERED, ExpectedFirst, ordered
 
 __all__ = [
-    "AFTER",
     "BIND",
     "ORDERED",
     "RECORD",
     "HarnessFault",
-    "after_call",
     "called_names",
     "compile_tests",
     "ordered",
@@ -143,8 +140,6 @@ def compile_tests(source: str, filename: str):
     defined = frozenset(
         n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     )
-    results = result_names(tree)
-    # a comparison with a kept result first: one without a call of the program is AfterCall's
-    tree = ExpectedFirst(defined).visit(AfterCall(results).visit(tree))
+    tree = ExpectedFirst(defined).visit(tree)
     tree = ast.fix_missing_locations(_AssertRewriter(source, filename).visit(tree))
     return compile(tree, filename, "exec")

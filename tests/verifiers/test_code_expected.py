@@ -188,37 +188,26 @@ def test_test_code_that_exits_with_success_ends_its_unit_and_a_failure_code_fail
     assert _code(right, [failed]) and not _code(wrong, [failed])
 
 
-_KEPT = [
-    ("assert-sorted", ["lst = [3, 1, 2, 4]", "res = f(lst)\nassert res == sorted(lst)"]),
-    ("any-order", ["nums = [3, 1, 2, 4]", "out = f(nums)\nassert sorted(out) == sorted(nums)"]),
-    ("length", ["nums = [3, 1, 2, 4]", "out: list = f(nums)\nassert len(out) == len(nums)"]),
-    (
-        "loop",
-        [
-            "def check(candidate):\n    for nums in ([3, 1, 2], [5, 4]):\n"
-            "        out = candidate(nums)\n        assert sorted(out) == sorted(nums)\n"
-            "check(f)"
-        ],
-    ),
-]
-
-
-@pytest.mark.parametrize("name, tests", _KEPT)
-def test_a_result_kept_for_a_later_statement_is_compared_with_the_arguments_before_the_call(
-    name, tests
-):
-    """A review of 2a82c65 (stop 38): ``out = candidate(nums)`` then
-    ``assert sorted(out) == sorted(nums)`` passed a program that emptied ``nums`` and returned []."""
-    assert not _code(CLEAR["[]"], tests)
-    assert _code("def f(a):\n    return sorted(a)\n", tests)
-    assert _code("def f(a):\n    a.sort()\n    return a\n", tests)  # sorts in place, answers right
+def test_a_kept_result_that_is_the_argument_or_what_was_removed_reads_the_state_after():
+    """A review (stop 38) of a rule that compared a kept collection with the arguments before its
+    call: right programs that change their argument and return it, or return what they removed,
+    were refused (29 of 191 realistic tests). The rule was removed; these read the state after."""
+    add = "def add_item(inv, x):\n    inv.append(x)\n    return inv\n"
+    assert _code(
+        add, ["inv = ['apple']\nupdated = add_item(inv, 'banana')\nassert len(updated) == len(inv)"]
+    )
+    assert _code(
+        add,
+        ["inv = ['apple']\nupdated = add_item(inv, 'b')\nassert sorted(updated) == sorted(inv)"],
+    )
+    split = "def split_off(l, k):\n    tail = l[k:]\n    del l[k:]\n    return tail\n"
+    assert _code(split, ["l = [1, 2, 3, 4]\nt = split_off(l, 2)\nassert len(l) == len(t)"])
 
 
 def test_a_kept_size_or_element_reads_the_arguments_as_the_program_left_them():
     """A review of aa376cd: stack, queue and heap tests read the list after a ``push`` or a
     ``pop`` that returned a size or an element; the state before the call failed right programs
-    and passed a ``peek`` that popped. Only a call that returned a collection is compared with
-    the arguments as they were before it."""
+    and passed a ``peek`` that popped."""
     cases = [
         (
             "def push(s, x):\n    s.append(x)\n    return len(s)\n",
@@ -338,3 +327,14 @@ def test_plain_asserts_hold_under_python_optimize_and_a_skipping_test_is_an_erro
         "import pytest\nnp = pytest.importorskip('no_such_module_here')\nassert f([1]) == 1"
     ]
     assert get("code")("def f(a):\n    return a[0]\n", tests=skipping).status == "error"
+
+
+def test_a_program_coroutine_the_test_awaits_is_an_error_not_a_wrong_program():
+    """A review (stop 38): once an assert with ``await`` ran as written, awaiting the program's
+    coroutine failed as a wrong answer; the harness cannot run it, so it is an error (masked)."""
+    program = "async def f(x):\n    return x + 1\n"
+    test = (
+        "import asyncio\ndef check(candidate):\n    async def go():\n"
+        "        assert await candidate(1) == 2\n    asyncio.run(go())\n"
+    )
+    assert get("code")(program, test=test, entry_point="f").status == "error"
