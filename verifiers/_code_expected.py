@@ -6,10 +6,11 @@ argument (the harness writes a program's changes to its arguments back into the 
 one interpreter would) and returns [] was compared with ``sorted([])`` and passed. An *expected
 value* is a part built only from the test's names, literals, operators, slices, comprehensions,
 lambdas and pure functions (``sorted``, ``len``, ``math.prod``, ``Counter``, ``np.array``, pure
-methods such as ``' '.join`` on a name or a literal), standing after the program's first call in:
+methods such as ``' '.join`` on a name or a literal), standing after a part that makes a call in:
 
-- a comparison, every operand of a chain (``f(x) == sorted(x) != []``,
-  ``min(x) <= mean(x) <= max(x)``, ``0 <= peak(x) < len(x)``);
+- a comparison whose first operand makes the call, every operand after it
+  (``f(x) == sorted(x) != []``); a call inside a chain keeps Python's order
+  (``0 <= insert_sorted(a, 5) < len(a)`` means the length after the insertion);
 - the arguments after the first of a comparing function (``math.isclose(f(x), sum(x))``,
   ``np.allclose``, ``assertEqual``, ``operator.eq``) or of a function the test defines
   (``assertion(candidate(x), sorted(x), 0)``);
