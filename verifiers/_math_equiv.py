@@ -33,7 +33,8 @@ _SPACING_RE = re.compile(r"(?<!\\)\\[,;:> ]|\\q?quad\b|~|\\displaystyle|\\left\b
 _WRAPPER_RE = re.compile(
     r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}"
 )
-_DEGREE_RE = re.compile(r"\^\s*\{?\\circ\}?|\\circ\b|\\degree\b|°")
+# a degree sign, with the scale after it ("5^{\circ}C", "5°F"); a bare "C" elsewhere stays
+_DEGREE_RE = re.compile(r"(?:\^\s*\{?\\circ\}?|\\circ\b|\\degree\b|°)(?:\s*[CF](?![A-Za-z]))?")
 _FRAC_RE = re.compile(r"\\[dt]frac(?![A-Za-z])")
 _ASSIGN_RE = re.compile(r"([A-Za-z])\s*=\s*(.+)", re.DOTALL)
 # Spellings of the same LaTeX: e^{2} / e^2, \sqrt2 / \sqrt{2}, \frac12 / \frac{1}{2}.

@@ -163,7 +163,8 @@ _BOX_BEFORE_RE = re.compile(  # a factor only when it touches the box; an operat
 )
 _BOX_AFTER_RE = re.compile(
     r"[(\dA-Za-z]|\\(?:pi|pm|mp)(?![A-Za-z])|,\d{3}|\{,\}|\\,\s*\d"
-    r"|[\s$]*(?:[\^_/]|\\(?:times|cdot|div|sqrt|frac|pm|mp)(?![A-Za-z])|[-+=]\s*\$?\s*[\d(\\])"
+    r"|[\s$]*(?:\^(?!\s*\{?\s*\\circ)|[_/]|\\(?:times|cdot|div|sqrt|frac|pm|mp)(?![A-Za-z])"
+    r"|[-+=]\s*\$?\s*[\d(\\])"  # "\boxed{18}^{\circ}": degrees, not a power
     r"|\s*(?:\\text\s*\{\s*)?hundreds?\b"
     r"|!(?=[ \t]*(?:[$a-z\d=+*/]|\\[\])]))"  # "$\boxed{18}!$": a factorial
 )  # "(", a digit or a letter only when it touches the box: "\boxed{18} (the total)" is an aside

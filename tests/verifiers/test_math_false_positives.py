@@ -260,6 +260,8 @@ WRONG = [
     ("18", "\\boxed{18}\n\nLow confidence."),
     ("18", "\\boxed{18}\n\nThough I could be mistaken."),
     ("18", "The answer is 18. My best guess."),
+    ("6", "\\boxed{5^{\\circ}C}"),
+    ("18", "$\\boxed{18}^{2}$"),
 ]
 
 RIGHT = [
@@ -431,6 +433,8 @@ RIGHT = [
     ("18", "Sam guessed 18 jellybeans."),
     ("18", "The answer is 18 (otherwise known as a dozen and a half)."),
     ("18", "Answer: 18 ; 2 boxes of 9"),
+    ("5", "\\boxed{5^{\\circ}C}"),
+    ("18", "$\\boxed{18}^{\\circ}$"),
 ]
 
 
