@@ -37,11 +37,7 @@ class UpdateMixin:
         seqs = sequences(groups, c.mask_truncated)
         sampled = [lp for g in groups for lp in (g.sampler_logp or [None] * len(g.completions))]
         micro = micro_batches(seqs, adv, sampled, self.dist, c.grad_accum, self._collate)
-        norms = BatchNorms(
-            tokens=sum(len(x) for _, x, use in seqs if use),  # the global batch's
-            sequences=sum(1 for *_, use in seqs if use),  # masked ones are left out entirely
-            constant=c.max_new_tokens,
-        )
+        norms = batch_norms(seqs, c)
         with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
             old = [self._logprobs(self.model, mb)[0] for mb in micro] if c.mu > 1 else None
             if c.beta <= 0:
@@ -159,3 +155,22 @@ class UpdateMixin:
         if self.config.bf16 and self.device.type == "cuda" and torch.cuda.is_bf16_supported():
             return torch.autocast("cuda", dtype=torch.bfloat16)
         return contextlib.nullcontext()
+
+
+def batch_norms(seqs: list[tuple[list[int], list[int], bool]], config) -> BatchNorms:
+    """The loss normalisers of one optimizer batch (``seqs``: the global batch's sequences).
+
+    With ``weigh_short_batches`` a batch short of ``prompts_per_step x group_size`` sequences is
+    normalised as if it were whole (its counts scaled up by the missing share), so a step on 7
+    informative groups of 16 moves about 7/16 as far as a full one, as in TRL, whose token mean
+    counts the zero-advantage groups it keeps. Without it, every step is normalised by what it
+    trained: a short batch takes a full-size step from fewer groups (more noise per step), and a
+    curriculum that fills its batch with informative groups takes no larger steps than uniform
+    sampling that does not (BENCHMARKS.md, the spread task)."""
+    tokens = sum(len(x) for _, x, use in seqs if use)  # masked ones are left out entirely
+    count = sum(1 for *_, use in seqs if use)
+    planned = config.prompts_per_step * config.group_size
+    scale = planned / count if config.weigh_short_batches and 0 < count < planned else 1.0
+    return BatchNorms(
+        tokens=tokens * scale, sequences=count * scale, constant=config.max_new_tokens
+    )

@@ -29,8 +29,8 @@ __all__ = [
 class BatchNorms:
     """Normalisers of the whole optimizer batch (not of one micro-batch)."""
 
-    tokens: int  # loss-masked completion tokens in the batch
-    sequences: int  # sequences in the loss (masked ones, e.g. a verifier error, are left out)
+    tokens: float  # loss-masked completion tokens in the batch (``weigh_short_batches``: scaled)
+    sequences: float  # sequences in the loss (masked ones, e.g. a verifier error, are left out)
     constant: int  # Dr. GRPO's constant per-sequence length (max_new_tokens)
 
 

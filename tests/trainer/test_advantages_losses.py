@@ -182,3 +182,21 @@ def test_masked_completions_are_left_out_of_every_normaliser(
         trainer._update(groups(masked))
         grads.append(trainer.optimizer.grads[0])
     assert torch.allclose(grads[0], grads[1], atol=1e-7), (grads[0].norm() / grads[1].norm()).item()
+
+
+def test_a_short_batch_is_weighed_by_its_share_of_the_planned_one():
+    """``weigh_short_batches`` (stop 38): 7 sequences of a planned 16 normalise as 16 would, so
+    the step is 7/16 of a full one; a full batch, and the setting off, normalise by what trained."""
+    from types import SimpleNamespace
+
+    from passband.trainer._update import batch_norms
+
+    config = SimpleNamespace(
+        prompts_per_step=4, group_size=4, max_new_tokens=8, weigh_short_batches=True
+    )
+    seqs = [([1], [2, 3], True)] * 7 + [([1], [2, 3, 4], False)]  # 7 in the loss, 1 masked
+    norms = batch_norms(seqs, config)
+    assert (norms.tokens, norms.sequences, norms.constant) == (14 * 16 / 7, 16, 8)
+    assert batch_norms([([1], [2, 3], True)] * 16, config).tokens == 32  # whole: as trained
+    config.weigh_short_batches = False
+    assert (batch_norms(seqs, config).tokens, batch_norms(seqs, config).sequences) == (14, 7)
