@@ -170,7 +170,8 @@ def batch_norms(seqs: list[tuple[list[int], list[int], bool]], config) -> BatchN
     tokens = sum(len(x) for _, x, use in seqs if use)  # masked ones are left out entirely
     count = sum(1 for *_, use in seqs if use)
     planned = config.prompts_per_step * config.group_size
-    scale = planned / count if config.weigh_short_batches and 0 < count < planned else 1.0
+    short = config.weigh_short_batches and 0 < len(seqs) < planned  # groups were dropped; a
+    scale = planned / len(seqs) if short else 1.0  # masked (truncated) answer shrinks nothing
     return BatchNorms(
         tokens=tokens * scale, sequences=count * scale, constant=config.max_new_tokens
     )

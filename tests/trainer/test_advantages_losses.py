@@ -194,9 +194,9 @@ def test_a_short_batch_is_weighed_by_its_share_of_the_planned_one():
     config = SimpleNamespace(
         prompts_per_step=4, group_size=4, max_new_tokens=8, weigh_short_batches=True
     )
-    seqs = [([1], [2, 3], True)] * 7 + [([1], [2, 3, 4], False)]  # 7 in the loss, 1 masked
+    seqs = [([1], [2, 3], True)] * 6 + [([1], [2, 3, 4], False)]  # 7 trained, 1 of them masked
     norms = batch_norms(seqs, config)
-    assert (norms.tokens, norms.sequences, norms.constant) == (14 * 16 / 7, 16, 8)
+    assert (norms.tokens, norms.sequences, norms.constant) == (12 * 16 / 7, 6 * 16 / 7, 8)
     assert batch_norms([([1], [2, 3], True)] * 16, config).tokens == 32  # whole: as trained
     config.weigh_short_batches = False
-    assert (batch_norms(seqs, config).tokens, batch_norms(seqs, config).sequences) == (14, 7)
+    assert (batch_norms(seqs, config).tokens, batch_norms(seqs, config).sequences) == (12, 6)
