@@ -160,7 +160,7 @@ class UpdateMixin:
 def batch_norms(seqs: list[tuple[list[int], list[int], bool]], config) -> BatchNorms:
     """The loss normalisers of one optimizer batch (``seqs``: the global batch's sequences).
 
-    With ``weigh_short_batches`` a batch short of ``prompts_per_step x group_size`` sequences is
+    With ``weigh_short_batches`` (off by default) a batch short of ``prompts_per_step x group_size`` sequences is
     normalised as if it were whole (its counts scaled up by the missing share), so a step on 7
     informative groups of 16 moves about 7/16 as far as a full one, as in TRL, whose token mean
     counts the zero-advantage groups it keeps. Without it, every step is normalised by what it

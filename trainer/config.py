@@ -95,12 +95,13 @@ class GRPOConfig:
     """Exclude completions that hit max_new_tokens from the loss."""
     filter_zero_variance: bool = True
     """Drop groups whose rewards are all equal."""
-    weigh_short_batches: bool = True
-    """A step that trains fewer sequences than prompts_per_step x group_size (groups dropped for
-    zero variance and not refilled) is weighed by its share: the loss's normaliser counts the
-    planned batch, so fewer informative groups make a smaller step, as TRL's and DAPO's
-    normalisers do, and more make a larger one. False: every step is normalised by what it
-    trained (a short batch takes a full-size step)."""
+    weigh_short_batches: bool = False
+    """True: a step that trains fewer sequences than prompts_per_step x group_size (groups
+    dropped for zero variance and not refilled) is weighed by its share: the loss's normaliser
+    counts the planned batch, so fewer informative groups make a smaller step, as TRL's token mean
+    does with the zero-advantage groups it keeps. False (default): every step is normalised by
+    what it trained. Measured (BENCHMARKS.md): true gained 0.9 points on the 200-step spread task
+    but lost 6.2 on the real model's 8-step run, below TRL, so it is off."""
     max_refill_rounds: int = 2
     """Extra rollout rounds to replace dropped groups."""
     # --- optimisation --------------------------------------------------------------------

@@ -163,20 +163,6 @@ def _calls(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
-def _program_call(node: ast.AST) -> bool:
-    """Whether ``node`` calls something that may be the program: anything but a builtin in
-    ``_PURE`` or a pure method or module function (a ``Counter`` or ``mean`` may be the
-    program's own)."""
-    nodes = list(ast.walk(node))
-    functions = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
-    return any(
-        isinstance(n, ast.Call)
-        and not (isinstance(n.func, ast.Name) and n.func.id in _PURE)
-        and not (isinstance(n.func, ast.Attribute) and _plain(n.func, functions))
-        for n in nodes
-    )
-
-
 def _plain(node: ast.AST, functions: set[int]) -> bool:
     """A node an expected value may hold (module docstring)."""
     if isinstance(node, ast.Attribute):

@@ -208,17 +208,22 @@ def test_loss_and_gradient_match_trl_without_the_filter(setup, tmp_path):
 
 
 def test_filter_on_differs_from_trl_only_by_the_kept_token_normaliser(setup, tmp_path):
-    """The difference on purpose: dropped groups leave the normaliser. By default the short batch
-    is weighed by its share (``weigh_short_batches``): the kept tokens count as if the planned
-    batch were whole, which equals TRL's normaliser when the dropped answers are as long as the
-    kept ones. Off, a short batch takes a full-size step (same direction, larger)."""
+    """The difference on purpose: dropped groups leave the normaliser, so by default a short batch
+    takes a full-size step (same direction, larger). With ``weigh_short_batches`` the kept tokens
+    count as if the planned batch were whole, which equals TRL's normaliser when the dropped
+    answers are as long as the kept ones."""
     tok, model = setup
     _, trl_delta = _trl_step(copy.deepcopy(model), tok, tmp_path)
     everything, kept = _tokens(kept_only=False), _tokens(kept_only=True)
     kept_rows = sum(len(cs) for p, (_, cs) in BATCH.items() if p != "2+2=")
     planned = G * len(BATCH)
     _, pb_delta = _passband_step(
-        copy.deepcopy(model), tok, tmp_path, filter_zero_variance=True, max_refill_rounds=0
+        copy.deepcopy(model),
+        tok,
+        tmp_path,
+        filter_zero_variance=True,
+        max_refill_rounds=0,
+        weigh_short_batches=True,
     )
     _assert_close(pb_delta, trl_delta, scale=everything / (kept * planned / kept_rows))
     _, full = _passband_step(
@@ -227,6 +232,5 @@ def test_filter_on_differs_from_trl_only_by_the_kept_token_normaliser(setup, tmp
         tmp_path / "off",
         filter_zero_variance=True,
         max_refill_rounds=0,
-        weigh_short_batches=False,
     )
     _assert_close(full, trl_delta, scale=everything / kept)
