@@ -160,13 +160,12 @@ class UpdateMixin:
 def batch_norms(seqs: list[tuple[list[int], list[int], bool]], config) -> BatchNorms:
     """The loss normalisers of one optimizer batch (``seqs``: the global batch's sequences).
 
-    With ``weigh_short_batches`` (off by default) a batch short of ``prompts_per_step x group_size`` sequences is
-    normalised as if it were whole (its counts scaled up by the missing share), so a step on 7
-    informative groups of 16 moves about 7/16 as far as a full one, as in TRL, whose token mean
-    counts the zero-advantage groups it keeps. Without it, every step is normalised by what it
-    trained: a short batch takes a full-size step from fewer groups (more noise per step), and a
-    curriculum that fills its batch with informative groups takes no larger steps than uniform
-    sampling that does not (BENCHMARKS.md, the spread task)."""
+    With ``weigh_short_batches`` (off by default) a batch short of ``prompts_per_step x
+    group_size`` sequences is normalised as if it were whole (its counts scaled up by the missing
+    share), so a step on 7 informative groups of 16 moves about 7/16 as far as a full one, as in
+    TRL, whose token mean counts the zero-advantage groups it keeps. Without it every step is
+    normalised by what it trained: a short batch takes a full-size step. BENCHMARKS.md (the
+    spread task, the real model) has both measured."""
     tokens = sum(len(x) for _, x, use in seqs if use)  # masked ones are left out entirely
     count = sum(1 for *_, use in seqs if use)
     planned = config.prompts_per_step * config.group_size

@@ -155,10 +155,10 @@ class Runner:
             return Check(label, False, "wrong", f"AssertionError: {exc}"[:300])
         except _ESCAPES:
             raise
-        except BaseException as exc:  # noqa: BLE001 - the candidate raised, or returned something
+        except BaseException as exc:  # noqa: BLE001 - the candidate raised or returned something
+            # unusable; SystemExit and pytest's Failed (``pytest.raises`` that saw nothing) included
             if _skipped(exc):
                 return Check(label, False, "harness", f"the test skipped itself: {exc}"[:300])
-            # unusable; SystemExit and pytest's Failed (``pytest.raises`` that saw nothing) included
             return Check(label, False, "wrong", f"{type(exc).__name__}: {exc}"[:300])
         return Check(
             label, truth, "ok" if truth else "wrong", "" if truth else "assertion is false"
