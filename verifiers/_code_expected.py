@@ -98,7 +98,6 @@ _PLAIN_NODES = (
     ast.arguments, ast.arg, ast.IfExp, ast.Compare, ast.cmpop, ast.BoolOp, ast.boolop,
     ast.Starred, ast.JoinedStr, ast.FormattedValue,
 )  # fmt: skip
-_OPAQUE = (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)  # keep Python's order around these
 
 
 class ExpectedFirst(ast.NodeTransformer):
@@ -148,13 +147,19 @@ class ExpectedFirst(ast.NodeTransformer):
         return _rewrite(node, [node.left, node.right], [1]) if _expected(node.right) else node
 
 
-def _opaque(node: ast.AST) -> bool:
-    """Whether ``node`` awaits, yields, binds (``:=``) or calls ``super()``: a lambda around its
-    parts would change what they mean."""
+def needs_its_frame(node: ast.AST) -> bool:
+    """Whether ``node`` awaits, yields or calls ``super()``: in a lambda these mean something else."""
     return any(
-        isinstance(n, _OPAQUE) or isinstance(n, ast.Name) and n.id == "super"
+        isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom))
+        or isinstance(n, ast.Name)
+        and n.id == "super"
         for n in ast.walk(node)
     )
+
+
+def _opaque(node: ast.AST) -> bool:
+    """``needs_its_frame``, or a ``:=`` (its name must bind where the test wrote it)."""
+    return needs_its_frame(node) or any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
 
 
 def _calls(node: ast.AST) -> bool:
@@ -265,8 +270,7 @@ def reaches_program(value, budget: int = 100_000) -> bool:
     """Whether computing with ``value`` first could run the program or change what it later sees:
     a program object, in it at any depth (``[S(), S()]``), or an iterator the call may share."""
     if type(value) in _CONTAINERS and len(value) > budget:  # a long flat list of numbers is data
-        items = value.values() if type(value) is dict else value
-        return not all(type(x) in _SCALARS for x in items)
+        return not _all_scalars(value)
     stack, seen = [value], 0
     while stack and seen < budget:
         item = stack.pop()
@@ -317,7 +321,10 @@ def _container(value) -> bool:
 
 
 def _flat_copy(value):
+    return copy.copy(value) if type(value) in _CONTAINERS and _all_scalars(value) else value
+
+
+def _all_scalars(value) -> bool:
+    """Whether every item of the container ``value`` (a dict's values) is a plain scalar."""
     items = value.values() if type(value) is dict else value
-    if type(value) in _CONTAINERS and all(type(x) in _SCALARS for x in items):
-        return copy.copy(value)
-    return value
+    return all(type(x) in _SCALARS for x in items)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 
-from passband.verifiers._code_expected import ORDERED, ExpectedFirst, ordered
+from passband.verifiers._code_expected import ORDERED, ExpectedFirst, needs_its_frame, ordered
 
 __all__ = [
     "BIND",
@@ -66,7 +66,7 @@ class _AssertRewriter(ast.NodeTransformer):
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         if isinstance(node.test, ast.Constant):  # HumanEval's "assert True, '...'" checks nothing
             return node
-        if _needs_its_frame(node.test):  # a lambda around it would break it: a plain assert, whose
+        if needs_its_frame(node.test):  # a lambda around it would break it: a plain assert, whose
             return _Plain().visit(node)  # failure fails its unit
         self.generic_visit(node)
         label = (ast.get_source_segment(self.source, node) or ast.unparse(node))[:200]
@@ -79,16 +79,6 @@ class _AssertRewriter(ast.NodeTransformer):
             func=ast.Name(RECORD, ast.Load()), args=[thunk, ast.Constant(label), site], keywords=[]
         )
         return ast.copy_location(ast.Expr(call), node)
-
-
-def _needs_its_frame(node: ast.AST) -> bool:
-    """``await``, ``yield`` and a zero-argument ``super()`` mean something else in a lambda."""
-    return any(
-        isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom))
-        or isinstance(n, ast.Name)
-        and n.id == "super"
-        for n in ast.walk(node)
-    )
 
 
 class _Plain(ast.NodeTransformer):

@@ -223,7 +223,7 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
             if not words or not all(w in allowed for w in words):  # "~22": a symbol qualifies too
                 return word
     second = _SECOND_VALUE_RE.match(rest[finish : finish + 24]) if at >= 0 else None
-    if second and not _same_number(second.group(1), answer):
+    if second and _number(second.group(1)) != _number(answer):
         return second.group(0).strip()
     return _later_value(far, answer)  # "So it's 13." after a box of 12
 
@@ -234,20 +234,20 @@ def _first_sentence(text: str) -> str:
     return head.group(0) if head and len(head.group(0).strip()) <= 60 else ""
 
 
-def _same_number(a: str, b: str) -> bool:
+def _number(text: str) -> float | None:
+    """``text`` as a plain number ("1,234", "$18"), or None."""
     try:
-        return float(a.replace(",", "")) == float(b.replace(",", "").strip("$ "))
+        return float(text.replace(",", "").strip("$ "))
     except ValueError:
-        return False
+        return None
 
 
 def _later_value(far: str, answer: str) -> str | None:
     """A plain number stated after a plain-number answer that differs from it: in a sentence of
     its own ("So it's 13.") within ``_TAIL`` characters, or named as the answer by a retraction
     ("Actually, the answer might be 13.") within ``_FAR``."""
-    try:
-        mine = float(answer.replace(",", "").strip("$ "))
-    except ValueError:
+    mine = _number(answer)
+    if mine is None:
         return None
     for pattern, where in (
         (_STATED_RE, far[:_TAIL]),
