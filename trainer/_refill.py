@@ -7,17 +7,21 @@ does, but sized from what the sampler predicts: the curriculum's P(signal) of ea
 (``Curriculum.signal_chance``, from its posteriors). The number drawn is the smallest whose count
 of groups with signal reaches the target at about the 70th percentile (half a standard deviation).
 
-Generation is most of a step, so a step's roll-out has a budget: ``MAX_OVERSAMPLE`` times
-``prompts_per_step`` prompts over all its rounds together (``rollout_room``). The first round may
-use all of it; a top-up round runs only on a real shortfall (more than ``SHORTFALL_SHARE`` of
-``prompts_per_step`` missing; any group missing below 8 prompts per step) and only from what is
-left. On a hard task (few groups with signal) the step then trains on the groups it found rather
-than paying two more decodes for a few more: measured on the >= 64-token benchmark task
-(BENCHMARKS.md), the old per-round cap of 2x with two top-ups rolled out 4.6 completions per one
-trained and spent 80% of the step generating. A step short of groups trains on what it has (the
-loss is a token mean, so a smaller batch is not mis-scaled). Surplus groups with signal are
-observed (the curriculum learns from them) but not trained on: the batch keeps
-``prompts_per_step`` groups.
+Generation is most of a step, so a step's roll-out has a budget: ``GRPOConfig.max_oversample``
+(default 1.25) times ``prompts_per_step`` prompts over all its rounds together (``rollout_room``).
+The first round may use all of it; a top-up round runs only on a real shortfall (more than
+``SHORTFALL_SHARE`` of ``prompts_per_step`` missing; any group missing below 8 prompts per step)
+and only from what is left. On a hard task (few groups with signal) the step then trains on the
+groups it found rather than paying more decodes for a few more groups: an extra prompt costs its
+whole decode and brings a group with signal only at the prompt's P(signal), so past a small margin
+a wider roll-out buys no more signal per completion, only slower steps. Measured
+(BENCHMARKS.md): the old per-round cap of 2x with two top-ups rolled out 4.6 completions per one
+trained and spent 80% of the step generating; a budget of 1.5x against 1.25x cost the spread task
+0.63x against 0.50x of TRL's completions to reach TRL's accuracy and the >= 64-token task 0.55-0.58x
+against 0.41-0.48x of TRL's time per step. On a GPU, where a wider decode costs little, a larger
+budget may pay. A step short of groups trains on what it has (the loss is a token mean, so a
+smaller batch is not mis-scaled). Surplus groups with signal are observed (the curriculum learns
+from them) but not trained on: the batch keeps ``prompts_per_step`` groups.
 """
 
 from __future__ import annotations
@@ -32,13 +36,11 @@ __all__ = [
     "short_batch_note",
     "real_shortfall",
     "rollout_room",
-    "MAX_OVERSAMPLE",
     "SHORTFALL_SHARE",
     "AUTO_ROLLOUT_ROWS",
     "rollout_rows",
 ]
 
-MAX_OVERSAMPLE = 1.5  # a step rolls out at most this many times prompts_per_step, all rounds
 SHORTFALL_SHARE = 1 / 8  # missing groups a step tolerates before a top-up round, as a share
 AUTO_ROLLOUT_ROWS = 256  # rows per generate call when rollout_batch_size is None (one process)
 _Z = 0.5  # margin in standard deviations of the count of groups with signal
@@ -51,10 +53,11 @@ def real_shortfall(missing: int, prompts_per_step: int, first_round: bool) -> bo
     return missing > 0 and (first_round or missing > int(prompts_per_step * SHORTFALL_SHARE))
 
 
-def rollout_room(rolled: int, prompts_per_step: int) -> int:
-    """Prompts the step may still roll out: its budget of ``MAX_OVERSAMPLE`` x
-    ``prompts_per_step`` (at least one more than ``prompts_per_step``) less those ``rolled``."""
-    budget = max(math.floor(prompts_per_step * MAX_OVERSAMPLE), prompts_per_step + 1)
+def rollout_room(rolled: int, prompts_per_step: int, oversample: float) -> int:
+    """Prompts the step may still roll out: its budget of ``oversample`` x ``prompts_per_step``
+    (``GRPOConfig.max_oversample``; at least one more than ``prompts_per_step``) less those
+    ``rolled``."""
+    budget = max(math.floor(prompts_per_step * oversample), prompts_per_step + 1)
     return max(0, budget - rolled)
 
 
@@ -68,7 +71,7 @@ def rollout_rows(config: Any, world_size: int = 1) -> int:
     if config.rollout_batch_size is not None:
         return int(config.rollout_batch_size)
     G, n = int(config.group_size), int(config.prompts_per_step)
-    prompts = rollout_room(0, n) if world_size <= 1 else -(-n // world_size)
+    prompts = rollout_room(0, n, config.max_oversample) if world_size <= 1 else -(-n // world_size)
     return max(G, min(AUTO_ROLLOUT_ROWS, G * prompts))
 
 
@@ -85,27 +88,30 @@ def predicted_signal(sampler: Any, prompt_ids: Sequence[Any]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def draws_for(needed: int, chance: float | None, available: int) -> int:
+def draws_for(needed: int, chance: float | None, available: int, oversample: float) -> int:
     """Prompts to draw so that about ``needed`` of them have signal, given each has ``chance``;
-    at most ``available`` (the prompts left, capped by ``rollout_room``)."""
+    at most ``oversample`` x ``needed`` and ``available`` (the prompts left, capped by
+    ``rollout_room``)."""
     if needed <= 0:
         return 0
     if chance is None or chance >= 0.999:
         return min(needed, available)
     p = max(chance, _FLOOR)
-    cap = min(available, math.ceil(needed * MAX_OVERSAMPLE))
+    cap = min(available, math.ceil(needed * oversample))
     k = needed
     while k < cap and k * p - _Z * math.sqrt(k * p * (1 - p)) < needed:
         k += 1
     return max(min(k, cap), min(needed, available))
 
 
-def short_batch_note(step: int, kept: int, wanted: int, rounds: int, times: int) -> str:
-    """The line the trainer prints when a step trains on fewer groups than ``prompts_per_step``."""
+def short_batch_note(step: int, kept: int, rounds: int, times: int, config: Any) -> str:
+    """The line the trainer prints when a step trains on fewer groups than ``prompts_per_step``
+    (``config``: the trainer's ``GRPOConfig``)."""
+    wanted, oversample = config.prompts_per_step, config.max_oversample
     what = "skipping the update" if kept == 0 else "training on the smaller batch"
     return (
         f"step {step}: {kept}/{wanted} groups have reward variance after {rounds} refill "
-        f"round(s); {what} (happened {times}x; a step rolls out at most {MAX_OVERSAMPLE:g}x "
+        f"round(s); {what} (happened {times}x; a step rolls out at most {oversample:g}x "
         "prompts_per_step prompts, in 1 + max_refill_rounds rounds; see "
         "groups/zero_variance_share)"
     )

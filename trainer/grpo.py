@@ -288,7 +288,9 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         groups, rounds = [], -1  # groups rolled out so far, refill rounds (-1: none yet)
         while rounds < (c.max_refill_rounds if c.filter_zero_variance else 0):
             needed = c.prompts_per_step - len(self._trained(groups))
-            room = rollout_room(len(groups), c.prompts_per_step)  # the step's roll-out budget
+            room = rollout_room(
+                len(groups), c.prompts_per_step, c.max_oversample
+            )  # the step's roll-out budget
             if not real_shortfall(needed, c.prompts_per_step, first_round=rounds < 0) or not room:
                 break
             used = [g.prompt_id for g in groups]
@@ -296,7 +298,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
                 ids = draw(self.sampler, min(needed, room), used)  # first draw empty: an error
                 if ids and c.filter_zero_variance and c.max_refill_rounds > 0:
                     chance = predicted_signal(self.sampler, ids)
-                    more = draws_for(needed, chance, min(len(self.rows), room))
+                    more = draws_for(needed, chance, min(len(self.rows), room), c.max_oversample)
                     ids += (
                         self.sampler.sample(more - needed, exclude=used + ids)
                         if more > needed
@@ -380,11 +382,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
             return
         self._short_batches += 1
         if self._short_batches <= 3 or self._short_batches % 50 == 0:
-            self._write(
-                short_batch_note(
-                    self.step + 1, kept, c.prompts_per_step, rounds, self._short_batches
-                )
-            )
+            self._write(short_batch_note(self.step + 1, kept, rounds, self._short_batches, c))
 
     def _check_alerts(self, metrics: dict[str, Any]) -> list[str]:
         lines = (

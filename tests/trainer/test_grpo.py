@@ -78,7 +78,7 @@ def test_zero_variance_groups_hit_the_refill_bound_and_get_no_kl_gradient(
     before = _params(t.model)
     m = t.train_step()
     # 2 prompts, then one top-up with what is left of the step's roll-out budget (3 prompts)
-    room = rollout_room(0, 2)
+    room = rollout_room(0, 2, t.config.max_oversample)
     assert (m["groups/rolled"], m["groups/refill_rounds"], m["groups/effective"]) == (room, 1, 0)
     assert m["generate/calls"] == 2
     assert m["groups/zero_variance_share"] == 1.0 and m["groups/dropped"] == room

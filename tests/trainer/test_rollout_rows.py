@@ -17,7 +17,8 @@ from passband.trainer._refill import AUTO_ROLLOUT_ROWS, rollout_room, rollout_ro
 def test_default_is_one_call_per_round_in_one_process():
     c = GRPOConfig(group_size=8, prompts_per_step=16)
     assert c.rollout_batch_size is None
-    assert rollout_rows(c) == 8 * rollout_room(0, 16) == 192  # 1.5 x 16 prompts x G = 8
+    assert rollout_rows(c) == 8 * rollout_room(0, 16, c.max_oversample) == 160  # 1.25 x 16 x 8
+    assert rollout_rows(GRPOConfig(group_size=8, prompts_per_step=16, max_oversample=1.5)) == 192
     assert rollout_rows(GRPOConfig(group_size=16, prompts_per_step=256)) == AUTO_ROLLOUT_ROWS
     assert rollout_rows(GRPOConfig(rollout_batch_size=32)) == 32, "a set value is kept"
     assert rollout_rows(GRPOConfig(group_size=16, prompts_per_step=1)) >= 16, "at least a group"

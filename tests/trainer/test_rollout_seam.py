@@ -11,7 +11,7 @@ import pytest
 
 from passband.trainer import FakeRollout, GRPOConfig, GRPOTrainer, RolloutBackend
 from passband.trainer._metrics import PHASES
-from passband.trainer._refill import MAX_OVERSAMPLE, draws_for
+from passband.trainer._refill import draws_for
 
 pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
 
@@ -77,11 +77,17 @@ def test_fake_rollout_is_seeded_per_prompt_and_reports_log_probs(tokenizer):
 
 def test_the_first_rollout_is_sized_from_the_curriculums_signal_chance(tiny, tokenizer, tmp_path):
     """Half the prompts always agree (zero variance). Once the curriculum knows its prompts, a
-    step draws enough in one round: one generate call, and more completions than it trains."""
+    step draws enough in one round: one generate call, and more completions than it trains. A
+    budget of 2x leaves the draw's size to the predicted chance (the default caps 4 prompts a
+    step at 5)."""
     rows = [{"prompt": f"q{i}?", "answer": "yes" if i % 2 else "never"} for i in range(40)]
     backend = FakeRollout(tokenizer, respond=lambda p, j, seed: "yes" if seed % 2 else "no")
     t = _trainer(
-        tiny, tokenizer, backend, rows, _config(tmp_path, max_steps=12, prompts_per_step=4)
+        tiny,
+        tokenizer,
+        backend,
+        rows,
+        _config(tmp_path, max_steps=12, prompts_per_step=4, max_oversample=2.0),
     )
     t._begin()
     lines = [t.train_step() for _ in range(12)]
@@ -110,12 +116,17 @@ def test_without_refills_a_step_rolls_out_exactly_its_prompts(tiny, tokenizer, t
     assert [n for _, n in backend.calls] == [4, 4, 4]
 
 
-def test_draw_sizes_follow_the_predicted_chance():
-    cap = math.ceil(8 * MAX_OVERSAMPLE)
-    assert draws_for(8, None, 100) == 8 and draws_for(8, 1.0, 100) == 8
-    assert cap >= draws_for(8, 0.7, 100) > draws_for(8, 0.95, 100) > 8
-    assert draws_for(8, 0.0, 100) == cap and draws_for(8, 0.5, 10) == 10
-    assert draws_for(0, 0.5, 10) == 0
+@pytest.mark.parametrize("oversample", [1.25, 1.5, 2.0])
+def test_draw_sizes_follow_the_predicted_chance(oversample):
+    cap = math.ceil(8 * oversample)
+
+    def draws(needed, chance, available):
+        return draws_for(needed, chance, available, oversample)
+
+    assert draws(8, None, 100) == 8 and draws(8, 1.0, 100) == 8
+    assert cap >= draws(8, 0.7, 100) > draws(8, 0.95, 100) > 8
+    assert draws(8, 0.0, 100) == cap and draws(8, 0.5, 9) == 9
+    assert draws(0, 0.5, 10) == 0
 
 
 def test_every_metrics_line_says_where_the_time_went(tiny, tokenizer, tmp_path):

@@ -1,4 +1,4 @@
-"""A step's roll-out has a budget: at most ``MAX_OVERSAMPLE`` x ``prompts_per_step`` prompts over
+"""A step's roll-out has a budget: at most ``max_oversample`` x ``prompts_per_step`` prompts over
 all its rounds. On a hard task (most groups unanimous) the step trains on the groups it found in
 one ``generate`` call instead of paying two more decodes for a few more groups."""
 
@@ -9,12 +9,13 @@ import math
 import pytest
 
 from passband.trainer import FakeRollout, GRPOConfig, GRPOTrainer
-from passband.trainer._refill import MAX_OVERSAMPLE, draws_for, rollout_room
+from passband.trainer._refill import draws_for, rollout_room
 
 pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
 
 PER_STEP = 8
-BUDGET = math.floor(PER_STEP * MAX_OVERSAMPLE)
+OVERSAMPLE = GRPOConfig().max_oversample
+BUDGET = math.floor(PER_STEP * OVERSAMPLE)
 
 
 def _hard_rows(n):
@@ -44,12 +45,17 @@ def _trainer(tiny, tokenizer, tmp_path, **kw):
     return t, backend
 
 
-def test_a_hard_step_rolls_out_at_most_its_budget_in_one_call(tiny, tokenizer, tmp_path):
-    t, backend = _trainer(tiny, tokenizer, tmp_path)
+@pytest.mark.parametrize("oversample", [None, 1.5, 2.0])
+def test_a_hard_step_rolls_out_at_most_its_budget_in_one_call(
+    tiny, tokenizer, tmp_path, oversample
+):
+    kw = {} if oversample is None else {"max_oversample": oversample}
+    budget = math.floor(PER_STEP * (oversample or OVERSAMPLE))
+    t, backend = _trainer(tiny, tokenizer, tmp_path, **kw)
     lines = [t.train_step() for _ in range(6)]
-    assert all(m["groups/rolled"] <= BUDGET for m in lines), [m["groups/rolled"] for m in lines]
+    assert all(m["groups/rolled"] <= budget for m in lines), [m["groups/rolled"] for m in lines]
     late = lines[2:]  # once the curriculum predicts the low chance, the first round takes it all
-    assert all(m["generate/calls"] == 1 and m["groups/rolled"] == BUDGET for m in late)
+    assert all(m["generate/calls"] == 1 and m["groups/rolled"] == budget for m in late), late
     # short steps train anyway: every step that found a group with signal updated the policy (the
     # curriculum walks through fresh prompts, so an unlucky step can find none and skip)
     effective = [m["groups/effective"] for m in lines]
@@ -68,6 +74,13 @@ def test_a_top_up_uses_only_what_the_first_round_left(tiny, tokenizer, tmp_path)
 
 
 def test_room_and_draw_sizes():
-    assert rollout_room(0, 16) == math.floor(16 * MAX_OVERSAMPLE) and rollout_room(99, 16) == 0
-    assert rollout_room(0, 1) == 2, "even one prompt per step may draw one extra"
-    assert draws_for(8, 0.01, rollout_room(0, 8)) == BUDGET
+    assert rollout_room(0, 16, 1.5) == 24 and rollout_room(99, 16, 1.5) == 0
+    assert rollout_room(0, 16, 1.25) == 20 and rollout_room(0, 16, 1.0) == 17
+    assert rollout_room(0, 1, 1.25) == 2, "even one prompt per step may draw one extra"
+    assert draws_for(8, 0.01, rollout_room(0, 8, OVERSAMPLE), OVERSAMPLE) == BUDGET
+
+
+@pytest.mark.parametrize("bad", [0.5, 0.99, 9, float("nan"), "1.5", True])
+def test_a_bad_budget_names_the_field(bad):
+    with pytest.raises(ValueError, match=r"max_oversample"):
+        GRPOConfig(max_oversample=bad)
