@@ -159,10 +159,25 @@ _OPEN_ENDED_RE = re.compile(
 _AFTERTHOUGHT_RE = re.compile(
     r"\A[\s.)*_]*(?:but\s+|though\s+|hmm,?\s+)?(?:i'?m\s+|i\s+am\s+)?(?:not\s+(?:100%\s+)?"
     r"(?:sure|confident|certain)|unsure|uncertain|or\s+not\b|low\s+confidence|confidence:?\s*low"
-    r"|doubtful|i\s+(?:could|might)\s+be\s+(?:wrong|mistaken)|(?:my\s+)?best\s+guess|i\s+suppose"
+    r"|doubtful|i\s+(?:could|might)\s+be\s+(?:wrong|mistaken)|i\s+suppose"
+    r"|(?:(?:that|this|it)(?:'s|\s+is|\s+was)\s+)?(?:just\s+|only\s+)?(?:my\s+|a\s+)?(?:best\s+)?guess\b"
     r"|or\s+(?:maybe\s+|perhaps\s+|possibly\s+)?(?:is\s+it\s+)?[$\\(]*-?\d)",
     re.IGNORECASE,
 )
+# another case's value right after the answer's clause: "For even n the answer is 18; for odd n
+# it is 20" (only when the answer's own sentence is a case too), "\boxed{18} (if an integer; else
+# 18.5)"; "if x = 3" alone is working, so a case's value needs its verb
+_CASE_VERB = (
+    r"(?:(?:it|the\s+answer|the\s+result|the\s+value|this|that)\s+(?:is|would\s+be|will\s+be"
+    r"|becomes)|it's|we\s+get)\s+"
+)
+_CASE_VALUE_RE = re.compile(
+    r"\A[\s;,.)]*(?:and\s+|but\s+|while\s+|whereas\s+)?"
+    rf"(?:(?P<other>otherwise|else)[,:]?\s+(?:{_CASE_VERB})?|(?:for|if|when)\b[^.;:!?\n]{{1,60}}?"
+    rf"[,:]?\s+{_CASE_VERB})(?:\$|\\\(|\\boxed\{{|[ \t])*(?P<value>-?\d[\d,]*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+_CASE_LEAD_RE = re.compile(r"\A\s*(?:(?:and|but|so),?\s+)?(?:for|if|when)\b", re.IGNORECASE)
 _ASKED_RE = re.compile(  # "\boxed{12}?": a question, not a statement ("... 12? Yes." answers it)
     r"\A[\s$}]*\?(?!\s*(?:yes|indeed|correct)\b)", re.IGNORECASE
 )
@@ -225,6 +240,10 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     second = _SECOND_VALUE_RE.match(rest[finish : finish + 24]) if at >= 0 else None
     if second and _number(second.group(1)) != _number(answer):
         return second.group(0).strip()
+    case = _CASE_VALUE_RE.match(tail)
+    if case and (case.group("other") or _CASE_LEAD_RE.match(lead)):
+        if _number(case.group("value")) != _number(answer):
+            return case.group(0).strip()
     return _later_value(far, answer)  # "So it's 13." after a box of 12
 
 

@@ -262,6 +262,17 @@ WRONG = [
     ("18", "The answer is 18. My best guess."),
     ("6", "\\boxed{5^{\\circ}C}"),
     ("18", "$\\boxed{18}^{2}$"),
+    # stop 39: another case's value right after the answer's clause
+    ("18", "For even n the answer is 18; for odd n it is 20."),
+    ("18", "If n is even, the answer is 18; if n is odd, it is 20."),
+    ("18", "When x is positive the answer is 18, and when x is negative it is -18."),
+    ("18", "Answer: \\boxed{18} (assuming integer; else 18.5)"),
+    ("18", "The answer is 18; otherwise 20."),
+    # stop 39: a guess in a short sentence right after the answer
+    ("18", "The answer is \\boxed{18}. That is my best guess."),
+    ("18", "The answer is \\boxed{18}. It's just a guess."),
+    ("18", "The answer is \\boxed{18}. A guess, really."),
+    ("18", "The answer is \\boxed{18}. My guess."),
 ]
 
 RIGHT = [
@@ -435,6 +446,15 @@ RIGHT = [
     ("18", "Answer: 18 ; 2 boxes of 9"),
     ("5", "\\boxed{5^{\\circ}C}"),
     ("18", "$\\boxed{18}^{\\circ}$"),
+    # stop 39: a case that agrees, and a check or a hypothetical after the answer, stay right
+    ("18", "For even n the answer is 18; for odd n it is also 18."),
+    ("18", "The answer is 18. If x = 3, then 6x = 18."),
+    ("18", "The answer is \\boxed{18}. For example, if we double 9, we get 18."),
+    ("18", "The answer is \\boxed{18}. If we had 10 apples instead, it would be 20."),
+    ("18", "She has 18 apples in total. When she gives away 2, it is 16.\n#### 18"),
+    ("18", "The answer is \\boxed{18}. Guessing is not needed here."),
+    ("18", "The answer is \\boxed{18}. That is the number of apples."),
+    ("18", "The answer is \\boxed{18}. This guess of Sam's was off by 2."),
 ]
 
 
