@@ -17,6 +17,7 @@ import functools
 import importlib
 import inspect
 import sys
+import unittest
 from dataclasses import dataclass
 
 from passband.sandbox import CandidateGone, Session
@@ -30,6 +31,7 @@ from passband.verifiers._code_rewrite import (
     compile_tests,
     ordered,
 )
+from passband.verifiers._code_suite import PROGRAM_IMPORT, PROGRAM_MODULE, case_runs, expand
 
 __all__ = ["Check", "HarnessFault", "Runner", "called_names", "compile_tests", "trusted_prompt"]
 
@@ -44,8 +46,11 @@ _ESCAPES = (CandidateGone, KeyboardInterrupt, GeneratorExit)
 
 
 def _skipped(exc: BaseException) -> bool:
-    """pytest's ``Skipped`` (``pytest.skip``, ``importorskip``): the reference, not the program."""
+    """pytest's ``Skipped`` (``pytest.skip``, ``importorskip``) or ``unittest.SkipTest``
+    (``self.skipTest``): the reference, not the program."""
     kind = type(exc)
+    if isinstance(exc, unittest.SkipTest):
+        return True
     return kind.__name__ == "Skipped" and any(
         c.__module__.startswith("_pytest") for c in kind.__mro__
     )
@@ -100,6 +105,18 @@ class _Namespace(dict):
         raise KeyError(key)
 
 
+class _ProgramModule:
+    """``import solution``: a module whose attributes are the program's names."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name not in self._session.names:
+            raise AttributeError(f"the program defines no {name!r}")
+        return self._session.lookup(name)
+
+
 def _required_args(func) -> bool:
     """Whether calling ``func`` needs arguments (a pytest fixture parameter: not callable here)."""
     try:
@@ -122,9 +139,17 @@ class Runner:
         self.ns[RECORD] = self._record
         self.ns[BIND] = self._bind
         self.ns[ORDERED] = ordered
+        self.ns[PROGRAM_IMPORT] = self._program_import
+        self.ns[PROGRAM_MODULE] = _ProgramModule(session)
         self.checks: list[Check] = []
         self._sites: dict[str, int] = {}  # an assert statement -> its check's index
         self._evaluated = 0  # asserts evaluated, repeats included
+
+    def _program_import(self, module: str, name: str):
+        """``from solution import name``: the program's ``name``."""
+        if name in self.session.names:
+            return self.session.lookup(name)
+        raise NameError(f"the tests import {name!r} from {module!r}")
 
     def _bind(self, name: str, value):
         self.ns[name] = value
@@ -165,15 +190,24 @@ class Runner:
         )
 
     def run_unit(self, code, label: str, calls: frozenset[str] = frozenset()) -> None:
-        """Execute one unit, then each pytest-style ``test_*`` function it defines and does not
-        call itself (``calls``), each on its own (``_run``)."""
+        """Execute one unit, then each pytest-style ``test*`` function it defines and does not
+        call itself (``calls``; once per ``parametrize`` case) and each ``test*`` method of the
+        ``unittest.TestCase`` classes it defines, each on its own (``_run``)."""
         names = set(self.ns)
         if not self._run(lambda: exec(code, self.ns), label):
             return
-        for name in [n for n in self.ns if n not in names and n.startswith("test")]:
-            func = self.ns[name]  # "def test_one(): assert f(1) == 2"
-            if name not in calls and inspect.isfunction(func) and not _required_args(func):
-                self._run(func, f"{name}() of {label[:80]}")
+        for name in [n for n in self.ns if n not in names]:
+            value = self.ns[name]
+            if isinstance(value, type):
+                for case, thunk in case_runs(value):
+                    self._run(thunk, f"{case} of {label[:80]}")
+                continue
+            if not (name.startswith("test") and name not in calls and inspect.isfunction(value)):
+                continue
+            for suffix, kwargs in expand(value):  # "def test_one(): assert f(1) == 2"
+                if not _required_args(functools.partial(value, **kwargs)):
+                    thunk = functools.partial(value, **kwargs)
+                    self._run(thunk, f"{name}{suffix}() of {label[:80]}")
 
     def _run(self, thunk, label: str) -> bool:
         """Run one unit of test code; False when it stopped early. An exception outside an assert
@@ -196,9 +230,11 @@ class Runner:
         except _ESCAPES:
             raise
         except BaseException as exc:  # noqa: BLE001 - SystemExit, pytest's Failed included
-            if _skipped(exc):  # ``pytest.importorskip`` of a module the harness lacks
+            if _skipped(exc) or (isinstance(exc, ImportError) and self.session.calls == calls):
+                # ``pytest.importorskip``, or an import of a module the harness lacks, before
+                # the program took part: the reference, not the program
                 self.checks.append(
-                    Check(label, False, "harness", f"the test skipped itself: {exc}"[:300])
+                    Check(label, False, "harness", f"the test code stopped: {exc!r}"[:300])
                 )
                 return False
             if not (isinstance(exc, SystemExit) and exc.code in (None, 0, False)):

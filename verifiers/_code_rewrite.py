@@ -14,6 +14,7 @@ import ast
 import functools
 
 from passband.verifiers._code_expected import ORDERED, ExpectedFirst, needs_its_frame, ordered
+from passband.verifiers._code_suite import rewrite_imports
 
 __all__ = [
     "BIND",
@@ -130,6 +131,6 @@ def compile_tests(source: str, filename: str):
     defined = frozenset(
         n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     )
-    tree = ExpectedFirst(defined).visit(tree)
+    tree = ExpectedFirst(defined).visit(rewrite_imports(tree))
     tree = ast.fix_missing_locations(_AssertRewriter(source, filename).visit(tree))
     return compile(tree, filename, "exec")

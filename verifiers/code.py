@@ -3,7 +3,9 @@
 Reference fields (dataset columns), one of:
 - ``tests`` (list of assert statements, MBPP style) with optional ``test_imports`` (list of import
   lines), ``test_setup_code`` and ``entry_point`` (only used to pick the prompt prefix, see below);
-- ``test`` (HumanEval style: code defining ``check(candidate)``) with ``entry_point``;
+- ``test`` (HumanEval style: code defining ``check(candidate)``) with ``entry_point``; or a pytest
+  / ``unittest`` module (``test*`` functions, ``parametrize`` included, ``TestCase`` classes; it
+  may import the program as ``solution``, KodCode style: ``_code_suite.py``);
 - ``io`` (list of ``{"stdin": ..., "stdout": ...}``): the program reads stdin and prints; output
   matches when equal after dropping trailing whitespace on every line and trailing blank lines,
   or, with ``float_tol``, token by token with numbers within that absolute/relative tolerance
@@ -75,6 +77,7 @@ from passband.verifiers._code_harness import (
     trusted_prompt,
 )
 from passband.verifiers._code_io import grade_io, outputs_match, tail
+from passband.verifiers._code_suite import is_suite
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
@@ -334,6 +337,9 @@ def _units(tests, test, entry_point, test_imports):
             (compile_tests(t, f"<test {i}>"), t.strip()[:200], called_names(t))
             for i, t in enumerate(tests)
         ], setup
+    if isinstance(test, str) and not _defines_check(test) and is_suite(test):
+        # a pytest / unittest module (KodCode's ``from solution import f``): one unit
+        return [(compile_tests(test, "<test module>"), "test module", called_names(test))], ""
     if not isinstance(test, str) or not _entry_ok(entry_point):
         raise HarnessFault(
             "reference field 'test' needs a string of test code and an 'entry_point' "

@@ -1,0 +1,126 @@
+"""Test modules as datasets ship them, run against the sandboxed program (``_code_suite.py``):
+pytest functions that import the program (KodCode's ``from solution import f``), parametrized
+tests, pytest ``Test*`` classes and ``unittest.TestCase`` classes ending in ``unittest.main()``.
+Each is graded through the real ``code`` verifier and its sandbox."""
+
+from __future__ import annotations
+
+import pytest
+
+from passband.verifiers import get
+
+CODE = get("code")
+RIGHT = "def add(a, b):\n    return a + b\n"
+WRONG = "def add(a, b):\n    return a - b\n"
+
+UNITTEST = """\
+import unittest
+{imports}
+class TestAdd(unittest.TestCase):
+    def setUp(self):
+        self.base = 1
+
+    def test_small(self):
+        self.assertEqual(add(self.base, 2), 3)
+
+    def test_zero(self):
+        self.assertEqual(add(2, 2), 4)
+{main}"""
+
+SUITES = {
+    "unittest, main guard": UNITTEST.format(
+        imports="", main="\nif __name__ == '__main__':\n    unittest.main()\n"
+    ),
+    "unittest, bare main": UNITTEST.format(imports="", main="\nunittest.main()\n"),
+    "unittest, from solution": UNITTEST.format(imports="from solution import add", main=""),
+    "pytest, from solution": "from solution import add\n\n"
+    "def test_add():\n    assert add(1, 2) == 3\n    assert add(-1, 1) == 0\n",
+    "pytest, import solution": "import solution\n\n"
+    "def test_add():\n    assert solution.add(1, 2) == 3\n",
+    "pytest, alias": "from solution import add as plus\n\ndef test_add():\n    assert plus(2, 3) == 5\n",
+    "pytest, parametrize": "import pytest\nfrom solution import add\n\n"
+    "@pytest.mark.parametrize('a, b, total', [(1, 2, 3), (0, 0, 0), (2, 5, 7)])\n"
+    "def test_add(a, b, total):\n    assert add(a, b) == total\n",
+    "pytest, class": "from solution import add\n\nclass TestAdd:\n"
+    "    def setup_method(self, method):\n        self.base = 1\n\n"
+    "    def test_one(self):\n        assert add(self.base, 2) == 3\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SUITES))
+@pytest.mark.parametrize("field", ["test", "tests"])
+def test_a_test_module_grades_the_right_program_ok_and_the_wrong_one_wrong(name, field):
+    suite = SUITES[name]
+    ref = {"test": suite} if field == "test" else {"tests": [suite]}
+    right = CODE(f"```python\n{RIGHT}```", **ref)
+    wrong = CODE(f"```python\n{WRONG}```", **ref)
+    assert right.status == "ok" and right.passed, (name, right.detail)
+    assert wrong.status == "wrong" and not wrong.passed, (name, wrong.detail)
+
+
+def test_every_parametrize_case_runs():
+    """Only the third case tells ``a * b`` from ``a + b``: it must run."""
+    suite = SUITES["pytest, parametrize"].replace("(2, 5, 7)", "(2, 2, 4)")
+    close = "def add(a, b):\n    return a * b if a == b == 2 else a + b + (a == b == 0)\n"
+    verdict = CODE(f"```python\n{close}```", test=suite)
+    assert verdict.status == "wrong", verdict.detail
+    assert CODE(f"```python\n{RIGHT}```", test=suite).status == "ok"
+
+
+def test_a_case_the_dataset_marks_skip_is_left_out():
+    suite = (
+        "import pytest\nfrom solution import add\n\n"
+        "@pytest.mark.parametrize('a, b, total', [(1, 2, 3), "
+        "pytest.param(1, 1, 3, marks=pytest.mark.skip)])\n"
+        "def test_add(a, b, total):\n    assert add(a, b) == total\n"
+    )
+    assert CODE(f"```python\n{RIGHT}```", test=suite).status == "ok"
+
+
+def test_a_unittest_class_with_one_wrong_method_fails_and_partial_credit_counts_methods():
+    suite = UNITTEST.format(imports="", main="").replace("4)", "5)")
+    verdict = CODE(f"```python\n{RIGHT}```", test=suite, partial_credit=True)
+    assert verdict.status == "wrong" and verdict.score == pytest.approx(0.5), verdict.detail
+
+
+def test_a_name_the_program_does_not_define_fails_the_program():
+    suite = "from solution import sub\n\ndef test_sub():\n    assert sub(3, 2) == 1\n"
+    verdict = CODE(f"```python\n{RIGHT}```", test=suite)
+    assert verdict.status == "wrong" and "sub" in verdict.detail
+
+
+def test_a_module_the_harness_lacks_is_the_references_fault_never_the_programs():
+    """``numpyy`` is not installed: the import must not read the program's names (its own
+    ``allclose`` that always agrees), and the verdict is an error, not a pass or a fail."""
+    suite = (
+        "import numpyy as np\nfrom solution import add\n\n"
+        "def test_a():\n    assert np.allclose(add(1, 2), 3)\n"
+    )
+    forged = "def add(a, b):\n    return 0\n\ndef allclose(*a, **k):\n    return True\n"
+    verdict = CODE(f"```python\n{forged}```", test=suite)
+    assert verdict.status == "error" and "numpyy" in verdict.detail, verdict.detail
+
+
+def test_a_test_that_skips_itself_is_no_pass():
+    suite = (
+        "import unittest\nfrom solution import add\n\nclass T(unittest.TestCase):\n"
+        "    def test_a(self):\n        self.skipTest('needs a GPU')\n"
+    )
+    verdict = CODE(f"```python\n{RIGHT}```", test=suite)
+    assert verdict.status == "error" and not verdict.passed, verdict.detail
+
+
+def test_a_skipped_class_is_not_run_and_the_others_are():
+    suite = (
+        "import unittest\nfrom solution import add\n\n@unittest.skip('later')\n"
+        "class Old(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(add(1, 1), 5)\n"
+        "\nclass New(unittest.TestCase):\n    def test_b(self):\n        self.assertEqual(add(2, 2), 4)\n"
+    )
+    verdict = CODE(f"```python\n{RIGHT}```", test=suite)
+    assert verdict.status == "ok" and "1/1" in verdict.detail, verdict.detail
+
+
+def test_only_fixture_tests_check_nothing():
+    suite = "from solution import add\n\ndef test_a(tmp_path):\n    assert add(1, 2) == 3\n"
+    verdict = CODE(f"```python\n{RIGHT}```", test=suite)
+    assert verdict.status == "error" and not verdict.passed, verdict.detail
