@@ -52,7 +52,8 @@ _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they 
     r"|(?:hundredth|thousandth|millionth|tenth|third|quarter|fourth|fifth|sixth|seventh|eighth"
     r"|ninth)s?|halves|extraneous|rejected|discarded|impossible|alternatively|alt(?=\.)"
     # "5, otherwise it is 6" (not "18 (otherwise known as ...)")
-    r"|otherwise(?=[,\s]+(?:(?:it|this|that|the\s+answer)\s+(?:is|would\s+be|will\s+be)\s+|it's\s+)?\$?-?\d)"
+    r"|(?:otherwise|else)(?=[,\s]+(?:(?:it|this|that|the\s+answer)\s+(?:is|would\s+be|will\s+be)\s+|it's\s+)?\$?-?\d)"
+    r"|(?<=\d\s)otherwise|(?<=\d\s)else"
 )
 _DOUBT_RE = re.compile(rf"\b(?:{_DOUBT})\b", re.IGNORECASE)
 _CHANGES_RE = re.compile(rf"\b(?:{_DOUBT}|{_CHANGES})\b", re.IGNORECASE)
@@ -102,7 +103,8 @@ _FAR_RETRACT_RE = re.compile(
 _LEAD_RE = (
     re.compile(  # not "if", "incorrect", "wrong": "Since (B) is incorrect, the answer is (A)"
         r"\b(?:suppose|supposing|assume|assuming|mistake\s+is|not\s+sure|unsure|might|maybe|perhaps"
-        r"|guess|impossible)\b|\bnot\s*\Z"
+        r"|guess|impossible)\b|\bnot\s*\Z|\(\s*(?:a\s+)?guess(?:ed|ing)?\s*\)"
+        r"|\A\s*(?:guess(?:ed|ing)?|best\s+estimate)\s*:"
         # "If n is odd: \boxed{19}": one case of several ("If we add them up:" is no case)
         r"|\A\s*if\b(?!\s+we\b)[^\n:]*(?:\bis\b|\bare\b|[=<>≤≥])[^\n:]*:[ \t$]*\Z",
         re.IGNORECASE,
@@ -153,31 +155,59 @@ _SECOND_VALUE_RE = re.compile(
 _LISTED_RE = re.compile(r"\d\s*(?:,|&|\band\b)\s*\Z")
 # "\boxed{18}+", "18 (?)": more than it, or a question
 _OPEN_ENDED_RE = re.compile(
-    r"\A[\s$}]*(?:\+(?=[\s$]*(?:[.,;)]|\Z))|\(\s*(?:\?|guess(?:ed)?|a\s+guess)\s*\))", re.IGNORECASE
+    r"\A[\s$}]*(?:\+(?=[\s$]*(?:[.,;)]|\Z))|\(\s*(?:\?|guess(?:ed|ing)?|a\s+guess)\s*\))",
+    re.IGNORECASE,
 )
 # a short sentence right after the answer that takes it back: "Not sure though.", "Or 20."
 _AFTERTHOUGHT_RE = re.compile(
-    r"\A[\s.)*_]*(?:but\s+|though\s+|hmm,?\s+)?(?:i'?m\s+|i\s+am\s+)?(?:not\s+(?:100%\s+)?"
+    r"\A[\s.()*_]*(?:but\s+|though\s+|hmm,?\s+)?(?:i'?m\s+|i\s+am\s+)?(?:not\s+(?:100%\s+)?"
     r"(?:sure|confident|certain)|unsure|uncertain|or\s+not\b|low\s+confidence|confidence:?\s*low"
     r"|doubtful|i\s+(?:could|might)\s+be\s+(?:wrong|mistaken)|i\s+suppose"
-    r"|(?:(?:that|this|it)(?:'s|\s+is|\s+was)\s+)?(?:just\s+|only\s+)?(?:my\s+|a\s+)?(?:best\s+)?guess\b"
+    # a sentence that is only a guess or a hedge: "That is my best guess.", "(Educated guess.)",
+    # "I'm guessing.", "Probably." (not "A guess of 10 gives 60 legs": working)
+    r"|(?:honestly,?\s+)?(?:(?:that|this|it)(?:'s|\s+is|\s+was)\s+)?(?:just\s+|only\s+)?"
+    r"(?:my\s+|a\s+|an\s+)?(?:best\s+|educated\s+|rough\s+|wild\s+)?guess"
+    r"(?=(?:,?\s*(?:really|though|anyway|honestly))?[\s.!)]*\Z)"
+    r"|(?:i'?m\s+|i\s+am\s+|just\s+)?guessing(?:\s+here)?(?=[\s.!)]*\Z)|(?:i\s+)?guessed(?=[\s.!)]*\Z)"
+    r"|(?:my\s+guess|best\s+estimate),?\s+anyway(?=[\s.!)]*\Z)"
+    r"|(?:probably|maybe|perhaps|possibly|i\s+think|i\s+guess|unverified|approximately|roughly"
+    r"|not\s+(?:entirely|completely|totally|quite|fully)\s+sure|not\s+positive|could\s+be\s+wrong"
+    r"|i\s+(?:can't|cannot|couldn't|could\s+not)\s+(?:verify|check|confirm)\s+(?:this|it|that))"
+    r"(?=[\s.!)]*\Z)"
     r"|or\s+(?:maybe\s+|perhaps\s+|possibly\s+)?(?:is\s+it\s+)?[$\\(]*-?\d)",
     re.IGNORECASE,
 )
-# another case's value right after the answer's clause: "For even n the answer is 18; for odd n
-# it is 20" (only when the answer's own sentence is a case too), "\boxed{18} (if an integer; else
-# 18.5)"; "if x = 3" alone is working, so a case's value needs its verb
-_CASE_VERB = (
-    r"(?:(?:it|the\s+answer|the\s+result|the\s+value|this|that)\s+(?:is|would\s+be|will\s+be"
-    r"|becomes)|it's|we\s+get)\s+"
+# another case's value right after the answer's clause, when the answer is itself one case of a
+# condition ("For even n the answer is 18; for odd n it is 20", "18 when x > 0, and when x < 0
+# it is -18"), or the other branch ("\boxed{18} (if an integer; else 18.5)"). A value that does
+# not end its clause is working ("Otherwise, 10 students would have no seat"), and a head without
+# a condition is a remark ("For one hour, it is 30 miles", "For a = 6 we get 22").
+_CASE_COND = (
+    r"(?:even|odd|positive|negative|non-?negative|non-?zero|zero|prime|composite|"
+    r"(?:greater|less|larger|smaller|more|bigger)\s+than|[<>≤≥]|\\(?:le|ge|lt|gt|leq|geq|neq?)\b)"
+)
+_CASE_VERB = (  # "it is", "the total is", "we get", "it equals", "it'd be", "the answer changes to"
+    r"(?:(?:it|this|that|there|(?:the\s+)?[a-z]+)\s+(?:is|are|would\s+be|will\s+be|becomes|equals"
+    r"|changes\s+to)|it's|it'd\s+be|we\s+(?:get|have)|you\s+get|=)\s+"
+)
+_CASE_END = r"(?=(?:\s*(?:\$|\\\)|\}))*\s*(?:[.;,!?)]|\n|\Z|(?:and|but|while|whereas)\b))"
+_OTHER_HEAD = (  # a head that names the other branch itself
+    r"otherwise|else|unless\b[^.;:!?\n]{0,40}?|in\s+(?:the\s+other|which|either|that)\s+case"
+    r"|in\s+case\b[^.;:!?\n]{0,40}?|failing\s+that|if\s+not\b[^.;:!?\n]{0,30}?"
 )
 _CASE_VALUE_RE = re.compile(
-    r"\A[\s;,.)]*(?:and\s+|but\s+|while\s+|whereas\s+)?"
-    rf"(?:(?P<other>otherwise|else)[,:]?\s+(?:{_CASE_VERB})?|(?:for|if|when)\b[^.;:!?\n]{{1,60}}?"
-    rf"[,:]?\s+{_CASE_VERB})(?:\$|\\\(|\\boxed\{{|[ \t])*(?P<value>-?\d[\d,]*(?:\.\d+)?)",
+    r"\A[\s;,.()]*(?:and\s+|but\s+|while\s+|whereas\s+)?"
+    rf"(?:(?P<other>{_OTHER_HEAD})[,:]?\s+(?:{_CASE_VERB})?"
+    rf"|(?:for|if|when)\b[^.;:!?\n]{{0,40}}?\b{_CASE_COND}[^.;:!?\n]{{0,30}}?(?:[,:]\s*|\s+{_CASE_VERB})"
+    rf"|(?:it\s+is\s+|it's\s+)?(?=-?\d[\d,]*(?:\.\d+)?\s+(?:(?P<after>otherwise|else)\b"
+    rf"|(?:for|if|when)\b[^.;:!?\n]{{0,30}}?\b{_CASE_COND})))"
+    rf"(?:\$|\\\(|\\boxed\{{|[ \t])*(?P<value>-?\d[\d,]*(?:\.\d+)?)"
+    rf"(?:{_CASE_END}|(?=\s+(?:otherwise|else|for|if|when)\b))",
     re.IGNORECASE,
 )
-_CASE_LEAD_RE = re.compile(r"\A\s*(?:(?:and|but|so),?\s+)?(?:for|if|when)\b", re.IGNORECASE)
+_CASE_OWN_RE = re.compile(  # the answer's own sentence is a case of a condition
+    rf"(?:\b(?:for|if|when)\b[^.;:!?\n]{{0,40}}?\b{_CASE_COND})", re.IGNORECASE
+)
 _ASKED_RE = re.compile(  # "\boxed{12}?": a question, not a statement ("... 12? Yes." answers it)
     r"\A[\s$}]*\?(?!\s*(?:yes|indeed|correct)\b)", re.IGNORECASE
 )
@@ -240,10 +270,12 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     second = _SECOND_VALUE_RE.match(rest[finish : finish + 24]) if at >= 0 else None
     if second and _number(second.group(1)) != _number(answer):
         return second.group(0).strip()
-    case = _CASE_VALUE_RE.match(tail)
-    if case and (case.group("other") or _CASE_LEAD_RE.match(lead)):
-        if _number(case.group("value")) != _number(answer):
-            return case.group(0).strip()
+    for place in (post, tail):  # "... 18, and for odd n it is 20." / "...18; for odd n ..."
+        case = _CASE_VALUE_RE.match(place)
+        other = case and (case.group("other") or case.group("after"))
+        if case and (other or _CASE_OWN_RE.search(f"{lead} {own} {post}")):
+            if _number(case.group("value")) != _number(answer):
+                return case.group(0).strip()
     return _later_value(far, answer)  # "So it's 13." after a box of 12
 
 
