@@ -270,13 +270,23 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     second = _SECOND_VALUE_RE.match(rest[finish : finish + 24]) if at >= 0 else None
     if second and _number(second.group(1)) != _number(answer):
         return second.group(0).strip()
-    for place in (post, tail):  # "... 18, and for odd n it is 20." / "...18; for odd n ..."
+    case = _other_case(post, tail, f"{lead} {own} {post}", answer)
+    if case:
+        return case
+    return _later_value(far, answer)  # "So it's 13." after a box of 12
+
+
+def _other_case(post: str, tail: str, own: str, answer: str) -> str | None:
+    """Another case's or branch's different value, right after the answer: in its clause
+    (``post``: "18, and for odd n it is 20") or the next one (``tail``); a case counts when the
+    answer's own sentence (``own``) is a case of a condition too."""
+    for place in (post, tail):
         case = _CASE_VALUE_RE.match(place)
         other = case and (case.group("other") or case.group("after"))
-        if case and (other or _CASE_OWN_RE.search(f"{lead} {own} {post}")):
+        if case and (other or _CASE_OWN_RE.search(own)):
             if _number(case.group("value")) != _number(answer):
                 return case.group(0).strip()
-    return _later_value(far, answer)  # "So it's 13." after a box of 12
+    return None
 
 
 def _first_sentence(text: str) -> str:
