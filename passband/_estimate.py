@@ -22,22 +22,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = [
-    "Hardware",
-    "HARDWARE",
-    "DEVICES",
-    "hardware",
-    "ModelShape",
-    "Workload",
-    "Estimate",
-    "estimate",
-    "shape_from_config",
-    "shape_from_params",
-    "parse_count",
-    "format_estimate",
-    "positions_from_config",
-    "context_warning",
-]
+__all__ = ["Hardware", "HARDWARE", "DEVICES", "hardware", "ModelShape", "Workload", "Estimate"]
+__all__ += ["estimate", "shape_from_config", "shape_from_params", "parse_count", "format_estimate"]
+__all__ += ["positions_from_config", "context_warning"]
 
 GB = 1e9
 
@@ -204,6 +191,8 @@ class Workload:
     rollout_batch_size: int = 64
     """Sequences per generate call: ``GRPOConfig.rollout_batch_size`` as the trainer resolves it
     (``passband.trainer._refill.rollout_rows``; ``passband doctor`` passes that)."""
+    max_oversample: float = 1.0
+    """Roll-out budget, as ``GRPOConfig.max_oversample``: a hard step rolls out this many times."""
     grad_accum: int = 1
     """Micro-batches per optimizer step, as ``GRPOConfig.grad_accum``."""
     mu: int = 1
@@ -218,8 +207,13 @@ class Workload:
     """FSDP: weights, gradients, AdamW state (and reference) split too."""
 
     @property
-    def seqs_per_gpu(self) -> int:
+    def seqs_per_gpu(self) -> int:  # trained
         return math.ceil(self.prompts_per_step * self.group_size / self.gpus)
+
+    @property
+    def rolled_per_gpu(self) -> int:  # rolled out, the whole budget (a hard step)
+        rolled = math.floor(self.prompts_per_step * self.max_oversample) * self.group_size
+        return max(self.seqs_per_gpu, math.ceil(rolled / self.gpus))
 
 
 @dataclass
@@ -261,7 +255,7 @@ def _memory(shape: ModelShape, w: Workload, est: Estimate) -> None:
             f"x {shape.hidden} hidden x {shape.layers} layers + 8 B x {shape.vocab} vocab)",
         )
     )
-    batch = min(w.rollout_batch_size, w.seqs_per_gpu)
+    batch = min(w.rollout_batch_size, w.rolled_per_gpu)
     kv = batch * seq * shape.layers * 2 * shape.kv_dim * 4
     if k > 1:  # the rollout runs on gathered weights (bf16 under mixed precision)
         kv += 2 * n
@@ -280,8 +274,8 @@ def _memory(shape: ModelShape, w: Workload, est: Estimate) -> None:
 
 def _time(shape: ModelShape, w: Workload, hw: Hardware, est: Estimate) -> None:
     n, seqs = shape.params, w.seqs_per_gpu  # each GPU rolls out and trains its share
-    batch = min(w.rollout_batch_size, seqs)
-    rounds = math.ceil(seqs / batch)
+    batch = min(w.rollout_batch_size, w.rolled_per_gpu)
+    rounds = math.ceil(w.rolled_per_gpu / batch)
     kv_read = batch * (w.prompt_tokens + w.max_new_tokens / 2) * shape.layers * 2 * shape.kv_dim * 4
     bytes_step = 4 * n + kv_read
     t_decode = max(bytes_step / (hw.bandwidth_tb_s * 1e12), 2 * n * batch / (hw.tflops * 1e12))

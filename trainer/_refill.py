@@ -64,14 +64,18 @@ def rollout_room(rolled: int, prompts_per_step: int, oversample: float) -> int:
 def rollout_rows(config: Any, world_size: int = 1) -> int:
     """Sequences per ``generate`` call: ``config.rollout_batch_size``, or when it is ``None``: in
     one process the step's whole roll-out budget (``prompts_per_step`` x G plus the refill
-    margin), so a round is one call; with N ranks ``prompts_per_step`` x G split evenly over
-    them, so every rank generates. At most ``AUTO_ROLLOUT_ROWS``, at least one group. Measured
+    margin), so a round is one call; with N ranks the budget split evenly over them, or
+    ``prompts_per_step`` x G split evenly where that would leave a rank without a chunk of a
+    ``prompts_per_step`` round. At most ``AUTO_ROLLOUT_ROWS``, at least one group. Measured
     on 2 CPU cores (BENCHMARKS.md) one call of 192 rows decodes faster than three of 64; on a
     GPU the decode's latency, not its width, sets its cost."""
     if config.rollout_batch_size is not None:
         return int(config.rollout_batch_size)
     G, n = int(config.group_size), int(config.prompts_per_step)
-    prompts = rollout_room(0, n, config.max_oversample) if world_size <= 1 else -(-n // world_size)
+    budget = rollout_room(0, n, config.max_oversample)
+    prompts = budget if world_size <= 1 else -(-budget // world_size)
+    if world_size > 1 and -(-n // prompts) < world_size:  # a round of n prompts must reach every
+        prompts = -(-n // world_size)  # rank: then a budget round makes one more chunk
     return max(G, min(AUTO_ROLLOUT_ROWS, G * prompts))
 
 
@@ -111,7 +115,8 @@ def short_batch_note(step: int, kept: int, rounds: int, times: int, config: Any)
     what = "skipping the update" if kept == 0 else "training on the smaller batch"
     return (
         f"step {step}: {kept}/{wanted} groups have reward variance after {rounds} refill "
-        f"round(s); {what} (happened {times}x; a step rolls out at most {oversample:g}x "
-        "prompts_per_step prompts, in 1 + max_refill_rounds rounds; see "
+        f"round(s); {what} (happened {times}x; a step rolls out at most "
+        f"{rollout_room(0, wanted, oversample)} prompts (max_oversample = {oversample:g}), in "
+        "1 + max_refill_rounds rounds; see "
         "groups/zero_variance_share)"
     )

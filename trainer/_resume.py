@@ -32,8 +32,14 @@ _IGNORED = {"seed": "the run continues from the checkpoint's random states"}
 _UNTRACKED = ("resume", "overwrite", "progress")  # how to run, not what is trained
 
 
+# What a checkpoint written before a setting existed ran with (the setting's old fixed value)
+_IMPLIED = {"max_oversample": 1.5}
+
+
 def changed_settings(saved: dict[str, Any], current: dict[str, Any]) -> dict[str, tuple]:
-    """``name -> (checkpoint value, new value)`` for every trainer setting that differs."""
+    """``name -> (checkpoint value, new value)`` for every trainer setting that differs; a setting
+    the checkpoint predates counts with the value its run had (``_IMPLIED``)."""
+    saved = {**{k: v for k, v in _IMPLIED.items() if k not in saved}, **saved}
     return {
         k: (saved[k], v)
         for k, v in current.items()

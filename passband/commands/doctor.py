@@ -183,6 +183,7 @@ def run(args: argparse.Namespace) -> int:
             )
         },
         rollout_batch_size=rollout_rows(SimpleNamespace(**values), args.gpus),
+        max_oversample=values["max_oversample"],
         prompt_tokens=mean_tokens,
         gpus=args.gpus,
         sharded=values["distributed"] == "fsdp" and args.gpus > 1,

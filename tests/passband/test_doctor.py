@@ -172,6 +172,21 @@ def test_estimate_arithmetic_and_fit_advice():
     assert estimate(shape_from_params(5e8), small, hardware("h200")).peak_bytes < 141e9
 
 
+def test_the_roll_out_budget_sizes_the_generation_estimate():
+    """A hard step rolls out ``max_oversample`` x the batch in one call: the KV cache and the
+    generation time are those of the rows rolled out, not of the rows trained."""
+    shape = shape_from_params(5e8)
+    kw = dict(prompts_per_step=16, group_size=8, max_new_tokens=256, rollout_batch_size=256)
+    plain, wide = (
+        estimate(shape, Workload(**kw, max_oversample=o), HARDWARE["h200"]) for o in (1, 2)
+    )
+    kv = [{n: b for n, b, _ in e.memory}["KV cache (generation)"] for e in (plain, wide)]
+    gen = [{n: t for n, t, _ in e.time}["generation"] for e in (plain, wide)]
+    assert kv[1] == 2 * kv[0] and gen[1] > gen[0]
+    train = [{n: t for n, t, _ in e.time}["training"] for e in (plain, wide)]
+    assert train[0] == train[1], "the trained batch is the same"
+
+
 def test_grad_accum_advice_makes_it_fit():
     from passband._estimate import format_estimate
 

@@ -24,11 +24,15 @@ def test_default_is_one_call_per_round_in_one_process():
     assert rollout_rows(GRPOConfig(group_size=16, prompts_per_step=1)) >= 16, "at least a group"
 
 
+@pytest.mark.parametrize("oversample", [1.0, 1.25, 1.5, 2.0])
 @pytest.mark.parametrize("ranks", [2, 3, 4, 8])
-def test_with_several_ranks_every_rank_gets_a_chunk(ranks):
-    c = GRPOConfig(group_size=8, prompts_per_step=16)
+def test_with_several_ranks_every_rank_gets_a_chunk(ranks, oversample):
+    c = GRPOConfig(group_size=8, prompts_per_step=16, max_oversample=oversample)
     per_call = rollout_rows(c, ranks) // 8
     assert -(-16 // per_call) >= ranks, (ranks, per_call)
+    budget = rollout_room(0, 16, oversample)
+    if ranks == 2 and oversample <= 1.5:  # a whole-budget round: one chunk per rank
+        assert -(-budget // per_call) == ranks, (budget, per_call)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no "ranks sit idle" warning at the defaults
         warn_if_unbalanced(Dist(rank=0, world_size=ranks), c)

@@ -84,3 +84,14 @@ def test_room_and_draw_sizes():
 def test_a_bad_budget_names_the_field(bad):
     with pytest.raises(ValueError, match=r"max_oversample"):
         GRPOConfig(max_oversample=bad)
+
+
+def test_a_checkpoint_from_before_the_setting_resumes_with_the_budget_named():
+    """A run checkpointed before ``max_oversample`` existed rolled out with the fixed 1.5: its
+    resume at today's default must say that the budget changed, as for any changed setting."""
+    from passband.trainer._resume import changed_settings
+
+    new = GRPOConfig().to_dict()
+    old = {k: v for k, v in new.items() if k != "max_oversample"}
+    assert changed_settings(old, new) == {"max_oversample": (1.5, OVERSAMPLE)}
+    assert changed_settings({**old, "max_oversample": OVERSAMPLE}, new) == {}
