@@ -31,7 +31,17 @@ from passband.verifiers._code_rewrite import (
     compile_tests,
     ordered,
 )
-from passband.verifiers._code_suite import PROGRAM_IMPORT, PROGRAM_MODULE, case_runs, expand
+from passband.verifiers._code_suite import (
+    COMPARATORS,
+    NOOP,
+    PROGRAM_IMPORT,
+    PROGRAM_MODULE,
+    PROGRAM_STAR,
+    NotRunnable,
+    case_runs,
+    expand,
+    runnable,
+)
 
 __all__ = ["Check", "HarnessFault", "Runner", "called_names", "compile_tests", "trusted_prompt"]
 
@@ -117,17 +127,6 @@ class _ProgramModule:
         return self._session.lookup(name)
 
 
-def _required_args(func) -> bool:
-    """Whether calling ``func`` needs arguments (a pytest fixture parameter: not callable here)."""
-    try:
-        params = inspect.signature(func).parameters.values()
-    except (TypeError, ValueError):
-        return True
-    return any(
-        p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params
-    )
-
-
 class Runner:
     """Executes test units against one session and collects a ``Check`` per evaluated assert."""
 
@@ -141,6 +140,8 @@ class Runner:
         self.ns[ORDERED] = ordered
         self.ns[PROGRAM_IMPORT] = self._program_import
         self.ns[PROGRAM_MODULE] = _ProgramModule(session)
+        self.ns[PROGRAM_STAR] = self._program_star
+        self.ns[NOOP] = lambda *args, **kwargs: None
         self.checks: list[Check] = []
         self._sites: dict[str, int] = {}  # an assert statement -> its check's index
         self._evaluated = 0  # asserts evaluated, repeats included
@@ -150,6 +151,22 @@ class Runner:
         if name in self.session.names:
             return self.session.lookup(name)
         raise NameError(f"the tests import {name!r} from {module!r}")
+
+    def _program_star(self) -> None:
+        """``from solution import *``: the program's public names, as Python binds them (its
+        ``max`` hides the builtin); a standard-library module name stays the harness's module,
+        and a comparison helper (``isclose``, ``approx``) the harness's own function."""
+        for name in sorted(self.session.names):
+            if name.startswith("_") or name in sys.stdlib_module_names:
+                continue
+            if name in COMPARATORS:
+                module, attr = COMPARATORS[name]
+                try:
+                    self.ns[name] = getattr(importlib.import_module(module), attr)
+                except (ImportError, AttributeError):
+                    pass  # not installed here: the name stays undefined, never the program's
+                continue
+            self.ns[name] = self.session.lookup(name)
 
     def _bind(self, name: str, value):
         self.ns[name] = value
@@ -191,23 +208,38 @@ class Runner:
 
     def run_unit(self, code, label: str, calls: frozenset[str] = frozenset()) -> None:
         """Execute one unit, then each pytest-style ``test*`` function it defines and does not
-        call itself (``calls``; once per ``parametrize`` case) and each ``test*`` method of the
-        ``unittest.TestCase`` classes it defines, each on its own (``_run``)."""
+        call itself (``calls``; once per ``parametrize`` case) and each test of the ``TestCase``
+        and ``Test*`` classes it defines, each on its own (``_run``). A test it cannot run (a
+        fixture, ``async``) is a harness check: no pass."""
         names = set(self.ns)
         if not self._run(lambda: exec(code, self.ns), label):
             return
         for name in [n for n in self.ns if n not in names]:
-            value = self.ns[name]
+            value, where = self.ns[name], f"of {label[:80]}"
             if isinstance(value, type):
-                for case, thunk in case_runs(value):
-                    self._run(thunk, f"{case} of {label[:80]}")
+                tests = self._collect(lambda v=value: list(case_runs(v)), f"{name} {where}")
+            elif name.startswith("test") and name not in calls and inspect.isfunction(value):
+                cases = self._collect(lambda v=value: list(expand(v)), f"{name} {where}")
+                tests = [
+                    (f"{name}{suffix}()", runnable(functools.partial(value, **kw), name + suffix))
+                    for suffix, kw in cases
+                ]
+            else:
                 continue
-            if not (name.startswith("test") and name not in calls and inspect.isfunction(value)):
-                continue
-            for suffix, kwargs in expand(value):  # "def test_one(): assert f(1) == 2"
-                if not _required_args(functools.partial(value, **kwargs)):
-                    thunk = functools.partial(value, **kwargs)
-                    self._run(thunk, f"{name}{suffix}() of {label[:80]}")
+            for case, thunk in tests:
+                self._run(thunk, f"{case} {where}")
+
+    def _collect(self, listing, label: str) -> list:
+        """The tests ``listing()`` finds; none, and a harness check, when reading them fails (a
+        parametrize table the harness cannot read)."""
+        try:
+            return listing()
+        except _ESCAPES:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the reference's markers, not the program
+            why = f"the harness cannot read these tests: {type(exc).__name__}: {exc}"
+            self.checks.append(Check(label, False, "harness", why[:300]))
+            return []
 
     def _run(self, thunk, label: str) -> bool:
         """Run one unit of test code; False when it stopped early. An exception outside an assert
@@ -220,7 +252,7 @@ class Runner:
         except CandidateGone as exc:
             self._cut_short(first, Check(label, False, "gone", str(exc)))
             return False
-        except (HarnessFault, Unencodable) as exc:
+        except (HarnessFault, Unencodable, NotRunnable) as exc:
             self.checks.append(Check(label, False, "harness", str(exc)))
             return False
         except NameError as exc:

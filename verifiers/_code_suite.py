@@ -5,51 +5,100 @@ f``, ``import solution``) and may parametrize its tests; others ship ``unittest.
 classes that end with ``unittest.main()``. The harness runs such code as it runs asserts:
 
 - ``rewrite_imports``: an import of the program's module (``solution``, as KodCode names it, or
-  ``submission``, ``program``, ``candidate``, ``main``; only when no such module is installed
-  here) reads the program's names: ``from solution import f as g`` binds ``g`` to the program's
-  ``f`` (a name the program does not define fails the test: ``NameError``), ``import solution``
-  binds a handle whose attributes are the program's names. Any other module is imported as the
-  test asked: a missing ``numpy`` must never become the program's own ``allclose``.
-  ``unittest.main()`` and ``pytest.main()`` calls are dropped: they would run the harness's own
-  ``__main__``.
-- ``expand``: a test function's ``pytest.mark.parametrize`` marks, as the calls pytest makes
-  (the product of stacked marks); ``pytest.param(..., marks=skip)`` cases are left out.
-- ``case_runs``: each ``test*`` method of a ``TestCase`` subclass, run as ``unittest`` runs it
-  (``setUpClass`` once, then ``setUp``, the method, ``tearDown``; an exception fails it).
+  ``submission``, ``program``, ``candidate``, ``main``; always the program, whatever file of that
+  name the harness's own path holds) reads the program's names: ``from solution import f as g``
+  binds ``g`` to the program's ``f`` (a name the program does not define fails the test:
+  ``NameError``); ``from solution import *`` binds the program's names as Python would (its
+  ``max`` hides the builtin), except comparison helpers (``isclose``, ``approx``, ...), which stay
+  the harness's own; ``import solution`` binds a handle whose attributes are the program's names.
+  Any other module is imported as the test asked: a missing ``numpy`` never becomes the
+  program's own ``allclose``. ``unittest.main`` / ``TestProgram`` and ``pytest.main``, through
+  any alias, do nothing: they would parse the trainer's command line or collect files.
+- ``expand``: a test function's ``pytest.mark.parametrize`` marks (positional or keyword), as
+  the calls pytest makes (the product of stacked marks); a ``pytest.param`` case whose ``skip`` /
+  ``skipif`` mark holds, or that is ``xfail``, is left out, as pytest does not count it.
+- ``case_runs``: each ``test*`` method (or ``runTest``) of a ``TestCase`` subclass, run as
+  ``unittest`` runs it (``setUpClass`` once, then ``setUp``, the method, ``tearDown``), and of a
+  pytest ``Test*`` class. A test the harness cannot run (a fixture argument, ``async def``) is no
+  pass: ``Runner`` records it as the reference's problem.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib.util
+import functools
+import inspect
 import itertools
 import unittest
 from collections.abc import Callable, Iterator
 
 __all__ = [
+    "COMPARATORS",
+    "NotRunnable",
+    "NOOP",
     "PROGRAM_IMPORT",
     "PROGRAM_MODULE",
+    "PROGRAM_STAR",
     "case_runs",
     "expand",
     "is_suite",
+    "runnable",
     "rewrite_imports",
 ]
 
 PROGRAM_IMPORT = "__passband_import__"  # (module, name) -> the program's ``name``
 PROGRAM_MODULE = "__passband_module__"  # a handle whose attributes are the program's names
-_MAINS = frozenset({"unittest", "pytest"})
+PROGRAM_STAR = "__passband_star__"  # () -> binds the program's names, as ``import *`` does
+NOOP = "__passband_noop__"  # what ``unittest.main`` / ``pytest.main`` become: returns None
+_RUNNERS = {"unittest": ("main", "TestProgram"), "pytest": ("main",)}
 _PROGRAM_MODULES = frozenset({"solution", "submission", "program", "candidate", "main"})
+# comparison helpers a star import must not take from the program: name -> (module, attribute)
+COMPARATORS = {
+    "isclose": ("math", "isclose"),
+    "approx": ("pytest", "approx"),
+    "allclose": ("numpy", "allclose"),
+    "array_equal": ("numpy", "array_equal"),
+    "assert_allclose": ("numpy.testing", "assert_allclose"),
+    "assert_array_equal": ("numpy.testing", "assert_array_equal"),
+    "assert_almost_equal": ("numpy.testing", "assert_almost_equal"),
+}
+
+
+class NotRunnable(Exception):
+    """A test the harness cannot run as pytest would (a fixture argument, ``async def``): the
+    reference's problem, never a pass."""
+
+
+def runnable(func: Callable, label: str) -> Callable:
+    """``func`` when it can be called without arguments, else a thunk raising ``NotRunnable``."""
+    why = ""
+    if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
+        why = "it is async"
+    else:
+        try:
+            params = inspect.signature(func).parameters.values()
+        except (TypeError, ValueError):
+            params = []
+        need = [
+            p.name
+            for p in params
+            if p.default is p.empty
+            and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        ]
+        why = f"it needs the fixture(s) {', '.join(need)}" if need else ""
+    if not why:
+        return func
+
+    def refuse() -> None:
+        raise NotRunnable(f"{label}: the harness cannot run this test ({why}; it provides none)")
+
+    return refuse
 
 
 def _is_program(module: str) -> bool:
-    """Whether an import of ``module`` means the program under test."""
-    root = module.split(".")[0]
-    if root not in _PROGRAM_MODULES:
-        return False
-    try:
-        return importlib.util.find_spec(root) is None
-    except (ImportError, ValueError):
-        return True
+    """Whether an import of ``module`` means the program under test: always for these names,
+    whatever file of that name the harness's own path holds."""
+    return module.split(".")[0] in _PROGRAM_MODULES
 
 
 def is_suite(source: str) -> bool:
@@ -66,27 +115,39 @@ def is_suite(source: str) -> bool:
     )
 
 
+def _call(name: str, *args: str) -> ast.Call:
+    return ast.Call(ast.Name(name, ast.Load()), [ast.Constant(a) for a in args], [])
+
+
 class _Imports(ast.NodeTransformer):
     """The rewrite ``rewrite_imports`` describes, on one parsed test module."""
 
+    def __init__(self) -> None:
+        self.runners: dict[str, str] = {}  # a name bound to unittest / pytest -> that module
+        self.mains: set[str] = set()  # names bound to a runner's main / TestProgram
+
     def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.stmt | list[ast.stmt]:
+        if node.module in _RUNNERS and not node.level:
+            entry = _RUNNERS[node.module]
+            self.mains |= {a.asname or a.name for a in node.names if a.name in entry}
+            return node
         if node.level or not node.module or not _is_program(node.module):
             return node
         binds = [
-            ast.Assign(
+            ast.Expr(_call(PROGRAM_STAR))
+            if alias.name == "*"
+            else ast.Assign(
                 targets=[ast.Name(alias.asname or alias.name, ast.Store())],
-                value=ast.Call(
-                    ast.Name(PROGRAM_IMPORT, ast.Load()),
-                    [ast.Constant(node.module), ast.Constant(alias.name)],
-                    [],
-                ),
+                value=_call(PROGRAM_IMPORT, node.module, alias.name),
             )
             for alias in node.names
-            if alias.name != "*"  # ``from solution import *``: every name reaches the program
         ]
-        return [ast.copy_location(b, node) for b in binds] or ast.copy_location(ast.Pass(), node)
+        return [ast.copy_location(b, node) for b in binds]
 
     def visit_Import(self, node: ast.Import) -> ast.stmt | list[ast.stmt]:
+        for a in node.names:
+            if a.name in _RUNNERS:
+                self.runners[a.asname or a.name] = a.name
         kept = [a for a in node.names if not _is_program(a.name)]
         binds = [
             ast.Assign(
@@ -99,16 +160,15 @@ class _Imports(ast.NodeTransformer):
         out = ([ast.Import(names=kept)] if kept else []) + binds
         return [ast.copy_location(s, node) for s in out] or node
 
-    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
-        call = node.value
-        func = call.func if isinstance(call, ast.Call) else None
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr == "main"
-            and isinstance(func.value, ast.Name)
-            and func.value.id in _MAINS
-        ):
-            return ast.copy_location(ast.Pass(), node)
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        base = node.value
+        if isinstance(base, ast.Name) and node.attr in _RUNNERS.get(self.runners.get(base.id), ()):
+            return ast.copy_location(ast.Name(NOOP, ast.Load()), node)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if isinstance(node.ctx, ast.Load) and node.id in self.mains:
+            return ast.copy_location(ast.Name(NOOP, ast.Load()), node)
         return node
 
     def visit_FunctionDef(self, node):  # imports inside a test function are its own business
@@ -118,15 +178,18 @@ class _Imports(ast.NodeTransformer):
 
 
 def rewrite_imports(tree: ast.Module) -> ast.Module:
-    """``tree`` with the program's imports bound and ``*.main()`` calls dropped (module level
-    and inside top-level ``if`` / ``try`` blocks, such as ``if __name__ == "__main__":``)."""
+    """``tree`` with the program's imports bound and every use of ``unittest.main``,
+    ``unittest.TestProgram`` and ``pytest.main`` (through any alias; outside test functions)
+    made a call that does nothing and returns None."""
     return _Imports().visit(tree)
 
 
 def expand(func: Callable) -> Iterator[tuple[str, dict]]:
     """(label suffix, keyword arguments) of each call pytest's parametrize marks make of
     ``func``; one call without arguments when it has none."""
-    marks = [m for m in getattr(func, "pytestmark", ()) if getattr(m, "name", "") == "parametrize"]
+    marks = getattr(func, "pytestmark", ())
+    marks = [m for m in (marks if isinstance(marks, list) else [marks])]
+    marks = [m for m in marks if getattr(m, "name", "") == "parametrize"]
     if not marks:
         yield "", {}
         return
@@ -139,19 +202,34 @@ def expand(func: Callable) -> Iterator[tuple[str, dict]]:
 
 
 def _cases(mark) -> list[tuple[str, dict]]:
-    names, values = (list(mark.args) + [None, None])[:2]
+    args, kw = list(getattr(mark, "args", ())), dict(getattr(mark, "kwargs", {}))
+    names = args[0] if args else kw.get("argnames")
+    values = args[1] if len(args) > 1 else kw.get("argvalues")
     if isinstance(names, str):
         names = [n.strip() for n in names.split(",") if n.strip()]
-    names = list(names or [])
+    names = list(names) if names is not None else []
     out = []
-    for k, value in enumerate(values or []):
+    for k, value in enumerate(list(values) if values is not None else []):
         if hasattr(value, "values") and hasattr(value, "marks"):  # pytest.param(...)
-            if any(getattr(m, "name", "") in ("skip", "skipif", "xfail") for m in value.marks):
-                continue  # a case the dataset itself does not expect to pass
-            value = value.values
+            if any(_drops(m) for m in value.marks):
+                continue  # pytest skips it, or does not count its outcome
+            value = tuple(value.values) if len(names) != 1 else value.values[0]
         row = value if len(names) != 1 else (value,)
         out.append((str(k), dict(zip(names, row))))
     return out
+
+
+def _drops(mark) -> bool:
+    """Whether pytest leaves a case's outcome out: ``skip``, ``xfail``, or ``skipif`` whose
+    condition holds (a condition given as a string is taken to hold)."""
+    name = getattr(mark, "name", "")
+    if name in ("skip", "xfail"):
+        return True
+    if name != "skipif":
+        return False
+    args, kw = getattr(mark, "args", ()), getattr(mark, "kwargs", {})
+    conditions = list(args) or [kw.get("condition", True)]
+    return any(isinstance(c, str) or bool(c) for c in conditions)
 
 
 def case_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
@@ -168,6 +246,9 @@ def case_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
             if callable(getattr(cls, method)):
                 for suffix, kwargs in expand(getattr(cls, method)):
                     yield f"{cls.__name__}.{method}{suffix}", _pytest_run(cls, method, kwargs)
+        for inner in vars(cls).values():  # pytest collects nested Test* classes too
+            if isinstance(inner, type) and inner.__name__.startswith("Test"):
+                yield from case_runs(inner)
 
 
 def _unittest_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
@@ -179,7 +260,14 @@ def _unittest_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
             cls.setUpClass()
         cls(method).debug()  # setUp, the method, tearDown and cleanups; exceptions propagate
 
-    for method in unittest.TestLoader().getTestCaseNames(cls):
+    methods = list(unittest.TestLoader().getTestCaseNames(cls))
+    if (
+        not methods
+        and "runTest" in dir(cls)
+        and cls.runTest is not unittest.TestCase.__dict__.get("runTest")
+    ):
+        methods = ["runTest"]
+    for method in methods:
         if not getattr(getattr(cls, method), "__unittest_skip__", False):
             yield f"{cls.__name__}.{method}", (lambda m=method: run(m))
 
@@ -187,13 +275,30 @@ def _unittest_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
 def _pytest_run(cls: type, method: str, kwargs: dict) -> Callable[[], None]:
     def run() -> None:
         instance = cls()
-        bound = getattr(instance, method)
+        bound = functools.partial(getattr(instance, method), **kwargs)
+        call = runnable(bound, f"{cls.__name__}.{method}")
+        for hook in ("setup_method", "teardown_method"):  # pytest passes the method, or nothing
+            if hook in dir(instance) and not _takes_one(getattr(instance, hook)):
+                raise NotRunnable(f"{cls.__name__}.{hook} takes arguments the harness lacks")
         if hasattr(instance, "setup_method"):
-            instance.setup_method(bound)
+            _hook(instance.setup_method, bound)
         try:
-            bound(**kwargs)
+            call()
         finally:
             if hasattr(instance, "teardown_method"):
-                instance.teardown_method(bound)
+                _hook(instance.teardown_method, bound)
 
     return run
+
+
+def _takes_one(hook: Callable) -> bool:
+    try:
+        required = [p for p in inspect.signature(hook).parameters.values() if p.default is p.empty]
+    except (TypeError, ValueError):
+        return False
+    return len(required) <= 1
+
+
+def _hook(hook: Callable, method: Callable) -> None:
+    params = inspect.signature(hook).parameters
+    hook(method) if params else hook()

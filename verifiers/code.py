@@ -379,10 +379,10 @@ def _verdict(checks: list[Check], timed_out: bool, partial: bool) -> Verdict:
         c.kind in ("wrong", "gone") for c in checks
     ):  # a check the program failed outweighs one the reference could not run: no masked zero
         return Verdict.error(detail[:2000])
-    if checks and passed == len(checks):
+    if checks and passed == len(checks) and not timed_out:  # a timeout a test caught is no pass
         return Verdict.ok(detail[:2000])
     score = passed / len(checks) if partial and checks else 0.0
-    first_bad = next(c for c in checks if not c.passed) if checks else None
+    first_bad = next((c for c in checks if not c.passed), None)
     if timed_out and (first_bad is None or first_bad.kind == "gone"):
         # the program's own time limit, whose clock starts once it has a sandbox worker to
         # itself: a loop is the completion's fault, graded, not masked as the checker's failure

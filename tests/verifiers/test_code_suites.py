@@ -124,3 +124,95 @@ def test_only_fixture_tests_check_nothing():
     suite = "from solution import add\n\ndef test_a(tmp_path):\n    assert add(1, 2) == 3\n"
     verdict = CODE(f"```python\n{RIGHT}```", test=suite)
     assert verdict.status == "error" and not verdict.passed, verdict.detail
+
+
+# stop 39's review: wrong programs the first version graded ok, and runners it ran
+ADD_FIRST_ONLY = "def add(a, b):\n    return 3 if (a, b) == (1, 2) else 0\n"
+BASIC = "import pytest\nfrom solution import add\n\ndef test_basic():\n    assert add(1, 2) == 3\n"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        # a parametrize table given by keyword
+        "@pytest.mark.parametrize('a, b, total', argvalues=[(2, 2, 4), (5, 5, 10)])\n"
+        "def test_many(a, b, total):\n    assert add(a, b) == total\n",
+        "@pytest.mark.parametrize(argnames='a, b, total', argvalues=[(2, 2, 4)])\n"
+        "def test_many(a, b, total):\n    assert add(a, b) == total\n",
+        # a case whose skipif does not hold runs
+        "import sys\n@pytest.mark.parametrize('a, b, total', [pytest.param(2, 2, 4, "
+        "marks=pytest.mark.skipif(sys.version_info < (3, 0), reason='old'))])\n"
+        "def test_many(a, b, total):\n    assert add(a, b) == total\n",
+        # a table held in a numpy array
+        "import numpy as np\n@pytest.mark.parametrize('a, b, total', np.array([[2, 2, 4]]))\n"
+        "def test_many(a, b, total):\n    assert add(int(a), int(b)) == int(total)\n",
+        # a nested pytest class
+        "class TestOuter:\n    class TestInner:\n        def test_x(self):\n"
+        "            assert add(2, 2) == 4\n",
+        # runTest alone
+        "import unittest\nclass B(unittest.TestCase):\n    def runTest(self):\n"
+        "        self.assertEqual(add(2, 2), 4)\n",
+    ],
+)
+def test_every_test_of_a_module_runs(extra):
+    verdict = CODE(f"```python\n{ADD_FIRST_ONLY}```", test=BASIC + extra)
+    assert verdict.status == "wrong", verdict.detail
+    assert CODE(f"```python\n{RIGHT}```", test=BASIC + extra).status == "ok"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "def test_prints(capsys):\n    add(1, 1)\n    assert capsys.readouterr().out == ''\n",
+        "@pytest.fixture\ndef cases():\n    return [(2, 2, 4)]\n\n"
+        "def test_cases(cases):\n    assert all(add(a, b) == t for a, b, t in cases)\n",
+        "async def test_later():\n    assert add(2, 2) == 4\n",
+    ],
+)
+def test_a_test_the_harness_cannot_run_is_no_pass(extra):
+    verdict = CODE(f"```python\n{ADD_FIRST_ONLY}```", test=BASIC + extra)
+    assert verdict.status != "ok" and not verdict.passed, verdict.detail
+    assert "cannot run" in verdict.detail
+
+
+def test_a_star_import_calls_the_programs_builtin_named_function_and_keeps_comparisons():
+    suite = (
+        "from solution import *\n\ndef test_pow():\n    assert pow(2, 10) == 1024\n\n"
+        "def test_area():\n    assert isclose(area(1), 3.14159, rel_tol=1e-4)\n"
+    )
+    hostile = (
+        "from math import isclose as _i\n\ndef pow(x, n):\n    return 0\n\n"
+        "def isclose(*a, **k):\n    return True\n\ndef area(r):\n    return 0\n"
+    )
+    honest = "from math import isclose\n\ndef pow(x, n):\n    return x ** n\n\n"
+    honest += "def area(r):\n    return 3.14159 * r * r\n"
+    assert CODE(f"```python\n{hostile}```", test=suite).status == "wrong"
+    assert CODE(f"```python\n{honest}```", test=suite).status == "ok"
+
+
+@pytest.mark.parametrize(
+    "runner",
+    [
+        "import unittest as ut\nut.main()\n",
+        "from unittest import main\nmain()\n",
+        "import sys, unittest\nsys.exit(unittest.main())\n",
+        "import pytest as pt\nraise SystemExit(pt.main(['-q']))\n",
+    ],
+)
+def test_test_runners_do_nothing_in_the_harness(runner, monkeypatch):
+    """``unittest.main`` would parse the trainer's own command line (``--lr``: exit 2) and
+    ``pytest.main`` would collect files from the working directory."""
+    monkeypatch.setattr("sys.argv", ["train.py", "--lr", "1e-5"])
+    suite = SUITES["unittest, from solution"] + "\n" + runner
+    verdict = CODE(f"```python\n{RIGHT}```", test=suite)
+    assert verdict.status == "ok", verdict.detail
+
+
+def test_a_timeout_a_test_catches_is_no_pass():
+    suite = (
+        "from solution import parse\n\ndef test_good():\n    assert parse('12') == 12\n\n"
+        "def test_bad():\n    try:\n        parse('x')\n    except:\n        pass\n"
+    )
+    hangs = "def parse(s):\n    while not s.isdigit():\n        pass\n    return int(s)\n"
+    verdict = CODE(f"```python\n{hangs}```", test=suite, timeout_s=1.0)
+    assert verdict.status == "wrong" and not verdict.passed, verdict.detail
