@@ -89,6 +89,7 @@ class _Namespace(dict):
     ) -> None:
         super().__init__()
         self._session, self._called, self._entry = session, called, entry
+        self.called = called
 
     def __missing__(self, key: str):
         if key == self._entry and key in self._session.names:  # the function under test, even if
@@ -113,6 +114,14 @@ class _Namespace(dict):
         if key in self._session.names:
             return self._session.lookup(key)
         raise KeyError(key)
+
+
+def _required(func) -> int:
+    """How many arguments ``func`` needs (``setup_module(module)`` takes one)."""
+    try:
+        return sum(p.default is p.empty for p in inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return 0
 
 
 class _ProgramModule:
@@ -157,8 +166,10 @@ class Runner:
         ``max`` hides the builtin); a standard-library module name stays the harness's module,
         and a comparison helper (``isclose``, ``approx``) the harness's own function."""
         for name in sorted(self.session.names):
-            if name.startswith("_") or name in sys.stdlib_module_names:
+            if name.startswith("_"):
                 continue
+            if name in sys.stdlib_module_names and name not in self.ns.called:
+                continue  # the program's ``import math``: the harness's module (unless called)
             if name in COMPARATORS:
                 module, attr = COMPARATORS[name]
                 try:
@@ -214,6 +225,11 @@ class Runner:
         names = set(self.ns)
         if not self._run(lambda: exec(code, self.ns), label):
             return
+        for hook in ("setUpModule", "setup_module"):  # once, before the module's tests
+            if hook not in names and callable(self.ns.get(hook)):
+                setup = self.ns[hook]
+                if not self._run(lambda f=setup: f(*[None] * min(_required(f), 1)), hook):
+                    return
         for name in [n for n in self.ns if n not in names]:
             value, where = self.ns[name], f"of {label[:80]}"
             if isinstance(value, type):

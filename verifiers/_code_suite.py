@@ -42,6 +42,7 @@ __all__ = [
     "case_runs",
     "expand",
     "is_suite",
+    "program_names",
     "runnable",
     "rewrite_imports",
 ]
@@ -101,6 +102,23 @@ def _is_program(module: str) -> bool:
     return module.split(".")[0] in _PROGRAM_MODULES
 
 
+def program_names(source: str) -> tuple[str, ...]:
+    """The names a test module imports from the program (``from solution import f, g``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    return tuple(
+        sorted(
+            a.name
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and n.module and _is_program(n.module)
+            for a in n.names
+            if a.name != "*"
+        )
+    )
+
+
 def is_suite(source: str) -> bool:
     """Whether test code defines pytest ``test*`` functions, ``Test*`` classes or subclasses
     (``unittest.TestCase``) at its top level."""
@@ -131,7 +149,7 @@ class _Imports(ast.NodeTransformer):
             entry = _RUNNERS[node.module]
             self.mains |= {a.asname or a.name for a in node.names if a.name in entry}
             return node
-        if node.level or not node.module or not _is_program(node.module):
+        if not node.module or not _is_program(node.module):  # ``from .solution import f`` too
             return node
         binds = [
             ast.Expr(_call(PROGRAM_STAR))
@@ -171,11 +189,6 @@ class _Imports(ast.NodeTransformer):
             return ast.copy_location(ast.Name(NOOP, ast.Load()), node)
         return node
 
-    def visit_FunctionDef(self, node):  # imports inside a test function are its own business
-        return node
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
 
 def rewrite_imports(tree: ast.Module) -> ast.Module:
     """``tree`` with the program's imports bound and every use of ``unittest.main``,
@@ -184,11 +197,18 @@ def rewrite_imports(tree: ast.Module) -> ast.Module:
     return _Imports().visit(tree)
 
 
-def expand(func: Callable) -> Iterator[tuple[str, dict]]:
+def _marks(obj) -> list:
+    marks = getattr(obj, "pytestmark", [])
+    return list(marks) if isinstance(marks, (list, tuple)) else [marks]
+
+
+def expand(func: Callable, owner: type | None = None) -> Iterator[tuple[str, dict]]:
     """(label suffix, keyword arguments) of each call pytest's parametrize marks make of
-    ``func``; one call without arguments when it has none."""
-    marks = getattr(func, "pytestmark", ())
-    marks = [m for m in (marks if isinstance(marks, list) else [marks])]
+    ``func`` (and of its class ``owner``); one call without arguments when it has none, none
+    when a ``skip``, a holding ``skipif`` or an ``xfail`` mark leaves it out."""
+    marks = _marks(func) + (_marks(owner) if owner is not None else [])
+    if any(_drops(m) for m in marks):
+        return
     marks = [m for m in marks if getattr(m, "name", "") == "parametrize"]
     if not marks:
         yield "", {}
@@ -244,7 +264,7 @@ def case_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
     elif cls.__name__.startswith("Test") and "__init__" not in vars(cls):
         for method in sorted(m for m in dir(cls) if m.startswith("test")):
             if callable(getattr(cls, method)):
-                for suffix, kwargs in expand(getattr(cls, method)):
+                for suffix, kwargs in expand(getattr(cls, method), cls):
                     yield f"{cls.__name__}.{method}{suffix}", _pytest_run(cls, method, kwargs)
         for inner in vars(cls).values():  # pytest collects nested Test* classes too
             if isinstance(inner, type) and inner.__name__.startswith("Test"):
@@ -274,6 +294,9 @@ def _unittest_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
 
 def _pytest_run(cls: type, method: str, kwargs: dict) -> Callable[[], None]:
     def run() -> None:
+        if "setup_class" in dir(cls) and not getattr(cls, "_passband_set_up", False):
+            cls.setup_class()
+            cls._passband_set_up = True
         instance = cls()
         bound = functools.partial(getattr(instance, method), **kwargs)
         call = runnable(bound, f"{cls.__name__}.{method}")

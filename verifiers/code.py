@@ -77,7 +77,7 @@ from passband.verifiers._code_harness import (
     trusted_prompt,
 )
 from passband.verifiers._code_io import grade_io, outputs_match, tail
-from passband.verifiers._code_suite import is_suite
+from passband.verifiers._code_suite import is_suite, program_names
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
@@ -164,7 +164,7 @@ class _Code:
         program = extract_code(
             completion,
             language if io is not None else "python",
-            _tested_names(tests, entry_point) if io is None else (),
+            _tested_names(tests, entry_point, test) if io is None else (),
         )
         if program is None:
             return Verdict.invalid("no code found in the completion")
@@ -216,10 +216,13 @@ def extract_code(text: str, language: str = "python", defines: tuple[str, ...] =
     return text if text.strip() else None
 
 
-def _tested_names(tests, entry_point) -> tuple[str, ...]:
-    """The program's names the tests call: the entry point, or the functions MBPP asserts call."""
+def _tested_names(tests, entry_point, test=None) -> tuple[str, ...]:
+    """The program's names the tests call: the entry point, the functions MBPP asserts call, or
+    the names a test module imports from the program (``from solution import f``)."""
     if isinstance(entry_point, str) and _entry_ok(entry_point):
         return tuple(_entry_parts(entry_point))
+    if isinstance(test, str):
+        return program_names(test)
     if isinstance(tests, (list, tuple)) and all(isinstance(t, str) for t in tests):
         return tuple(sorted(n for n in called_names(*tests) if not hasattr(builtins, n)))
     return ()
@@ -282,7 +285,7 @@ def _grade_calls(
     program, tests, test, entry_point, test_imports, limits, partial, prompt
 ) -> tuple[list[Check], bool]:
     units, setup = _units(tests, test, entry_point, test_imports)
-    called = called_names(setup, *(tests if tests is not None else ()))
+    called = called_names(setup, *(tests or ())).union(*(calls for _, _, calls in units))
     prelude = (
         trusted_prompt(prompt, _entry_parts(entry_point)[0])
         if isinstance(prompt, str) and isinstance(entry_point, str)
@@ -337,7 +340,8 @@ def _units(tests, test, entry_point, test_imports):
             (compile_tests(t, f"<test {i}>"), t.strip()[:200], called_names(t))
             for i, t in enumerate(tests)
         ], setup
-    if isinstance(test, str) and not _defines_check(test) and is_suite(test):
+    suite = isinstance(test, str) and is_suite(test)
+    if suite and (not _defines_check(test) or not _entry_ok(entry_point)):
         # a pytest / unittest module (KodCode's ``from solution import f``): one unit
         return [(compile_tests(test, "<test module>"), "test module", called_names(test))], ""
     if not isinstance(test, str) or not _entry_ok(entry_point):

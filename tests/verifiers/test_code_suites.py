@@ -216,3 +216,43 @@ def test_a_timeout_a_test_catches_is_no_pass():
     hangs = "def parse(s):\n    while not s.isdigit():\n        pass\n    return int(s)\n"
     verdict = CODE(f"```python\n{hangs}```", test=suite, timeout_s=1.0)
     assert verdict.status == "wrong" and not verdict.passed, verdict.detail
+
+
+@pytest.mark.parametrize(
+    "suite",
+    [
+        # setup_class / setUpModule / setup_module run before the tests
+        "from solution import add\n\nclass TestAdd:\n    @classmethod\n    def setup_class(cls):\n"
+        "        cls.x = 1\n\n    def test_a(self):\n        assert add(self.x, 1) == 2\n",
+        "import unittest\nfrom solution import add\n\ndef setUpModule():\n    global BASE\n"
+        "    BASE = 1\n\nclass T(unittest.TestCase):\n    def test_a(self):\n"
+        "        self.assertEqual(add(BASE, 1), 2)\n",
+        # a class-level parametrize
+        "import pytest\nfrom solution import add\n\n@pytest.mark.parametrize('a, b, e', [(1, 2, 3)])\n"
+        "class TestAdd:\n    def test_a(self, a, b, e):\n        assert add(a, b) == e\n",
+        # the program imported inside the test function, or relatively
+        "def test_a():\n    from solution import add\n    assert add(1, 1) == 2\n",
+        "from .solution import add\n\ndef test_a():\n    assert add(1, 2) == 3\n",
+        # a helper named check, and a skipped stale test
+        "from solution import add\n\ndef check(a, b, e):\n    assert add(a, b) == e\n\n"
+        "def test_a():\n    check(1, 2, 3)\n",
+        "import pytest\nfrom solution import add\n\ndef test_a():\n    assert add(1, 2) == 3\n\n"
+        "@pytest.mark.skip(reason='spec changed')\ndef test_old():\n    assert add(1, 1) == 3\n",
+    ],
+)
+def test_right_programs_pass_the_ways_pytest_and_unittest_set_tests_up(suite):
+    assert CODE(f"```python\n{RIGHT}```", test=suite).status == "ok"
+    assert CODE(f"```python\n{WRONG}```", test=suite).status == "wrong"
+
+
+def test_the_tested_function_is_found_before_a_trailing_usage_example():
+    completion = f"```python\n{RIGHT}```\nExample usage:\n```python\nprint(add(1, 2))  # 3\n```\n"
+    suite = "from solution import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    assert CODE(completion, test=suite).status == "ok"
+
+
+def test_a_star_imported_function_named_like_a_module_is_the_programs():
+    suite = "from solution import *\n\ndef test_b():\n    assert bisect([1, 2, 3], 2) == 2\n"
+    right = "def bisect(a, x):\n    import bisect as b\n    return b.bisect(a, x)\n"
+    assert CODE(f"```python\n{right}```", test=suite).status == "ok"
+    assert CODE("```python\ndef bisect(a, x):\n    return 0\n```", test=suite).status == "wrong"
