@@ -168,8 +168,9 @@ class Runner:
         for name in sorted(self.session.names):
             if name.startswith("_"):
                 continue
-            if name in sys.stdlib_module_names and name not in self.ns.called:
-                continue  # the program's ``import math``: the harness's module (unless called)
+            module = name in sys.stdlib_module_names or name in _ALIASES or name in _THIRD_PARTY
+            if module and name not in self.ns.called:
+                continue  # the program's ``import numpy as np``: the harness's (unless called)
             if name in COMPARATORS:
                 module, attr = COMPARATORS[name]
                 try:

@@ -256,3 +256,16 @@ def test_a_star_imported_function_named_like_a_module_is_the_programs():
     right = "def bisect(a, x):\n    import bisect as b\n    return b.bisect(a, x)\n"
     assert CODE(f"```python\n{right}```", test=suite).status == "ok"
     assert CODE("```python\ndef bisect(a, x):\n    return 0\n```", test=suite).status == "wrong"
+
+
+def test_a_star_import_never_hands_the_test_the_programs_numpy():
+    """The test relies on the program's ``import numpy as np``; the program's own ``np`` that
+    always agrees must not decide the comparison."""
+    suite = "from solution import *\n\ndef test_a():\n    assert np.allclose(area(1), 3.14159)\n"
+    hostile = (
+        "class _NP:\n    def allclose(self, *a, **k):\n        return True\n\nnp = _NP()\n\n"
+        "def area(r):\n    return 0\n"
+    )
+    honest = "import numpy as np\n\ndef area(r):\n    return 3.14159 * r * r\n"
+    assert CODE(f"```python\n{hostile}```", test=suite).status == "wrong"
+    assert CODE(f"```python\n{honest}```", test=suite).status == "ok"
