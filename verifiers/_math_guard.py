@@ -53,7 +53,7 @@ _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they 
     r"|ninth)s?|halves|extraneous|rejected|discarded|impossible|alternatively|alt(?=\.)"
     # "5, otherwise it is 6" (not "18 (otherwise known as ...)")
     r"|(?:otherwise|else)(?=[,\s]+(?:(?:it|this|that|the\s+answer)\s+(?:is|would\s+be|will\s+be)\s+|it's\s+)?\$?-?\d)"
-    r"|(?<=\d\s)otherwise|(?<=\d\s)else"
+    r"|(?<=\d\s)(?:otherwise|else)(?!\s+(?:known|called|written|named))"
 )
 _DOUBT_RE = re.compile(rf"\b(?:{_DOUBT})\b", re.IGNORECASE)
 _CHANGES_RE = re.compile(rf"\b(?:{_DOUBT}|{_CHANGES})\b", re.IGNORECASE)
@@ -104,7 +104,7 @@ _LEAD_RE = (
     re.compile(  # not "if", "incorrect", "wrong": "Since (B) is incorrect, the answer is (A)"
         r"\b(?:suppose|supposing|assume|assuming|mistake\s+is|not\s+sure|unsure|might|maybe|perhaps"
         r"|guess|impossible)\b|\bnot\s*\Z|\(\s*(?:a\s+)?guess(?:ed|ing)?\s*\)"
-        r"|\A\s*(?:guess(?:ed|ing)?|best\s+estimate)\s*:"
+        r"|\A\s*(?:guess(?:ed|ing)?|best\s+estimate)\s*:[\s$]*\Z"
         # "If n is odd: \boxed{19}": one case of several ("If we add them up:" is no case)
         r"|\A\s*if\b(?!\s+we\b)[^\n:]*(?:\bis\b|\bare\b|[=<>≤≥])[^\n:]*:[ \t$]*\Z",
         re.IGNORECASE,
@@ -170,7 +170,7 @@ _AFTERTHOUGHT_RE = re.compile(
     r"(?=(?:,?\s*(?:really|though|anyway|honestly))?[\s.!)]*\Z)"
     r"|(?:i'?m\s+|i\s+am\s+|just\s+)?guessing(?:\s+here)?(?=[\s.!)]*\Z)|(?:i\s+)?guessed(?=[\s.!)]*\Z)"
     r"|(?:my\s+guess|best\s+estimate),?\s+anyway(?=[\s.!)]*\Z)"
-    r"|(?:probably|maybe|perhaps|possibly|i\s+think|i\s+guess|unverified|approximately|roughly"
+    r"|(?:probably|maybe|perhaps|possibly|i\s+think|i\s+guess|unverified"
     r"|not\s+(?:entirely|completely|totally|quite|fully)\s+sure|not\s+positive|could\s+be\s+wrong"
     r"|i\s+(?:can't|cannot|couldn't|could\s+not)\s+(?:verify|check|confirm)\s+(?:this|it|that))"
     r"(?=[\s.!)]*\Z)"
@@ -182,31 +182,55 @@ _AFTERTHOUGHT_RE = re.compile(
 # it is -18"), or the other branch ("\boxed{18} (if an integer; else 18.5)"). A value that does
 # not end its clause is working ("Otherwise, 10 students would have no seat"), and a head without
 # a condition is a remark ("For one hour, it is 30 miles", "For a = 6 we get 22").
-_CASE_COND = (
-    r"(?:even|odd|positive|negative|non-?negative|non-?zero|zero|prime|composite|"
-    r"(?:greater|less|larger|smaller|more|bigger)\s+than|[<>≤≥]|\\(?:le|ge|lt|gt|leq|geq|neq?)\b)"
+_CASE_COND = (  # a word at a word boundary, or a relation sign (spaces around it or not)
+    r"(?:\b(?:even|odd|positive|negative|non-?negative|non-?zero|zero|prime|composite"
+    r"|(?:greater|less|larger|smaller|more|bigger)\s+than)\b|[<>≤≥]|\\(?:le|ge|lt|gt|leq|geq|neq?)\b)"
 )
 _CASE_VERB = (  # "it is", "the total is", "we get", "it equals", "it'd be", "the answer changes to"
     r"(?:(?:it|this|that|there|(?:the\s+)?[a-z]+)\s+(?:is|are|would\s+be|will\s+be|becomes|equals"
     r"|changes\s+to)|it's|it'd\s+be|we\s+(?:get|have)|you\s+get|=)\s+"
 )
 _CASE_END = r"(?=(?:\s*(?:\$|\\\)|\}))*\s*(?:[.;,!?)]|\n|\Z|(?:and|but|while|whereas)\b))"
-_OTHER_HEAD = (  # a head that names the other branch itself
-    r"otherwise|else|unless\b[^.;:!?\n]{0,40}?|in\s+(?:the\s+other|which|either|that)\s+case"
-    r"|in\s+case\b[^.;:!?\n]{0,40}?|failing\s+that|if\s+not\b[^.;:!?\n]{0,30}?"
+_OTHER_HEAD = (  # a head that names the other branch itself ("in that case": the answer's own)
+    r"otherwise|else|unless\b(?!\s+(?:stated|noted|otherwise|specified))[^.;:!?\n,]{0,40}?,"
+    r"(?:\s*in\s+which\s+case)?|in\s+(?:the\s+other|which)\s+case"
+    r"|in\s+case\b(?!\s+(?:you|anyone|of|it\s+helps))[^.;:!?\n,]{0,40}?,"
+    r"|failing\s+that|if\s+not\b(?!\s+for\b)[^.;:!?\n,]{0,30}?"
 )
 _CASE_VALUE_RE = re.compile(
     r"\A[\s;,.()]*(?:and\s+|but\s+|while\s+|whereas\s+)?"
     rf"(?:(?P<other>{_OTHER_HEAD})[,:]?\s+(?:{_CASE_VERB})?"
-    rf"|(?:for|if|when)\b[^.;:!?\n]{{0,40}}?\b{_CASE_COND}[^.;:!?\n]{{0,30}}?(?:[,:]\s*|\s+{_CASE_VERB})"
+    rf"|(?:for|if|when)\b[^.;:!?\n]{{0,40}}?{_CASE_COND}[^.;:!?\n]{{0,30}}?(?:[,:]\s*|\s+{_CASE_VERB})"
     rf"|(?:it\s+is\s+|it's\s+)?(?=-?\d[\d,]*(?:\.\d+)?\s+(?:(?P<after>otherwise|else)\b"
-    rf"|(?:for|if|when)\b[^.;:!?\n]{{0,30}}?\b{_CASE_COND})))"
+    rf"|(?:for|if|when)\b[^.;:!?\n]{{0,30}}?{_CASE_COND})))"
     rf"(?:\$|\\\(|\\boxed\{{|[ \t])*(?P<value>-?\d[\d,]*(?:\.\d+)?)"
     rf"(?:{_CASE_END}|(?=\s+(?:otherwise|else|for|if|when)\b))",
     re.IGNORECASE,
 )
 _CASE_OWN_RE = re.compile(  # the answer's own sentence is a case of a condition
-    rf"(?:\b(?:for|if|when)\b[^.;:!?\n]{{0,40}}?\b{_CASE_COND})", re.IGNORECASE
+    rf"(?:\b(?:for|if|when)\b[^.;:!?\n]{{0,40}}?{_CASE_COND})", re.IGNORECASE
+)
+_COND_WORD_RE = re.compile(_CASE_COND, re.IGNORECASE)
+# a condition's complement, by family: the other case must be the rest of the answer's own
+_FAMILIES = (
+    ("even", "odd"),
+    ("positive", "negative", "non-negative", "nonnegative", "zero", "nonzero", "non-zero"),
+    ("greater", "less", "larger", "smaller", "more", "bigger", "<", ">", "≤", "≥", "\\le", "\\ge")
+    + ("\\lt", "\\gt", "\\leq", "\\geq"),
+    ("prime", "composite"),
+)
+# the answer drawn from a rule, not one case of it: "For even n it is 1, so (-1)^{2024} = 1"
+_SETTLED_RE = re.compile(
+    r"\b(?:so|thus|hence|therefore)\b|\b(?:for|if|when)\s+[a-z]\s*=\s*\d"
+    r"|\b\d+\s+is\s+(?:even|odd|prime|positive|negative)",
+    re.IGNORECASE,
+)
+# the other value rejected or compared right after it: working, not a second answer
+_REJECTED_RE = re.compile(
+    r"\A[^.;!?\n]*\b(?:reject\w*|discard\w*|not\s+(?:allowed|valid|possible|positive|negative|enough"
+    r"|an?\s+)|impossible|invalid|contradict\w*|violat\w*|doesn't\s+work|does\s+not\s+work|out|but"
+    r"|less\s+than|fewer\s+than|more\s+than|short|too\s+(?:few|many|small|large))\b",
+    re.IGNORECASE,
 )
 _ASKED_RE = re.compile(  # "\boxed{12}?": a question, not a statement ("... 12? Yes." answers it)
     r"\A[\s$}]*\?(?!\s*(?:yes|indeed|correct)\b)", re.IGNORECASE
@@ -253,7 +277,7 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
         (_TOUCH_RE, touching),
         (_HEDGE_RE, touching),
         (_TOUCH_RELATION_RE, "" if fallback else touching),
-        (_AFTERTHOUGHT_RE, _first_sentence(tail)),
+        (_AFTERTHOUGHT_RE, "" if end and end.group(0).strip().isalpha() else _first_sentence(tail)),
         (_LISTED_RE, touching if fallback else ""),
         (_OPEN_ENDED_RE, rest[finish : finish + 16] if at >= 0 else ""),
         (_ASKED_RE, rest[finish:] if at >= 0 else ""),
@@ -270,7 +294,7 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     second = _SECOND_VALUE_RE.match(rest[finish : finish + 24]) if at >= 0 else None
     if second and _number(second.group(1)) != _number(answer):
         return second.group(0).strip()
-    case = _other_case(post, tail, f"{lead} {own} {post}", answer)
+    case = _other_case(post, tail, f"{lead} {own} {post}", answer) or _rough(text, where, tail)
     if case:
         return case
     return _later_value(far, answer)  # "So it's 13." after a box of 12
@@ -278,15 +302,42 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
 
 def _other_case(post: str, tail: str, own: str, answer: str) -> str | None:
     """Another case's or branch's different value, right after the answer: in its clause
-    (``post``: "18, and for odd n it is 20") or the next one (``tail``); a case counts when the
-    answer's own sentence (``own``) is a case of a condition too."""
+    (``post``: "18, and for odd n it is 20") or the next one (``tail``). A case counts when the
+    answer's own sentence (``own``) is a case of the complementary condition (even / odd,
+    positive / negative, greater / less, prime / composite) and not a conclusion drawn from a
+    rule; a value rejected or compared right after it is working."""
     for place in (post, tail):
         case = _CASE_VALUE_RE.match(place)
-        other = case and (case.group("other") or case.group("after"))
-        if case and (other or _CASE_OWN_RE.search(own)):
-            if _number(case.group("value")) != _number(answer):
-                return case.group(0).strip()
+        if not case or _number(case.group("value")) == _number(answer):
+            continue
+        if not (case.group("other") or case.group("after")):
+            mine = _CASE_OWN_RE.search(own)
+            if not mine or _SETTLED_RE.search(own[mine.start() :]):
+                continue
+            theirs = _COND_WORD_RE.findall(place[: case.end() + 40])
+            if not _complement(_COND_WORD_RE.findall(mine.group(0))[-1], theirs[-1:]):
+                continue
+        if not _REJECTED_RE.match(place[case.end() :]):
+            return case.group(0).strip()
     return None
+
+
+_ROUGH_RE = re.compile(r"\A[\s.()*_]*(?:approximately|roughly)(?=[\s.!)]*\Z)", re.IGNORECASE)
+_ROUNDED_RE = re.compile(r"round|nearest|decimal\s+place|estimat", re.IGNORECASE)
+
+
+def _rough(text: str, where: int, tail: str) -> str | None:
+    """ "Approximately." right after an answer that was not itself rounded or estimated."""
+    found = _ROUGH_RE.match(_first_sentence(tail))
+    if found and not _ROUNDED_RE.search(text[max(0, where - 300) : where + 40]):
+        return found.group(0).strip()
+    return None
+
+
+def _complement(mine: str, theirs: list[str]) -> bool:
+    """Whether the condition word ``theirs[0]`` is another of ``mine``'s family."""
+    a, b = mine.lower().split()[0], (theirs[0].lower().split()[0] if theirs else "")
+    return a != b and any(a in f and b in f for f in _FAMILIES)
 
 
 def _first_sentence(text: str) -> str:

@@ -6,7 +6,10 @@ a guess ("For even n the answer is 18; for odd n it is 20.", "\\boxed{18} (else 
 my best guess."), and each was graded ``ok`` before; *right* rows are natural completions with
 checks, per-unit remarks and guess-and-check working after the answer ("For one hour, it is 30
 miles.", "Otherwise, 10 students would have no seat.", "A guess of 10 gives 60 legs, not 56.")
-that the first version refused."""
+that the first version refused. A second review added 324 right and 39 wrong rows of the same
+families (a case rejected right after it, a remark about another case once the answer's case is
+settled, "Approximately." after a rounded answer, "as I guessed"); the rows that rule still
+gets wrong are listed in the closing note, not here."""
 
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ ROWS = [
 
 def test_the_data_holds_both_kinds():
     labels = [r["label"] for r in ROWS]
-    assert labels.count("right") >= 80 and labels.count("wrong") >= 50
+    assert labels.count("right") >= 400 and labels.count("wrong") >= 90
 
 
 @pytest.mark.parametrize(
