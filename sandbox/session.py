@@ -89,6 +89,11 @@ class Session:
             f"could not hand the program to a sandbox worker in {_RETRIES + 1} attempts"
         )
 
+    @property
+    def gone(self) -> str:
+        """Why the program stopped answering ("" while it answers)."""
+        return self._gone
+
     def lookup(self, name: str) -> RemoteObject:
         # a CapWords name in the test (``UnionFind(5)``, ``Solution().f``) is a class the test
         # builds objects of: what comes from it is the object under test (``_BUILTIN_QUERIES``)

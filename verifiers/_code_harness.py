@@ -144,6 +144,8 @@ class Runner:
     ) -> None:
         self.session = session
         self.ns = _Namespace(session, called, entry)
+        self.ns["__name__"] = "__main__"  # a module's own main block runs, as ``python file.py``
+        self.ns["__file__"] = "test_module.py"
         self.ns[RECORD] = self._record
         self.ns[BIND] = self._bind
         self.ns[ORDERED] = ordered
@@ -166,7 +168,14 @@ class Runner:
         ``max`` hides the builtin); a standard-library module name stays the harness's module,
         and a comparison helper (``isclose``, ``approx``) the harness's own function."""
         for name in sorted(self.session.names):
-            if name.startswith("_"):
+            if name.startswith("_") or name in self.ns:
+                continue  # a name the test bound itself (``import pytest``) stays the test's
+            if hasattr(builtins, name):
+                if name in self.ns.called:
+                    raise NotRunnable(
+                        f"the program's {name!r} hides the builtin the tests call: under "
+                        "'from solution import *' the harness cannot tell which one is meant"
+                    )
                 continue
             module = name in sys.stdlib_module_names or name in _ALIASES or name in _THIRD_PARTY
             if module and name not in self.ns.called:
@@ -251,6 +260,9 @@ class Runner:
         parametrize table the harness cannot read)."""
         try:
             return listing()
+        except CandidateGone as exc:  # a table built from the program's answers, after it left
+            self.checks.append(Check(label, False, "gone", str(exc)))
+            return []
         except _ESCAPES:
             raise
         except Exception as exc:  # noqa: BLE001 - the reference's markers, not the program

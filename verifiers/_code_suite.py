@@ -8,9 +8,11 @@ classes that end with ``unittest.main()``. The harness runs such code as it runs
   ``submission``, ``program``, ``candidate``, ``main``; always the program, whatever file of that
   name the harness's own path holds) reads the program's names: ``from solution import f as g``
   binds ``g`` to the program's ``f`` (a name the program does not define fails the test:
-  ``NameError``); ``from solution import *`` binds the program's names as Python would (its
-  ``max`` hides the builtin), except comparison helpers (``isclose``, ``approx``, ...), which stay
-  the harness's own; ``import solution`` binds a handle whose attributes are the program's names.
+  ``NameError``); ``from solution import *`` binds the program's names, except a name the test
+  bound itself, a standard-library or third-party module alias and comparison helpers
+  (``isclose``, ``approx``, ...), which stay the harness's own; a program name hiding a builtin
+  the tests call is an error (``Runner._program_star``); ``import solution`` binds a handle whose
+  attributes are the program's names.
   Any other module is imported as the test asked: a missing ``numpy`` never becomes the
   program's own ``allclose``. ``unittest.main`` / ``TestProgram`` and ``pytest.main``, through
   any alias, do nothing: they would parse the trainer's command line or collect files.
@@ -240,16 +242,19 @@ def _cases(mark) -> list[tuple[str, dict]]:
 
 
 def _drops(mark) -> bool:
-    """Whether pytest leaves a case's outcome out: ``skip``, ``xfail``, or ``skipif`` whose
-    condition holds (a condition given as a string is taken to hold)."""
+    """Whether pytest leaves a case's outcome out: ``skip``, or ``skipif`` / ``xfail`` whose
+    condition holds (no condition: it holds). A condition given as a string is evaluated by pytest
+    in the module; the harness does not guess it: ``NotRunnable``."""
     name = getattr(mark, "name", "")
-    if name in ("skip", "xfail"):
+    if name == "skip":
         return True
-    if name != "skipif":
+    if name not in ("skipif", "xfail"):
         return False
     args, kw = getattr(mark, "args", ()), getattr(mark, "kwargs", {})
-    conditions = list(args) or [kw.get("condition", True)]
-    return any(isinstance(c, str) or bool(c) for c in conditions)
+    conditions = list(args) or ([kw["condition"]] if "condition" in kw else [True])
+    if any(isinstance(c, str) for c in conditions):
+        raise NotRunnable(f"a {name} condition given as a string: {conditions!r}"[:200])
+    return any(bool(c) for c in conditions)
 
 
 def case_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:

@@ -323,6 +323,8 @@ def _grade_calls(
             runner.run_unit(code, label, calls)
             if not partial and any(not c.passed for c in runner.checks):
                 break
+        if session.gone and all(c.passed for c in runner.checks):  # caught by a bare except
+            runner.checks.append(Check("the program", False, "gone", session.gone))
     result = session.result
     if result is not None and result.setup_error:
         raise SandboxError(result.setup_error)

@@ -175,7 +175,7 @@ def test_a_test_the_harness_cannot_run_is_no_pass(extra):
     assert "cannot run" in verdict.detail
 
 
-def test_a_star_import_calls_the_programs_builtin_named_function_and_keeps_comparisons():
+def test_a_star_import_of_a_builtin_named_function_is_no_pass_and_keeps_comparisons():
     suite = (
         "from solution import *\n\ndef test_pow():\n    assert pow(2, 10) == 1024\n\n"
         "def test_area():\n    assert isclose(area(1), 3.14159, rel_tol=1e-4)\n"
@@ -186,8 +186,13 @@ def test_a_star_import_calls_the_programs_builtin_named_function_and_keeps_compa
     )
     honest = "from math import isclose\n\ndef pow(x, n):\n    return x ** n\n\n"
     honest += "def area(r):\n    return 3.14159 * r * r\n"
-    assert CODE(f"```python\n{hostile}```", test=suite).status == "wrong"
-    assert CODE(f"```python\n{honest}```", test=suite).status == "ok"
+    assert CODE(f"```python\n{hostile}```", test=suite).status != "ok"
+    # the program's pow hides the builtin the test calls: which one the test means is unknowable
+    # under import *, so the verdict is an error (masked), never a pass
+    verdict = CODE(f"```python\n{honest}```", test=suite)
+    assert verdict.status == "error" and "'pow'" in verdict.detail, verdict.detail
+    named = suite.replace("from solution import *", "from solution import pow, area, isclose")
+    assert CODE(f"```python\n{honest}```", test=named.replace(", isclose", "")).status == "ok"
 
 
 @pytest.mark.parametrize(
@@ -269,3 +274,55 @@ def test_a_star_import_never_hands_the_test_the_programs_numpy():
     honest = "import numpy as np\n\ndef area(r):\n    return 3.14159 * r * r\n"
     assert CODE(f"```python\n{hostile}```", test=suite).status == "wrong"
     assert CODE(f"```python\n{honest}```", test=suite).status == "ok"
+
+
+# the second review: wrong programs graded ok (or error, which the trainer masks)
+ZERO = "def add(a, b):\n    return 0\n"
+
+
+def test_tests_a_main_block_calls_run():
+    suite = (
+        "from solution import add\n\ndef test_a():\n    assert add(1, 2) == 3\n\n"
+        "def run_tests():\n    test_a()\n\nif __name__ == '__main__':\n    run_tests()\n"
+    )
+    assert CODE(f"```python\n{ZERO}```", test=suite).status == "wrong"
+    assert CODE(f"```python\n{RIGHT}```", test=suite).status == "ok"
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "def sorted(x, **k):\n    return 0\n\ndef add(a, b):\n    return 0\n",
+        "def abs(x):\n    return 0\n\ndef add(a, b):\n    return 0\n",
+    ],
+)
+def test_a_star_import_never_lets_the_program_replace_what_the_test_compares_with(program):
+    suite = (
+        "import pytest\nfrom collections import Counter\nfrom solution import *\n\n"
+        "def test_a():\n    assert add(1, 2) == abs(sorted([3])[0])\n"
+        "    assert pytest.approx(3) == add(1, 2)\n    assert Counter([add(1, 2)]) == Counter([3])\n"
+    )
+    verdict = CODE(f"```python\n{program}```", test=suite)
+    assert verdict.status != "ok" and not verdict.passed, verdict.detail
+    assert CODE(f"```python\n{RIGHT}```", test=suite).status == "ok"
+
+
+def test_a_program_that_exits_inside_a_bare_except_is_no_pass():
+    suite = (
+        "from solution import add\n\ndef test_a():\n    assert add(1, 2) == 3\n\n"
+        "def test_b():\n    try:\n        add(-1, -1)\n    except:\n        pass\n"
+    )
+    exits = "import os\n\ndef add(a, b):\n    if a < 0:\n        os._exit(0)\n    return a + b\n"
+    assert CODE(f"```python\n{exits}```", test=suite).status == "wrong"
+
+
+@pytest.mark.parametrize(
+    "mark, status",
+    [
+        ("@pytest.mark.xfail(False, reason='x')\n", "wrong"),
+        ("@pytest.mark.skipif('sys.platform == \"win32\"')\n", "error"),
+    ],
+)
+def test_a_mark_whose_condition_does_not_hold_leaves_the_test_in(mark, status):
+    suite = BASIC + f"\n{mark}def test_more():\n    assert add(2, 2) == 4\n"
+    assert CODE(f"```python\n{ADD_FIRST_ONLY}```", test=suite).status == status
