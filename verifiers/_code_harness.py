@@ -144,8 +144,7 @@ class Runner:
     ) -> None:
         self.session = session
         self.ns = _Namespace(session, called, entry)
-        self.ns["__name__"] = "__main__"  # a module's own main block runs, as ``python file.py``
-        self.ns["__file__"] = "test_module.py"
+        self.ns["__file__"] = "test_module.py"  # ``__name__`` is no "__main__": no main block
         self.ns[RECORD] = self._record
         self.ns[BIND] = self._bind
         self.ns[ORDERED] = ordered

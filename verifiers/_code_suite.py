@@ -44,6 +44,7 @@ __all__ = [
     "case_runs",
     "expand",
     "is_suite",
+    "module_calls",
     "program_names",
     "runnable",
     "rewrite_imports",
@@ -102,6 +103,40 @@ def _is_program(module: str) -> bool:
     """Whether an import of ``module`` means the program under test: always for these names,
     whatever file of that name the harness's own path holds."""
     return module.split(".")[0] in _PROGRAM_MODULES
+
+
+def _main_guard(node: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``"""
+    test = node.test if isinstance(node, ast.If) else None
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+    )
+
+
+def module_calls(source: str) -> frozenset[str]:
+    """The names a test module calls directly, with the ``test*`` names only where its own
+    top-level code calls them (not inside functions, classes or a ``__main__`` block, which the
+    harness does not run): those tests ran already; the others are collected and run."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    calls = lambda nodes: {  # noqa: E731
+        n.func.id
+        for top in nodes
+        for n in ast.walk(top)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+    top = [
+        n
+        for n in tree.body
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and not _main_guard(n)
+    ]
+    everywhere = {n for n in calls(tree.body) if not n.startswith("test")}
+    return frozenset(everywhere | calls(top))
 
 
 def program_names(source: str) -> tuple[str, ...]:

@@ -77,7 +77,7 @@ from passband.verifiers._code_harness import (
     trusted_prompt,
 )
 from passband.verifiers._code_io import grade_io, outputs_match, tail
-from passband.verifiers._code_suite import is_suite, program_names
+from passband.verifiers._code_suite import is_suite, module_calls, program_names
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
@@ -339,13 +339,13 @@ def _units(tests, test, entry_point, test_imports):
             )
         setup = "\n".join(test_imports or [])
         return [
-            (compile_tests(t, f"<test {i}>"), t.strip()[:200], called_names(t))
+            (compile_tests(t, f"<test {i}>"), t.strip()[:200], module_calls(t))
             for i, t in enumerate(tests)
         ], setup
     suite = isinstance(test, str) and is_suite(test)
     if suite and (not _defines_check(test) or not _entry_ok(entry_point)):
         # a pytest / unittest module (KodCode's ``from solution import f``): one unit
-        return [(compile_tests(test, "<test module>"), "test module", called_names(test))], ""
+        return [(compile_tests(test, "<test module>"), "test module", module_calls(test))], ""
     if not isinstance(test, str) or not _entry_ok(entry_point):
         raise HarnessFault(
             "reference field 'test' needs a string of test code and an 'entry_point' "
