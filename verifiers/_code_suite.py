@@ -115,6 +115,7 @@ def _main_guard(node: ast.stmt) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def module_calls(source: str) -> frozenset[str]:
     """The names a test module calls directly, with the ``test*`` names only where its own
     top-level code calls them (not inside functions, classes or a ``__main__`` block, which the
@@ -123,22 +124,26 @@ def module_calls(source: str) -> frozenset[str]:
         tree = ast.parse(source)
     except SyntaxError:
         return frozenset()
-    calls = lambda nodes: {  # noqa: E731
-        n.func.id
-        for top in nodes
-        for n in ast.walk(top)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-    }
     top = [
         n
         for n in tree.body
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         and not _main_guard(n)
     ]
-    everywhere = {n for n in calls(tree.body) if not n.startswith("test")}
-    return frozenset(everywhere | calls(top))
+    everywhere = {n for n in _calls(tree.body) if not n.startswith("test")}
+    return frozenset(everywhere | _calls(top))
 
 
+def _calls(nodes: list[ast.stmt]) -> set[str]:
+    return {
+        n.func.id
+        for top in nodes
+        for n in ast.walk(top)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+
+
+@functools.lru_cache(maxsize=1024)
 def program_names(source: str) -> tuple[str, ...]:
     """The names a test module imports from the program (``from solution import f, g``)."""
     try:
@@ -156,6 +161,7 @@ def program_names(source: str) -> tuple[str, ...]:
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def is_suite(source: str) -> bool:
     """Whether test code defines pytest ``test*`` functions, ``Test*`` classes or subclasses
     (``unittest.TestCase``) at its top level."""
