@@ -88,15 +88,14 @@ class _Namespace(dict):
         self, session: Session, called: frozenset[str] = frozenset(), entry: str = ""
     ) -> None:
         super().__init__()
-        self._session, self._called, self._entry = session, called, entry
-        self.called = called
+        self._session, self.called, self._entry = session, called, entry
 
     def __missing__(self, key: str):
         if key == self._entry and key in self._session.names:  # the function under test, even if
             return self._session.lookup(key)  # it is named like a builtin (``entry_point`` says so)
         if hasattr(builtins, key):
             return getattr(builtins, key)
-        if key in sys.stdlib_module_names and key not in self._called and not key.startswith("_"):
+        if key in sys.stdlib_module_names and key not in self.called and not key.startswith("_"):
             try:
                 module = importlib.import_module(key)
             except ImportError:
@@ -104,7 +103,7 @@ class _Namespace(dict):
             else:
                 self[key] = module
                 return module
-        if (key in _ALIASES or key in _THIRD_PARTY) and key not in self._called:
+        if (key in _ALIASES or key in _THIRD_PARTY) and key not in self.called:
             try:  # not installed here: the name is undefined, as it is for the tests
                 module = importlib.import_module(_ALIASES.get(key, key))
             except ImportError:
@@ -163,9 +162,11 @@ class Runner:
         raise NameError(f"the tests import {name!r} from {module!r}")
 
     def _program_star(self) -> None:
-        """``from solution import *``: the program's public names, as Python binds them (its
-        ``max`` hides the builtin); a standard-library module name stays the harness's module,
-        and a comparison helper (``isclose``, ``approx``) the harness's own function."""
+        """``from solution import *``: the program's public names, except a name the test bound
+        itself, a module name (the harness's own module, unless the tests call the name) and a
+        comparison helper (``isclose``, ``approx``: the harness's own function). A program name
+        that hides a builtin the tests call makes the test ``NotRunnable``: which one is meant
+        cannot be told."""
         for name in sorted(self.session.names):
             if name.startswith("_") or name in self.ns:
                 continue  # a name the test bound itself (``import pytest``) stays the test's
@@ -176,8 +177,8 @@ class Runner:
                         "'from solution import *' the harness cannot tell which one is meant"
                     )
                 continue
-            module = name in sys.stdlib_module_names or name in _ALIASES or name in _THIRD_PARTY
-            if module and name not in self.ns.called:
+            is_module = name in sys.stdlib_module_names or name in _ALIASES or name in _THIRD_PARTY
+            if is_module and name not in self.ns.called:
                 continue  # the program's ``import numpy as np``: the harness's (unless called)
             if name in COMPARATORS:
                 module, attr = COMPARATORS[name]
