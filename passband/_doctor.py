@@ -88,6 +88,13 @@ TYPICAL: dict[str, tuple[float, float, str, str]] = {
         "and less exploration",
         "high temperature produces incoherent samples: rewards drop and lengths grow",
     ),
+    "max_oversample": (
+        1.0,
+        2.0,
+        "no margin: a step short of groups with reward variance is topped up in serial rounds",
+        "a wide roll-out budget decodes many prompts whose groups are dropped: on a CPU every "
+        "extra row costs its whole decode (on a GPU, where a wider decode costs little, it may pay)",
+    ),
     "learning_rate": (  # for a model of unknown size; see learning_rate_range
         *LEARNING_RATE_BY_SIZE["medium"],
         "updates this small barely move a pretrained model in a short run",

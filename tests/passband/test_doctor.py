@@ -279,3 +279,10 @@ def test_prompt_lengths_are_measured_on_the_data_with_the_models_tokenizer(tmp_p
     assert "for a 430k-parameter model" in out and "model:    430k parameters" in out
     assert main(["doctor", str(cfg), "--gpu", "cpu", "--prompt-tokens", "60"]) == 0
     assert "WARN  context: prompts of 60 tokens" in capsys.readouterr().out
+
+
+def test_a_wide_roll_out_budget_gets_a_note():
+    notes = {f.field: f for f in check_settings({**GRPOConfig().to_dict(), "max_oversample": 4})}
+    assert notes["max_oversample"].severity == "note"
+    defaults = {f.field: f for f in check_settings(GRPOConfig().to_dict())}
+    assert defaults["max_oversample"].severity == "ok"
