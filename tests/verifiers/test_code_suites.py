@@ -326,3 +326,22 @@ def test_a_program_that_exits_inside_a_bare_except_is_no_pass():
 def test_a_mark_whose_condition_does_not_hold_leaves_the_test_in(mark, status):
     suite = BASIC + f"\n{mark}def test_more():\n    assert add(2, 2) == 4\n"
     assert CODE(f"```python\n{ADD_FIRST_ONLY}```", test=suite).status == status
+
+
+def test_a_solution_file_on_the_harness_path_is_never_the_program(tmp_path, monkeypatch):
+    (tmp_path / "solution.py").write_text("def add(a, b):\n    return a + b\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    suite = "from solution import add\n\ndef test_a():\n    assert add(1, 2) == 3\n"
+    assert CODE(f"```python\n{ZERO}```", test=suite).status == "wrong"
+
+
+def test_a_table_built_from_a_program_that_left_is_a_verdict_not_a_crash():
+    suite = (
+        "import pytest\nfrom solution import add, stop\n\n"
+        "def test_first():\n    stop()\n\n"
+        "@pytest.mark.parametrize('a', (add(i, 0) for i in range(2)))\n"
+        "def test_b(a):\n    assert a >= 0\n"
+    )
+    program = "import os\n\ndef add(a, b):\n    return a + b\n\ndef stop():\n    os._exit(0)\n"
+    verdict = CODE(f"```python\n{program}```", test=suite)
+    assert verdict.status in ("wrong", "error") and not verdict.passed, verdict.detail
