@@ -288,9 +288,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         groups, rounds = [], -1  # groups rolled out so far, refill rounds (-1: none yet)
         while rounds < (c.max_refill_rounds if c.filter_zero_variance else 0):
             needed = c.prompts_per_step - len(self._trained(groups))
-            room = rollout_room(
-                len(groups), c.prompts_per_step, c.max_oversample
-            )  # the step's roll-out budget
+            room = rollout_room(len(groups), c.prompts_per_step, c.max_oversample)  # budget left
             if not real_shortfall(needed, c.prompts_per_step, first_round=rounds < 0) or not room:
                 break
             used = [g.prompt_id for g in groups]
