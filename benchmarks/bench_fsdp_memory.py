@@ -108,7 +108,7 @@ def _rank_main(strategy: str, out: str) -> None:
         use_curriculum=False,
         filter_zero_variance=False,
         distributed=strategy,
-        output_dir=tempfile.mkdtemp(prefix="bench-fsdp-"),
+        output_dir=str(Path(out).parent / "run"),  # inside the launcher's temporary folder
         progress=False,
     )
     trainer = GRPOTrainer(model, tokenizer, rows, _reward, config)

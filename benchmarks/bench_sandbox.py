@@ -57,17 +57,17 @@ HUMANEVAL = PROMPT + SOLUTION + TEST + "\ncheck(has_close_elements)\n"
 
 def naive(program: str, n: int, workers: int, flags: tuple[str, ...] = ()) -> float:
     """runs/s of a fresh interpreter per run (file written per run, as human-eval does)."""
-    tmp = tempfile.mkdtemp(prefix="bench-naive-")
+    with tempfile.TemporaryDirectory(prefix="bench-naive-") as tmp:
 
-    def one(i: int) -> int:
-        path = os.path.join(tmp, f"prog_{i}.py")
-        with open(path, "w") as fh:
-            fh.write(program)
-        done = subprocess.run([sys.executable, *flags, path], capture_output=True, timeout=30)
-        os.unlink(path)
-        return done.returncode
+        def one(i: int) -> int:
+            path = os.path.join(tmp, f"prog_{i}.py")
+            with open(path, "w") as fh:
+                fh.write(program)
+            done = subprocess.run([sys.executable, *flags, path], capture_output=True, timeout=30)
+            os.unlink(path)
+            return done.returncode
 
-    return _rate(one, n, workers)
+        return _rate(one, n, workers)
 
 
 def pooled(pool: Pool, program: str, n: int, workers: int) -> float:

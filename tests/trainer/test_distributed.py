@@ -76,8 +76,21 @@ def _train(
     ]
 
 
+_SCRATCH: list[str] = []  # the launched runs' TMPDIR (``scratch``), so they leave nothing in /tmp
+
+
+@pytest.fixture(scope="module", autouse=True)
+def scratch(tmp_path_factory):
+    """torchrun leaves a ``torchelastic_*`` folder in the temporary directory on every launch:
+    the launched runs get one of pytest's own, which pytest cleans."""
+    _SCRATCH[:] = [str(tmp_path_factory.mktemp("tmpdir"))]
+    yield _SCRATCH[0]
+    _SCRATCH.clear()
+
+
 def _run(cmd: list[str]) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env.update({"TMPDIR": _SCRATCH[0]} if _SCRATCH else {})
     return subprocess.Popen(
         cmd,
         env=env,

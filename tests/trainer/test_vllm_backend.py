@@ -371,7 +371,9 @@ def test_two_ranks_with_their_own_engines_match_one_process(tmp_path):
     (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     cfg = tmp_path / "run.toml"
     cfg.write_text(_RUN.format(root=tmp_path.as_posix()))
+    (tmp_path / "tmp").mkdir()  # torchrun's torchelastic_* folders land here, not in /tmp
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env["TMPDIR"] = str(tmp_path / "tmp")
     runs = {}
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
     for name, launcher in (("one", [sys.executable]), ("ddp", torchrun), ("fsdp", torchrun)):
