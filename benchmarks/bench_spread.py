@@ -19,7 +19,9 @@ TRL runs ``--steps`` steps; the two others then train for the same *training* wa
 took, start-up (the trainer's constructor) included for both. Every contender measures greedy
 held-out accuracy every ``--eval-every`` steps (the eval time is not counted). Reported over
 seeds (mean, min..max): TRL's final accuracy; for the others, completions generated and training
-wall time until they first reach it (ratio to TRL's), and their accuracy at TRL's wall time.
+wall time until they first reach it (ratio to TRL's), and their accuracy at TRL's wall time; then
+passband's lead over TRL and over uniform + refill at equal wall time along the run (at 0.1, 0.25,
+0.5, 0.75 and 1 times TRL's wall time), so a lead that the end of the run hides still shows.
 
     .venv/bin/python benchmarks/bench_spread.py [--seeds 3] [--steps 60] [--eval-every 10]
 """
@@ -295,8 +297,30 @@ def _summary(runs: list[dict]) -> None:
             f" {fmt(equal, True)} | {statistics.mean(delta):+.1f}pt "
             f"({min(delta):+.1f}..{max(delta):+.1f}) |"
         )
+    _along(runs)
     if PRESCORED in runs[0]:
         _prescore_summary(runs)
+
+
+FRACTIONS = (0.1, 0.25, 0.5, 0.75, 1.0)
+
+
+def _along(runs: list[dict]) -> None:
+    """Held-out accuracy at equal training wall time along the run, not only at its end: at each
+    fraction of TRL's wall time, passband minus TRL and minus uniform + refill (points; mean over
+    seeds, min..max), each read at its last evaluation within that time."""
+    print("\n| at × TRL's wall time | passband − TRL | passband − uniform + refill |")
+    print("|---|---|---|")
+    for frac in FRACTIONS:
+        cells = []
+        for other in ("trl", "uniform_refill"):
+            d = [
+                100 * (_at_wall(r["passband"], w) - _at_wall(r[other], w))
+                for r in runs
+                for w in [r["trl"][-1][2] * frac]
+            ]
+            cells.append(f"{statistics.mean(d):+.1f} ({min(d):+.1f}..{max(d):+.1f})")
+        print(f"| {frac:g} | {cells[0]} | {cells[1]} |")
 
 
 def _prescore_summary(runs: list[dict]) -> None:
