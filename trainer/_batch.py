@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from passband.trainer.tis import mismatch_metrics
+
 __all__ = [
     "Group",
     "NO_UPDATE",
@@ -72,7 +74,32 @@ class UpdateStats:
     entropy: float = 0.0
     loss: list[float] = field(default_factory=list)
     grad_norm: list[float] = field(default_factory=list)
-    mismatch: list[dict[str, float]] = field(default_factory=list)  # rollout/*, per micro-batch
+    mismatch: dict[str, float] | None = None  # ``tis.mismatch_sums`` added up (sampled runs)
+
+    def add_mismatch(self, sums: dict[str, float]) -> None:
+        """Add one micro-batch's ``tis.mismatch_sums``: sums add, the maximum is the largest."""
+        if self.mismatch is None:
+            self.mismatch = dict(sums)
+            return
+        for key, value in sums.items():
+            self.mismatch[key] = (
+                max(self.mismatch[key], value) if key == "max" else (self.mismatch[key] + value)
+            )
+
+    def reduce(self, dist) -> None:
+        """Sum the update's statistics over the ranks (``dist``: ``_distributed.Dist``; one
+        all-reduce), the mismatch's maximum too when any rank sampled with log-probs."""
+        keys = ("tokens", "abs", "kl", "capped")
+        mis = self.mismatch or dict.fromkeys((*keys, "max"), 0.0)
+        out = dist.sum(
+            [self.tokens, self.kl, self.clipped, self.entropy, *(mis[k] for k in keys), *self.loss]
+        )
+        self.tokens, self.kl, self.clipped, self.entropy = out[:4]
+        summed, self.loss = dict(zip(keys, out[4 : 4 + len(keys)])), out[4 + len(keys) :]
+        if summed["tokens"] > 0:  # the same on every rank, so all take part in the max
+            self.mismatch = {**summed, "max": dist.max([mis["max"]])[0]}
+        elif self.mismatch is not None:
+            self.mismatch = {**summed, "max": 0.0}
 
     def result(self, beta: float) -> dict[str, float | None]:
         t = max(self.tokens, 1.0)
@@ -83,10 +110,8 @@ class UpdateStats:
             "grad_norm": float(np.mean(self.grad_norm)),
             "loss": float(np.mean(self.loss)),
         }
-        for key in (
-            self.mismatch[0] if self.mismatch else ()
-        ):  # vLLM runs: rollout/logp_diff_mean...
-            out[key] = float(np.mean([m[key] for m in self.mismatch]))
+        if self.mismatch is not None:  # sampled runs (vLLM): rollout/logp_diff_mean...
+            out.update(mismatch_metrics(self.mismatch))
         return out
 
 

@@ -100,6 +100,16 @@ class Dist:
         torch.distributed.all_reduce(t)
         return t.tolist()
 
+    def max(self, values: Sequence[float]) -> list[float]:
+        """Element-wise maximum over ranks."""
+        if not self.enabled or not values:
+            return [float(v) for v in values]
+        t = torch.tensor(
+            [float(v) for v in values], dtype=torch.float64, device=self._comm_device()
+        )
+        torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
+        return t.tolist()
+
     def broadcast_from_main(self, module: torch.nn.Module) -> None:
         """Give every rank rank 0's parameters and buffers.
 

@@ -6,6 +6,7 @@ config, model, optimizer and backend, and is not usable on its own.
 from __future__ import annotations
 
 import contextlib
+import math
 
 import torch
 from torch.nn.utils.rnn import pad_sequence
@@ -18,7 +19,7 @@ from passband.trainer.lora import adapters_disabled
 from passband.trainer.losses import BatchNorms, clipped_surrogate, k3_kl
 from passband.trainer.models import same_weights
 from passband.trainer.rollout import StalePolicyError
-from passband.trainer.tis import tis_correct
+from passband.trainer.tis import mismatch_sums, tis_weights
 
 
 class UpdateMixin:
@@ -37,7 +38,7 @@ class UpdateMixin:
         seqs = sequences(groups, c.mask_truncated)
         sampled = [lp for g in groups for lp in (g.sampler_logp or [None] * len(g.completions))]
         micro = micro_batches(seqs, adv, sampled, self.dist, c.grad_accum, self._collate)
-        norms = batch_norms(seqs, c)
+        norms = batch_norms(seqs, c, len(groups))
         with torch.no_grad():  # mu = 1: the ratio is exp(logp - logp.detach()); no extra pass
             old = [self._logprobs(self.model, mb)[0] for mb in micro] if c.mu > 1 else None
             if c.beta <= 0:
@@ -66,9 +67,7 @@ class UpdateMixin:
             stats.loss.append(loss)
             stats.grad_norm.append(float(full_tensor(norm)))  # FSDP: a DTensor
         self.optimizer.zero_grad(set_to_none=True)
-        stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss = self.dist.sum(
-            [stats.tokens, stats.kl, stats.clipped, stats.entropy, *stats.loss]
-        )
+        stats.reduce(self.dist)
         self.policy_version += 1
         with self._time("sync"):
             self.backend.sync(self.model, self.policy_version)
@@ -77,16 +76,18 @@ class UpdateMixin:
     def _advantages(self, groups: list[Group]) -> torch.Tensor:
         """One advantage per completion, group by group. Groups may differ in size (adaptive G):
         they are padded to the widest as invalid entries, which the estimators leave out of
-        every statistic, and the padding is dropped again."""
+        every statistic, and the padding is dropped again. They are computed in float64, as
+        ``Group.zero_variance`` compares rewards: a group it keeps never gets all-zero advantages
+        from float32 rounding (rewards 1.0 and 1.0 + 1e-8)."""
         rewards = pad_sequence(
-            [torch.tensor(g.rewards, dtype=torch.float32) for g in groups], batch_first=True
+            [torch.tensor(g.rewards, dtype=torch.float64) for g in groups], batch_first=True
         )  # [N, G_max]
         valid = pad_sequence(
             [torch.tensor(g.valid, dtype=torch.bool) for g in groups], batch_first=True
         )  # [N, G_max]: padding is False
         sizes = torch.tensor([len(g.verdicts) for g in groups])  # [N]
         real = torch.arange(rewards.shape[1]) < sizes.unsqueeze(1)  # [N, G_max]: rows that exist
-        adv = self.advantage_fn(rewards, valid)  # [N, G_max]
+        adv = self.advantage_fn(rewards, valid).float()  # [N, G_max]
         return adv[real]  # [B = sum of group sizes], in group order
 
     def _micro_step(
@@ -108,10 +109,11 @@ class UpdateMixin:
         )  # [b, C]
         mask = mb["mask"]  # [b, C]
         if "sampler_logp" in mb:  # vLLM sampled these tokens: correct (TIS) and log the mismatch
-            loss_tok, mismatch = tis_correct(
-                loss_tok, old_logp, mb["sampler_logp"], mask, c.tis_cap
-            )
-            stats.mismatch += [mismatch] if first else []
+            sampler = mb["sampler_logp"]  # [b, C]
+            if first:
+                stats.add_mismatch(mismatch_sums(old_logp, sampler, mask, c.tis_cap or math.inf))
+            if c.tis_cap > 0:
+                loss_tok = loss_tok * tis_weights(old_logp, sampler, c.tis_cap)  # [b, C]
         if c.beta > 0:  # no ref_logp: the weights are the reference's (``_reference_unchanged``)
             kl = k3_kl(logp, ref_logp if ref_logp is not None else logp.detach())  # [b, C]
             loss_tok = loss_tok + c.beta * kl
@@ -157,20 +159,29 @@ class UpdateMixin:
         return contextlib.nullcontext()
 
 
-def batch_norms(seqs: list[tuple[list[int], list[int], bool]], config) -> BatchNorms:
-    """The loss normalisers of one optimizer batch (``seqs``: the global batch's sequences).
+def batch_norms(
+    seqs: list[tuple[list[int], list[int], bool]], config, groups: int | None = None
+) -> BatchNorms:
+    """The loss normalisers of one optimizer batch (``seqs``: the global batch's sequences, of
+    ``groups`` groups).
 
-    With ``weigh_short_batches`` (off by default) a batch short of ``prompts_per_step x
-    group_size`` sequences is normalised as if it were whole (its counts scaled up by the missing
-    share), so a step on 7 informative groups of 16 moves about 7/16 as far as a full one, as in
-    TRL, whose token mean counts the zero-advantage groups it keeps. Without it every step is
-    normalised by what it trained: a short batch takes a full-size step. BENCHMARKS.md (the
-    spread task, the real model) has both measured."""
+    With ``weigh_short_batches`` (off by default) a batch short of ``prompts_per_step`` groups is
+    normalised as if it were whole (its counts scaled up by the missing share), so a step on 7
+    informative groups of 16 moves about 7/16 as far as a full one, as in TRL, whose token mean
+    counts the zero-advantage groups it keeps. Shortness is counted in groups: with adaptive
+    group sizes a full batch of small groups is not short. (Without ``groups``: in sequences,
+    against ``prompts_per_step x group_size``.) Without the setting every step is normalised by
+    what it trained: a short batch takes a full-size step. BENCHMARKS.md (the spread task, the
+    real model) has both measured."""
     tokens = sum(len(x) for _, x, use in seqs if use)  # masked ones are left out entirely
     count = sum(1 for *_, use in seqs if use)
-    planned = config.prompts_per_step * config.group_size
-    short = config.weigh_short_batches and 0 < len(seqs) < planned  # groups were dropped; a
-    scale = planned / len(seqs) if short else 1.0  # masked (truncated) answer shrinks nothing
+    have, planned = (
+        (len(seqs), config.prompts_per_step * config.group_size)
+        if groups is None
+        else (groups, config.prompts_per_step)
+    )
+    short = config.weigh_short_batches and 0 < have < planned  # groups were dropped; a
+    scale = planned / have if short else 1.0  # masked (truncated) answer shrinks nothing
     return BatchNorms(
         tokens=tokens * scale, sequences=count * scale, constant=config.max_new_tokens
     )

@@ -12,7 +12,14 @@ import math
 
 import torch
 
-__all__ = ["logprob_mismatch", "rollout_logprobs_tensor", "tis_correct", "tis_weights"]
+__all__ = [
+    "logprob_mismatch",
+    "mismatch_metrics",
+    "mismatch_sums",
+    "rollout_logprobs_tensor",
+    "tis_correct",
+    "tis_weights",
+]
 
 
 def rollout_logprobs_tensor(
@@ -62,6 +69,38 @@ def tis_correct(
     return loss_tok, stats
 
 
+def mismatch_sums(
+    trainer_logp: torch.Tensor, rollout_logp: torch.Tensor, mask: torch.Tensor, cap: float = 2.0
+) -> dict[str, float]:
+    """``logprob_mismatch``'s sums over the masked tokens that have a sampler log-prob:
+    ``tokens``, ``abs`` (of |log pi_trainer - log pi_sampler|), ``kl`` (k3), ``capped`` (weights
+    over ``cap``) and ``max`` (the largest |difference|). Sums add up over micro-batches and
+    ranks, so the logged means are the whole batch's whatever ``grad_accum`` is."""
+    keep = mask.bool() & ~torch.isnan(rollout_logp)  # [N, T]
+    diff = (trainer_logp.detach().float() - rollout_logp.float())[keep]  # [K]
+    if diff.numel() == 0:
+        return {"tokens": 0.0, "abs": 0.0, "kl": 0.0, "capped": 0.0, "max": 0.0}
+    ratio = torch.exp(diff)  # pi_trainer / pi_sampler on tokens drawn from the sampler
+    return {
+        "tokens": float(diff.numel()),
+        "abs": diff.abs().sum().item(),
+        "kl": (ratio - 1 - diff).sum().item(),
+        "capped": (ratio > cap).float().sum().item(),
+        "max": diff.abs().max().item(),
+    }
+
+
+def mismatch_metrics(sums: dict[str, float]) -> dict[str, float]:
+    """The ``rollout/*`` metrics of ``mismatch_sums`` (added up over any number of batches)."""
+    n = max(sums["tokens"], 1.0)
+    return {
+        "rollout/logp_diff_mean": sums["abs"] / n,
+        "rollout/logp_diff_max": sums["max"],
+        "rollout/kl": sums["kl"] / n,
+        "rollout/tis_capped": sums["capped"] / n,
+    }
+
+
 def logprob_mismatch(
     trainer_logp: torch.Tensor, rollout_logp: torch.Tensor, mask: torch.Tensor, cap: float = 2.0
 ) -> dict[str, float]:
@@ -74,19 +113,4 @@ def logprob_mismatch(
     weights out of sync; under ``top_p`` / ``top_k`` vLLM's log-probs are of the truncated
     distribution, so the difference measures the truncation too (``GRPOConfig`` warns).
     """
-    keep = mask.bool() & ~torch.isnan(rollout_logp)  # [N, T]
-    diff = (trainer_logp.detach().float() - rollout_logp.float())[keep]  # [K]
-    if diff.numel() == 0:
-        return {
-            "rollout/logp_diff_mean": 0.0,
-            "rollout/logp_diff_max": 0.0,
-            "rollout/kl": 0.0,
-            "rollout/tis_capped": 0.0,
-        }
-    ratio = torch.exp(diff)  # pi_trainer / pi_sampler on tokens drawn from the sampler
-    return {
-        "rollout/logp_diff_mean": diff.abs().mean().item(),
-        "rollout/logp_diff_max": diff.abs().max().item(),
-        "rollout/kl": (ratio - 1 - diff).mean().item(),
-        "rollout/tis_capped": (ratio > cap).float().mean().item(),
-    }
+    return mismatch_metrics(mismatch_sums(trainer_logp, rollout_logp, mask, cap))

@@ -198,5 +198,9 @@ def test_a_short_batch_is_weighed_by_its_share_of_the_planned_one():
     norms = batch_norms(seqs, config)
     assert (norms.tokens, norms.sequences, norms.constant) == (12 * 16 / 7, 6 * 16 / 7, 8)
     assert batch_norms([([1], [2, 3], True)] * 16, config).tokens == 32  # whole: as trained
+    # counted in groups when the trainer says how many: 4 small groups (adaptive sizes) are a
+    # whole batch, 2 of a planned 4 are half of one
+    assert batch_norms(seqs, config, groups=4).tokens == 12
+    assert batch_norms(seqs, config, groups=2).tokens == 24
     config.weigh_short_batches = False
     assert (batch_norms(seqs, config).tokens, batch_norms(seqs, config).sequences) == (12, 6)
