@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from passband.sandbox import CandidateGone, Session
 from passband.sandbox._wire import Unencodable
+from passband.verifiers._code_namespace import MODULE_NAMES, Namespace
 from passband.verifiers._code_rewrite import (
     BIND,
     ORDERED,
@@ -45,11 +46,8 @@ from passband.verifiers._code_suite import (
 
 __all__ = ["Check", "HarnessFault", "Runner", "called_names", "compile_tests", "trusted_prompt"]
 
-# Module aliases tests use without importing them (the prompt did): the harness's own module,
-# never the program's object of that name (a program's ``np`` whose ``allclose`` is always True).
-_ALIASES = {"np": "numpy", "pd": "pandas", "plt": "matplotlib.pyplot"}  # not "sp": scipy or sympy
-_THIRD_PARTY = frozenset({"numpy", "pandas", "scipy", "sympy", "networkx", "matplotlib"})
-
+# module hooks the harness runs before a module's tests: the test's own, never the program's
+_HOOKS = frozenset({"setUpModule", "setup_module", "tearDownModule", "teardown_module"})
 
 # never caught as the test's failure: the harness's own signals
 _ESCAPES = (CandidateGone, KeyboardInterrupt, GeneratorExit)
@@ -74,45 +72,6 @@ class Check:
         "ok"  # ok | wrong (failed or raised) | gone (program ended) | harness (reference problem)
     )
     message: str = ""
-
-
-class _Namespace(dict):
-    """Globals for test code: its own names, then builtins, then the candidate's module.
-
-    A standard-library module name the tests use but do not import (they relied on the program's
-    ``import math``) is the harness's own module, never the program's object of that name, unless
-    the tests call the name itself (then it is the program's function that happens to share it).
-    """
-
-    def __init__(
-        self, session: Session, called: frozenset[str] = frozenset(), entry: str = ""
-    ) -> None:
-        super().__init__()
-        self._session, self.called, self._entry = session, called, entry
-
-    def __missing__(self, key: str):
-        if key == self._entry and key in self._session.names:  # the function under test, even if
-            return self._session.lookup(key)  # it is named like a builtin (``entry_point`` says so)
-        if hasattr(builtins, key):
-            return getattr(builtins, key)
-        if key in sys.stdlib_module_names and key not in self.called and not key.startswith("_"):
-            try:
-                module = importlib.import_module(key)
-            except ImportError:
-                pass
-            else:
-                self[key] = module
-                return module
-        if (key in _ALIASES or key in _THIRD_PARTY) and key not in self.called:
-            try:  # not installed here: the name is undefined, as it is for the tests
-                module = importlib.import_module(_ALIASES.get(key, key))
-            except ImportError:
-                raise KeyError(key) from None
-            self[key] = module
-            return module
-        if key in self._session.names:
-            return self._session.lookup(key)
-        raise KeyError(key)
 
 
 def _required(func) -> int:
@@ -142,7 +101,7 @@ class Runner:
         self, session: Session, called: frozenset[str] = frozenset(), entry: str = ""
     ) -> None:
         self.session = session
-        self.ns = _Namespace(session, called, entry)
+        self.ns = Namespace(session, called, entry)
         self.ns["__file__"] = "test_module.py"  # ``__name__`` is no "__main__": no main block
         self.ns[RECORD] = self._record
         self.ns[BIND] = self._bind
@@ -164,20 +123,20 @@ class Runner:
     def _program_star(self) -> None:
         """``from solution import *``: the program's public names, except a name the test bound
         itself, a module name (the harness's own module, unless the tests call the name) and a
-        comparison helper (``isclose``, ``approx``: the harness's own function). A program name
+        comparison helper (``isclose``, ``approx``: the harness's own function), nor a program's
+        module hook (``setup_module``) or ``test*`` name the tests do not call. A program name
         that hides a builtin the tests call makes the test ``NotRunnable``: which one is meant
         cannot be told."""
         for name in sorted(self.session.names):
-            if name.startswith("_") or name in self.ns:
-                continue  # a name the test bound itself (``import pytest``) stays the test's
+            own = name.startswith("_") or name in self.ns or name in _HOOKS
+            if own or (name.startswith(("test", "Test")) and name not in self.ns.called):
+                continue  # the test's names (``import pytest``); no program hook or own test
             if hasattr(builtins, name):
                 if name in self.ns.called:
-                    raise NotRunnable(
-                        f"the program's {name!r} hides the builtin the tests call: under "
-                        "'from solution import *' the harness cannot tell which one is meant"
-                    )
+                    why = "under 'from solution import *' which is meant cannot be told"
+                    raise NotRunnable(f"the program's {name!r} hides a called builtin: {why}")
                 continue
-            is_module = name in sys.stdlib_module_names or name in _ALIASES or name in _THIRD_PARTY
+            is_module = name in sys.stdlib_module_names or name in MODULE_NAMES
             if is_module and name not in self.ns.called:
                 continue  # the program's ``import numpy as np``: the harness's (unless called)
             if name in COMPARATORS:
@@ -210,7 +169,7 @@ class Runner:
         try:
             value = thunk()
             truth = bool(value)
-        except (HarnessFault, Unencodable) as exc:
+        except (HarnessFault, Unencodable, NotRunnable) as exc:
             return Check(label, False, "harness", str(exc))
         except CandidateGone as exc:  # each later assert fails too: ending the program early
             return Check(label, False, "gone", str(exc))  # must not end the count with it
@@ -236,7 +195,7 @@ class Runner:
         if not self._run(lambda: exec(code, self.ns), label):
             return
         for hook in ("setUpModule", "setup_module"):  # once, before the module's tests
-            if hook not in names and callable(self.ns.get(hook)):
+            if hook not in names and inspect.isfunction(self.ns.get(hook)):
                 setup = self.ns[hook]
                 if not self._run(lambda f=setup: f(*[None] * min(_required(f), 1)), hook):
                     return

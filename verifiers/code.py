@@ -40,11 +40,11 @@ Arguments are copied in; a list, dict, set or bytearray argument the call change
 the test's copy too (in-place sorts, or tests that an input was left alone, behave as in Python).
 Known limits: functions, lambdas and instances of classes the *test* defines cannot be passed in
 (the verdict is ``error``); only the top level of a changed argument is written back; without
-``entry_point``, a program function named like a builtin (``sum``) is shadowed by the builtin in
-MBPP asserts; tests that rely on a helper of the prompt are only protected when the row's
-``prompt`` is passed. LiveCodeBench's own functional rows (JSON lines of arguments) need converting
-to asserts or a ``check`` first, and APPS/CodeContests problems with several right answers (a
-special checker) are not supported by ``io``.
+``entry_point``, MBPP asserts that call a builtin the program redefines (``sum``) grade ``error``,
+as do tests using ``sp`` unimported; tests that rely on a helper of the prompt are protected only
+when the row's ``prompt`` is passed. LiveCodeBench's functional rows (JSON lines of arguments) need
+converting to asserts or a ``check`` first; APPS/CodeContests problems with several right answers
+(a special checker) are not supported by ``io``.
 
 Why the verdict cannot be forged: expected values and every comparison stay in this process. For
 ``tests``/``test`` the program runs in a sandbox session and only its functions' *return values*

@@ -195,6 +195,28 @@ def test_a_star_import_of_a_builtin_named_function_is_no_pass_and_keeps_comparis
     assert CODE(f"```python\n{honest}```", test=named.replace(", isclose", "")).status == "ok"
 
 
+def test_a_star_import_never_runs_the_programs_hooks_or_tests_as_checks():
+    """``from solution import *`` once bound the program's ``setup_module`` / ``setUpModule``,
+    which the harness ran as the module's hooks: two passing checks for a wrong program (partial
+    credit 0 -> 0.5). A ``test*`` name the tests call is still the program's."""
+    suite = (
+        "from solution import *\n\ndef test_one():\n    assert add(1, 2) == 3\n\n"
+        "def test_two():\n    assert add(5, 7) == 12\n"
+    )
+    hooks = "def setup_module(m=None):\n    pass\n\ndef setUpModule(m=None):\n    pass\n\n"
+    hooks += "def test_mine():\n    pass\n\n"
+    for add, score in (("return 0", 0.0), ("return 3", 0.5)):
+        program = f"{hooks}def add(a, b):\n    {add}\n"
+        verdict = CODE(f"```python\n{program}```", test=suite, partial_credit=True)
+        assert verdict.score == score and not verdict.passed, verdict.detail
+        assert "setup" not in verdict.detail.lower() and "test_mine" not in verdict.detail
+    called = "from solution import *\n\ndef test_dup():\n    assert test_duplicate([1, 1])\n"
+    program = "def test_duplicate(xs):\n    return len(set(xs)) < len(xs)\n"
+    assert CODE(f"```python\n{program}```", test=called).passed
+    wrong = program.replace("<", ">")
+    assert CODE(f"```python\n{wrong}```", test=called).status == "wrong"
+
+
 @pytest.mark.parametrize(
     "runner",
     [

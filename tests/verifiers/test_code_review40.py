@@ -1,0 +1,66 @@
+"""Regressions from the fortieth stop's reward-hacking review of the ``code`` verifier: names a
+test uses without defining them must not let a wrong program pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from passband.verifiers import get
+
+CODE = get("code")
+
+
+def _run(program: str, **ref):
+    return CODE(f"```python\n{program}```", **ref)
+
+
+MAX_TESTS = ["assert max([1, 5, 3]) == 5", "assert max([7]) == 7"]
+
+
+def test_an_mbpp_function_named_like_a_builtin_is_never_graded_on_the_builtin():
+    """Without ``entry_point`` the asserts' ``max`` was the builtin: a program whose ``max``
+    returns -1 passed on the builtin's answers. Which one is meant cannot be told: ``error``."""
+    wrong = _run("def max(xs):\n    return -1\n", tests=MAX_TESTS)
+    assert wrong.status == "error" and not wrong.passed, wrong.detail
+    assert "'max'" in wrong.detail and "entry_point" in wrong.detail
+    right = (
+        "def max(xs):\n    best = xs[0]\n    for x in xs:\n        best = x if x > best else best"
+    )
+    right += "\n    return best\n"
+    assert _run(right, tests=MAX_TESTS, entry_point="max").passed
+    assert _run("def max(xs):\n    return -1\n", tests=MAX_TESTS, entry_point="max").status == (
+        "wrong"
+    )
+    # a program that does not define the builtin's name is graded as before
+    assert _run(
+        "def add(a, b):\n    return a + b\n", tests=["assert add(1, max(1, 2)) == 3"]
+    ).passed
+
+
+@pytest.mark.parametrize(
+    "alias, module",
+    [("nx", "networkx"), ("sns", "seaborn"), ("tf", "tensorflow"), ("jnp", "jax.numpy")],
+)
+def test_a_module_alias_the_tests_leave_unimported_is_never_the_programs(alias, module):
+    """The prompt imported ``networkx as nx``; the program's own ``nx`` whose every check is True
+    must not decide the test (it passed)."""
+    hostile = (
+        f"class _Fake:\n    def __getattr__(self, name):\n        return lambda *a, **k: True\n\n"
+        f"{alias} = _Fake()\n\ndef build(n):\n    return None\n"
+    )
+    test = f"def check(candidate):\n    assert {alias}.is_connected(candidate(4))\n"
+    verdict = _run(hostile, test=test, entry_point="build")
+    assert not verdict.passed and verdict.status in ("wrong", "error"), (module, verdict.detail)
+
+
+def test_sp_unimported_is_scipy_or_sympy_so_no_verdict():
+    test = "def check(candidate):\n    assert sp.simplify(candidate(2)) == 4\n"
+    hostile = (
+        "class _SP:\n    def simplify(self, x):\n        return 4\n\nsp = _SP()\n\n"
+        "def square(x):\n    return 0\n"
+    )
+    verdict = _run(hostile, test=test, entry_point="square")
+    assert verdict.status == "error" and "'sp'" in verdict.detail, verdict.detail
+    imported = "import sympy as sp\n" + test
+    assert _run("def square(x):\n    return x * x\n", test=imported, entry_point="square").passed
+    assert _run(hostile, test=imported, entry_point="square").status == "wrong"
