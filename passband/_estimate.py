@@ -355,12 +355,13 @@ def _advice(est: Estimate, hw: Hardware, w: Workload, params: float) -> str:
     seqs = w.seqs_per_gpu
     per_seq = items["activations (training)"] / math.ceil(seqs / w.grad_accum)
     fits = int((budget - static) // per_seq)
+    ckpt = "" if w.gradient_checkpointing else " or gradient_checkpointing = true"  # not if on
     if items["activations (training)"] >= items["KV cache (generation)"] and fits >= 1:
         return (
             f"{head}; activations dominate: set grad_accum >= {math.ceil(seqs / fits)} "
-            f"({fits} sequences per micro-batch fit) or gradient_checkpointing = true"
+            f"({fits} sequences per micro-batch fit){ckpt}"
         )
-    return f"{head}; reduce rollout_batch_size or max_new_tokens, or enable gradient_checkpointing"
+    return f"{head}; reduce rollout_batch_size or max_new_tokens{ckpt.replace(' or', ', or')}"
 
 
 def format_estimate(est: Estimate, shape: ModelShape, hw: Hardware, workload: Workload) -> str:

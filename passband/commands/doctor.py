@@ -100,26 +100,37 @@ def _shape(args: argparse.Namespace, model_path: str | None):
     )
 
 
-def measure_prompts(cfg) -> tuple[int, int, str] | None:
+def measure_prompts(cfg) -> tuple[int, int, str] | str:
     """(mean, longest) prompt tokens of up to ``_SAMPLE`` evenly spaced [data] rows of the loaded
-    config ``cfg``, encoded as the trainer encodes them, and where they came from; None when the
-    data or the tokenizer can't load."""
+    config ``cfg``, encoded as the trainer encodes them, and where they came from; why not when
+    the data or the tokenizer can't load. The tokenizer is read from its local folder only, as
+    the trainer reads it: a missing folder never becomes a download attempt."""
     from passband.config import load_rows
     from passband.errors import PassbandError
 
+    source = cfg.model.tokenizer or cfg.model.path
+    if not source or not Path(source).is_dir():
+        return f"the tokenizer folder {source!r} does not exist here"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rows = load_rows(cfg.data)
+    except (PassbandError, OSError, ValueError, KeyError, TypeError) as exc:
+        return f"the [data] rows could not be read ({exc})"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             from transformers import AutoTokenizer
 
             from passband.trainer._data import encode_prompt, prompt_of
 
-            tokenizer = AutoTokenizer.from_pretrained(cfg.model.tokenizer or cfg.model.path)
+            tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
             picked = rows[:: max(1, len(rows) // _SAMPLE)][:_SAMPLE]
             lengths = [len(encode_prompt(tokenizer, prompt_of(row))) for row in picked]
-    except (PassbandError, OSError, ValueError, KeyError, TypeError):
-        return None
+    except (PassbandError, OSError, ValueError, KeyError, TypeError) as exc:
+        return f"the tokenizer in {source!r} could not be used ({type(exc).__name__})"
+    if not lengths:
+        return "the [data] file has no rows"
     where = f"measured on {len(lengths)} of {len(rows)} [data] rows"
     return round(sum(lengths) / len(lengths)), max(lengths), where
 
@@ -197,12 +208,8 @@ def _prompt_tokens(args: argparse.Namespace, config) -> tuple[int, int, str]:
     if args.prompt_tokens is not None:
         return args.prompt_tokens, args.prompt_tokens, "--prompt-tokens"
     measured = measure_prompts(config)
-    if measured is None:
-        return (
-            _ASSUMED,
-            _ASSUMED,
-            "assumed: the data or the tokenizer could not be read; pass --prompt-tokens",
-        )
+    if isinstance(measured, str):
+        return _ASSUMED, _ASSUMED, f"assumed: {measured}; pass --prompt-tokens"
     return measured
 
 

@@ -112,6 +112,26 @@ def test_cli_without_model_config_skips_estimate(tmp_path, capsys):
     assert "estimate skipped" in capsys.readouterr().out
 
 
+def test_a_missing_model_folder_is_never_looked_up_online(tmp_path, capsys, monkeypatch):
+    """``org/missing-model`` is a valid Hub id: doctor asked the Hub for its tokenizer (10
+    retries, 49 s offline) before saying the folder was missing. Like train, it reads disk only."""
+    import transformers
+
+    asked = []
+
+    def record(*args, **kwargs):
+        asked.append(args)
+        raise OSError("no such tokenizer")
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", record)
+    monkeypatch.chdir(tmp_path)
+    cfg = _config(tmp_path, "group_size = 8", model_dir="org/missing-model")
+    assert main(["doctor", cfg]) == 0
+    out = capsys.readouterr().out
+    assert not asked, asked
+    assert "the tokenizer folder 'org/missing-model' does not exist here" in out
+
+
 def test_cli_user_errors(tmp_path, capsys):
     assert main(["doctor", str(tmp_path / "missing.toml")]) == 2
     assert main(["doctor", _config(tmp_path, "grup_size = 8")]) == 2
@@ -197,6 +217,10 @@ def test_grad_accum_advice_makes_it_fit():
     accum = int(text.split("grad_accum >= ")[1].split()[0])
     fixed = dataclasses.replace(w, grad_accum=accum)
     assert estimate(shape, fixed, HARDWARE["h200"]).peak_bytes <= 141e9 * 0.9
+    assert "gradient_checkpointing = true" in text
+    on = dataclasses.replace(w, max_new_tokens=8192, gradient_checkpointing=True)
+    text = format_estimate(estimate(shape, on, HARDWARE["h200"]), shape, HARDWARE["h200"], on)
+    assert "DOES NOT FIT" in text and "gradient_checkpointing" not in text.split("DOES NOT FIT")[1]
 
 
 def test_fsdp_over_several_gpus_splits_the_model_state_and_the_advice_says_so(tmp_path, capsys):
