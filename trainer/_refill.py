@@ -110,13 +110,18 @@ def draws_for(needed: int, chance: float | None, available: int, oversample: flo
 
 def short_batch_note(step: int, kept: int, rounds: int, times: int, config: Any) -> str:
     """The line the trainer prints when a step trains on fewer groups than ``prompts_per_step``
-    (``config``: the trainer's ``GRPOConfig``)."""
+    (``config``: the trainer's ``GRPOConfig``). It states the step's real roll-out: exactly
+    ``prompts_per_step`` prompts without refills (``max_refill_rounds = 0``)."""
     wanted, oversample = config.prompts_per_step, config.max_oversample
     what = "skipping the update" if kept == 0 else "training on the smaller batch"
+    if config.max_refill_rounds > 0 and config.filter_zero_variance:
+        why = (
+            f"a step rolls out at most {rollout_room(0, wanted, oversample)} prompts "
+            f"(max_oversample = {oversample:g}), in 1 + max_refill_rounds rounds"
+        )
+    else:
+        why = f"no refills: a step rolls out exactly {wanted} prompts; raise max_refill_rounds"
     return (
         f"step {step}: {kept}/{wanted} groups have reward variance after {rounds} refill "
-        f"round(s); {what} (happened {times}x; a step rolls out at most "
-        f"{rollout_room(0, wanted, oversample)} prompts (max_oversample = {oversample:g}), in "
-        "1 + max_refill_rounds rounds; see "
-        "groups/zero_variance_share)"
+        f"round(s); {what} (happened {times}x; {why}; see groups/zero_variance_share)"
     )

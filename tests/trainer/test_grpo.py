@@ -84,10 +84,9 @@ def test_zero_variance_groups_hit_the_refill_bound_and_get_no_kl_gradient(
     assert m["groups/zero_variance_share"] == 1.0 and m["groups/dropped"] == room
     assert m["loss"] is None and t.policy_version == 0 and m["reward/mean"] == 1.0
     assert _same(before, _params(t.model)), "dropped groups must not move the weights (KL included)"
-    assert (
-        "0/2 groups have reward variance after 1 refill round(s); skipping"
-        in capsys.readouterr().out
-    )
+    out = capsys.readouterr().out
+    assert "0/2 groups have reward variance after 1 refill round(s); skipping" in out
+    assert f"a step rolls out at most {room} prompts" in out
 
 
 def test_only_groups_with_variance_are_trained_and_a_short_batch_is_announced(
@@ -111,10 +110,11 @@ def test_only_groups_with_variance_are_trained_and_a_short_batch_is_announced(
     kept = [line for line in lines if line["kept"]]
     assert m["groups/effective"] == len(kept) == 1 and t.policy_version == 1
     assert sum(line["grad_share"] for line in kept) == pytest.approx(1.0)
-    assert (
-        "1/4 groups have reward variance after 0 refill round(s); training on the smaller"
-        in capsys.readouterr().out
-    )
+    out = capsys.readouterr().out
+    assert "1/4 groups have reward variance after 0 refill round(s); training on the smaller" in out
+    # without refills the step rolled out exactly prompts_per_step: the note said "at most 5"
+    assert "no refills: a step rolls out exactly 4 prompts; raise max_refill_rounds" in out
+    assert "at most" not in out
 
 
 def test_a_reward_that_fails_on_every_first_answer_stops_training(tiny, tokenizer, tmp_path):
