@@ -53,15 +53,16 @@ class Journal:
             self._write_lines([{"journal": _MAGIC, "settings": self.settings}], fresh=True)
             return
         if header["settings"] != self.settings:
-            diff = sorted(
-                k
-                for k in set(header["settings"]) | set(self.settings)
-                if header["settings"].get(k) != self.settings.get(k)
-            )
+            was, now = _flat(header["settings"]), _flat(self.settings)
+            diff = [
+                f"{k} {_short(was.get(k))} there, {_short(now.get(k))} now"
+                for k in sorted(set(was) | set(now))
+                if was.get(k) != now.get(k)
+            ]
             older = "prompts_sha256" in header["settings"]  # before references were keyed
             raise PrescoreError(
-                f"{self.path} was written with other settings ({', '.join(diff)} "
-                "differ); rerun with the same ones, or delete it to start over"
+                f"{self.path} was written with other settings ({'; '.join(diff)}); rerun with "
+                "the same ones, or delete it (passband score --overwrite) to start over"
                 + (
                     " (it was written by an older passband, whose journal did not record the "
                     "reference columns: it cannot be resumed)"
@@ -81,3 +82,19 @@ class Journal:
             f.write("".join(json.dumps(item, sort_keys=True) + "\n" for item in items))
             f.flush()
             os.fsync(f.fileno())
+
+
+def _flat(settings: dict, prefix: str = "") -> dict:
+    """Nested settings as ``{"a.b": value}``, so a difference names the field itself."""
+    out: dict = {}
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _short(value) -> str:
+    text = "(unset)" if value is None else json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:18] + "..." + text[-18:]

@@ -217,10 +217,13 @@ def test_a_journal_from_other_settings_is_refused(tmp_path):
         prescore(
             rows, _CrashAfter(table, limit=3), "exact", out_path=out, progress=False, batch_size=4
         )
-    with pytest.raises(PrescoreError, match="other settings.*k"):
+    with pytest.raises(PrescoreError, match="other settings") as refused:
         prescore(
             rows, CoinFlipGenerator(table), "exact", out_path=out, progress=False, batch_size=4, k=6
         )
+    # the field and both values, not "(settings differ)"; and how to start over
+    assert "(k 8 there, 6 now)" in str(refused.value), refused.value
+    assert "--overwrite" in str(refused.value)
     # the same prompts with other answers: the journal's counts would be stale
     edited = [{**r, "answer": "x"} for r in rows]
     with pytest.raises(PrescoreError, match="other settings.*prompts_and_references_sha256"):
