@@ -40,11 +40,19 @@ def changed_settings(saved: dict[str, Any], current: dict[str, Any]) -> dict[str
     """``name -> (checkpoint value, new value)`` for every trainer setting that differs; a setting
     the checkpoint predates counts with the value its run had (``_IMPLIED``)."""
     saved = {**{k: v for k, v in _IMPLIED.items() if k not in saved}, **saved}
-    return {
-        k: (saved[k], v)
-        for k, v in current.items()
-        if k in saved and k not in _UNTRACKED and _norm(saved[k]) != _norm(v)
-    }
+    out = {}
+    for k, v in current.items():
+        if k not in saved or k in _UNTRACKED or _norm(saved[k]) == _norm(v):
+            continue
+        if isinstance(v, dict) and isinstance(saved[k], dict):  # a section (``curriculum``): the
+            out.update(  # fields that changed, each on its own, not the whole table twice
+                (f"{k}.{f}", (saved[k].get(f), v.get(f)))
+                for f in sorted(set(v) | set(saved[k]))
+                if _norm(saved[k].get(f)) != _norm(v.get(f))
+            )
+        else:
+            out[k] = (saved[k], v)
+    return out
 
 
 def _norm(value: Any) -> Any:

@@ -6,6 +6,7 @@ writer, and is not usable on its own.
 from __future__ import annotations
 
 import random
+import warnings
 
 import numpy as np
 import torch
@@ -37,7 +38,9 @@ class RunStateMixin:
             self.step, self.policy_version = state["step"], state["policy_version"]
             self.elapsed_s, self._short_batches = state["elapsed_s"], state["short_batches"]
             try:
-                self.sampler.load_state_dict(state["sampler"])
+                with warnings.catch_warnings():  # reconcile named each changed setting already
+                    warnings.filterwarnings("ignore", "resuming curriculum with changed settings")
+                    self.sampler.load_state_dict(state["sampler"])
             except ValueError as exc:  # e.g. a curriculum state for other prompts
                 raise ConfigError(f"cannot resume {ckpt}: {exc}") from None
             self.backend.sync(self.model, self.policy_version)

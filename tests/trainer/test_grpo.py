@@ -338,6 +338,32 @@ def test_resume_on_other_or_reordered_prompts_is_refused(tiny, tokenizer, tmp_pa
     assert resume([dict(r) for r in rows]).step == 1  # the same prompts: resumed
 
 
+def test_a_changed_curriculum_field_on_resume_is_named_alone(tiny, tokenizer, tmp_path, capsys):
+    """One changed ``[curriculum]`` field printed both 29-key tables on one line, and then again
+    as a warning: the resume names the field, its two values, and nothing else."""
+    import warnings
+
+    rows = _rows("mix", "mix", "mix", "const")
+    common = dict(use_curriculum=True, checkpoint_every=1)
+    t = _trainer(tiny, tokenizer, tmp_path, rows, max_steps=1, **common)
+    t.train()
+    capsys.readouterr()
+    again = _trainer(
+        tiny, tokenizer, tmp_path, rows, max_steps=2, resume=True,
+        curriculum={"prior_weight": 0.2}, **common,
+    )  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        again._begin()
+    out = capsys.readouterr().out
+    lines = [x for x in out.splitlines() if "resume: applied" in x]
+    assert lines == [
+        "passband: resume: applied trainer.curriculum.prior_weight = 0.2 (checkpoint 0.5)",
+        "passband: resume: applied trainer.max_steps = 2 (checkpoint 1)",
+    ]
+    assert not [w for w in caught if "changed settings" in str(w.message)], caught
+
+
 def test_resume_cuts_metrics_back_to_the_checkpoint_even_after_a_torn_write(tmp_path):
     from passband.trainer._metrics import MetricsWriter
 
