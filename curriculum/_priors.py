@@ -39,6 +39,11 @@ class TrainingPriors:
     """setting -> (scored value, training value), one example per setting."""
     sources: dict = field(default_factory=dict)
     """Where the priors came from: ``passes/trials``, ``pass_rate``, ``*_solve_rate``: rows."""
+    unrecorded: int = 0
+    """Rows with a prior but no sampling settings recorded (model, temperature, max tokens):
+    nothing to compare them with, so none is scaled; the summary says so."""
+    prior_trials: float = 8
+    """Trials a bare rate (``pass_rate``, ``*_solve_rate``) stands for."""
 
     def summary(self, prior_weight: float, mismatch_weight: float) -> str:
         if not self.priors:
@@ -49,10 +54,17 @@ class TrainingPriors:
                 f"curriculum: {len(self.priors)} of {self.rows} prompts carry pre-scores ({src}), "
                 "ignored: prior_weight = 0"
             )
+        rates = sum(v for k, v in self.sources.items() if k != "passes/trials")
+        src += f"; a rate counts as {self.prior_trials:g} trials" if rates else ""
         line = (
             f"curriculum: priors for {len(self.priors)} of {self.rows} prompts ({src}); "
             f"counts weighted x{prior_weight:g}"
         )
+        if self.unrecorded:
+            line += (
+                f"; {self.unrecorded} record no sampling settings (score_model, "
+                "score_temperature, score_max_tokens), so they count as scored by this run"
+            )
         if self.mismatched:
             diff = ", ".join(f"{k} {a!r} vs {b!r}" for k, (a, b) in self.differences.items())
             line += (
@@ -149,7 +161,7 @@ def training_priors(
     ``success_threshold``; ``positions``: each row's position in the user's dataset, for the
     messages, when rows skipped as unusable shifted them; a row whose recorded
     ``score_<setting>`` differs from one of them has its counts scaled by ``mismatch_weight``."""
-    out = TrainingPriors(rows=len(rows))
+    out = TrainingPriors(rows=len(rows), prior_trials=prior_trials)
     settings = dict(settings or {})
     carries: dict[tuple, bool] = {}  # by the row's columns: rows mostly share them
     bad: list[str] = []
@@ -169,6 +181,8 @@ def training_priors(
         (passes, trials), source = found
         out.sources[source] = out.sources.get(source, 0) + 1
         diff = _differences(row, settings)
+        recorded = (row.get(f"score_{name}") for name in ("model", "temperature", "max_tokens"))
+        out.unrecorded += all(v is None or v == "" for v in recorded)
         if diff:
             out.mismatched += 1
             for k, pair in diff.items():

@@ -214,6 +214,13 @@ def test_rows_with_different_columns_each_get_their_own_prior():
     found = training_priors(rows, prior_trials=8)
     assert found.priors == {1: (3, 4), 2: (1, 4), 4: (2.0, 8), 5: (4.0, 8), 7: (2.0, 8)}
     assert found.sources == {"passes/trials": 2, "*_solve_rate": 1, "pass_rate": 2}
+    # nothing records how these were sampled: the line says they count as this run's, and
+    # what a bare rate stands for (it said only "counts weighted x0.5")
+    line = found.summary(0.5, 0.5)
+    assert "5 record no sampling settings" in line and "count as scored by this run" in line
+    assert "a rate counts as 8 trials" in line
+    scored = [{**r, "score_model": "m", "score_temperature": 1.0} for r in rows]
+    assert "record no sampling settings" not in training_priors(scored).summary(0.5, 0.5)
 
 
 @pytest.mark.parametrize(
