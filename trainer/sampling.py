@@ -210,7 +210,9 @@ def make_sampler(
     if priors is None:
         found = _data_priors(rows, config, model, log, kept, reward)
         return Curriculum(ids, priors=found, seed=config.seed, config=cur_cfg, texts=texts)
-    curriculum = Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg, texts=texts)
+    with warnings.catch_warnings():  # the line below names the keys that match no prompt
+        warnings.filterwarnings("ignore", r".* prior keys match no prompt id")
+        curriculum = Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg, texts=texts)
     counts = curriculum.metrics()
     used, unused = int(counts["priors/used"]), int(counts["priors/unused"])
     line = (
@@ -219,7 +221,7 @@ def make_sampler(
     )
     if unused:
         line += f"; {unused} of the {len(priors)} keys match no prompt position (0..{len(ids) - 1})"
-    log(line)  # the curriculum warns of keys that match no prompt
+    log(line)
     return curriculum
 
 

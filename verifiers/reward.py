@@ -168,7 +168,7 @@ class Reward:
                 return Verdict(
                     0.0, "error", f"penalty {name!r} raised {type(exc).__name__}: {exc}", components
                 )
-            components[name] = value
+            components[name] = value + 0.0  # a penalty of -0.0 reads as 0.0
             total += value
             capped = capped or zero_total
             if outcome.value or outcome.zero_total:

@@ -39,6 +39,15 @@ def test_total_and_components_by_name():
     }
 
 
+def test_a_penalty_that_took_nothing_reads_zero_not_minus_zero():
+    """The README's composed reward showed ``'repeated_paragraphs': -0.0``."""
+    from passband.verifiers import repeated_paragraphs
+
+    reward = Reward.from_verifier("math", penalties=[overlong(512, 128), repeated_paragraphs()])
+    v = reward("so the answer is \\boxed{18}", answer="18", num_tokens=300)
+    assert [repr(v.components[k]) for k in ("overlong", "repeated_paragraphs")] == ["0.0"] * 2
+
+
 def test_gate_failure_decides_and_status_is_wrong():
     v = _reward(gate_value=-1.0)("<answer>4</answer>", gold="4")
     assert v.status == "wrong" and v.score == -1.0 and "gate 'format'" in v.detail
