@@ -97,11 +97,9 @@ class _ProgramModule:
 class Runner:
     """Executes test units against one session and collects a ``Check`` per evaluated assert."""
 
-    def __init__(
-        self, session: Session, called: frozenset[str] = frozenset(), entry: str = ""
-    ) -> None:
-        self.session = session
-        self.ns = Namespace(session, called, entry)
+    def __init__(self, session: Session, called=frozenset(), entry: str = "", defines=frozenset()):
+        self.session = session  # ``defines``: the program's functions (``defined_functions``)
+        self.ns = Namespace(session, called, entry, defines)
         self.ns["__file__"] = "test_module.py"  # ``__name__`` is no "__main__": no main block
         self.ns[RECORD] = self._record
         self.ns[BIND] = self._bind

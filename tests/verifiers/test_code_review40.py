@@ -64,3 +64,31 @@ def test_sp_unimported_is_scipy_or_sympy_so_no_verdict():
     imported = "import sympy as sp\n" + test
     assert _run("def square(x):\n    return x * x\n", test=imported, entry_point="square").passed
     assert _run(hostile, test=imported, entry_point="square").status == "wrong"
+
+
+def test_a_lambda_or_a_nested_definition_under_a_builtins_name_counts_as_defined():
+    program = "def max(xs):\n    return -1\n\nif True:\n    min = lambda xs: 0\n"
+    assert _run(program, tests=["assert min([2, 1]) == 1"]).status == "error"
+
+
+SET_TESTS = [
+    "assert set(common([1, 2], [2, 3])) == set([2])",
+    "assert list(common([1], [1])) == [1]",
+]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "list = [3, 1, 2]\nprint(common(list, [1]))\n",  # a usage example at the top level
+        "set = set\nlist = list\n",  # re-bound builtins
+        "from math import *\nfrom itertools import *\n",
+    ],
+)
+def test_builtins_a_program_binds_without_defining_them_are_the_builtins(extra):
+    """Only a function or class the program writes under a builtin's name is ambiguous: a value
+    or an import is not, and ``set = set`` must not turn a wrong answer into ``error``."""
+    right = "def common(a, b):\n    return [x for x in a if x in b]\n"
+    assert _run(right + extra, tests=SET_TESTS).passed
+    wrong = "def common(a, b):\n    return [0]\n"
+    assert _run(wrong + extra, tests=SET_TESTS).status == "wrong"
