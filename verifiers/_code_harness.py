@@ -122,15 +122,15 @@ class Runner:
         """``from solution import *``: the program's public names, except a name the test bound
         itself, a module name (the harness's own module, unless the tests call the name) and a
         comparison helper (``isclose``, ``approx``: the harness's own function), nor a program's
-        module hook (``setup_module``) or ``test*`` name the tests do not call. A program name
-        that hides a builtin the tests call makes the test ``NotRunnable``: which one is meant
-        cannot be told."""
+        module hook (``setup_module``) or ``test*`` name the tests do not call. A function the
+        program writes under the name of a builtin the tests call makes the test ``NotRunnable``:
+        which one is meant cannot be told (any other value of that name: the builtin)."""
         for name in sorted(self.session.names):
             own = name.startswith("_") or name in self.ns or name in _HOOKS
             if own or (name.startswith(("test", "Test")) and name not in self.ns.called):
                 continue  # the test's names (``import pytest``); no program hook or own test
-            if hasattr(builtins, name):
-                if name in self.ns.called:
+            if hasattr(builtins, name):  # the builtin, unless the program wrote a function
+                if name in self.ns.called and name in self.ns.defines:
                     why = "under 'from solution import *' which is meant cannot be told"
                     raise NotRunnable(f"the program's {name!r} hides a called builtin: {why}")
                 continue

@@ -76,13 +76,13 @@ class Namespace(dict):
         defines: frozenset[str] = frozenset(),
     ) -> None:
         super().__init__()
-        self._session, self.called, self._entry, self._defines = session, called, entry, defines
+        self._session, self.called, self._entry, self.defines = session, called, entry, defines
 
     def __missing__(self, key: str):
         if key == self._entry and key in self._session.names:  # the function under test, even if
             return self._session.lookup(key)  # it is named like a builtin (``entry_point`` says so)
         if hasattr(builtins, key):
-            if not self._entry and key in self.called and key in self._defines:
+            if not self._entry and key in self.called and key in self.defines:
                 why = f"the program defines {key!r}, a builtin the tests call, and no entry_point"
                 raise NotRunnable(f"{why} says which one is meant")  # a program ``max`` that is
             return getattr(builtins, key)  # wrong would pass on the builtin's answers

@@ -92,3 +92,13 @@ def test_builtins_a_program_binds_without_defining_them_are_the_builtins(extra):
     assert _run(right + extra, tests=SET_TESTS).passed
     wrong = "def common(a, b):\n    return [0]\n"
     assert _run(wrong + extra, tests=SET_TESTS).status == "wrong"
+
+
+def test_under_import_star_a_rebound_builtin_is_the_builtin_not_an_error():
+    """``len = len`` beside a wrong ``add`` turned ``wrong`` into ``error`` (masked in training)
+    under ``from solution import *``; a ``def len`` is still ambiguous."""
+    suite = "from solution import *\n\ndef test_add():\n    assert len([add(1, 2)]) == 1 and add(1, 2) == 3\n"
+    assert _run("len = len\n\ndef add(a, b):\n    return 0\n", test=suite).status == "wrong"
+    assert _run("len = len\n\ndef add(a, b):\n    return a + b\n", test=suite).passed
+    written = "def len(x):\n    return 1\n\ndef add(a, b):\n    return 0\n"
+    assert _run(written, test=suite).status == "error"
