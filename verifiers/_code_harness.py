@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from passband.sandbox import CandidateGone, Session
 from passband.sandbox._wire import Unencodable
+from passband.sandbox.session import RemoteObject
 from passband.verifiers._code_namespace import MODULE_NAMES, Namespace
 from passband.verifiers._code_rewrite import (
     BIND,
@@ -132,7 +133,7 @@ class Runner:
             if hasattr(builtins, name):  # the builtin, unless the program wrote a function
                 if name in self.ns.called and name in self.ns.defines:
                     why = "under 'from solution import *' which is meant cannot be told"
-                    raise NotRunnable(f"the program's {name!r} hides a called builtin: {why}")
+                    raise self.ns.refuse(f"the program's {name!r} hides a called builtin: {why}")
                 continue
             is_module = name in sys.stdlib_module_names or name in MODULE_NAMES
             if is_module and name not in self.ns.called:
@@ -193,7 +194,8 @@ class Runner:
         if not self._run(lambda: exec(code, self.ns), label):
             return
         for hook in ("setUpModule", "setup_module"):  # once, before the module's tests
-            if hook not in names and inspect.isfunction(self.ns.get(hook)):
+            value = self.ns.get(hook)  # the test's own (a partial too), never the program's
+            if hook not in names and callable(value) and not isinstance(value, RemoteObject):
                 setup = self.ns[hook]
                 if not self._run(lambda f=setup: f(*[None] * min(_required(f), 1)), hook):
                     return
@@ -234,7 +236,7 @@ class Runner:
         then raises or exits must not keep a passing check an honest wrong answer would lose."""
         before, first, calls = self._evaluated, len(self.checks), self.session.calls
         try:
-            thunk()
+            self._guarded(thunk, label)
         except CandidateGone as exc:
             self._cut_short(first, Check(label, False, "gone", str(exc)))
             return False
@@ -263,6 +265,13 @@ class Runner:
             self.checks.append(Check(label, True))  # no assert: it passes by running cleanly
         # a unit that neither asserted nor called the program ("lst = [3, 1, 2]") checks nothing
         return True
+
+    def _guarded(self, thunk, label: str) -> None:
+        """``thunk()``; a refusal it caught itself (``Namespace.refuse``) is raised again."""
+        seen = len(self.ns.refused)
+        thunk()
+        if len(self.ns.refused) > seen:
+            raise NotRunnable(f"{self.ns.refused[-1]} (the test code caught it: {label[:80]})")
 
     def _cut_short(self, first: int, failure: Check) -> None:
         """The unit stopped before its end: its recorded checks fail, then ``failure``."""

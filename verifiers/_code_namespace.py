@@ -77,15 +77,20 @@ class Namespace(dict):
     ) -> None:
         super().__init__()
         self._session, self.called, self._entry, self.defines = session, called, entry, defines
+        self.refused: list[str] = []  # why a test cannot be run, even if the test caught it
+
+    def refuse(self, why: str) -> NotRunnable:
+        """Note that the tests cannot be run as their author meant (``Runner`` turns it into a
+        harness check after the unit, so test code that catches the exception, such as
+        ``pytest.raises(Exception)``, cannot make it pass) and return the exception to raise."""
+        self.refused.append(why)
+        return NotRunnable(why)
 
     def __missing__(self, key: str):
         if key == self._entry and key in self._session.names:  # the function under test, even if
             return self._session.lookup(key)  # it is named like a builtin (``entry_point`` says so)
-        if hasattr(builtins, key):
-            if not self._entry and key in self.called and key in self.defines:
-                why = f"the program defines {key!r}, a builtin the tests call, and no entry_point"
-                raise NotRunnable(f"{why} says which one is meant")  # a program ``max`` that is
-            return getattr(builtins, key)  # wrong would pass on the builtin's answers
+        if hasattr(builtins, key):  # the builtin, whatever the program binds to its name: a
+            return getattr(builtins, key)  # program's ``len`` never answers for the tests
         if key in sys.stdlib_module_names and key not in self.called and not key.startswith("_"):
             try:
                 module = importlib.import_module(key)
@@ -103,7 +108,7 @@ class Namespace(dict):
             return module
         if key in _AMBIGUOUS and key not in self.called:
             why = f"the tests use {key!r} ({_AMBIGUOUS[key]}?) without importing it"
-            raise NotRunnable(f"{why}: the harness cannot tell which module is meant")
+            raise self.refuse(f"{why}: the harness cannot tell which module is meant")
         if key in self._session.names:
             return self._session.lookup(key)
         raise KeyError(key)

@@ -40,10 +40,10 @@ Arguments are copied in; a list, dict, set or bytearray argument the call change
 the test's copy too (in-place sorts, or tests that an input was left alone, behave as in Python).
 Known limits: functions, lambdas and instances of classes the *test* defines cannot be passed in
 (the verdict is ``error``); only the top level of a changed argument is written back; without
-``entry_point``, MBPP asserts calling a builtin the program writes a ``def`` for grade ``error``,
-as do tests using ``sp`` unimported; tests that rely on a helper of the prompt are protected only
-when the row's ``prompt`` is passed. LiveCodeBench's functional rows (JSON lines of arguments) need
-converting to asserts or a ``check`` first; APPS/CodeContests problems with several right answers
+``entry_point``, a builtin the MBPP asserts call is the builtin even where the program's function
+has its name (``max``); tests using ``sp`` unimported are ``error``; a prompt's helpers are safe
+only when the row's ``prompt`` is passed. LiveCodeBench's functional rows (JSON lines of arguments)
+need converting to asserts or a ``check`` first; APPS/CodeContests problems with several answers
 (a special checker) are not supported by ``io``.
 
 Why the verdict cannot be forged: expected values and every comparison stay in this process. For

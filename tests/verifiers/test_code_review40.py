@@ -17,24 +17,28 @@ def _run(program: str, **ref):
 MAX_TESTS = ["assert max([1, 5, 3]) == 5", "assert max([7]) == 7"]
 
 
-def test_an_mbpp_function_named_like_a_builtin_is_never_graded_on_the_builtin():
-    """Without ``entry_point`` the asserts' ``max`` was the builtin: a program whose ``max``
-    returns -1 passed on the builtin's answers. Which one is meant cannot be told: ``error``."""
-    wrong = _run("def max(xs):\n    return -1\n", tests=MAX_TESTS)
-    assert wrong.status == "error" and not wrong.passed, wrong.detail
-    assert "'max'" in wrong.detail and "entry_point" in wrong.detail
+def test_in_mbpp_asserts_a_called_builtin_is_always_the_builtin():
+    """Without ``entry_point`` a builtin the asserts call is the builtin, whatever the program
+    binds to that name: no program can answer for ``len`` or ``set`` in the tests, and binding
+    one (``set = set``, ``def set``) turns no wrong answer into a masked ``error``. The cost,
+    documented: a task whose function is named like a builtin (``max``) needs ``entry_point``,
+    or every answer passes on the builtin's (a group with no variance: nothing trains on it)."""
+    assert _run("def max(xs):\n    return -1\n", tests=MAX_TESTS).passed  # the documented limit
     right = (
         "def max(xs):\n    best = xs[0]\n    for x in xs:\n        best = x if x > best else best"
     )
     right += "\n    return best\n"
     assert _run(right, tests=MAX_TESTS, entry_point="max").passed
-    assert _run("def max(xs):\n    return -1\n", tests=MAX_TESTS, entry_point="max").status == (
-        "wrong"
-    )
-    # a program that does not define the builtin's name is graded as before
-    assert _run(
-        "def add(a, b):\n    return a + b\n", tests=["assert add(1, max(1, 2)) == 3"]
-    ).passed
+    wrong = "def max(xs):\n    return -1\n"
+    assert _run(wrong, tests=MAX_TESTS, entry_point="max").status == "wrong"
+    add = "def add(a, b):\n    return 0\n"
+    for hack in (
+        "set = set\n",
+        "def set(x):\n    return {1}\n",
+        "class set(frozenset):\n    pass\n",
+    ):
+        verdict = _run(add + hack, tests=["assert set([add(1, 2)]) == {3}"])
+        assert verdict.status == "wrong", (hack, verdict.detail)
 
 
 @pytest.mark.parametrize(
@@ -64,11 +68,6 @@ def test_sp_unimported_is_scipy_or_sympy_so_no_verdict():
     imported = "import sympy as sp\n" + test
     assert _run("def square(x):\n    return x * x\n", test=imported, entry_point="square").passed
     assert _run(hostile, test=imported, entry_point="square").status == "wrong"
-
-
-def test_a_lambda_or_a_nested_definition_under_a_builtins_name_counts_as_defined():
-    program = "def max(xs):\n    return -1\n\nif True:\n    min = lambda xs: 0\n"
-    assert _run(program, tests=["assert min([2, 1]) == 1"]).status == "error"
 
 
 SET_TESTS = [
@@ -102,3 +101,37 @@ def test_under_import_star_a_rebound_builtin_is_the_builtin_not_an_error():
     assert _run("len = len\n\ndef add(a, b):\n    return a + b\n", test=suite).passed
     written = "def len(x):\n    return 1\n\ndef add(a, b):\n    return 0\n"
     assert _run(written, test=suite).status == "error"
+
+
+@pytest.mark.parametrize(
+    "test, program",
+    [
+        (  # ``sp`` unimported: no verdict, even when the test catches what that raised
+            "import pytest\n\ndef check(candidate):\n    with pytest.raises(Exception):\n"
+            "        candidate(sp.Integer(1), 0)\n    assert candidate(4, 2) == 2\n",
+            "def safe_div(a, b):\n    return a // b if b else 0\n",
+        ),
+        (  # under import *, a ``def len`` hiding the builtin the tests call, caught the same way
+            "try:\n    from solution import *\nexcept Exception:\n    from solution import safe_div"
+            "\n\ndef test_div():\n    assert safe_div(len([1, 2]), 1) == 2\n",
+            "def len(x):\n    return 2\n\ndef safe_div(a, b):\n    return 0\n",
+        ),
+    ],
+)
+def test_a_refusal_the_test_code_catches_is_still_no_pass(test, program):
+    """``pytest.raises(Exception)`` caught the harness's own refusal, so the check that should
+    have failed was never made and a wrong program scored ok."""
+    verdict = _run(program, test=test, entry_point="safe_div")
+    assert not verdict.passed and verdict.status == "error", verdict.detail
+    assert "caught it" in verdict.detail
+
+
+def test_a_setup_module_made_with_partial_still_runs():
+    suite = (
+        "import functools\nfrom solution import add\nSEEN = []\n\n"
+        "def _setup(value, module=None):\n    SEEN.append(value)\n\n"
+        "setup_module = functools.partial(_setup, 3)\n\n"
+        "def test_add():\n    assert add(SEEN[0], 1) == 4\n"
+    )
+    assert _run("def add(a, b):\n    return a + b\n", test=suite).passed
+    assert _run("def add(a, b):\n    return 0\n", test=suite).status == "wrong"
