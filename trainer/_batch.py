@@ -60,8 +60,11 @@ class Group:
 
     @property
     def zero_variance(self) -> bool:
-        scores = [v.score for v in self.verdicts if v.checkable]
-        return len(scores) < 2 or max(scores) - min(scores) < 1e-9
+        """Fewer than two checkable answers, or all their rewards equal as the advantages see
+        them (float32: rewards 1.0 and 1.0 + 1e-8 are one value there, and a group kept for
+        them would train with all-zero advantages and only dilute the step)."""
+        scores = np.asarray([v.score for v in self.verdicts if v.checkable], dtype=np.float32)
+        return len(scores) < 2 or float(scores.max()) - float(scores.min()) < 1e-9
 
 
 @dataclass

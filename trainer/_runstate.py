@@ -38,8 +38,9 @@ class RunStateMixin:
             self.step, self.policy_version = state["step"], state["policy_version"]
             self.elapsed_s, self._short_batches = state["elapsed_s"], state["short_batches"]
             try:
-                with warnings.catch_warnings():  # reconcile named each changed setting already
-                    warnings.filterwarnings("ignore", "resuming curriculum with changed settings")
+                with warnings.catch_warnings():  # reconcile named each changed setting of a
+                    if self._own_sampler:  # sampler the trainer built; a user's own still warns
+                        warnings.filterwarnings("ignore", "resuming curriculum with changed")
                     self.sampler.load_state_dict(state["sampler"])
             except ValueError as exc:  # e.g. a curriculum state for other prompts
                 raise ConfigError(f"cannot resume {ckpt}: {exc}") from None

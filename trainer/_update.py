@@ -76,18 +76,18 @@ class UpdateMixin:
     def _advantages(self, groups: list[Group]) -> torch.Tensor:
         """One advantage per completion, group by group. Groups may differ in size (adaptive G):
         they are padded to the widest as invalid entries, which the estimators leave out of
-        every statistic, and the padding is dropped again. They are computed in float64, as
-        ``Group.zero_variance`` compares rewards: a group it keeps never gets all-zero advantages
-        from float32 rounding (rewards 1.0 and 1.0 + 1e-8)."""
+        every statistic, and the padding is dropped again. Rewards are float32, as estimators
+        registered with ``register_advantage`` receive them and as ``Group.zero_variance``
+        compares them."""
         rewards = pad_sequence(
-            [torch.tensor(g.rewards, dtype=torch.float64) for g in groups], batch_first=True
+            [torch.tensor(g.rewards, dtype=torch.float32) for g in groups], batch_first=True
         )  # [N, G_max]
         valid = pad_sequence(
             [torch.tensor(g.valid, dtype=torch.bool) for g in groups], batch_first=True
         )  # [N, G_max]: padding is False
         sizes = torch.tensor([len(g.verdicts) for g in groups])  # [N]
         real = torch.arange(rewards.shape[1]) < sizes.unsqueeze(1)  # [N, G_max]: rows that exist
-        adv = self.advantage_fn(rewards, valid).float()  # [N, G_max]
+        adv = self.advantage_fn(rewards, valid)  # [N, G_max]
         return adv[real]  # [B = sum of group sizes], in group order
 
     def _micro_step(

@@ -118,6 +118,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
     ):
         self.config = c = GRPOConfig.coerce(config)  # None, a GRPOConfig or a mapping
         check_sampler(sampler, priors, c.group_size)  # before the model loads
+        self._own_sampler = sampler is None  # built from the config: resume names its changes
         _check_backend(rollout_backend)
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         self.rows, _ = as_rows(train_dataset)  # checked in full once the tokenizer is loaded

@@ -220,7 +220,12 @@ def make_sampler(
         f"counts weighted x{cur_cfg.prior_weight:g}"
     )
     if unused:
-        line += f"; {unused} of the {len(priors)} keys match no prompt position (0..{len(ids) - 1})"
+        known = set(ids)
+        odd = next((k for k in priors if k not in known), None)
+        line += (
+            f"; {unused} of the {len(priors)} keys match no prompt position (0..{len(ids) - 1}), "
+            f"e.g. {odd!r}" + (" (a string: positions are ints)" if isinstance(odd, str) else "")
+        )
     log(line)
     return curriculum
 

@@ -159,6 +159,16 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tiny_model, tmp_path, capsys):
         )
     printed = capsys.readouterr().out
     assert "priors for 0 of 6 prompts" in printed and "2 of the 2 keys match no prompt" in printed
+    assert "e.g. 99" in printed
+    trainer = GRPOTrainer(  # keys read from JSON are strings: the line says so
+        model,
+        tok,
+        rows,
+        "regex",
+        config.replace(output_dir=str(tmp_path / "s")),
+        priors={"0": (1, 4)},
+    )
+    assert "e.g. '0' (a string: positions are ints)" in capsys.readouterr().out
     assert not [w for w in caught if "match no prompt" in str(w.message)], caught
 
     class Fixed(Sampler):  # the seam: a user's own sampler, nothing else required

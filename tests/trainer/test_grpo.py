@@ -364,6 +364,32 @@ def test_a_changed_curriculum_field_on_resume_is_named_alone(tiny, tokenizer, tm
     assert not [w for w in caught if "changed settings" in str(w.message)], caught
 
 
+def test_a_users_own_curriculum_still_warns_of_changed_settings_on_resume(
+    tiny, tokenizer, tmp_path
+):
+    """The trainer names the changes of a curriculum it built; one passed as ``sampler=`` is the
+    user's, and its own warning is all that names them."""
+    from passband.curriculum import Curriculum
+
+    rows = _rows("mix", "mix", "mix", "const")
+
+    def trainer(weight, **kw):
+        sampler = Curriculum(range(len(rows)), seed=0, prior_weight=weight)
+        return GRPOTrainer(
+            tiny.model(tokenizer), tokenizer, rows, reward,
+            GRPOConfig(
+                group_size=4, prompts_per_step=2, max_new_tokens=5, beta=0.0, pretrained=False,
+                output_dir=str(tmp_path / "run"), progress=False, seed=0, checkpoint_every=1, **kw,
+            ),
+            sampler=sampler,
+        )  # fmt: skip
+
+    trainer(0.5, max_steps=1).train()
+    again = trainer(0.2, max_steps=2, resume=True)
+    with pytest.warns(UserWarning, match="resuming curriculum with changed settings"):
+        again._begin()
+
+
 def test_resume_cuts_metrics_back_to_the_checkpoint_even_after_a_torn_write(tmp_path):
     from passband.trainer._metrics import MetricsWriter
 

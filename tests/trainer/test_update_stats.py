@@ -86,14 +86,39 @@ def test_the_mismatch_equals_logprob_mismatch_over_every_token(tiny, tokenizer, 
         assert report[key] == pytest.approx(value, rel=1e-4, abs=1e-6), key
 
 
-def test_a_group_the_filter_keeps_gets_advantages(tiny, tokenizer, tmp_path):
-    """Rewards 1.0 and 1.0 + 1e-8 differ for the filter (float64), so the group trains: its
-    advantages must not round to zero (they did in float32), or it only dilutes the step."""
+def test_the_filter_and_the_advantages_agree_on_what_varies(tiny, tokenizer, tmp_path):
+    """Rewards 1.0 and 1.0 + 1e-8 differed for the filter (float64) but not for the advantages
+    (float32): the group trained with all-zero advantages, diluting the step. The filter reads
+    them as the advantages do; a difference float32 keeps still trains."""
     t = _trainer(tiny, tokenizer, tmp_path)
     (g,) = t._rollout_groups([0])
-    scores = [1.0, 1.0 + 1e-8, 1.0, 1.0 + 1e-8]
-    g = dataclasses.replace(g, verdicts=[Verdict(s, "ok") for s in scores])
-    assert not g.zero_variance
-    adv = t._advantages([g])
-    assert torch.all(adv != 0), adv
-    assert adv[1] > 0 > adv[0]
+    for step, varies in ((1e-8, False), (1e-5, True)):
+        scores = [1.0, 1.0 + step, 1.0, 1.0 + step]
+        group = dataclasses.replace(g, verdicts=[Verdict(s, "ok") for s in scores])
+        assert group.zero_variance is not varies, step
+        adv = t._advantages([group])
+        assert torch.all(adv != 0) if varies else torch.all(adv == 0), (step, adv)
+        assert adv.dtype == torch.float32
+
+
+def test_a_registered_estimator_gets_float32_rewards(tiny, tokenizer, tmp_path):
+    """An estimator with float32 weights of its own (``rewards @ W``) broke when the rewards
+    came as float64 (``expected m1 and m2 to have the same dtype``)."""
+    from passband.trainer import register_advantage
+    from passband.trainer.registry import ADVANTAGE_REGISTRY
+
+    weights = torch.eye(4)
+
+    @register_advantage("test_float32_weights")
+    def projected(rewards, valid):
+        return (rewards - rewards.mean(dim=1, keepdim=True)) @ weights[: rewards.shape[1]][
+            :, : rewards.shape[1]
+        ]
+
+    try:
+        t = _trainer(tiny, tokenizer, tmp_path, advantage="test_float32_weights")
+        groups = t._rollout_groups([0, 1])
+        adv = t._advantages(groups)
+        assert adv.dtype == torch.float32 and adv.shape == (8,)
+    finally:
+        ADVANTAGE_REGISTRY.functions.pop("test_float32_weights", None)
