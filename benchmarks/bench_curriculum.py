@@ -67,6 +67,9 @@ SCENARIOS = {  # name -> SimConfig overrides; the held-out judge varies exactly 
     # prompts learned by training slip back when not trained: what the spread task showed late in
     # a run (BENCHMARKS.md); "final pass" is the mean true pass rate over all prompts at the end
     "forgetting": {"learn_step": 0.3, "forgetting": 0.02},
+    # the prompts that become learnable jump into the band at a random mid-run step, with no
+    # success before (an independent reviewer's simulator did this; the others drift up)
+    "jump": {"jump": True, "n_prompts": 5000, "steps": 300},
 }
 _RUNS = (
     ("uniform", {}),

@@ -55,6 +55,10 @@ class SimConfig:
     """Share of what a prompt has learned (``learn_step`` per trained group) that it loses in
     each step it is not trained on: a policy forgets what it stops practising. 0: nothing is
     forgotten."""
+    jump: bool = False
+    """True: the hopeless prompts that become learnable do so at once, each at a random step in
+    the middle of the run (25% to 60% of it), to a pass rate between 0.25 and 0.6, with no success
+    before to announce it; False: they drift up with the policy, as the others do."""
     seed: int = 0
     """Seeds the world and the curriculum."""
     curriculum_options: dict = field(default_factory=dict)
@@ -96,6 +100,7 @@ class _World:
         rng = random.Random(cfg.seed)
         self.cfg, self.rng = cfg, random.Random(cfg.seed + 1)
         self.z, self.a, self.learned = [], [], [0.0] * cfg.n_prompts
+        self.jumps: dict[int, tuple[float, float]] = {}  # prompt -> (step, logit) (``jump``)
         kinds = []  # 0 hopeless, 1 easy, 2 in-between: what a text can tell
         hard, easy, _ = cfg.mix
         for _ in range(cfg.n_prompts):
@@ -105,6 +110,10 @@ class _World:
                 learnable = rng.random() < cfg.learnable_hard_share
                 self.z.append(rng.gauss(-5.0, 0.7))
                 self.a.append(rng.uniform(4.0, 6.5) if learnable else rng.uniform(0.0, 1.0))
+                if learnable and cfg.jump:  # at once, mid-run, to a rate in [0.25, 0.6]
+                    rate = rng.uniform(0.25, 0.6)
+                    at = rng.uniform(0.25, 0.6) * cfg.steps
+                    self.a[-1], self.jumps[len(self.z) - 1] = 0.0, (at, math.log(rate / (1 - rate)))
             elif u < hard + easy:
                 self.z.append(rng.gauss(4.5, 1.0))
                 self.a.append(rng.uniform(0.0, 1.5))
@@ -115,6 +124,9 @@ class _World:
 
     def pass_rate(self, i: int, step: int) -> float:
         x = self.z[i] + self.a[i] * self.cfg.drift_speed * step / self.cfg.steps + self.learned[i]
+        jump = self.jumps.get(i)
+        if jump is not None and step >= jump[0]:
+            x = max(x, jump[1] + self.learned[i])
         return 1.0 / (1.0 + math.exp(-x))
 
     def forget(self, trained: set[int], share: float) -> None:

@@ -32,21 +32,28 @@ def _warmup(cur: Curriculum, ids, successes=0):
         cur.observe(pid, successes, 8)
 
 
-def test_due_warmup_prompts_with_a_success_are_retested_first():
-    cur = Curriculum(
-        range(40),
-        warmup_retest_after=1,
-        warmup_retest_share=0.1,
-        max_warmup_retest_share=0.1,
-        min_explore_share=0.0,
-    )
-    _warmup(cur, range(10))  # 0/8 twice: hopeless
-    _warmup(cur, range(10))
-    _warmup(cur, [7, 7], successes=1)  # 1/8 twice: still below the band, but moving
-    assert cur.classify(7) == "too_hard"
-    _warmup(cur, range(10, 40), successes=4)  # an in-band pool
-    assert cur.sample(10)[0] == 7  # the re-test slot goes to the moving prompt, every seed
-    assert cur.metrics()["drawn/retest_warmup"] == 1
+def test_due_warmup_re_tests_go_half_to_a_rising_prompt_half_to_the_stalest():
+    """Two slots: one to the prompt with a success or two (rising toward the band), one to the
+    prompt looked at longest ago (a prompt that jumped into the band shows nothing before it is
+    re-tested), every seed."""
+    for seed in range(5):
+        cur = Curriculum(
+            range(40),
+            seed=seed,
+            warmup_retest_after=1,
+            warmup_retest_share=0.2,
+            max_warmup_retest_share=0.2,
+            min_explore_share=0.0,
+        )
+        _warmup(cur, [3, 3, 3])  # 0/8 thrice, first of all: the stalest, and ranked last
+        _warmup(cur, range(4, 10))  # 0/8 twice: hopeless, looked at since
+        _warmup(cur, range(4, 10))
+        _warmup(cur, [7, 7], successes=1)  # 1/8 twice: still below the band, but moving
+        assert cur.classify(7) == cur.classify(3) == "too_hard"
+        _warmup(cur, range(10, 40), successes=4)  # an in-band pool
+        drawn = cur.sample(10)
+        assert sorted(drawn[:2]) == [3, 7], (seed, drawn)
+        assert cur.metrics()["drawn/retest_warmup"] == 2
 
 
 def _run(cur: Curriculum, rate, steps: int, n: int, rng: random.Random, start: int = 0):
