@@ -23,7 +23,7 @@ import numpy as np
 from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX, number_or_none
 from passband.errors import DataError, first_few
 
-__all__ = ["TrainingPriors", "training_priors", "row_prior", "prior_counts"]
+__all__ = ["TrainingPriors", "training_priors", "row_prior", "prior_counts", "require_mapping"]
 
 _COMPARED = ("model", "temperature", "top_p", "max_tokens", "success_threshold", "verifier")
 
@@ -229,6 +229,12 @@ def prior_counts(prompt_id: Hashable, counts: Any, hint: int) -> tuple[float, fl
     ``hint`` answers; a ``DataError`` (a ``ValueError``) naming the prompt when it is neither,
     not finite, has trials below 0 (or 0 with passes), or passes outside ``[0, trials]``."""
     given = counts
+    parts = counts if isinstance(counts, (tuple, list, np.ndarray)) else (counts,)
+    if any(isinstance(x, (str, bytes, bool, np.bool_)) for x in parts):  # "38" read as 3 of 8
+        raise DataError(
+            f"prior for {prompt_id!r} must be (passes, trials) or a pass rate, got {given!r} "
+            "(numbers, not text or a bool)"
+        )
     try:
         if type(counts) is not tuple and isinstance(counts, (int, float, np.number)):
             counts = (float(counts) * hint, hint)  # a bare pass rate, read as one group
@@ -247,6 +253,16 @@ def prior_counts(prompt_id: Hashable, counts: Any, hint: int) -> tuple[float, fl
     if t > 0 and not 0 <= p <= t:
         raise DataError(f"prior for {prompt_id!r}: passes={p} not in [0, trials={t}]")
     return p, t
+
+
+def require_mapping(priors: Any) -> None:
+    """A ``TypeError`` unless ``priors`` maps prompt ids to counts (a list of pairs was read as
+    its positions and failed with an ``AttributeError``)."""
+    if not isinstance(priors, Mapping):
+        raise TypeError(
+            "priors must map prompt ids to (passes, trials) or a pass rate, got a "
+            f"{type(priors).__name__}"
+        )
 
 
 def warn_unmatched(unmatched: list, given: int, ids: Sequence) -> None:

@@ -286,6 +286,8 @@ class SelectionMixin:
         for i in stale:
             del self._pending[i]
         excluded = set()
+        if exclude is None or isinstance(exclude, (str, bytes)):  # one id, not its characters
+            exclude = () if exclude is None else (exclude,)
         for p in exclude:
             i = self._index.get(int(p) if isinstance(p, np.integer) else p)
             if i is not None:

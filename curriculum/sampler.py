@@ -43,7 +43,7 @@ from passband.curriculum._ids import build_index, plain_id, plain_ids, whole_num
 from passband.curriculum._persist import COUNTERS, FLOATS, PersistMixin
 from passband.curriculum._pools import ACTIVE, EASY, FRESH, WARMUP, DueQueue, IndexSet, first_wait
 from passband.curriculum._predict import signal_model
-from passband.curriculum._priors import prior_counts, warn_unmatched
+from passband.curriculum._priors import prior_counts, require_mapping, warn_unmatched
 from passband.curriculum._selection import SelectionMixin
 from passband.curriculum.allocation import allocate
 from passband.curriculum.config import CurriculumConfig
@@ -80,8 +80,8 @@ class Curriculum(SelectionMixin, PersistMixin):
         **options,
     ) -> None:
         config = CurriculumConfig.resolve(config, band, options)
-        if (whole := whole_number(seed)) is None:
-            raise TypeError(f"seed={seed!r} must be a whole number (the same seed, the same draws)")
+        if (whole := whole_number(seed)) is None or whole < 0:
+            raise TypeError(f"seed={seed!r} must be a whole number >= 0 (same seed, same draws)")
         seed = whole
         self.config = config
         self._ids = plain_ids(prompt_ids)
@@ -345,6 +345,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         ``prior_weight = 0`` ignores them altogether (the population prior too)."""
         if self.config.prior_weight == 0:
             return
+        require_mapping(priors)
         idx, passes, trials = [], [], []
         hint = self.config.group_size_hint
         index = self._index

@@ -250,6 +250,26 @@ def test_bad_inputs_name_the_problem():
         Curriculum(["a"], selection="pool")
 
 
+def test_inputs_that_were_misread_silently_are_refused_or_read_as_meant():
+    """An independent review (stop 40): a string prior "38" was read as 3 passes of 8, ``True``
+    as a pass rate of 1, ``exclude="ab"`` as the ids 'a' and 'b'; ``exclude=None``, a list of
+    priors and ``seed=-1`` failed without naming what was wrong."""
+    with pytest.raises(ValueError, match=r"prior for 'ab' .* got '38' \(numbers, not text"):
+        Curriculum(["ab", "c"], priors={"ab": "38"})
+    with pytest.raises(ValueError, match="got True"):
+        Curriculum(["ab", "c"], priors={"ab": True})
+    with pytest.raises(ValueError, match=r"got \('3', 8\)"):
+        Curriculum(["ab", "c"], priors={"ab": ("3", 8)})
+    with pytest.raises(TypeError, match="priors must map prompt ids .* got a list"):
+        Curriculum(["ab", "c"], priors=[("ab", (3, 8))])
+    with pytest.raises(TypeError, match="seed=-1 must be a whole number >= 0"):
+        Curriculum(["ab"], seed=-1)
+    cur = Curriculum(["ab", "a", "b"], seed=0)
+    for _ in range(5):
+        assert "ab" not in cur.sample(2, exclude="ab")  # one id, not its characters
+    assert len(cur.sample(1, exclude=None)) == 1
+
+
 def test_curriculum_never_imports_torch():
     code = (
         "import sys, passband.curriculum, passband.curriculum.simulate, "
