@@ -3,6 +3,7 @@ process with the same global batch and seed, and a two-process run resumes from 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -105,12 +106,29 @@ def _finish(proc: subprocess.Popen) -> str:
     try:
         out, err = proc.communicate(timeout=300)
     except subprocess.TimeoutExpired:
-        # a hung rank left alive would hold on and slow every later run of the suite
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
+        # a hung rank left alive would hold on and slow every later run of the suite; torchrun
+        # starts its ranks in sessions of their own, so the launcher's group is not enough: an
+        # orphaned rank kept the pipes open and the suite waited forever (stop 40)
+        _kill_tree(proc.pid)
+        out, err = proc.communicate(timeout=60)
         raise AssertionError(f"timed out after 300 s: {(out + err)[-3000:]}") from None
     assert proc.returncode == 0, err[-3000:]
     return out + err  # messages go to stderr once the progress bar exists
+
+
+def _kill_tree(pid: int) -> None:
+    """SIGKILL ``pid``, its process group and every descendant, whatever session it is in."""
+    import psutil
+
+    try:
+        family = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        family = []
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    for member in family:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            member.kill()
 
 
 def _close(a, b) -> bool:
