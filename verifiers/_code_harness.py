@@ -98,9 +98,9 @@ class _ProgramModule:
 class Runner:
     """Executes test units against one session and collects a ``Check`` per evaluated assert."""
 
-    def __init__(self, session: Session, called=frozenset(), entry: str = "", defines=frozenset()):
-        self.session = session  # ``defines``: the program's functions (``defined_functions``)
-        self.ns = Namespace(session, called, entry, defines)
+    def __init__(self, session: Session, called=frozenset(), entry: str = "") -> None:
+        self.session = session
+        self.ns = Namespace(session, called, entry)
         self.ns["__file__"] = "test_module.py"  # ``__name__`` is no "__main__": no main block
         self.ns[RECORD] = self._record
         self.ns[BIND] = self._bind
@@ -123,17 +123,14 @@ class Runner:
         """``from solution import *``: the program's public names, except a name the test bound
         itself, a module name (the harness's own module, unless the tests call the name) and a
         comparison helper (``isclose``, ``approx``: the harness's own function), nor a program's
-        module hook (``setup_module``) or ``test*`` name the tests do not call. A function the
-        program writes under the name of a builtin the tests call makes the test ``NotRunnable``:
-        which one is meant cannot be told (any other value of that name: the builtin)."""
+        module hook (``setup_module``) or ``test*`` name the tests do not call, nor a name of a
+        builtin: the tests' ``len`` is the builtin whatever the program binds to it (binding one
+        must change no verdict, or ``def sorted`` would turn a wrong answer into an error)."""
         for name in sorted(self.session.names):
             own = name.startswith("_") or name in self.ns or name in _HOOKS
             if own or (name.startswith(("test", "Test")) and name not in self.ns.called):
                 continue  # the test's names (``import pytest``); no program hook or own test
-            if hasattr(builtins, name):  # the builtin, unless the program wrote a function
-                if name in self.ns.called and name in self.ns.defines:
-                    why = "under 'from solution import *' which is meant cannot be told"
-                    raise self.ns.refuse(f"the program's {name!r} hides a called builtin: {why}")
+            if hasattr(builtins, name):  # the builtin, whatever the program binds to its name
                 continue
             is_module = name in sys.stdlib_module_names or name in MODULE_NAMES
             if is_module and name not in self.ns.called:
@@ -267,9 +264,16 @@ class Runner:
         return True
 
     def _guarded(self, thunk, label: str) -> None:
-        """``thunk()``; a refusal it caught itself (``Namespace.refuse``) is raised again."""
+        """``thunk()``; a refusal it caught itself (``Namespace.refuse``) is raised again, also
+        when the test code then ended another way (``sys.exit(0)``)."""
         seen = len(self.ns.refused)
-        thunk()
+        try:
+            thunk()
+        except _ESCAPES:
+            raise
+        except BaseException:
+            if len(self.ns.refused) == seen:
+                raise
         if len(self.ns.refused) > seen:
             raise NotRunnable(f"{self.ns.refused[-1]} (the test code caught it: {label[:80]})")
 
@@ -298,7 +302,10 @@ class Runner:
         """Imports and definitions the tests need (HumanEval's test module, MBPP ``test_imports``)."""
         calls_before = self.session.calls
         try:
-            exec(compile_tests(source, filename), self.ns)
+            code = compile_tests(source, filename)
+            self._guarded(lambda: exec(code, self.ns), filename)
+        except NotRunnable as exc:
+            raise HarnessFault(f"reference setup code: {exc}") from None
         except (HarnessFault, CandidateGone):
             raise
         except Unencodable as exc:

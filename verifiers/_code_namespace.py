@@ -8,7 +8,6 @@ sympy in others: a test that uses it without importing it cannot be run (``NotRu
 
 from __future__ import annotations
 
-import ast
 import builtins
 import importlib
 import sys
@@ -16,7 +15,7 @@ import sys
 from passband.sandbox import Session
 from passband.verifiers._code_suite import NotRunnable
 
-__all__ = ["MODULE_NAMES", "Namespace", "defined_functions"]
+__all__ = ["MODULE_NAMES", "Namespace"]
 
 # Module aliases tests use without importing them (the prompt did): the harness's own module,
 # never the program's object of that name (a program's ``np`` whose ``allclose`` is always True).
@@ -37,28 +36,6 @@ _AMBIGUOUS = {"sp": "scipy or sympy"}  # aliases whose module cannot be told
 MODULE_NAMES = frozenset(_ALIASES) | _THIRD_PARTY | frozenset(_AMBIGUOUS)
 
 
-def defined_functions(program: str) -> frozenset[str]:
-    """Names the program's module level binds to a function or class it writes (``def``,
-    ``class``, ``name = lambda``), also inside module-level ``if`` / ``try`` / ``with``: read from
-    the source here, not asked of the sandbox. Imports (``from math import *``) and other values
-    (``list = [3, 1]``, ``len = len``) are not among them."""
-    try:
-        body = ast.parse(program).body
-    except (SyntaxError, ValueError):
-        return frozenset()
-    names: set[str] = set()
-    while body:
-        node, body = body[0], body[1:]
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, (ast.If, ast.Try, ast.With)):
-            inner = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
-            body = inner + [s for h in getattr(node, "handlers", []) for s in h.body] + body
-    return frozenset(names)
-
-
 class Namespace(dict):
     """Globals for test code: its own names, then builtins, then the candidate's module.
 
@@ -73,10 +50,9 @@ class Namespace(dict):
         session: Session,
         called: frozenset[str] = frozenset(),
         entry: str = "",
-        defines: frozenset[str] = frozenset(),
     ) -> None:
         super().__init__()
-        self._session, self.called, self._entry, self.defines = session, called, entry, defines
+        self._session, self.called, self._entry = session, called, entry
         self.refused: list[str] = []  # why a test cannot be run, even if the test caught it
 
     def refuse(self, why: str) -> NotRunnable:

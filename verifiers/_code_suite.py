@@ -10,8 +10,8 @@ classes that end with ``unittest.main()``. The harness runs such code as it runs
   binds ``g`` to the program's ``f`` (a name the program does not define fails the test:
   ``NameError``); ``from solution import *`` binds the program's names, except a name the test
   bound itself, a standard-library or third-party module alias and comparison helpers
-  (``isclose``, ``approx``, ...), which stay the harness's own; a program name hiding a builtin
-  the tests call is an error (``Runner._program_star``); ``import solution`` binds a handle whose
+  (``isclose``, ``approx``, ...), which stay the harness's own, and a builtin's name, which stays
+  the builtin (``Runner._program_star``); ``import solution`` binds a handle whose
   attributes are the program's names.
   Any other module is imported as the test asked: a missing ``numpy`` never becomes the
   program's own ``allclose``. ``unittest.main`` / ``TestProgram`` and ``pytest.main``, through

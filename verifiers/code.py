@@ -77,7 +77,6 @@ from passband.verifiers._code_harness import (
     trusted_prompt,
 )
 from passband.verifiers._code_io import grade_io, outputs_match, tail
-from passband.verifiers._code_namespace import defined_functions
 from passband.verifiers._code_suite import is_suite, module_calls, program_names
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
@@ -312,7 +311,7 @@ def _grade_calls(
                 )
             ], timed_out
         entry = _entry_parts(entry_point)[0] if _entry_ok(entry_point) else ""
-        runner = Runner(session, called, entry, defined_functions(program))
+        runner = Runner(session, called, entry)
         try:
             runner.prelude(prelude)
             runner.setup(setup, "<reference setup>")

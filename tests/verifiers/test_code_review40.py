@@ -93,14 +93,16 @@ def test_builtins_a_program_binds_without_defining_them_are_the_builtins(extra):
     assert _run(wrong + extra, tests=SET_TESTS).status == "wrong"
 
 
-def test_under_import_star_a_rebound_builtin_is_the_builtin_not_an_error():
-    """``len = len`` beside a wrong ``add`` turned ``wrong`` into ``error`` (masked in training)
-    under ``from solution import *``; a ``def len`` is still ambiguous."""
+def test_under_import_star_a_builtins_name_is_always_the_builtin():
+    """``len = len`` or a ``def len`` beside a wrong ``add`` turned ``wrong`` into ``error``
+    (masked in training) under ``from solution import *``."""
     suite = "from solution import *\n\ndef test_add():\n    assert len([add(1, 2)]) == 1 and add(1, 2) == 3\n"
     assert _run("len = len\n\ndef add(a, b):\n    return 0\n", test=suite).status == "wrong"
     assert _run("len = len\n\ndef add(a, b):\n    return a + b\n", test=suite).passed
-    written = "def len(x):\n    return 1\n\ndef add(a, b):\n    return 0\n"
-    assert _run(written, test=suite).status == "error"
+    # a function the program writes under the builtin's name changes nothing either: it turned
+    # a wrong answer into a masked error (the second regression review), dead code included
+    for written in ("def len(x):\n    return 1\n", "len = len\nif False:\n    def len(x): pass\n"):
+        assert _run(written + "\ndef add(a, b):\n    return 0\n", test=suite).status == "wrong"
 
 
 @pytest.mark.parametrize(
@@ -111,10 +113,10 @@ def test_under_import_star_a_rebound_builtin_is_the_builtin_not_an_error():
             "        candidate(sp.Integer(1), 0)\n    assert candidate(4, 2) == 2\n",
             "def safe_div(a, b):\n    return a // b if b else 0\n",
         ),
-        (  # under import *, a ``def len`` hiding the builtin the tests call, caught the same way
-            "try:\n    from solution import *\nexcept Exception:\n    from solution import safe_div"
-            "\n\ndef test_div():\n    assert safe_div(len([1, 2]), 1) == 2\n",
-            "def len(x):\n    return 2\n\ndef safe_div(a, b):\n    return 0\n",
+        (  # the same, ended with sys.exit(0): the refusal still counts
+            "import pytest, sys\n\ndef check(candidate):\n    with pytest.raises(Exception):\n"
+            "        candidate(sp.Integer(1), 0)\n    sys.exit(0)\n",
+            "def safe_div(a, b):\n    return 0\n",
         ),
     ],
 )
@@ -135,3 +137,13 @@ def test_a_setup_module_made_with_partial_still_runs():
     )
     assert _run("def add(a, b):\n    return a + b\n", test=suite).passed
     assert _run("def add(a, b):\n    return 0\n", test=suite).status == "wrong"
+
+
+def test_a_refusal_caught_in_the_reference_setup_is_no_pass():
+    setup = "try:\n    X = sp.Integer(2)\nexcept Exception:\n    X = 2\n"
+    verdict = _run(
+        "def double(x):\n    return 0\n",
+        tests=["assert double(1) == 2"],
+        test_setup_code=setup,
+    )
+    assert verdict.status == "error" and not verdict.passed, verdict.detail

@@ -175,7 +175,7 @@ def test_a_test_the_harness_cannot_run_is_no_pass(extra):
     assert "cannot run" in verdict.detail
 
 
-def test_a_star_import_of_a_builtin_named_function_is_no_pass_and_keeps_comparisons():
+def test_under_a_star_import_a_builtins_name_is_the_builtin_and_comparisons_are_kept():
     suite = (
         "from solution import *\n\ndef test_pow():\n    assert pow(2, 10) == 1024\n\n"
         "def test_area():\n    assert isclose(area(1), 3.14159, rel_tol=1e-4)\n"
@@ -187,10 +187,9 @@ def test_a_star_import_of_a_builtin_named_function_is_no_pass_and_keeps_comparis
     honest = "from math import isclose\n\ndef pow(x, n):\n    return x ** n\n\n"
     honest += "def area(r):\n    return 3.14159 * r * r\n"
     assert CODE(f"```python\n{hostile}```", test=suite).status != "ok"
-    # the program's pow hides the builtin the test calls: which one the test means is unknowable
-    # under import *, so the verdict is an error (masked), never a pass
-    verdict = CODE(f"```python\n{honest}```", test=suite)
-    assert verdict.status == "error" and "'pow'" in verdict.detail, verdict.detail
+    # the tests' pow is the builtin, whatever the program binds to the name (an error here let
+    # any wrong program escape its zero by writing one: stop 40)
+    assert CODE(f"```python\n{honest}```", test=suite).passed
     named = suite.replace("from solution import *", "from solution import pow, area, isclose")
     assert CODE(f"```python\n{honest}```", test=named.replace(", isclose", "")).status == "ok"
 
