@@ -229,6 +229,8 @@ def prior_counts(prompt_id: Hashable, counts: Any, hint: int) -> tuple[float, fl
     ``hint`` answers; a ``DataError`` (a ``ValueError``) naming the prompt when it is neither,
     not finite, has trials below 0 (or 0 with passes), or passes outside ``[0, trials]``."""
     given = counts
+    if isinstance(counts, np.ndarray) and counts.ndim == 0:  # np.array(0.4): the number in it
+        counts = counts.item()
     parts = counts if isinstance(counts, (tuple, list, np.ndarray)) else (counts,)
     if any(isinstance(x, (str, bytes, bool, np.bool_)) for x in parts):  # "38" read as 3 of 8
         raise DataError(

@@ -286,8 +286,10 @@ class SelectionMixin:
         for i in stale:
             del self._pending[i]
         excluded = set()
-        if exclude is None or isinstance(exclude, (str, bytes)):  # one id, not its characters
-            exclude = () if exclude is None else (exclude,)
+        if exclude is None:
+            exclude = ()
+        elif isinstance(exclude, (str, bytes)) or not isinstance(exclude, Iterable):
+            exclude = (exclude,)  # one id ("ab", 7), not the characters of a string
         for p in exclude:
             i = self._index.get(int(p) if isinstance(p, np.integer) else p)
             if i is not None:

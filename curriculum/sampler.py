@@ -81,7 +81,8 @@ class Curriculum(SelectionMixin, PersistMixin):
     ) -> None:
         config = CurriculumConfig.resolve(config, band, options)
         if (whole := whole_number(seed)) is None or whole < 0:
-            raise TypeError(f"seed={seed!r} must be a whole number >= 0 (same seed, same draws)")
+            kind = TypeError if whole is None else ValueError
+            raise kind(f"seed={seed!r} must be a whole number >= 0 (same seed, same draws)")
         seed = whole
         self.config = config
         self._ids = plain_ids(prompt_ids)

@@ -262,12 +262,15 @@ def test_inputs_that_were_misread_silently_are_refused_or_read_as_meant():
         Curriculum(["ab", "c"], priors={"ab": ("3", 8)})
     with pytest.raises(TypeError, match="priors must map prompt ids .* got a list"):
         Curriculum(["ab", "c"], priors=[("ab", (3, 8))])
-    with pytest.raises(TypeError, match="seed=-1 must be a whole number >= 0"):
+    with pytest.raises(ValueError, match="seed=-1 must be a whole number >= 0"):
         Curriculum(["ab"], seed=-1)
     cur = Curriculum(["ab", "a", "b"], seed=0)
     for _ in range(5):
         assert "ab" not in cur.sample(2, exclude="ab")  # one id, not its characters
     assert len(cur.sample(1, exclude=None)) == 1
+    numbered = Curriculum(range(3), seed=0, priors={0: np.array(0.4), 1: (np.int64(2), 8)})
+    for _ in range(5):
+        assert 0 not in numbered.sample(2, exclude=0)  # one int id
 
 
 def test_curriculum_never_imports_torch():

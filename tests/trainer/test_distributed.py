@@ -92,7 +92,9 @@ def scratch(tmp_path_factory):
 def _run(cmd: list[str]) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
     env.update({"TMPDIR": _SCRATCH[0]} if _SCRATCH else {})
-    return subprocess.Popen(
+    env[_MARK] = f"{os.getpid()}-{len(_LAUNCHED)}"  # every process of the run inherits it
+    _LAUNCHED.append(env[_MARK])
+    proc = subprocess.Popen(
         cmd,
         env=env,
         stdout=subprocess.PIPE,
@@ -100,6 +102,8 @@ def _run(cmd: list[str]) -> subprocess.Popen:
         text=True,
         start_new_session=True,  # its own process group: a run that times out goes whole
     )
+    _MARKS[proc.pid] = env[_MARK]
+    return proc
 
 
 def _finish(proc: subprocess.Popen) -> str:
@@ -109,25 +113,34 @@ def _finish(proc: subprocess.Popen) -> str:
         # a hung rank left alive would hold on and slow every later run of the suite; torchrun
         # starts its ranks in sessions of their own, so the launcher's group is not enough: an
         # orphaned rank kept the pipes open and the suite waited forever (stop 40)
-        _kill_tree(proc.pid)
+        _kill_tree(proc.pid, _MARKS.get(proc.pid))
         out, err = proc.communicate(timeout=60)
         raise AssertionError(f"timed out after 300 s: {(out + err)[-3000:]}") from None
     assert proc.returncode == 0, err[-3000:]
     return out + err  # messages go to stderr once the progress bar exists
 
 
-def _kill_tree(pid: int) -> None:
-    """SIGKILL ``pid``, its process group and every descendant, whatever session it is in."""
+_MARK = "PASSBAND_TEST_RUN"
+_LAUNCHED: list[str] = []
+_MARKS: dict[int, str] = {}  # launched pid -> its run's mark
+
+
+def _kill_tree(pid: int, mark: str | None) -> None:
+    """SIGKILL ``pid``, its process group, every descendant and every process that inherited its
+    run's ``mark`` (a rank whose launcher already exited is an orphan, no descendant any more)."""
     import psutil
 
-    try:
+    family = []
+    with contextlib.suppress(psutil.Error):
         family = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
-    except psutil.NoSuchProcess:
-        family = []
+    for other in psutil.process_iter():
+        with contextlib.suppress(psutil.Error):
+            if mark is not None and other.environ().get(_MARK) == mark:
+                family.append(other)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
     for member in family:
-        with contextlib.suppress(psutil.NoSuchProcess):
+        with contextlib.suppress(psutil.Error):
             member.kill()
 
 
