@@ -25,7 +25,9 @@ them (``passband.trainer._fsdp``); everything above holds for it too. Not here: 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
+import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -201,10 +203,20 @@ def init_distributed(strategy: str = "auto") -> Dist:
     return Dist(dist.get_rank(), dist.get_world_size(), local, strategy)
 
 
-def finish_distributed() -> None:
-    """Leave the process group (``passband train`` calls this once training is over)."""
+def finish_distributed(trainer=None) -> None:
+    """Leave the process group (``passband train`` calls this once training is over).
+
+    A rank once hung at exit in torch's gloo teardown: the DDP reducer, freed after the group
+    was destroyed, took the group down with it and joined gloo's worker threads while holding the
+    GIL, and a worker was waiting for the GIL to release the last collective's tensor. So the
+    trainer's DDP wrapper is dropped while the group still lives, and the workers get a moment
+    without the GIL before the group is destroyed."""
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         torch.distributed.barrier()
+        if trainer is not None and getattr(trainer, "policy", None) is not trainer.model:
+            trainer.policy = trainer.model  # the reducer goes now, not at the function's return
+        gc.collect()
+        time.sleep(0.2)  # sleeping releases the GIL: the workers finish with what they hold
         torch.distributed.destroy_process_group()
 
 

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         trainer.close()  # a vLLM engine it started
     from passband.trainer._distributed import finish_distributed
 
-    finish_distributed()  # under torchrun / accelerate launch: leave the process group cleanly
+    finish_distributed(trainer)  # under torchrun / accelerate launch: leave the group cleanly
     if trainer.dist.is_main:
         print(
             f"done: {last.get('step', trainer.step)} steps; run directory {cfg.trainer.output_dir}"
