@@ -98,7 +98,9 @@ class _ProgramModule:
 class Runner:
     """Executes test units against one session and collects a ``Check`` per evaluated assert."""
 
-    def __init__(self, session: Session, called=frozenset(), entry: str = "") -> None:
+    def __init__(
+        self, session: Session, called: frozenset[str] = frozenset(), entry: str = ""
+    ) -> None:
         self.session = session
         self.ns = Namespace(session, called, entry)
         self.ns["__file__"] = "test_module.py"  # ``__name__`` is no "__main__": no main block

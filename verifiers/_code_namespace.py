@@ -3,7 +3,8 @@
 A name the tests use without importing it that names a module (the prompt imported it: ``math``,
 ``np``) is the harness's own module, never the program's object of that name: a program's ``np``
 whose ``allclose`` is always True must not grade the program. ``sp`` is scipy in some datasets and
-sympy in others: a test that uses it without importing it cannot be run (``NotRunnable``).
+sympy in others: a test that uses it without importing it cannot be run (``NotRunnable``). A
+builtin the tests call is always the builtin, whatever the program binds to that name.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ _ALIASES = {
 _THIRD_PARTY = frozenset(
     {"numpy", "pandas", "scipy", "sympy", "networkx", "matplotlib", "seaborn", "sklearn", "torch"}
     | {"tensorflow", "jax"}
-)
+)  # module names the harness imports itself
 _AMBIGUOUS = {"sp": "scipy or sympy"}  # aliases whose module cannot be told
 MODULE_NAMES = frozenset(_ALIASES) | _THIRD_PARTY | frozenset(_AMBIGUOUS)
 
