@@ -136,7 +136,8 @@ class CurriculumConfig:
     P(signal) is at least a fresh prompt's."""
     signal_floor: float = 0.8
     """Share of groups with signal that the sampler protects before spending on extra re-tests
-    and probes: the discovery budget holds the long-run signal share near it."""
+    and probes: the discovery budget holds the long-run signal share near it. Stated for G = 8;
+    at a smaller G it scales down with what in-band prompts can give (0.66 at G = 4)."""
     spend_gain: float = 0.005
     """How fast the discovery budget (0..1) follows the signal share: each observed group adds
     ``spend_gain * (signal - signal_floor)`` (signal is 0 or 1). An integral controller: it

@@ -336,7 +336,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         self._ema["signal"] += (float(signal) - self._ema["signal"]) * rate
         if self._counts["groups_observed"] > _EMA_WINDOW // 4:  # skip the first probes of an
             # unknown pool: their signal says nothing about what is left to spend
-            step = self.config.spend_gain * (float(signal) - self.config.signal_floor)
+            step = self.config.spend_gain * (float(signal) - self._floor())
             self._ema["spend"] = min(1.0, max(0.0, self._ema.get("spend", 0.0) + step))
         in_band = float(lo <= successes / trials <= hi)
         self._ema["in_band"] += (in_band - self._ema["in_band"]) * rate
