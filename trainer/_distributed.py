@@ -94,22 +94,19 @@ class Dist:
 
     def sum(self, values: Sequence[float]) -> list[float]:
         """Element-wise sum over ranks (float64, so token counts stay exact)."""
-        if not self.enabled or not values:
-            return [float(v) for v in values]
-        t = torch.tensor(
-            [float(v) for v in values], dtype=torch.float64, device=self._comm_device()
-        )
-        torch.distributed.all_reduce(t)
-        return t.tolist()
+        return self._all_reduce(values, "SUM")
 
     def max(self, values: Sequence[float]) -> list[float]:
         """Element-wise maximum over ranks."""
+        return self._all_reduce(values, "MAX")
+
+    def _all_reduce(self, values: Sequence[float], op: str) -> list[float]:
         if not self.enabled or not values:
             return [float(v) for v in values]
         t = torch.tensor(
             [float(v) for v in values], dtype=torch.float64, device=self._comm_device()
         )
-        torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
+        torch.distributed.all_reduce(t, op=getattr(torch.distributed.ReduceOp, op))
         return t.tolist()
 
     def broadcast_from_main(self, module: torch.nn.Module) -> None:
