@@ -99,10 +99,14 @@ class Runner:
     """Executes test units against one session and collects a ``Check`` per evaluated assert."""
 
     def __init__(
-        self, session: Session, called: frozenset[str] = frozenset(), entry: str = ""
+        self,
+        session: Session,
+        called: frozenset[str] = frozenset(),
+        entry: str = "",
+        shadowed: frozenset[str] = frozenset(),
     ) -> None:
         self.session = session
-        self.ns = Namespace(session, called, entry)
+        self.ns = Namespace(session, called, entry, shadowed)
         self.ns["__file__"] = "test_module.py"  # ``__name__`` is no "__main__": no main block
         self.ns[RECORD] = self._record
         self.ns[BIND] = self._bind
@@ -132,8 +136,8 @@ class Runner:
             own = name.startswith("_") or name in self.ns or name in _HOOKS
             if own or (name.startswith(("test", "Test")) and name not in self.ns.called):
                 continue  # the test's names (``import pytest``); no program hook or own test
-            if hasattr(builtins, name):  # the builtin, whatever the program binds to its name
-                continue
+            if hasattr(builtins, name) and name not in self.ns.shadowed:  # the builtin, whatever
+                continue  # the program binds to its name (but see ``_code_calls``)
             is_module = name in sys.stdlib_module_names or name in MODULE_NAMES
             if is_module and name not in self.ns.called:
                 continue  # the program's ``import numpy as np``: the harness's (unless called)

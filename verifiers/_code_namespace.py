@@ -4,7 +4,8 @@ A name the tests use without importing it that names a module (the prompt import
 ``np``) is the harness's own module, never the program's object of that name: a program's ``np``
 whose ``allclose`` is always True must not grade the program. ``sp`` is scipy in some datasets and
 sympy in others: a test that uses it without importing it cannot be run (``NotRunnable``). A
-builtin the tests call is always the builtin, whatever the program binds to that name.
+builtin the tests call is the builtin, whatever the program binds to that name, except in the
+second reading ``_code_calls`` runs for a task function named like a builtin (``shadowed``).
 """
 
 from __future__ import annotations
@@ -51,9 +52,11 @@ class Namespace(dict):
         session: Session,
         called: frozenset[str] = frozenset(),
         entry: str = "",
+        shadowed: frozenset[str] = frozenset(),
     ) -> None:
         super().__init__()
         self._session, self.called, self._entry = session, called, entry
+        self.shadowed = shadowed  # builtin names read as the program's (the second reading)
         self.refused: list[str] = []  # why a test cannot be run, even if the test caught it
 
     def refuse(self, why: str) -> NotRunnable:
@@ -64,8 +67,8 @@ class Namespace(dict):
         return NotRunnable(why)
 
     def __missing__(self, key: str):
-        if key == self._entry and key in self._session.names:  # the function under test, even if
-            return self._session.lookup(key)  # it is named like a builtin (``entry_point`` says so)
+        if (key == self._entry or key in self.shadowed) and key in self._session.names:
+            return self._session.lookup(key)  # the function under test, named like a builtin
         if hasattr(builtins, key):  # the builtin, whatever the program binds to its name: a
             return getattr(builtins, key)  # program's ``len`` never answers for the tests
         if key in sys.stdlib_module_names and key not in self.called and not key.startswith("_"):

@@ -11,7 +11,8 @@ classes that end with ``unittest.main()``. The harness runs such code as it runs
   ``NameError``); ``from solution import *`` binds the program's names, except a name the test
   bound itself, a standard-library or third-party module alias and comparison helpers
   (``isclose``, ``approx``, ...), which stay the harness's own, and a builtin's name, which stays
-  the builtin (``Runner._program_star``); ``import solution`` binds a handle whose
+  the builtin (``Runner._program_star``; a program's function of that name the tests call must
+  pass them both ways, ``_code_calls``); ``import solution`` binds a handle whose
   attributes are the program's names.
   Any other module is imported as the test asked: a missing ``numpy`` never becomes the
   program's own ``allclose``. ``unittest.main`` / ``TestProgram`` and ``pytest.main``, through

@@ -40,8 +40,9 @@ Arguments are copied in; a list, dict, set or bytearray argument the call change
 the test's copy too (in-place sorts, or tests that an input was left alone, behave as in Python).
 Known limits: functions, lambdas and instances of classes the *test* defines cannot be passed in
 (the verdict is ``error``); only the top level of a changed argument is written back; without
-``entry_point``, a builtin the MBPP asserts call is the builtin even where the program's function
-has its name (``max``); tests using ``sp`` unimported are ``error``; a prompt's helpers are safe
+``entry_point``, a task function named like a builtin is graded on the builtin and on the
+program's function, and must pass both (``_code_calls.py``), so ``def sum(a, b, c)`` needs
+``entry_point``; tests using ``sp`` unimported are ``error``; a prompt's helpers are safe
 only when the row's ``prompt`` is passed. LiveCodeBench's functional rows (JSON lines of arguments)
 need converting to asserts or a ``check`` first; APPS/CodeContests problems with several answers
 (a special checker) are not supported by ``io``.
@@ -67,17 +68,11 @@ import builtins
 import re
 from collections.abc import Mapping
 
-from passband.sandbox import CandidateGone, Limits, SandboxError, default_pool
-from passband.verifiers._code_harness import (
-    Check,
-    HarnessFault,
-    Runner,
-    called_names,
-    compile_tests,
-    trusted_prompt,
-)
-from passband.verifiers._code_io import grade_io, outputs_match, tail
-from passband.verifiers._code_suite import is_suite, module_calls, program_names
+from passband.sandbox import Limits, SandboxError
+from passband.verifiers._code_calls import entry_ok, entry_parts, grade_calls
+from passband.verifiers._code_harness import Check, HarnessFault, called_names
+from passband.verifiers._code_io import grade_io, outputs_match
+from passband.verifiers._code_suite import program_names
 from passband.verifiers.registry import register
 from passband.verifiers.verdict import Verdict
 
@@ -177,7 +172,7 @@ class _Code:
                     [test_imports] if isinstance(test_imports, str) else list(test_imports or [])
                 )
                 imports += [test_setup_code] if test_setup_code else []
-                checks, timed_out = _grade_calls(
+                checks, timed_out = grade_calls(
                     program, tests, test, entry_point, imports, limits, partial, prompt
                 )
         except HarnessFault as exc:
@@ -219,8 +214,8 @@ def extract_code(text: str, language: str = "python", defines: tuple[str, ...] =
 def _tested_names(tests, entry_point, test=None) -> tuple[str, ...]:
     """The program's names the tests call: the entry point, the functions MBPP asserts call, or
     the names a test module imports from the program (``from solution import f``)."""
-    if isinstance(entry_point, str) and _entry_ok(entry_point):
-        return tuple(_entry_parts(entry_point))
+    if isinstance(entry_point, str) and entry_ok(entry_point):
+        return tuple(entry_parts(entry_point))
     if isinstance(test, str):
         return program_names(test)
     if isinstance(tests, (list, tuple)) and all(isinstance(t, str) for t in tests):
@@ -238,7 +233,7 @@ def _with_prompt(program: str, prompt, entry_point) -> str:
     """
     if not (isinstance(prompt, str) and isinstance(entry_point, str)):
         return program
-    name = _entry_parts(entry_point)[-1]
+    name = entry_parts(entry_point)[-1]
     defines = re.compile(rf"^[ \t]*(async\s+)?def\s+{re.escape(name)}\s*\(", re.MULTILINE)
     if not defines.search(prompt):
         return program
@@ -259,116 +254,6 @@ def _parses(source: str) -> bool:
         return True
     except (SyntaxError, ValueError):
         return False
-
-
-def _entry_parts(entry_point: str) -> list[str]:
-    """``f`` -> ["f"]; ``Solution().twoSum`` -> ["Solution", "twoSum"] (LiveCodeBench style)."""
-    return re.findall(r"[A-Za-z_]\w*", entry_point) or [entry_point]
-
-
-def _entry_ok(entry_point) -> bool:
-    """A name, or a chain of attributes and argument-free calls on one (``Solution().twoSum``)."""
-    if not isinstance(entry_point, str):
-        return False
-    try:
-        node = ast.parse(entry_point.strip(), mode="eval").body
-    except SyntaxError:
-        return False
-    while isinstance(node, (ast.Attribute, ast.Call)):
-        if isinstance(node, ast.Call) and (node.args or node.keywords):
-            return False
-        node = node.value if isinstance(node, ast.Attribute) else node.func
-    return isinstance(node, ast.Name)
-
-
-def _grade_calls(
-    program, tests, test, entry_point, test_imports, limits, partial, prompt
-) -> tuple[list[Check], bool]:
-    units, setup = _units(tests, test, entry_point, test_imports)
-    called = called_names(setup, *(tests or ())).union(*(calls for _, _, calls in units))
-    prelude = (
-        trusted_prompt(prompt, _entry_parts(entry_point)[0])
-        if isinstance(prompt, str) and isinstance(entry_point, str)
-        else ""
-    )
-    with default_pool().session(program, limits=limits) as session:
-        if not session.ready:
-            session.close()
-            if session.result is None or session.result.setup_error:
-                raise SandboxError(
-                    session.result.setup_error if session.result else "no result from the sandbox"
-                )
-            why = tail(
-                (session.result.stderr if session.result else "") or "it exited while loading"
-            )
-            timed_out = bool(session.result and session.result.timed_out)
-            return [
-                Check(
-                    "program loads",
-                    False,
-                    "gone" if timed_out else "wrong",
-                    f"the program failed while loading: {why}",
-                )
-            ], timed_out
-        entry = _entry_parts(entry_point)[0] if _entry_ok(entry_point) else ""
-        runner = Runner(session, called, entry)
-        try:
-            runner.prelude(prelude)
-            runner.setup(setup, "<reference setup>")
-        except CandidateGone as exc:
-            runner.checks.append(Check("reference setup", False, "gone", str(exc)))
-            units = []
-        for code, label, calls in units:
-            runner.run_unit(code, label, calls)
-            if not partial and any(not c.passed for c in runner.checks):
-                break
-        if session.gone and all(c.passed for c in runner.checks):  # caught by a bare except
-            runner.checks.append(Check("the program", False, "gone", session.gone))
-    result = session.result
-    if result is not None and result.setup_error:
-        raise SandboxError(result.setup_error)
-    return runner.checks, bool(result and result.timed_out)
-
-
-def _units(tests, test, entry_point, test_imports):
-    if tests is not None:
-        if isinstance(tests, str) or not all(isinstance(t, str) for t in tests):
-            raise HarnessFault(
-                "reference field 'tests' must be a list of strings (assert statements)"
-            )
-        setup = "\n".join(test_imports or [])
-        return [
-            (compile_tests(t, f"<test {i}>"), t.strip()[:200], module_calls(t))
-            for i, t in enumerate(tests)
-        ], setup
-    suite = isinstance(test, str) and is_suite(test)
-    if suite and (not _defines_check(test) or not _entry_ok(entry_point)):
-        # a pytest / unittest module (KodCode's ``from solution import f``): one unit
-        return [(compile_tests(test, "<test module>"), "test module", module_calls(test))], ""
-    if not isinstance(test, str) or not _entry_ok(entry_point):
-        raise HarnessFault(
-            "reference field 'test' needs a string of test code and an 'entry_point' "
-            "(a function name, or a method such as 'Solution().twoSum')"
-        )
-    if not _defines_check(test):  # else "check" would be looked up in the program
-        raise HarnessFault("reference field 'test' defines no check(candidate) function")
-    call = f"check({entry_point.strip()})"
-    return [(compile_tests(call, "<check>"), call, frozenset({"check"}))], test
-
-
-def _defines_check(test: str) -> bool:
-    try:
-        tree = ast.parse(test)
-    except SyntaxError:
-        return True  # compile_tests names the syntax error
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "check":
-            return True
-        if isinstance(node, ast.Name) and node.id == "check" and isinstance(node.ctx, ast.Store):
-            return True
-        if isinstance(node, ast.alias) and (node.asname or node.name) == "check":
-            return True
-    return False
 
 
 def _verdict(checks: list[Check], timed_out: bool, partial: bool) -> Verdict:

@@ -20,14 +20,15 @@ MAX_TESTS = ["assert max([1, 5, 3]) == 5", "assert max([7]) == 7"]
 def test_in_mbpp_asserts_a_called_builtin_is_always_the_builtin():
     """Without ``entry_point`` a builtin the asserts call is the builtin, whatever the program
     binds to that name: no program can answer for ``len`` or ``set`` in the tests, and binding
-    one (``set = set``, ``def set``) turns no wrong answer into a masked ``error``. The cost,
-    documented: a task whose function is named like a builtin (``max``) needs ``entry_point``,
-    or every answer passes on the builtin's (a group with no variance: nothing trains on it)."""
-    assert _run("def max(xs):\n    return -1\n", tests=MAX_TESTS).passed  # the documented limit
+    one (``set = set``, ``def set``) turns no wrong answer into a masked ``error``. A task whose
+    function is named like a builtin (``max``) is read both ways (``_code_calls``): every answer
+    passed on the builtin's reading, a wrong one included (the forty-first stop's fix)."""
     right = (
         "def max(xs):\n    best = xs[0]\n    for x in xs:\n        best = x if x > best else best"
     )
     right += "\n    return best\n"
+    assert _run("def max(xs):\n    return -1\n", tests=MAX_TESTS).status == "wrong"
+    assert _run(right, tests=MAX_TESTS).passed
     assert _run(right, tests=MAX_TESTS, entry_point="max").passed
     wrong = "def max(xs):\n    return -1\n"
     assert _run(wrong, tests=MAX_TESTS, entry_point="max").status == "wrong"

@@ -1,0 +1,131 @@
+"""A task function named like a builtin, with no ``entry_point``: the tests run with the builtin
+and with the program's function, and a check passes only if it passes both ways
+(``_code_calls``). Before, the builtin alone answered: every ``def max`` passed, wrong ones too."""
+
+from __future__ import annotations
+
+import pytest
+
+from passband.verifiers import get
+
+CODE = get("code")
+MAX_TESTS = ["assert max([1, 5, 3]) == 5", "assert max([7]) == 7", "assert max([-2, -9]) == -2"]
+RIGHT_MAX = (
+    "def max(xs):\n    best = xs[0]\n    for x in xs:\n        best = x if x > best else best\n"
+    "    return best\n"
+)
+
+
+def _run(program: str, **ref):
+    return CODE(f"```python\n{program}```", **ref)
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        "def max(xs):\n    return -1\n",
+        "def max(xs):\n    return xs[-1]\n",  # right on one case in three
+        "def max(xs):\n    raise ValueError('no')\n",
+        "max = lambda xs: 0\n",
+        "class max:\n    def __init__(self, xs):\n        pass\n",
+    ],
+)
+def test_a_wrong_function_named_like_a_builtin_fails_in_mbpp_asserts(wrong):
+    verdict = _run(wrong, tests=MAX_TESTS)
+    assert verdict.status == "wrong", verdict.detail
+    assert "with the program's max" in verdict.detail
+
+
+def test_a_right_function_named_like_a_builtin_passes():
+    assert _run(RIGHT_MAX, tests=MAX_TESTS).status == "ok"
+    assert _run(RIGHT_MAX, tests=MAX_TESTS, entry_point="max").status == "ok"
+
+
+def test_partial_credit_counts_a_check_only_when_both_readings_pass():
+    half = "def max(xs):\n    return xs[-1]\n"  # right on [7] only
+    verdict = _run(half, tests=MAX_TESTS, partial_credit=True)
+    assert verdict.status == "wrong" and verdict.score == pytest.approx(1 / 3), verdict.detail
+
+
+def test_under_import_star_too():
+    suite = (
+        "from solution import *\n\n"
+        "def test_max():\n    assert max([1, 5, 3]) == 5\n    assert max([-2, -9]) == -2\n"
+    )
+    assert _run("def max(xs):\n    return -1\n", test=suite).status == "wrong"
+    assert _run(RIGHT_MAX, test=suite).status == "ok"
+
+
+@pytest.mark.parametrize(
+    "lie",
+    ["def len(x):\n    return 1\n", "def sorted(x):\n    return [1, 2, 3]\n"],
+)
+def test_a_lying_builtin_still_cannot_pass_a_wrong_answer(lie):
+    """The builtin's reading still decides a wrong answer (and as ``wrong``, not a masked
+    ``error``)."""
+    tests = [
+        "assert len(dedup([1, 1, 2])) == 2 and sorted(dedup([3, 1, 3])) == [1, 3]",
+        "assert sorted(dedup([2, 1, 3])) == [1, 2, 3]",
+    ]
+    wrong = lie + "\ndef dedup(xs):\n    return xs\n"
+    assert _run(wrong, tests=tests).status == "wrong"
+    right = "def dedup(xs):\n    return list(set(xs))\n"
+    assert _run(right, tests=tests).status == "ok"
+
+
+def test_other_arguments_than_the_builtin_need_entry_point():
+    """The documented cost: the builtin's reading raises ``TypeError``, so a right answer is
+    ``wrong`` without ``entry_point`` (a false negative, never a false positive)."""
+    right = "def sum(a, b, c):\n    return a + b + c\n"
+    tests = ["assert sum(1, 2, 3) == 6"]
+    assert _run(right, tests=tests).status == "wrong"
+    assert _run(right, tests=tests, entry_point="sum").status == "ok"
+    assert _run("def sum(a, b, c):\n    return 0\n", tests=tests, entry_point="sum").status == (
+        "wrong"
+    )
+
+
+def test_with_entry_point_a_helper_named_like_a_builtin_is_not_read_as_the_tests():
+    """With ``entry_point`` the tests' ``max`` is the builtin: a program's own helper of that name
+    (buggy outside its use) changes nothing."""
+    program = (
+        "def max(a, b):\n    return a if a > b else b\n\n"
+        "def largest(xs):\n    best = xs[0]\n    for x in xs:\n        best = max(best, x)\n"
+        "    return best\n"
+    )
+    tests = ["assert largest([1, 4, 2]) == max([1, 4, 2])"]
+    assert _run(program, tests=tests, entry_point="largest").status == "ok"
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        {"tests": MAX_TESTS},
+        {
+            "test": "def check(candidate):\n    assert candidate([1, 5]) == 5\n",
+            "entry_point": "max",
+        },
+    ],
+)
+@pytest.mark.parametrize("empty", ["pass\n", "def maximum(xs):\n    return xs[0]\n"])
+def test_tests_the_builtins_answer_alone_pass_no_program(ref, empty):
+    """An empty program passed a ``max`` task: the builtin answered every assert. A verdict is
+    ``ok`` only if the tests asked the program something."""
+    verdict = _run(empty, **ref)
+    assert verdict.status == "wrong" and "never reached the program" in verdict.detail
+
+
+def test_tests_that_never_reach_any_program_are_the_references_fault():
+    verdict = _run("def f(x):\n    return x\n", tests=["assert 1 + 1 == 2"])
+    assert verdict.status == "error" and "never reach the program" in verdict.detail
+
+
+@pytest.mark.parametrize(
+    "alias",
+    ["max = my_max\n", "max = my_max  # the task's name\n", "max = lambda xs: my_max(xs)\n"],
+)
+def test_a_function_bound_to_a_builtins_name_is_read_both_ways(alias):
+    right = "def my_max(xs):\n    return sorted(xs)[-1]\n\n" + alias
+    wrong = "def my_max(xs):\n    return xs[-1]\n\n" + alias
+    assert _run(right, tests=MAX_TESTS).status == "ok"
+    assert _run(wrong, tests=MAX_TESTS).status == "wrong"

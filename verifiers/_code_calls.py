@@ -1,0 +1,204 @@
+"""Grade a program by calling it from the reference's test code (``tests`` and ``test`` rows).
+
+A builtin the tests call is the builtin, whatever the program binds to that name, so no program
+answers for the tests' ``len`` or ``set``. Without ``entry_point``, a task whose own function is
+named like a builtin (``def max``) would then be graded on the builtin: every answer passed. So
+when the program writes a function under a builtin's name the tests call, the tests run twice, once with the
+builtin and once with the program's function, and a check passes only if it passed both times.
+Neither reading alone can pass a wrong answer: a ``def max`` that returns -1 fails the second,
+and a ``def len`` that lies fails the first. The cost is a false negative, never a false
+positive: a task function that takes other arguments than the builtin (``def sum(a, b, c)``)
+fails the builtin reading, so it still needs ``entry_point``.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dataclasses
+import re
+
+from passband.sandbox import CandidateGone, SandboxError, default_pool
+from passband.verifiers._code_harness import (
+    Check,
+    HarnessFault,
+    Runner,
+    called_names,
+    compile_tests,
+    trusted_prompt,
+)
+from passband.verifiers._code_io import tail
+from passband.verifiers._code_suite import is_suite, module_calls
+
+__all__ = ["entry_ok", "entry_parts", "grade_calls"]
+
+
+def grade_calls(
+    program, tests, test, entry_point, test_imports, limits, partial, prompt
+) -> tuple[list[Check], bool]:
+    """The checks of ``tests`` (MBPP asserts) or ``test`` (``check(candidate)``, a test module)
+    against ``program`` in a sandbox session, and whether the program ran out of time."""
+    units, setup = _units(tests, test, entry_point, test_imports)
+    called = called_names(setup, *(tests or ())).union(*(calls for _, _, calls in units))
+    prelude = (
+        trusted_prompt(prompt, entry_parts(entry_point)[0])
+        if isinstance(prompt, str) and isinstance(entry_point, str)
+        else ""
+    )
+    entry = entry_parts(entry_point)[0] if entry_ok(entry_point) else ""
+    run = (program, units, setup, called, prelude, entry, limits, partial)
+    checks, timed_out, names, reached = _session_checks(*run)
+    shadowed = frozenset() if entry else _written(program, called & names)
+    if shadowed:
+        again, late, _, also = _session_checks(*run, shadowed)
+        checks, timed_out, reached = (
+            _both(checks, again, shadowed),
+            timed_out or late,
+            reached or also,
+        )
+    if not reached and all(c.passed for c in checks):
+        checks.append(_untouched(called, entry))
+    return checks, timed_out
+
+
+def _written(program: str, names: frozenset[str]) -> frozenset[str]:
+    """The builtins' names among ``names`` that the program writes a function or class under
+    (``def max``, ``class max``, ``max = lambda ...``, ``max = my_max``), read from its text (the
+    completion is never compiled here). A value (``list = [3, 1, 2]``, a usage example) or an
+    import is not a task function: the builtin's reading alone decides."""
+    found = set()
+    for name in sorted(n for n in names if _builtin(n)):
+        quoted = re.escape(name)
+        written = re.compile(
+            rf"^[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+{quoted}\b"
+            rf"|^[ \t]*{quoted}[ \t]*=[ \t]*(?:lambda\b|[A-Za-z_][\w.]*[ \t]*(?:#.*)?$)",
+            re.MULTILINE,
+        )
+        if written.search(program):
+            found.add(name)
+    return frozenset(found)
+
+
+def _builtin(name: str) -> bool:
+    return hasattr(builtins, name) and not name.startswith("_")
+
+
+def _both(first: list[Check], second: list[Check], shadowed: frozenset[str]) -> list[Check]:
+    """Per check, the builtin reading's failure, else the program's reading's result."""
+    note = f"with the program's {', '.join(sorted(shadowed))}"
+    second = [
+        c if c.passed else dataclasses.replace(c, message=f"{note}: {c.message}"[:300])
+        for c in second
+    ]
+    if [c.label for c in first] == [c.label for c in second]:
+        return [a if not a.passed else b for a, b in zip(first, second)]
+    return first if any(not c.passed for c in first) else second
+
+
+def _session_checks(
+    program, units, setup, called, prelude, entry, limits, partial, shadowed=frozenset()
+) -> tuple[list[Check], bool, frozenset[str], bool]:
+    """The checks, whether the program ran out of time, the names it defines and whether the
+    tests asked it anything."""
+    with default_pool().session(program, limits=limits) as session:
+        if not session.ready:
+            session.close()
+            if session.result is None or session.result.setup_error:
+                raise SandboxError(
+                    session.result.setup_error if session.result else "no result from the sandbox"
+                )
+            why = tail(
+                (session.result.stderr if session.result else "") or "it exited while loading"
+            )
+            timed_out = bool(session.result and session.result.timed_out)
+            kind = "gone" if timed_out else "wrong"
+            why = f"the program failed while loading: {why}"
+            return [Check("program loads", False, kind, why)], timed_out, frozenset(), True
+        runner = Runner(session, called, entry, shadowed)
+        try:
+            runner.prelude(prelude)
+            runner.setup(setup, "<reference setup>")
+        except CandidateGone as exc:
+            runner.checks.append(Check("reference setup", False, "gone", str(exc)))
+            units = []
+        for code, label, calls in units:
+            runner.run_unit(code, label, calls)
+            if not partial and any(not c.passed for c in runner.checks):
+                break
+        if session.gone and all(c.passed for c in runner.checks):  # caught by a bare except
+            runner.checks.append(Check("the program", False, "gone", session.gone))
+    result = session.result
+    if result is not None and result.setup_error:
+        raise SandboxError(result.setup_error)
+    return runner.checks, bool(result and result.timed_out), session.names, session.calls > 0
+
+
+def _untouched(called: frozenset[str], entry: str) -> Check:
+    """The tests passed without asking the program anything: builtins answered them (``max``
+    with a program that defines no ``max``: an empty program passed), or they test nothing."""
+    builtins_called = sorted(n for n in called | {entry} if n and _builtin(n))
+    if builtins_called:
+        why = f"the program defines none of {', '.join(builtins_called)}: the builtins answered"
+        return Check("the program", False, "wrong", f"the tests never reached the program ({why})")
+    return Check("the program", False, "harness", "the reference tests never reach the program")
+
+
+def _units(tests, test, entry_point, test_imports):
+    if tests is not None:
+        if isinstance(tests, str) or not all(isinstance(t, str) for t in tests):
+            raise HarnessFault(
+                "reference field 'tests' must be a list of strings (assert statements)"
+            )
+        setup = "\n".join(test_imports or [])
+        return [
+            (compile_tests(t, f"<test {i}>"), t.strip()[:200], module_calls(t))
+            for i, t in enumerate(tests)
+        ], setup
+    suite = isinstance(test, str) and is_suite(test)
+    if suite and (not _defines_check(test) or not entry_ok(entry_point)):
+        # a pytest / unittest module (KodCode's ``from solution import f``): one unit
+        return [(compile_tests(test, "<test module>"), "test module", module_calls(test))], ""
+    if not isinstance(test, str) or not entry_ok(entry_point):
+        raise HarnessFault(
+            "reference field 'test' needs a string of test code and an 'entry_point' "
+            "(a function name, or a method such as 'Solution().twoSum')"
+        )
+    if not _defines_check(test):  # else "check" would be looked up in the program
+        raise HarnessFault("reference field 'test' defines no check(candidate) function")
+    call = f"check({entry_point.strip()})"
+    return [(compile_tests(call, "<check>"), call, frozenset({"check"}))], test
+
+
+def _defines_check(test: str) -> bool:
+    try:
+        tree = ast.parse(test)
+    except SyntaxError:
+        return True  # compile_tests names the syntax error
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "check":
+            return True
+        if isinstance(node, ast.Name) and node.id == "check" and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.alias) and (node.asname or node.name) == "check":
+            return True
+    return False
+
+
+def entry_parts(entry_point: str) -> list[str]:
+    """``f`` -> ["f"]; ``Solution().twoSum`` -> ["Solution", "twoSum"] (LiveCodeBench style)."""
+    return re.findall(r"[A-Za-z_]\w*", entry_point) or [entry_point]
+
+
+def entry_ok(entry_point) -> bool:
+    """A name, or a chain of attributes and argument-free calls on one (``Solution().twoSum``)."""
+    if not isinstance(entry_point, str):
+        return False
+    try:
+        node = ast.parse(entry_point.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    while isinstance(node, (ast.Attribute, ast.Call)):
+        if isinstance(node, ast.Call) and (node.args or node.keywords):
+            return False
+        node = node.value if isinstance(node, ast.Attribute) else node.func
+    return isinstance(node, ast.Name)
