@@ -3,12 +3,16 @@
 A builtin the tests call is the builtin, whatever the program binds to that name, so no program
 answers for the tests' ``len`` or ``set``. Without ``entry_point``, a task whose own function is
 named like a builtin (``def max``) would then be graded on the builtin: every answer passed. So
-when the program writes a function under a builtin's name the tests call, the tests run twice, once with the
-builtin and once with the program's function, and a check passes only if it passed both times.
-Neither reading alone can pass a wrong answer: a ``def max`` that returns -1 fails the second,
-and a ``def len`` that lies fails the first. The cost is a false negative, never a false
-positive: a task function that takes other arguments than the builtin (``def sum(a, b, c)``)
-fails the builtin reading, so it still needs ``entry_point``.
+when the program binds a builtin's name the tests call (any way: ``def``, ``class``, assignment,
+import; the names its module holds once loaded), the tests run twice, once with the builtin and
+once with the program's object, and a check passes only if it passed both times, as plain Python
+would also run them. Neither reading alone can pass a wrong answer: a ``def max`` that returns -1
+fails the second, and a ``def len`` that lies fails the first. The cost is a false negative, never
+a false positive: a task function that takes other arguments than the builtin
+(``def sum(a, b, c)``) fails the builtin reading, so it still needs ``entry_point``; a usage
+example's ``list = [3, 1, 2]`` fails the tests' ``list(...)`` as it would in Python.
+And a test that passed without asking the program anything while calling builtins the program
+does not bind was answered by those builtins: it fails (an empty program passed a ``max`` task).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from passband.verifiers._code_harness import (
 from passband.verifiers._code_io import tail
 from passband.verifiers._code_suite import is_suite, module_calls
 
-__all__ = ["entry_ok", "entry_parts", "grade_calls"]
+__all__ = ["entry_ok", "entry_parts", "grade_calls", "readings"]
 
 
 def grade_calls(
@@ -46,37 +50,24 @@ def grade_calls(
         else ""
     )
     entry = entry_parts(entry_point)[0] if entry_ok(entry_point) else ""
-    run = (program, units, setup, called, prelude, entry, limits, partial)
-    checks, timed_out, names, reached = _session_checks(*run)
-    shadowed = frozenset() if entry else _written(program, called & names)
-    if shadowed:
-        again, late, _, also = _session_checks(*run, shadowed)
-        checks, timed_out, reached = (
-            _both(checks, again, shadowed),
-            timed_out or late,
-            reached or also,
-        )
+    run = (program, units, setup, called, prelude, entry, limits)
+    checks, timed_out, names, reached = _session_checks(*run, partial)
+    shadowed = frozenset() if entry else frozenset(n for n in called & names if _builtin(n))
+    if shadowed and (partial or all(c.passed for c in checks)):
+        # every check of the second reading, so the two line up label by label
+        again, late, _, also = _session_checks(*run, True, shadowed)
+        checks, timed_out = _both(checks, again, shadowed), timed_out or late
+        reached = reached or also
     if not reached and all(c.passed for c in checks):
-        checks.append(_untouched(called, entry))
+        why = _untouched(called, entry)
+        checks = [Check(c.label, False, why.kind, why.message) for c in checks] + [why]
     return checks, timed_out
 
 
-def _written(program: str, names: frozenset[str]) -> frozenset[str]:
-    """The builtins' names among ``names`` that the program writes a function or class under
-    (``def max``, ``class max``, ``max = lambda ...``, ``max = my_max``), read from its text (the
-    completion is never compiled here). A value (``list = [3, 1, 2]``, a usage example) or an
-    import is not a task function: the builtin's reading alone decides."""
-    found = set()
-    for name in sorted(n for n in names if _builtin(n)):
-        quoted = re.escape(name)
-        written = re.compile(
-            rf"^[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+{quoted}\b"
-            rf"|^[ \t]*{quoted}[ \t]*=[ \t]*(?:lambda\b|[A-Za-z_][\w.]*[ \t]*(?:#.*)?$)",
-            re.MULTILINE,
-        )
-        if written.search(program):
-            found.add(name)
-    return frozenset(found)
+def readings(entry_point) -> int:
+    """How many sandbox sessions grading a row may take: two where the tests may run a second
+    time with the program's function for a builtin's name (no ``entry_point``)."""
+    return 1 if entry_ok(entry_point) else 2
 
 
 def _builtin(name: str) -> bool:
@@ -98,7 +89,7 @@ def _both(first: list[Check], second: list[Check], shadowed: frozenset[str]) -> 
 def _session_checks(
     program, units, setup, called, prelude, entry, limits, partial, shadowed=frozenset()
 ) -> tuple[list[Check], bool, frozenset[str], bool]:
-    """The checks, whether the program ran out of time, the names it defines and whether the
+    """The checks, whether the program ran out of time, the names it binds and whether the
     tests asked it anything."""
     with default_pool().session(program, limits=limits) as session:
         if not session.ready:
@@ -122,7 +113,9 @@ def _session_checks(
             runner.checks.append(Check("reference setup", False, "gone", str(exc)))
             units = []
         for code, label, calls in units:
+            first, asked = len(runner.checks), session.calls
             runner.run_unit(code, label, calls)
+            runner.unreached(first, asked, calls)
             if not partial and any(not c.passed for c in runner.checks):
                 break
         if session.gone and all(c.passed for c in runner.checks):  # caught by a bare except

@@ -31,6 +31,7 @@ from passband.verifiers._code_rewrite import (
     HarnessFault,
     called_names,
     compile_tests,
+    globals_used,
     ordered,
 )
 from passband.verifiers._code_suite import (
@@ -105,7 +106,7 @@ class Runner:
         entry: str = "",
         shadowed: frozenset[str] = frozenset(),
     ) -> None:
-        self.session = session
+        self.session, self.entry = session, entry
         self.ns = Namespace(session, called, entry, shadowed)
         self.ns["__file__"] = "test_module.py"  # ``__name__`` is no "__main__": no main block
         self.ns[RECORD] = self._record
@@ -215,7 +216,23 @@ class Runner:
             else:
                 continue
             for case, thunk in tests:
+                first, asked = len(self.checks), self.session.calls
                 self._run(thunk, f"{case} {where}")
+                self.unreached(first, asked, globals_used(value))
+
+    def unreached(self, first: int, asked: int, used: frozenset[str]) -> None:
+        """The checks from ``first`` on fail if they passed while the program was asked nothing
+        (still ``asked`` requests) in test code that used builtins the program does not bind,
+        with no ``entry_point``: those builtins answered them (``assert max([1, 5]) == 5``
+        beside a ``second_max`` test, with no ``max`` written, passed)."""
+        names = [n for n in sorted(used - self.session.names) if n[:1] != "_"]
+        names = [n for n in names if hasattr(builtins, n)]
+        if self.entry or self.session.calls != asked or not names:
+            return
+        why = f"this test never reached the program: the builtin {', '.join(names)} answered it"
+        for i in range(first, len(self.checks)):
+            if self.checks[i].passed:
+                self.checks[i] = Check(self.checks[i].label, False, "wrong", why[:300])
 
     def _collect(self, listing, label: str) -> list:
         """The tests ``listing()`` finds; none, and a harness check, when reading them fails (a

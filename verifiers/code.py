@@ -69,7 +69,7 @@ import re
 from collections.abc import Mapping
 
 from passband.sandbox import Limits, SandboxError
-from passband.verifiers._code_calls import entry_ok, entry_parts, grade_calls
+from passband.verifiers._code_calls import entry_ok, entry_parts, grade_calls, readings
 from passband.verifiers._code_harness import Check, HarnessFault, called_names
 from passband.verifiers._code_io import grade_io, outputs_match
 from passband.verifiers._code_suite import program_names
@@ -123,6 +123,8 @@ class _Code:
         except (TypeError, ValueError):
             return self.timeout_s
         io = reference.get("io")
+        if io is None:  # a second reading may run (``_code_calls``): its own ``timeout_s``
+            return each * readings(reference.get("entry_point"))
         return each * (len(io) if isinstance(io, (list, tuple)) and io else 1)
 
     def __call__(

@@ -129,3 +129,54 @@ def test_a_function_bound_to_a_builtins_name_is_read_both_ways(alias):
     wrong = "def my_max(xs):\n    return xs[-1]\n\n" + alias
     assert _run(right, tests=MAX_TESTS).status == "ok"
     assert _run(wrong, tests=MAX_TESTS).status == "wrong"
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "max = (lambda xs: -1)\n",
+        "def \\\n  max(xs):\n    return -1\n",
+        "(max := lambda xs: -1)\n",
+        "for max in [lambda xs: -1]:\n    pass\n",
+        "",  # no max at all: the builtin answered its asserts
+    ],
+)
+def test_a_max_the_program_binds_any_way_or_not_at_all_is_no_pass(hidden):
+    """The second reading follows whatever the program's module binds, not a pattern in its text,
+    and an assert the builtin answered alone fails even when another test reached the program
+    (the second review of the forty-first stop: each of these was ``ok``)."""
+    second = "def second_max(xs):\n    return sorted(xs)[-2]\n"
+    tests = MAX_TESTS[:1] + ["assert second_max([1, 5, 3]) == 3"]
+    verdict = _run(second + hidden, tests=tests)
+    assert verdict.status == "wrong", verdict.detail
+    suite = (
+        "from solution import *\n\ndef test_max():\n    assert max([1, 5, 3]) == 5\n\n"
+        "def test_second():\n    assert second_max([1, 5, 3]) == 3\n"
+    )
+    assert _run(second + hidden, test=suite).status == "wrong"
+    assert _run(second + RIGHT_MAX, tests=tests).status == "ok"
+    assert _run(second + RIGHT_MAX, test=suite).status == "ok"
+
+
+def test_no_partial_credit_for_asserts_the_builtins_answered():
+    """An empty program scored k / (k + 1) on a ``max`` task with partial credit."""
+    for empty in ("pass\n", "max = (lambda xs: -1)\n"):
+        verdict = _run(empty, tests=MAX_TESTS, partial_credit=True)
+        assert verdict.status == "wrong" and verdict.score == 0.0, verdict.detail
+
+
+def test_a_row_that_may_take_two_readings_declares_twice_the_time():
+    """``verify_batch`` kills an item past its verifier's ``time_limit``: with one reading's
+    limit a slow program that binds a builtin's name was killed in the second reading and its
+    wrong answer masked as ``timeout``."""
+    assert CODE.time_limit({"tests": MAX_TESTS, "timeout_s": 3}) == 6
+    assert CODE.time_limit({"tests": MAX_TESTS, "timeout_s": 3, "entry_point": "max"}) == 3
+    assert CODE.time_limit({"test": "from solution import *\n", "timeout_s": 3}) == 6
+
+
+def test_a_second_reading_the_harness_cannot_finish_still_shows_a_wrong_answer():
+    """``key=len`` cannot cross into the sandbox, so the second reading cannot run that assert;
+    it runs the others, and a wrong ``max`` is ``wrong`` there, not a masked ``error``."""
+    tests = ["assert max(['a', 'bbb', 'cc'], key=len) == 'bbb'", "assert max([1, 5, 3]) == 5"]
+    verdict = _run("def max(xs, key=None):\n    return xs[0]\n", tests=tests)
+    assert verdict.status == "wrong", verdict.detail

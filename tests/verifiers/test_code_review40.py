@@ -80,7 +80,6 @@ SET_TESTS = [
 @pytest.mark.parametrize(
     "extra",
     [
-        "list = [3, 1, 2]\nprint(common(list, [1]))\n",  # a usage example at the top level
         "set = set\nlist = list\n",  # re-bound builtins
         "from math import *\nfrom itertools import *\n",
     ],
@@ -92,6 +91,17 @@ def test_builtins_a_program_binds_without_defining_them_are_the_builtins(extra):
     assert _run(right + extra, tests=SET_TESTS).passed
     wrong = "def common(a, b):\n    return [0]\n"
     assert _run(wrong + extra, tests=SET_TESTS).status == "wrong"
+
+
+def test_a_value_under_a_called_builtins_name_fails_as_in_python():
+    """A usage example's ``list = [3, 1, 2]`` makes the tests' ``list(...)`` fail when plain
+    Python runs them; the second reading (``_code_calls``) grades it so: ``wrong``, with the
+    reason, never a pass on the builtin nor a masked ``error``."""
+    extra = "list = [3, 1, 2]\nprint(common(list, [1]))\n"
+    for body in ("[0]", "[x for x in a if x in b]"):  # the right one last
+        verdict = _run(f"def common(a, b):\n    return {body}\n" + extra, tests=SET_TESTS)
+        assert verdict.status == "wrong", verdict.detail
+    assert "with the program's list" in verdict.detail
 
 
 def test_under_import_star_a_builtins_name_is_always_the_builtin():
