@@ -3,16 +3,20 @@
 A builtin the tests call is the builtin, whatever the program binds to that name, so no program
 answers for the tests' ``len`` or ``set``. Without ``entry_point``, a task whose own function is
 named like a builtin (``def max``) would then be graded on the builtin: every answer passed. So
-when the program binds a builtin's name the tests call (any way: ``def``, ``class``, assignment,
-import; the names its module holds once loaded), the tests run twice, once with the builtin and
-once with the program's object, and a check passes only if it passed both times, as plain Python
-would also run them. Neither reading alone can pass a wrong answer: a ``def max`` that returns -1
-fails the second, and a ``def len`` that lies fails the first. The cost is a false negative, never
-a false positive: a task function that takes other arguments than the builtin
-(``def sum(a, b, c)``) fails the builtin reading, so it still needs ``entry_point``; a usage
-example's ``list = [3, 1, 2]`` fails the tests' ``list(...)`` as it would in Python.
-And a test that passed without asking the program anything while calling builtins the program
-does not bind was answered by those builtins: it fails (an empty program passed a ``max`` task).
+where plain Python would let the program's binding win (MBPP asserts, and a test module that
+takes the program's names wholesale, ``from solution import *``), and the program binds a
+builtin's name the tests call (any way: ``def``, ``class``, assignment, import; the names its
+module holds once loaded), the tests run twice, once with the builtin and once with the program's
+object, and a check passes only if it passed both times. Neither reading alone can pass a wrong
+answer: a ``def max`` that returns -1 fails the second, and a ``def len`` that lies fails the
+first. The cost is a false negative, never a false positive: a task function that takes other
+arguments than the builtin (``def sum(a, b, c)``) fails the builtin reading, so it still needs
+``entry_point``; a usage example's ``list = [3, 1, 2]`` fails the asserts' ``list(...)`` as it
+would in Python. A module that imports names one by one sees the builtins, as under pytest.
+An MBPP assert that passed without asking the program anything, while calling builtins the
+program does not bind on literals only (``max([1, 5, 3])``), was answered by those builtins: it
+fails (an empty program passed a ``max`` task). Left as pytest grades it: a test module's test of
+a builtin-named function the program never wrote.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from passband.verifiers._code_harness import (
     trusted_prompt,
 )
 from passband.verifiers._code_io import tail
-from passband.verifiers._code_suite import is_suite, module_calls
+from passband.verifiers._code_suite import is_suite, module_calls, star_imports
 
 __all__ = ["entry_ok", "entry_parts", "grade_calls", "readings"]
 
@@ -50,9 +54,14 @@ def grade_calls(
         else ""
     )
     entry = entry_parts(entry_point)[0] if entry_ok(entry_point) else ""
-    run = (program, units, setup, called, prelude, entry, limits)
+    probes = (
+        [_literal_builtins(t) for t in tests] if tests is not None else [frozenset()] * len(units)
+    )
+    run = (program, list(zip(units, probes)), setup, called, prelude, entry, limits)
     checks, timed_out, names, reached = _session_checks(*run, partial)
-    shadowed = frozenset() if entry else frozenset(n for n in called & names if _builtin(n))
+    wholesale = tests is not None or (isinstance(test, str) and star_imports(test))
+    shadowed = frozenset(n for n in called & names if _builtin(n))
+    shadowed = shadowed if wholesale and not entry else frozenset()
     if shadowed and (partial or all(c.passed for c in checks)):
         # every check of the second reading, so the two line up label by label
         again, late, _, also = _session_checks(*run, True, shadowed)
@@ -83,7 +92,16 @@ def _both(first: list[Check], second: list[Check], shadowed: frozenset[str]) -> 
     ]
     if [c.label for c in first] == [c.label for c in second]:
         return [a if not a.passed else b for a, b in zip(first, second)]
-    return first if any(not c.passed for c in first) else second
+    # the readings ran different checks (one stopped a test early): a pass counts only where
+    # the other reading passed that check too, and the second reading's failures all count
+    passed = {c.label for c in second if c.passed}
+    why = f"{note}: this check did not pass"
+    kept = [
+        c if not c.passed or c.label in passed else Check(c.label, False, "wrong", why)
+        for c in first
+    ]
+    labels = {c.label for c in first}
+    return kept + [c for c in second if not c.passed and c.label not in labels]
 
 
 def _session_checks(
@@ -112,10 +130,10 @@ def _session_checks(
         except CandidateGone as exc:
             runner.checks.append(Check("reference setup", False, "gone", str(exc)))
             units = []
-        for code, label, calls in units:
+        for (code, label, calls), probe in units:
             first, asked = len(runner.checks), session.calls
             runner.run_unit(code, label, calls)
-            runner.unreached(first, asked, calls)
+            runner.unreached(first, asked, probe)
             if not partial and any(not c.passed for c in runner.checks):
                 break
         if session.gone and all(c.passed for c in runner.checks):  # caught by a bare except
@@ -124,6 +142,33 @@ def _session_checks(
     if result is not None and result.setup_error:
         raise SandboxError(result.setup_error)
     return runner.checks, bool(result and result.timed_out), session.names, session.calls > 0
+
+
+def _literal_builtins(source: str) -> frozenset[str]:
+    """Builtins an assert calls on literals only (``max([1, 5, 3])``): what such a call returns
+    says nothing of the program unless the program binds that name. A builtin applied to data
+    the program returned earlier (``len(res)``, ``res`` from the setup code) is not one."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(
+        n.func.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and _builtin(n.func.id)
+        and (n.args or n.keywords)
+        and all(_literal(a) for a in [*n.args, *(k.value for k in n.keywords)])
+    )
+
+
+def _literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+        return True
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
 
 
 def _untouched(called: frozenset[str], entry: str) -> Check:

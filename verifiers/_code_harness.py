@@ -31,7 +31,6 @@ from passband.verifiers._code_rewrite import (
     HarnessFault,
     called_names,
     compile_tests,
-    globals_used,
     ordered,
 )
 from passband.verifiers._code_suite import (
@@ -216,17 +215,15 @@ class Runner:
             else:
                 continue
             for case, thunk in tests:
-                first, asked = len(self.checks), self.session.calls
                 self._run(thunk, f"{case} {where}")
-                self.unreached(first, asked, globals_used(value))
 
-    def unreached(self, first: int, asked: int, used: frozenset[str]) -> None:
+    def unreached(self, first: int, asked: int, answered: frozenset[str]) -> None:
         """The checks from ``first`` on fail if they passed while the program was asked nothing
-        (still ``asked`` requests) in test code that used builtins the program does not bind,
-        with no ``entry_point``: those builtins answered them (``assert max([1, 5]) == 5``
-        beside a ``second_max`` test, with no ``max`` written, passed)."""
-        names = [n for n in sorted(used - self.session.names) if n[:1] != "_"]
-        names = [n for n in names if hasattr(builtins, n)]
+        (still ``asked`` requests) and the unit called, on the test's own literals, builtins
+        ``answered`` that the program does not bind, with no ``entry_point``: those builtins
+        answered it (``assert max([1, 5, 3]) == 5`` beside a ``second_max`` test, and no
+        ``max`` written, passed)."""
+        names = sorted(n for n in answered - self.session.names if hasattr(builtins, n))
         if self.entry or self.session.calls != asked or not names:
             return
         why = f"this test never reached the program: the builtin {', '.join(names)} answered it"

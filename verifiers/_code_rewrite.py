@@ -11,9 +11,7 @@ the exception it expects must reach the context manager.
 from __future__ import annotations
 
 import ast
-import dis
 import functools
-import types
 
 from passband.verifiers._code_expected import ORDERED, ExpectedFirst, needs_its_frame, ordered
 from passband.verifiers._code_suite import rewrite_imports
@@ -25,7 +23,6 @@ __all__ = [
     "HarnessFault",
     "called_names",
     "compile_tests",
-    "globals_used",
     "ordered",
 ]
 
@@ -36,22 +33,6 @@ class HarnessFault(Exception):
 
 RECORD = "__passband_check__"
 BIND = "__passband_bind__"  # a ``:=`` inside an assert, which the thunk would keep to itself
-
-
-def globals_used(obj) -> frozenset[str]:
-    """The global names a test function (a ``partial`` of one, or every function of a test
-    class) reads, nested functions and lambdas included: the builtins among them may answer it."""
-    if isinstance(obj, type):
-        return frozenset().union(*(globals_used(v) for v in vars(obj).values()))
-    code = getattr(getattr(obj, "func", obj), "__code__", None)
-    names, todo = set(), [code] if code is not None else []
-    while todo:
-        code = todo.pop()
-        names.update(
-            i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")
-        )
-        todo += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-    return frozenset(names)
 
 
 @functools.lru_cache(maxsize=1024)

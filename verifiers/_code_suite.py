@@ -48,6 +48,7 @@ __all__ = [
     "module_calls",
     "program_names",
     "runnable",
+    "star_imports",
     "rewrite_imports",
 ]
 
@@ -159,6 +160,22 @@ def program_names(source: str) -> tuple[str, ...]:
             for a in n.names
             if a.name != "*"
         )
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def star_imports(source: str) -> bool:
+    """Whether a test module takes the program's names wholesale (``from solution import *``):
+    then, as in plain Python, a name the program binds may be what the tests call."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return any(
+        a.name == "*"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom) and n.module and _is_program(n.module)
+        for a in n.names
     )
 
 

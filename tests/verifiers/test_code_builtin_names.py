@@ -143,8 +143,8 @@ def test_a_function_bound_to_a_builtins_name_is_read_both_ways(alias):
 )
 def test_a_max_the_program_binds_any_way_or_not_at_all_is_no_pass(hidden):
     """The second reading follows whatever the program's module binds, not a pattern in its text,
-    and an assert the builtin answered alone fails even when another test reached the program
-    (the second review of the forty-first stop: each of these was ``ok``)."""
+    and an MBPP assert that calls the builtin on literals alone fails even when another test
+    reached the program (the second review of the forty-first stop: each of these was ``ok``)."""
     second = "def second_max(xs):\n    return sorted(xs)[-2]\n"
     tests = MAX_TESTS[:1] + ["assert second_max([1, 5, 3]) == 3"]
     verdict = _run(second + hidden, tests=tests)
@@ -153,7 +153,9 @@ def test_a_max_the_program_binds_any_way_or_not_at_all_is_no_pass(hidden):
         "from solution import *\n\ndef test_max():\n    assert max([1, 5, 3]) == 5\n\n"
         "def test_second():\n    assert second_max([1, 5, 3]) == 3\n"
     )
-    assert _run(second + hidden, test=suite).status == "wrong"
+    # a test module with no ``max`` written: pytest passes it too, and so does the harness (the
+    # documented limit: a test function is not read for builtins it calls on literals)
+    assert _run(second + hidden, test=suite).status == ("wrong" if hidden else "ok")
     assert _run(second + RIGHT_MAX, tests=tests).status == "ok"
     assert _run(second + RIGHT_MAX, test=suite).status == "ok"
 
@@ -180,3 +182,53 @@ def test_a_second_reading_the_harness_cannot_finish_still_shows_a_wrong_answer()
     tests = ["assert max(['a', 'bbb', 'cc'], key=len) == 'bbb'", "assert max([1, 5, 3]) == 5"]
     verdict = _run("def max(xs, key=None):\n    return xs[0]\n", tests=tests)
     assert verdict.status == "wrong", verdict.detail
+
+
+def test_builtins_over_data_the_program_returned_are_no_unanswered_test():
+    """``len(res)`` on what the setup code got from the program, or a test module's stored
+    result, is a test of the program (the regression review: these became ``wrong``)."""
+    program = "def evens(n):\n    return [x for x in range(n) if x % 2 == 0]\n"
+    verdict = _run(
+        program,
+        tests=["assert len(res) == 3", "assert evens(1) == [0]"],
+        test_setup_code="res = evens(6)",
+    )
+    assert verdict.status == "ok", verdict.detail
+    suite = (
+        "import unittest\nfrom solution import evens\n\nclass T(unittest.TestCase):\n"
+        "    @classmethod\n    def setUpClass(cls):\n        cls.res = evens(6)\n\n"
+        "    def test_len(self):\n        assert len(self.res) == 3\n"
+    )
+    assert _run(program, test=suite).status == "ok"
+    assert _run("def evens(n):\n    return [0]\n", test=suite).status == "wrong"
+
+
+@pytest.mark.parametrize("usage", ["list = [1, 2, 3, 4]\n", "sum = 0\n"])
+def test_a_module_that_imports_names_sees_the_builtins_as_pytest_does(usage):
+    """``from solution import f`` leaves ``list`` the builtin for the test, as in pytest: a usage
+    example's ``list = [...]`` fails nothing there (it did, in the second reading)."""
+    suite = (
+        "from solution import odd\n\ndef test_odd():\n"
+        "    assert list(odd([1, 2, 3])) == [1, 3] and sum(odd([1, 2, 3])) == 4\n"
+    )
+    right = "def odd(xs):\n    return [x for x in xs if x % 2]\n" + usage
+    assert _run(right, test=suite).status == "ok"
+
+
+def test_partial_credit_when_the_readings_run_different_checks():
+    """A ``pytest.raises`` test made the two readings' checks differ, and the builtin's passes
+    were kept: a ``max`` that always returns -1 scored as much as a right one."""
+    suite = (
+        "import pytest\nfrom solution import *\n\ndef test_empty():\n"
+        "    with pytest.raises(ValueError):\n        max([])\n\n"
+        "def test_a():\n    assert max([1, 5, 3]) == 5\n\ndef test_b():\n    assert max([7]) == 7\n"
+    )
+    wrong = _run("def max(xs):\n    return -1\n", test=suite, partial_credit=True)
+    right = _run(
+        RIGHT_MAX.replace(
+            "    best = xs[0]", "    if not xs:\n        raise ValueError\n    best = xs[0]"
+        ),
+        test=suite,
+        partial_credit=True,
+    )
+    assert wrong.score < right.score and wrong.score == 0.0, (wrong.detail, right.detail)
