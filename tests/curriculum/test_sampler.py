@@ -285,6 +285,7 @@ def test_curriculum_never_imports_torch():
 
 def test_signal_surplus_is_spent_on_warmup_retests():
     def retests(rounds=4, **options):
+        options = {"warmup_retest_share": 0.05, **options}  # a base under the top: the rise shows
         cur = Curriculum(range(600), warmup_retest_after=1, min_explore_share=0.0, **options)
         for i in range(300):
             cur.observe(i, 0, 8)  # the warm-up pool, due for re-tests right away
@@ -378,6 +379,7 @@ def test_surplus_retests_wait_while_fresh_prompts_are_better():
         cur = Curriculum(
             range(600 + n_fresh),
             warmup_retest_after=1,
+            warmup_retest_share=0.05,  # a base under the top
             min_explore_share=0.0,
             priors={i: (0, 8) for i in range(300)},
         )  # a warm-up pool, due at once

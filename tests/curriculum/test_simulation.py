@@ -27,12 +27,18 @@ def test_dynamic_sampling_baseline_wastes_most_generation(results):
 # Cold, the first third is spent finding the in-band prompts, and a prompt drawn is not drawn again
 # within its cooldown (re-drawing the best few earlier gave 0.79 here, and made the demo's model
 # memorise them: 3 points less held-out accuracy), so the cold targets sit lower than with priors.
-@pytest.mark.parametrize("name, signal, overhead", [("cold", 0.70, 1.45), ("priors", 0.80, 1.25)])
+# A fifth of each draw re-tests the warm-up pool (``warmup_retest_share``): at 0.05 this run gave
+# 0.708 / 1.41 cold and 0.841 / 1.19 with priors, but found fewer prompts that became learnable
+# than uniform sampling does in most simulated worlds (BENCHMARKS.md, "Recovery"); at 0.2, 0.660 /
+# 1.52 and 0.812 / 1.23, still twice uniform sampling's signal share.
+@pytest.mark.parametrize("name, signal, overhead", [("cold", 0.65, 1.55), ("priors", 0.80, 1.25)])
 def test_curriculum_meets_signal_and_overhead_targets(results, name, signal, overhead):
     r = results[name]
     assert r["signal_share"] >= signal
     assert r["generated_per_trained"] <= overhead
-    assert r["generated_per_trained"] <= 0.5 * results["dynamic"]["generated_per_trained"]
+    # at most about half of DAPO dynamic sampling's generation per group trained (0.50x cold,
+    # 0.41x with priors)
+    assert r["generated_per_trained"] <= 0.52 * results["dynamic"]["generated_per_trained"]
 
 
 def test_curriculum_keeps_its_signal_while_the_policy_drifts(results):
@@ -45,7 +51,7 @@ def test_hopeless_prompts_that_become_learnable_come_back(results):
     for name in ("cold", "priors"):
         r = results[name]
         assert r["became_learnable"] > 50
-        assert r["recovered_share"] >= 0.2
+        assert r["recovered_share"] >= 0.58  # 0.649 cold, 0.618 with priors (0.50 / 0.54 at 0.05)
         assert r["curriculum"]["readmissions"] > 0
         assert r["curriculum"]["retests/warmup"] > 0
 
