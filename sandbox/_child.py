@@ -11,6 +11,7 @@ less isolation than reported.
 from __future__ import annotations
 
 import builtins
+import io
 import os
 import resource
 import signal
@@ -227,6 +228,10 @@ def _serve(module: types.ModuleType, status: int) -> int:
         return len(handles) - 1
 
     names = [n for n in list(module.__dict__) if not n.startswith("__")]
+    # what the program prints while it serves calls, for the tests' ``capsys`` (op "output");
+    # while it loaded, stdout went nowhere and stderr to the run's (its load errors)
+    _CAPTURED[:] = [_Captured(), _Captured()]
+    sys.stdout, sys.stderr = _CAPTURED
     wire.send(sock, {"ready": status == 0, "status": status, "names": names})
     while status == 0:
         try:
@@ -237,6 +242,27 @@ def _serve(module: types.ModuleType, status: int) -> int:
             break
         wire.send(sock, _answer(request, module, handles, handle))
     return status
+
+
+_CAPTURE_CHARS = 1 << 20  # per stream; beyond it the text is cut (a test comparing it fails)
+_CAPTURED: list = []
+
+
+class _Captured(io.StringIO):
+    """A stream that keeps the first ``_CAPTURE_CHARS`` characters written to it."""
+
+    def write(self, text) -> int:
+        text = str(text)
+        room = _CAPTURE_CHARS - self.tell()
+        if room > 0:
+            super().write(text[:room])
+        return len(text)
+
+    def drain(self) -> str:
+        text = self.getvalue()
+        self.seek(0)
+        self.truncate(0)
+        return text
 
 
 def _index(obj: object) -> int:
@@ -271,6 +297,8 @@ def _changed_arguments(request: dict, args: list, kwargs: dict, handle) -> list:
 def _answer(request: dict, module: types.ModuleType, handles: list, handle) -> dict:
     try:
         op = request["op"]
+        if op == "output":  # printed since the last read (pytest's ``capsys.readouterr``)
+            return {"value": wire.encode([c.drain() for c in _CAPTURED], handle)}
         if op == "global":
             return {"value": ["h", handle(module.__dict__[request["name"]])]}
         target = handles[request["handle"]]

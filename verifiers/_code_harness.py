@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from passband.sandbox import CandidateGone, Session
 from passband.sandbox._wire import Unencodable
 from passband.sandbox.session import RemoteObject
+from passband.verifiers._code_fixtures import fixtures
 from passband.verifiers._code_namespace import MODULE_NAMES, Namespace
 from passband.verifiers._code_rewrite import (
     BIND,
@@ -49,6 +50,8 @@ __all__ = ["Check", "HarnessFault", "Runner", "called_names", "compile_tests", "
 
 # module hooks the harness runs before a module's tests: the test's own, never the program's
 _HOOKS = frozenset({"setUpModule", "setup_module", "tearDownModule", "teardown_module"})
+
+bind = functools.partial
 
 # never caught as the test's failure: the harness's own signals
 _ESCAPES = (CandidateGone, KeyboardInterrupt, GeneratorExit)
@@ -208,8 +211,9 @@ class Runner:
                 tests = self._collect(lambda v=value: list(case_runs(v)), f"{name} {where}")
             elif name.startswith("test") and name not in calls and inspect.isfunction(value):
                 cases = self._collect(lambda v=value: list(expand(v)), f"{name} {where}")
+                made = fixtures(self.session)  # capsys / capfd (``_code_fixtures``)
                 tests = [
-                    (f"{name}{suffix}()", runnable(functools.partial(value, **kw), name + suffix))
+                    (f"{name}{suffix}()", runnable(bind(value, **kw), name + suffix, made))
                     for suffix, kw in cases
                 ]
             else:

@@ -33,7 +33,7 @@ import functools
 import inspect
 import itertools
 import unittest
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 __all__ = [
     "COMPARATORS",
@@ -75,8 +75,9 @@ class NotRunnable(Exception):
     reference's problem, never a pass."""
 
 
-def runnable(func: Callable, label: str) -> Callable:
-    """``func`` when it can be called without arguments, else a thunk raising ``NotRunnable``."""
+def runnable(func: Callable, label: str, fixtures: Mapping[str, Callable] = {}) -> Callable:  # noqa: B006
+    """``func`` when it can be called without arguments or with ``fixtures`` only (name -> maker,
+    ``_code_fixtures``), else a thunk raising ``NotRunnable``."""
     why = ""
     if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
         why = "it is async"
@@ -91,6 +92,9 @@ def runnable(func: Callable, label: str) -> Callable:
             if p.default is p.empty
             and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
         ]
+        if need and all(n in fixtures for n in need):
+            return lambda: func(**{n: fixtures[n]() for n in need})
+        need = [n for n in need if n not in fixtures]
         why = f"it needs the fixture(s) {', '.join(need)}" if need else ""
     if not why:
         return func

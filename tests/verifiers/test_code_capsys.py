@@ -1,0 +1,96 @@
+"""``capsys`` / ``capfd`` in a test module: what the program printed in its sandbox (a real
+sandbox session). Before, any test asking for them was ``error`` for every answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from passband.sandbox import Limits, default_pool
+from passband.verifiers import get
+
+CODE = get("code")
+SUITE = """from solution import greet
+
+def test_greet(capsys):
+    greet("Bob")
+    captured = capsys.readouterr()
+    assert captured.out == "Hello, Bob!\\n"
+
+def test_each_read_starts_afresh(capfd):
+    greet("A")
+    out, err = capfd.readouterr()
+    assert out == "Hello, A!\\n" and err == ""
+    greet("B")
+    assert capfd.readouterr().out == "Hello, B!\\n"
+"""
+RIGHT = 'def greet(name):\n    print(f"Hello, {name}!")\n'
+
+
+def _run(program: str, **ref):
+    return CODE(f"```python\n{program}```", **ref)
+
+
+def test_a_program_that_prints_the_right_text_passes():
+    verdict = _run(RIGHT, test=SUITE)
+    assert verdict.status == "ok" and "3/3 checks passed" in verdict.detail, verdict.detail
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        'def greet(name):\n    print(f"Hello, {name}")\n',  # a character short
+        'def greet(name):\n    return f"Hello, {name}!"\n',  # returns instead of printing
+        'print("Hello, Bob!")\n\ndef greet(name):\n    pass\n',  # printed while loading only
+        'import sys\n\ndef greet(name):\n    print(f"Hello, {name}!", file=sys.stderr)\n',
+    ],
+)
+def test_a_program_that_prints_something_else_fails(wrong):
+    verdict = _run(wrong, test=SUITE)
+    assert verdict.status == "wrong", verdict.detail
+
+
+def test_stderr_is_read_apart_and_partial_credit_counts_each_assert():
+    noisy = (
+        'import sys\n\ndef greet(name):\n    sys.stderr.write("!")\n    print(f"Hello, {name}!")\n'
+    )
+    verdict = _run(noisy, test=SUITE, partial_credit=True)
+    assert verdict.status == "wrong" and verdict.score == pytest.approx(2 / 3), verdict.detail
+
+
+def test_parametrized_tests_take_capsys_too():
+    suite = (
+        "import pytest\nfrom solution import greet\n\n"
+        "@pytest.mark.parametrize('name', ['Ann', 'Bo'])\n"
+        "def test_greet(name, capsys):\n    greet(name)\n"
+        "    assert capsys.readouterr().out == f'Hello, {name}!\\n'\n"
+    )
+    assert _run(RIGHT, test=suite).status == "ok"
+    assert _run('def greet(name):\n    print("Hello, Ann!")\n', test=suite).status == "wrong"
+
+
+def test_other_fixtures_are_still_no_pass():
+    suite = "from solution import greet\n\ndef test_g(monkeypatch, capsys):\n    greet('a')\n"
+    verdict = _run(RIGHT, test=suite)
+    assert verdict.status == "error" and "monkeypatch" in verdict.detail
+    assert "capsys" not in verdict.detail.split("fixture(s)")[-1]
+
+
+def test_the_session_reads_and_clears_what_the_program_printed():
+    program = (
+        "import sys\nprint('loading')\n\ndef say(x):\n    print(x)\n    sys.stderr.write('e')\n"
+    )
+    with default_pool().session(program, limits=Limits(timeout_s=10)) as session:
+        assert session.ready
+        assert session.output() == ("", "")  # what it printed while loading is not kept
+        session.lookup("say")("hi")
+        session.lookup("say")(2)
+        assert session.output() == ("hi\n2\n", "ee")
+        assert session.output() == ("", "")
+
+
+def test_what_is_printed_is_capped():
+    program = "def spam():\n    for _ in range(3000):\n        print('x' * 999)\n"
+    with default_pool().session(program, limits=Limits(timeout_s=20)) as session:
+        session.lookup("spam")()
+        out, _ = session.output()
+    assert len(out) == 1 << 20
