@@ -4,8 +4,9 @@ Reference fields (dataset columns), one of:
 - ``tests`` (list of assert statements, MBPP style) with optional ``test_imports`` (list of import
   lines), ``test_setup_code`` and ``entry_point`` (only used to pick the prompt prefix, see below);
 - ``test`` (HumanEval style: code defining ``check(candidate)``) with ``entry_point``; or a pytest
-  / ``unittest`` module (``test*`` functions, ``parametrize``, ``capsys`` / ``capfd`` included, ``TestCase`` classes; it
-  may import the program as ``solution``, KodCode style: ``_code_suite.py``);
+  / ``unittest`` module (``test*`` functions, ``parametrize``, ``capsys`` / ``capfd`` included,
+  ``TestCase`` classes; it may import the program as ``solution``, KodCode style:
+  ``_code_suite.py``);
 - ``io`` (list of ``{"stdin": ..., "stdout": ...}``): the program reads stdin and prints; output
   matches when equal after dropping trailing whitespace on every line and trailing blank lines,
   or, with ``float_tol``, token by token with numbers within that absolute/relative tolerance
