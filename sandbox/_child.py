@@ -228,10 +228,6 @@ def _serve(module: types.ModuleType, status: int) -> int:
         return len(handles) - 1
 
     names = [n for n in list(module.__dict__) if not n.startswith("__")]
-    # what the program prints while it serves calls, for the tests' ``capsys`` (op "output");
-    # while it loaded, stdout went nowhere and stderr to the run's (its load errors)
-    _CAPTURED[:] = [_Captured(), _Captured()]
-    sys.stdout, sys.stderr = _CAPTURED
     wire.send(sock, {"ready": status == 0, "status": status, "names": names})
     while status == 0:
         try:
@@ -244,25 +240,48 @@ def _serve(module: types.ModuleType, status: int) -> int:
     return status
 
 
-_CAPTURE_CHARS = 1 << 20  # per stream; beyond it the text is cut (a test comparing it fails)
-_CAPTURED: list = []
+_CAPTURE_BYTES = 1 << 20  # per stream; beyond it the text is cut (a test comparing it fails)
+_CAPTURED: list = []  # (stdout, stderr) capture streams, once a test asked for ``capsys``
 
 
-class _Captured(io.StringIO):
-    """A stream that keeps the first ``_CAPTURE_CHARS`` characters written to it."""
+class _Capped(io.BytesIO):
+    """The bytes under a capture stream: the first ``_CAPTURE_BYTES`` written; ``fileno`` is the
+    stream's it replaced (``faulthandler.enable()`` still works)."""
 
-    def write(self, text) -> int:
-        text = str(text)
-        room = _CAPTURE_CHARS - self.tell()
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def write(self, data) -> int:
+        size = memoryview(data).nbytes
+        room = _CAPTURE_BYTES - self.tell()
         if room > 0:
-            super().write(text[:room])
-        return len(text)
+            super().write(bytes(memoryview(data).cast("B")[:room]))
+        return size
 
-    def drain(self) -> str:
-        text = self.getvalue()
-        self.seek(0)
-        self.truncate(0)
-        return text
+    def fileno(self) -> int:
+        return self._fd
+
+
+def _captured_output(start: bool) -> list[str]:
+    """What the program printed since the last read (pytest's ``capsys.readouterr``). Printing
+    is captured from the first ``start`` (a test's ``capsys`` fixture) on: before it, stdout goes
+    nowhere and stderr to the run's, as for every test that does not ask. Streams as pytest's:
+    UTF-8 text over bytes (``.buffer``, ``.encoding``, ``write(42)`` a ``TypeError``)."""
+    if start and not _CAPTURED:
+        for name in ("stdout", "stderr"):
+            fd = getattr(sys, name).fileno()
+            stream = io.TextIOWrapper(_Capped(fd), encoding="utf-8", newline="", write_through=True)
+            _CAPTURED.append(stream)
+            setattr(sys, name, stream)
+    out = []
+    for stream in _CAPTURED:
+        stream.flush()
+        raw = stream.buffer
+        out.append(raw.getvalue().decode("utf-8", "replace"))
+        raw.seek(0)
+        raw.truncate(0)
+    return out or ["", ""]
 
 
 def _index(obj: object) -> int:
@@ -298,7 +317,7 @@ def _answer(request: dict, module: types.ModuleType, handles: list, handle) -> d
     try:
         op = request["op"]
         if op == "output":  # printed since the last read (pytest's ``capsys.readouterr``)
-            return {"value": wire.encode([c.drain() for c in _CAPTURED], handle)}
+            return {"value": wire.encode(_captured_output(bool(request.get("start"))), handle)}
         if op == "global":
             return {"value": ["h", handle(module.__dict__[request["name"]])]}
         target = handles[request["handle"]]

@@ -99,18 +99,21 @@ class Session:
         # builds objects of: what comes from it is the object under test (``_BUILTIN_QUERIES``)
         return RemoteObject(self, name=name, made=name[:1].isupper())
 
-    def output(self) -> tuple[str, str]:
-        """What the program printed to stdout and stderr since the last read, while it served
-        calls (not while it loaded): pytest's ``capsys.readouterr()``."""
-        value = self._request({"op": "output"})
+    def output(self, start: bool = False) -> tuple[str, str]:
+        """What the program printed to stdout and stderr since the last read, from the first
+        ``start`` on (a test's ``capsys``; never while it loaded): ``capsys.readouterr()``. Not
+        counted in ``calls``: reading the output asks the program nothing."""
+        value = self._request({"op": "output", "start": bool(start)}, counted=False)
         if not (isinstance(value, list) and len(value) == 2 and all(type(v) is str for v in value)):
             raise CandidateError("malformed output")
         return value[0], value[1]
 
-    def _request(self, request: dict, passed: tuple | None = None, made: bool = False) -> object:
+    def _request(
+        self, request: dict, passed: tuple | None = None, made: bool = False, counted: bool = True
+    ) -> object:
         if self._gone:
             raise CandidateGone(self._gone)
-        self.calls += 1
+        self.calls += counted
         try:
             self._sock.settimeout(max(self._deadline - time.monotonic(), 0.001))
             wire.send(self._sock, request)

@@ -26,7 +26,7 @@ class CaptureFixture:
 
     def __init__(self, session: Session) -> None:
         self._session = session
-        session.output()  # what it printed before the test is not the test's
+        session.output(start=True)  # capture from here: what it printed before is not the test's
 
     def readouterr(self) -> CaptureResult:
         return CaptureResult(*self._session.output())

@@ -205,13 +205,13 @@ class Runner:
                 setup = self.ns[hook]
                 if not self._run(lambda f=setup: f(*[None] * min(_required(f), 1)), hook):
                     return
+        made = fixtures(self.session)  # capsys / capfd (``_code_fixtures``)
         for name in [n for n in self.ns if n not in names]:
             value, where = self.ns[name], f"of {label[:80]}"
             if isinstance(value, type):
-                tests = self._collect(lambda v=value: list(case_runs(v)), f"{name} {where}")
+                tests = self._collect(lambda v=value: list(case_runs(v, made)), f"{name} {where}")
             elif name.startswith("test") and name not in calls and inspect.isfunction(value):
                 cases = self._collect(lambda v=value: list(expand(v)), f"{name} {where}")
-                made = fixtures(self.session)  # capsys / capfd (``_code_fixtures``)
                 tests = [
                     (f"{name}{suffix}()", runnable(bind(value, **kw), name + suffix, made))
                     for suffix, kw in cases

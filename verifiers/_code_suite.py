@@ -320,7 +320,7 @@ def _drops(mark) -> bool:
     return any(bool(c) for c in conditions)
 
 
-def case_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
+def case_runs(cls: type, fixtures: Mapping = {}) -> Iterator[tuple[str, Callable[[], None]]]:  # noqa: B006
     """(label, thunk) for each test of the class ``cls``: the ``test*`` methods of a
     ``unittest.TestCase`` subclass, run as ``unittest`` runs them (``setUpClass`` with the first),
     or of a pytest ``Test*`` class (a fresh instance each, ``setup_method`` / ``teardown_method``
@@ -333,10 +333,11 @@ def case_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
         for method in sorted(m for m in dir(cls) if m.startswith("test")):
             if callable(getattr(cls, method)):
                 for suffix, kwargs in expand(getattr(cls, method), cls):
-                    yield f"{cls.__name__}.{method}{suffix}", _pytest_run(cls, method, kwargs)
+                    run = _pytest_run(cls, method, kwargs, fixtures)
+                    yield f"{cls.__name__}.{method}{suffix}", run
         for inner in vars(cls).values():  # pytest collects nested Test* classes too
             if isinstance(inner, type) and inner.__name__.startswith("Test"):
-                yield from case_runs(inner)
+                yield from case_runs(inner, fixtures)
 
 
 def _unittest_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
@@ -360,14 +361,14 @@ def _unittest_runs(cls: type) -> Iterator[tuple[str, Callable[[], None]]]:
             yield f"{cls.__name__}.{method}", (lambda m=method: run(m))
 
 
-def _pytest_run(cls: type, method: str, kwargs: dict) -> Callable[[], None]:
+def _pytest_run(cls: type, method: str, kwargs: dict, fixtures: Mapping) -> Callable[[], None]:
     def run() -> None:
         if "setup_class" in dir(cls) and not getattr(cls, "_passband_set_up", False):
             cls.setup_class()
             cls._passband_set_up = True
         instance = cls()
         bound = functools.partial(getattr(instance, method), **kwargs)
-        call = runnable(bound, f"{cls.__name__}.{method}")
+        call = runnable(bound, f"{cls.__name__}.{method}", fixtures)
         for hook in ("setup_method", "teardown_method"):  # pytest passes the method, or nothing
             if hook in dir(instance) and not _takes_one(getattr(instance, hook)):
                 raise NotRunnable(f"{cls.__name__}.{hook} takes arguments the harness lacks")

@@ -81,16 +81,57 @@ def test_the_session_reads_and_clears_what_the_program_printed():
     )
     with default_pool().session(program, limits=Limits(timeout_s=10)) as session:
         assert session.ready
-        assert session.output() == ("", "")  # what it printed while loading is not kept
+        assert session.output(start=True) == ("", "")  # what it printed loading is not kept
         session.lookup("say")("hi")
         session.lookup("say")(2)
+        calls = session.calls
         assert session.output() == ("hi\n2\n", "ee")
         assert session.output() == ("", "")
+        assert session.calls == calls  # reading the output asks the program nothing
 
 
 def test_what_is_printed_is_capped():
     program = "def spam():\n    for _ in range(3000):\n        print('x' * 999)\n"
     with default_pool().session(program, limits=Limits(timeout_s=20)) as session:
+        session.output(start=True)
         session.lookup("spam")()
         out, _ = session.output()
     assert len(out) == 1 << 20
+
+
+def test_a_capsys_test_the_builtins_answered_is_no_pass():
+    """Reading the output asked the program nothing, but counted as reaching it: an empty
+    program passed a ``max`` task under ``from solution import *`` (the capsys review)."""
+    suite = "from solution import *\n\ndef test_max(capsys):\n    assert max([1, 5, 3]) == 5\n"
+    assert _run("pass\n", test=suite).status == "wrong"
+
+
+@pytest.mark.parametrize("bad", ["sys.stdout.write(42)", "sys.stdout.write(b'hi')"])
+def test_writes_python_refuses_still_raise(bad):
+    """A capture stream that took anything turned a ``TypeError`` into a pass."""
+    program = f"import sys\n\ndef show(x):\n    {bad}\n    return x\n"
+    assert _run(program, tests=["assert show(3) == 3"]).status == "wrong"
+    suite = "from solution import show\n\ndef test_show(capsys):\n    show(42)\n"
+    suite += "    assert capsys.readouterr().out in ('42', 'hi')\n"
+    assert _run(program, test=suite).status == "wrong"
+
+
+def test_streams_keep_their_api_and_only_capsys_tests_capture():
+    program = (
+        "import sys, faulthandler\n\ndef show(x):\n    faulthandler.enable()\n"
+        "    sys.stdout.buffer.write(b'')\n    assert sys.stdout.encoding.lower() == 'utf-8'\n"
+        "    sys.stdout.reconfigure(line_buffering=True)\n    print(x)\n    return x\n"
+    )
+    assert _run(program, tests=["assert show(3) == 3"]).status == "ok"
+    suite = "from solution import show\n\ndef test_show(capsys):\n    show(42)\n"
+    suite += "    assert capsys.readouterr().out == '42\\n'\n"
+    assert _run(program, test=suite).status == "ok"
+
+
+def test_a_test_class_method_takes_capsys():
+    suite = (
+        "from solution import greet\n\nclass TestGreet:\n    def test_bob(self, capsys):\n"
+        "        greet('Bob')\n        assert capsys.readouterr().out == 'Hello, Bob!\\n'\n"
+    )
+    assert _run(RIGHT, test=suite).status == "ok"
+    assert _run('def greet(name):\n    print("Hi")\n', test=suite).status == "wrong"
