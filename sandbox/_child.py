@@ -245,40 +245,41 @@ _CAPTURED: list = []  # (stdout, stderr) capture streams, once a test asked for 
 
 
 class _Capped(io.BytesIO):
-    """The bytes under a capture stream: the first ``_CAPTURE_BYTES`` written; ``fileno`` is the
-    stream's it replaced (``faulthandler.enable()`` still works)."""
+    """The bytes under a capture stream (C-level writes; a program that prints without end runs
+    into its memory limit); ``fileno`` is the replaced stream's, so ``faulthandler.enable()``
+    still works."""
 
     def __init__(self, fd: int) -> None:
         super().__init__()
         self._fd = fd
-
-    def write(self, data) -> int:
-        size = memoryview(data).nbytes
-        room = _CAPTURE_BYTES - self.tell()
-        if room > 0:
-            super().write(bytes(memoryview(data).cast("B")[:room]))
-        return size
 
     def fileno(self) -> int:
         return self._fd
 
 
 def _captured_output(start: bool) -> list[str]:
-    """What the program printed since the last read (pytest's ``capsys.readouterr``). Printing
-    is captured from the first ``start`` (a test's ``capsys`` fixture) on: before it, stdout goes
-    nowhere and stderr to the run's, as for every test that does not ask. Streams as pytest's:
-    UTF-8 text over bytes (``.buffer``, ``.encoding``, ``write(42)`` a ``TypeError``)."""
+    """What the program printed since the last read (pytest's ``capsys.readouterr``), the first
+    ``_CAPTURE_BYTES`` of each stream. Printing is captured from the first ``start`` (a test's
+    ``capsys`` fixture) on: before it, stdout goes nowhere and stderr to the run's, as for every
+    test that does not ask. Streams as pytest's: UTF-8 text over bytes (``.buffer``,
+    ``.encoding``, ``write(42)`` a ``TypeError``)."""
     if start and not _CAPTURED:
-        for name in ("stdout", "stderr"):
-            fd = getattr(sys, name).fileno()
-            stream = io.TextIOWrapper(_Capped(fd), encoding="utf-8", newline="", write_through=True)
-            _CAPTURED.append(stream)
-            setattr(sys, name, stream)
+        streams = []
+        for name, fd in (("stdout", 1), ("stderr", 2)):
+            try:  # the program may have replaced the stream with one that has no descriptor
+                fd = int(getattr(sys, name).fileno())
+            except Exception:  # noqa: BLE001 - then the process's own
+                pass
+            streams.append(
+                io.TextIOWrapper(_Capped(fd), encoding="utf-8", newline="", write_through=True)
+            )
+        _CAPTURED[:] = streams
+        sys.stdout, sys.stderr = streams
     out = []
     for stream in _CAPTURED:
         stream.flush()
         raw = stream.buffer
-        out.append(raw.getvalue().decode("utf-8", "replace"))
+        out.append(raw.getvalue()[:_CAPTURE_BYTES].decode("utf-8", "replace"))
         raw.seek(0)
         raw.truncate(0)
     return out or ["", ""]

@@ -103,7 +103,13 @@ class Session:
         """What the program printed to stdout and stderr since the last read, from the first
         ``start`` on (a test's ``capsys``; never while it loaded): ``capsys.readouterr()``. Not
         counted in ``calls``: reading the output asks the program nothing."""
-        value = self._request({"op": "output", "start": bool(start)}, counted=False)
+        try:
+            value = self._request({"op": "output", "start": bool(start)}, counted=False)
+        except CandidateGone:
+            raise
+        except BaseException as exc:  # the program's code ran and raised: its failure, never the
+            # reference's (an ImportError here read as the test's own missing module: ``error``)
+            raise CandidateError(f"reading its output failed: {type(exc).__name__}") from None
         if not (isinstance(value, list) and len(value) == 2 and all(type(v) is str for v in value)):
             raise CandidateError("malformed output")
         return value[0], value[1]

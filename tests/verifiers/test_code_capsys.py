@@ -135,3 +135,21 @@ def test_a_test_class_method_takes_capsys():
     )
     assert _run(RIGHT, test=suite).status == "ok"
     assert _run('def greet(name):\n    print("Hi")\n', test=suite).status == "wrong"
+
+
+def test_program_code_run_by_reading_the_output_cannot_mask_a_wrong_answer():
+    """A stream whose ``fileno`` raised ``ImportError`` read as the test's own missing module:
+    a wrong answer became a masked ``error`` (the second capsys review)."""
+    trick = (
+        "import sys\n\nclass _Out:\n    def write(self, s):\n        return len(s)\n\n"
+        "    def flush(self):\n        pass\n\n    def fileno(self):\n"
+        "        raise ImportError('no')\n\nsys.stdout = _Out()\n\n"
+        "def greet(name):\n    print('Hi')\n"
+    )
+    assert _run(trick, test=SUITE).status == "wrong"
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_a_stream_replaced_while_loading_still_captures(stream):
+    program = f"import io, sys\nsys.{stream} = io.StringIO()\n\n" + RIGHT
+    assert _run(program, test=SUITE).status == "ok"
