@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
+import functools
 import re
 
 from passband.sandbox import CandidateGone, SandboxError, default_pool
@@ -144,6 +145,7 @@ def _session_checks(
     return runner.checks, bool(result and result.timed_out), session.names, session.calls > 0
 
 
+@functools.lru_cache(maxsize=4096)  # a prompt's asserts are parsed once, not once per answer
 def _literal_builtins(source: str) -> frozenset[str]:
     """Builtins an assert calls on literals only (``max([1, 5, 3])``): what such a call returns
     says nothing of the program unless the program binds that name. A builtin applied to data
