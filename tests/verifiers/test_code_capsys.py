@@ -106,14 +106,20 @@ def test_a_capsys_test_the_builtins_answered_is_no_pass():
     assert _run("pass\n", test=suite).status == "wrong"
 
 
+def _show_suite(expected: str) -> str:
+    """A module whose test prints ``show(42)`` and checks what it printed: ``out <expected>``."""
+    return (
+        "from solution import show\n\ndef test_show(capsys):\n    show(42)\n"
+        f"    assert capsys.readouterr().out {expected}\n"
+    )
+
+
 @pytest.mark.parametrize("bad", ["sys.stdout.write(42)", "sys.stdout.write(b'hi')"])
 def test_writes_python_refuses_still_raise(bad):
     """A capture stream that took anything turned a ``TypeError`` into a pass."""
     program = f"import sys\n\ndef show(x):\n    {bad}\n    return x\n"
     assert _run(program, tests=["assert show(3) == 3"]).status == "wrong"
-    suite = "from solution import show\n\ndef test_show(capsys):\n    show(42)\n"
-    suite += "    assert capsys.readouterr().out in ('42', 'hi')\n"
-    assert _run(program, test=suite).status == "wrong"
+    assert _run(program, test=_show_suite("in ('42', 'hi')")).status == "wrong"
 
 
 def test_streams_keep_their_api_and_only_capsys_tests_capture():
@@ -123,9 +129,7 @@ def test_streams_keep_their_api_and_only_capsys_tests_capture():
         "    sys.stdout.reconfigure(line_buffering=True)\n    print(x)\n    return x\n"
     )
     assert _run(program, tests=["assert show(3) == 3"]).status == "ok"
-    suite = "from solution import show\n\ndef test_show(capsys):\n    show(42)\n"
-    suite += "    assert capsys.readouterr().out == '42\\n'\n"
-    assert _run(program, test=suite).status == "ok"
+    assert _run(program, test=_show_suite("== '42\\n'")).status == "ok"
 
 
 def test_a_test_class_method_takes_capsys():
