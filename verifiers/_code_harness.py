@@ -51,8 +51,6 @@ __all__ = ["Check", "HarnessFault", "Runner", "called_names", "compile_tests", "
 # module hooks the harness runs before a module's tests: the test's own, never the program's
 _HOOKS = frozenset({"setUpModule", "setup_module", "tearDownModule", "teardown_module"})
 
-bind = functools.partial
-
 # never caught as the test's failure: the harness's own signals
 _ESCAPES = (CandidateGone, KeyboardInterrupt, GeneratorExit)
 
@@ -213,7 +211,10 @@ class Runner:
             elif name.startswith("test") and name not in calls and inspect.isfunction(value):
                 cases = self._collect(lambda v=value: list(expand(v)), f"{name} {where}")
                 tests = [
-                    (f"{name}{suffix}()", runnable(bind(value, **kw), name + suffix, made))
+                    (
+                        f"{name}{suffix}()",
+                        runnable(functools.partial(value, **kw), name + suffix, made),
+                    )
                     for suffix, kw in cases
                 ]
             else:
