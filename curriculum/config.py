@@ -130,9 +130,9 @@ class CurriculumConfig:
     warmup_retest_share: float = 0.2
     """At most this share of each draw re-tests due prompts of the warm-up (too hard) pool. A
     prompt that becomes learnable is found only by a re-test: at 0.05 the curriculum found fewer
-    of them than uniform sampling in 7 of 10 simulated worlds cold (7 with priors), at 0.2 in 1 of
-    10 (5 with priors), for 0.04 less cold signal share and 0.01 less with priors (still about
-    twice uniform's; BENCHMARKS.md, "Recovery")."""
+    of them than uniform sampling in 9 of 11 simulated worlds cold (8 with priors), at 0.2 in 1 of
+    11 (6 with priors), for 0.04 less cold signal share and 0.01 less with priors (still about
+    twice uniform's; BENCHMARKS.md, "Curriculum")."""
     max_warmup_retest_share: float = 0.2
     """Signal beyond ``signal_floor`` is spent on re-tests: the warm-up share rises linearly with
     the discovery budget (see ``spend_gain``) from ``warmup_retest_share`` (budget 0) to this
