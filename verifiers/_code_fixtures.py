@@ -1,22 +1,26 @@
-"""The pytest fixtures the harness gives test functions: ``capsys`` and ``capfd``.
+"""What the harness gives test code besides its names: ``capsys`` / ``capfd``, and a quiet
+``print``.
 
 The program prints in its sandbox, so these read what it printed from there
 (``Session.output``): ``readouterr()`` returns what it printed since the fixture was made or last
 read, as pytest's does; what it printed while it loaded is not the test's. ``capfd`` reads the
 same streams (``sys.stdout`` / ``sys.stderr``): a program that writes to file descriptor 1
 directly shows nothing there. Any other fixture (``monkeypatch``, ``tmp_path``) is still refused:
-the test is ``error``, never a pass.
+the test is ``error``, never a pass. The test code's own ``print`` to the console is dropped
+(pytest captures it; here a dataset's debug prints would fill the trainer's output once per answer
+graded); a ``print`` to a file writes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections import namedtuple
 from collections.abc import Callable
 
 from passband.sandbox import Session
 
-__all__ = ["CaptureFixture", "CaptureResult", "fixtures"]
+__all__ = ["CaptureFixture", "CaptureResult", "fixtures", "quiet_print"]
 
 CaptureResult = namedtuple("CaptureResult", "out err")
 
@@ -40,3 +44,9 @@ def fixtures(session: Session) -> dict[str, Callable[[], object]]:
     """Fixture name -> a maker, called once for each test that asks for it."""
     make = lambda: CaptureFixture(session)  # noqa: E731 - one maker for both names
     return {"capsys": make, "capfd": make}
+
+
+def quiet_print(*args, file=None, **kwargs) -> None:
+    """``print`` for test code: to the console it prints nothing; to a file it writes."""
+    if file is not None and file not in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        print(*args, file=file, **kwargs)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from passband.sandbox import CandidateGone, Session
 from passband.sandbox._wire import Unencodable
 from passband.sandbox.session import RemoteObject
-from passband.verifiers._code_fixtures import fixtures
+from passband.verifiers._code_fixtures import fixtures, quiet_print
 from passband.verifiers._code_namespace import MODULE_NAMES, Namespace
 from passband.verifiers._code_rewrite import (
     BIND,
@@ -116,6 +116,7 @@ class Runner:
         self.ns[PROGRAM_MODULE] = _ProgramModule(session)
         self.ns[PROGRAM_STAR] = self._program_star
         self.ns[NOOP] = lambda *args, **kwargs: None
+        self.ns["print"] = quiet_print  # the test's own prints (pytest captures them)
         self.checks: list[Check] = []
         self._sites: dict[str, int] = {}  # an assert statement -> its check's index
         self._evaluated = 0  # asserts evaluated, repeats included

@@ -157,3 +157,21 @@ def test_program_code_run_by_reading_the_output_cannot_mask_a_wrong_answer():
 def test_a_stream_replaced_while_loading_still_captures(stream):
     program = f"import io, sys\nsys.{stream} = io.StringIO()\n\n" + RIGHT
     assert _run(program, test=SUITE).status == "ok"
+
+
+def test_the_test_codes_own_prints_stay_out_of_the_console(capsys, tmp_path):
+    """A dataset's debug ``print`` in its tests reached the trainer's console once per answer
+    graded; pytest captures it, the harness drops it. A ``print`` to a file still writes."""
+    path = tmp_path / "data.txt"
+    suite = (
+        "from solution import first\n\ndef test_first():\n    print('TEST-NOISE')\n"
+        f"    with open({str(path)!r}, 'w') as fh:\n        print('7', file=fh)\n"
+        f"    assert first({str(path)!r}) == '7'\n"
+    )
+    right = "def first(path):\n    with open(path) as fh:\n        return fh.read().strip()\n"
+    verdict = _run(right, test=suite)
+    assert "TEST-NOISE" not in capsys.readouterr().out
+    # the sandbox may not read the harness's temp folder; the file was written either way
+    assert path.read_text() == "7\n", verdict.detail
+    mbpp = _run("def one():\n    return 1\n", tests=["print('MBPP-NOISE')", "assert one() == 1"])
+    assert mbpp.status == "ok" and "MBPP-NOISE" not in capsys.readouterr().out
