@@ -13,6 +13,7 @@ graded); a ``print`` to a file writes.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import sys
 from collections import namedtuple
@@ -46,7 +47,26 @@ def fixtures(session: Session) -> dict[str, Callable[[], object]]:
     return {"capsys": make, "capfd": make}
 
 
-def quiet_print(*args, file=None, **kwargs) -> None:
-    """``print`` for test code: to the console it prints nothing; to a file it writes."""
-    if file is not None and file not in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        print(*args, file=file, **kwargs)
+class _Null:
+    """A stream that keeps nothing (``print`` still checks its arguments and calls ``str``)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def quiet_print(console: tuple = ()):
+    """``print`` for test code: what goes to the console (``console``, the streams when the
+    harness began, or the process's own) is dropped; what goes anywhere else, a file or a stream
+    the test swapped in (``redirect_stdout``), is written as ``print`` writes it."""
+    console = (*console, sys.__stdout__, sys.__stderr__)
+    sink = _Null()
+
+    def print_(*args, file=None, **kwargs) -> None:
+        target = sys.stdout if file is None else file
+        quiet = any(target is c for c in console)
+        builtins.print(*args, file=sink if quiet else target, **kwargs)
+
+    return print_

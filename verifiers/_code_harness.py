@@ -116,7 +116,8 @@ class Runner:
         self.ns[PROGRAM_MODULE] = _ProgramModule(session)
         self.ns[PROGRAM_STAR] = self._program_star
         self.ns[NOOP] = lambda *args, **kwargs: None
-        self.ns["print"] = quiet_print  # the test's own prints (pytest captures them)
+        if entry != "print":  # the test's own prints (pytest captures them)
+            self.ns["print"] = quiet_print((sys.stdout, sys.stderr))
         self.checks: list[Check] = []
         self._sites: dict[str, int] = {}  # an assert statement -> its check's index
         self._evaluated = 0  # asserts evaluated, repeats included

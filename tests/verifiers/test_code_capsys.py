@@ -175,3 +175,21 @@ def test_the_test_codes_own_prints_stay_out_of_the_console(capsys, tmp_path):
     assert path.read_text() == "7\n", verdict.detail
     mbpp = _run("def one():\n    return 1\n", tests=["print('MBPP-NOISE')", "assert one() == 1"])
     assert mbpp.status == "ok" and "MBPP-NOISE" not in capsys.readouterr().out
+
+
+def test_a_test_that_captures_its_own_prints_still_sees_them():
+    """``redirect_stdout`` or a swapped ``sys.stdout`` in the test: the print goes there, as in
+    Python (the quiet print had dropped it, and a right answer failed; the print review)."""
+    add = "def add(a, b):\n    return a + b\n"
+    tests = [
+        "import contextlib, io\nb = io.StringIO()\nwith contextlib.redirect_stdout(b):\n"
+        "    print(add(1, 2))\nassert b.getvalue() == '3\\n'"
+    ]
+    assert _run(add, tests=tests).status == "ok"
+    assert _run("def add(a, b):\n    return 0\n", tests=tests).status == "wrong"
+
+
+def test_an_entry_point_named_print_is_the_programs():
+    test = "def check(candidate):\n    assert candidate(1) == 2\n"
+    assert _run("def print(x):\n    return 2 * x\n", test=test, entry_point="print").passed
+    assert _run("def print(x):\n    return x\n", test=test, entry_point="print").status == "wrong"
