@@ -230,7 +230,7 @@ class Runner:
         ``answered`` that the program does not bind, with no ``entry_point``: those builtins
         answered it (``assert max([1, 5, 3]) == 5`` beside a ``second_max`` test, and no
         ``max`` written, passed)."""
-        names = sorted(n for n in answered - self.session.names if hasattr(builtins, n))
+        names = sorted(answered - self.session.names)  # ``answered``: builtins already
         if self.entry or self.session.calls != asked or not names:
             return
         why = f"this test never reached the program: the builtin {', '.join(names)} answered it"
