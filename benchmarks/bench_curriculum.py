@@ -70,6 +70,9 @@ SCENARIOS = {  # name -> SimConfig overrides; the held-out judge varies exactly 
     # the prompts that become learnable jump into the band at a random mid-run step, with no
     # success before (an independent reviewer's simulator did this; the others drift up)
     "jump": {"jump": True, "n_prompts": 5000, "steps": 300},
+    # more prompts than the run draws groups (3,840): every first look is blind, so the only gain
+    # is bringing the in-band prompts found back (``spaced_reuse``)
+    "large": {"n_prompts": 50_000, "steps": 60},
 }
 _RUNS = (
     ("uniform", {}),

@@ -39,6 +39,7 @@ STALE_SHARE = 0.5
 HINT_WINDOW = 16  # draws; the draw-size hint is the largest draw of the last 16 to 32
 PENDING_DRAWS = 32  # draws after which a prompt handed out and never observed stops blocking
 MAX_GROUP_SIZE = 1024  # groups larger than this do not set G (P(signal) costs G steps)
+_MIN_REUSE_DRAWS = 32  # draws before ``spaced_reuse`` lets a prompt come back
 
 
 @functools.lru_cache(maxsize=64)
@@ -137,10 +138,16 @@ class SelectionMixin:
     def _cooldown(self, known_mass: float, p_fresh: float) -> float:
         """Groups before a drawn prompt may be drawn again: ``cooldown_factor`` times the in-band
         mass (expected in-band prompts among the known and the fresh ones), at least
-        ``min_reuse_share`` of the dataset however few in-band prompts are left."""
+        ``min_reuse_share`` of the dataset however few in-band prompts are left; at most
+        ``spaced_reuse`` of the groups observed so far (not under ``_MIN_REUSE_DRAWS`` draws),
+        so a dataset larger than the run still brings its in-band prompts back."""
         cfg = self.config
         mass = known_mass + len(self._sets[FRESH]) * p_fresh
-        cooldown = cfg.cooldown_factor * max(mass, cfg.min_reuse_share * len(self._ids))
+        walk = max(mass, cfg.min_reuse_share * len(self._ids))
+        if cfg.spaced_reuse > 0:
+            spaced = max(cfg.spaced_reuse * self._clock, _MIN_REUSE_DRAWS * self._n_hint)
+            walk = min(walk, spaced)
+        cooldown = cfg.cooldown_factor * walk
         self._ema["cooldown"] = cooldown
         return cooldown
 

@@ -117,6 +117,15 @@ class CurriculumConfig:
     """Floor of the cooldown, as a share of the dataset's prompts (uniform sampling draws a prompt
     again every ``len(dataset)`` groups on average). Without it the cooldown shrinks with the
     in-band pool, and the last few prompts in band are re-drawn every step."""
+    spaced_reuse: float = 0.5
+    """A drawn prompt may also come back once the groups observed since its last draw are this
+    share of all groups observed so far (0.5: once the run has doubled since), and never within
+    32 draws, whichever the in-band walk allows first. It binds where the dataset is larger than
+    the run can walk: at a million prompts (a run of 300 draws of 64) no prompt was ever drawn
+    twice, so a cold curriculum had uniform sampling's signal share (0.385 against 0.392); with
+    it 0.452 cold and 0.785 with priors (0.770 before), and each prompt comes back at most
+    log2(run / first draw) times. Smaller datasets walk their in-band prompts sooner and are
+    unchanged (BENCHMARKS.md, "Scale"). 0 turns it off."""
     candidates_per_slot: int = 16
     """Known prompts scored per draw slot: a draw of ``n`` ranks a uniform sample of at most
     ``candidates_per_slot * n`` (at least 1024) known prompts, so its cost does not grow with the
@@ -294,6 +303,7 @@ _RANGES = (  # field, low, high, options of _check_range
     ("group_size_hint", 2, 1_000_000, {"integer": True}),
     ("cooldown_factor", 0.0, 1e3, {}),
     ("min_reuse_share", 0.0, 1e3, {}),
+    ("spaced_reuse", 0.0, 1.0, {}),
     ("candidates_per_slot", 1, 1_000_000, {"integer": True}),
     ("min_explore_share", 0.0, 1.0, {}),
     ("surplus_explore_share", 0.0, 1.0, {}),

@@ -246,6 +246,8 @@ def test_bad_inputs_name_the_problem():
         r"a number in \[0, 1\]",
     ):
         CurriculumConfig(warmup_retest_share=1.5)
+    with pytest.raises(ValueError, match=r"spaced_reuse=2 is outside the allowed range"):
+        CurriculumConfig(spaced_reuse=2)
     with pytest.raises(TypeError, match="selection.*no longer exists"):
         Curriculum(["a"], selection="pool")
 
