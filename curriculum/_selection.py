@@ -39,7 +39,8 @@ STALE_SHARE = 0.5
 HINT_WINDOW = 16  # draws; the draw-size hint is the largest draw of the last 16 to 32
 PENDING_DRAWS = 32  # draws after which a prompt handed out and never observed stops blocking
 MAX_GROUP_SIZE = 1024  # groups larger than this do not set G (P(signal) costs G steps)
-_MIN_REUSE_DRAWS = 32  # draws before ``spaced_reuse`` lets a prompt come back
+_MIN_REUSE_DRAWS = 32  # largest draws' worth of groups before ``spaced_reuse`` brings one back
+_ASSUMED_RUN_DRAWS = 500  # a run's length in draws when ``run_groups`` is not given
 
 
 @functools.lru_cache(maxsize=64)
@@ -138,16 +139,17 @@ class SelectionMixin:
     def _cooldown(self, known_mass: float, p_fresh: float) -> float:
         """Groups before a drawn prompt may be drawn again: ``cooldown_factor`` times the in-band
         mass (expected in-band prompts among the known and the fresh ones), at least
-        ``min_reuse_share`` of the dataset however few in-band prompts are left; at most
-        ``spaced_reuse`` of the groups observed so far (not under ``_MIN_REUSE_DRAWS`` draws),
-        so a dataset larger than the run still brings its in-band prompts back."""
+        ``min_reuse_share`` of the dataset however few in-band prompts are left. Where that is
+        longer than the run has left, at most ``spaced_reuse`` of the groups observed so far,
+        never under ``_MIN_REUSE_DRAWS`` of the largest draws: a dataset larger than the run
+        still brings its in-band prompts back."""
         cfg = self.config
         mass = known_mass + len(self._sets[FRESH]) * p_fresh
-        walk = max(mass, cfg.min_reuse_share * len(self._ids))
-        if cfg.spaced_reuse > 0:
-            spaced = max(cfg.spaced_reuse * self._clock, _MIN_REUSE_DRAWS * self._n_hint)
-            walk = min(walk, spaced)
-        cooldown = cfg.cooldown_factor * walk
+        cooldown = cfg.cooldown_factor * max(mass, cfg.min_reuse_share * len(self._ids))
+        run = cfg.run_groups or _ASSUMED_RUN_DRAWS * self._n_max
+        if cfg.spaced_reuse > 0 and cooldown > run - self._clock:
+            spaced = max(cfg.spaced_reuse * self._clock, _MIN_REUSE_DRAWS * self._n_max)
+            cooldown = min(cooldown, spaced)
         self._ema["cooldown"] = cooldown
         return cooldown
 
@@ -329,6 +331,7 @@ class SelectionMixin:
         of the last ``HINT_WINDOW`` to ``2 * HINT_WINDOW`` draws, so one outsized draw does not
         slow every later one (a run's step draws keep it at their size)."""
         self._draws += 1
+        self._n_max = max(self._n_max, n)  # the run's largest: refills do not shrink it
         self._n_window = max(self._n_window, n)
         self._n_hint = max(self._n_hint, n)
         if self._draws % HINT_WINDOW == 0:

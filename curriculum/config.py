@@ -37,12 +37,12 @@ _REMOVED = {
 
 
 def _check_range(
-    name: str, value, low: float, high: float, *, open_low=False, integer=False
+    name: str, value, low: float, high: float, *, open_low=False, open_high=False, integer=False
 ) -> None:
     is_num = isinstance(value, (int, float)) and not isinstance(value, bool)
     bracket = "(" if open_low else "["
     kind = "an integer" if integer else "a number"
-    allowed = f"{kind} in {bracket}{low:g}, {high:g}]"
+    allowed = f"{kind} in {bracket}{low:g}, {high:g}{')' if open_high else ']'}"
     if not is_num:
         raise ConfigError(
             f"CurriculumConfig.{name}={value!r} is not a number (a {type(value).__name__}): "
@@ -50,7 +50,9 @@ def _check_range(
         )
     bad = isinstance(value, float) and not math.isfinite(value)
     if not bad:
-        bad = (value <= low if open_low else value < low) or value > high
+        bad = (value <= low if open_low else value < low) or (
+            value >= high if open_high else value > high
+        )
     if integer and not bad:
         bad = not isinstance(value, int)
     if bad:
@@ -109,7 +111,8 @@ class CurriculumConfig:
     cooldown_factor: float = 1.0
     """A drawn prompt is not drawn again for ``cooldown`` groups observed: this factor times the
     in-band mass (the sum of P(signal) over known and fresh candidates), at least
-    ``min_reuse_share`` of the dataset. So the in-band prompts are walked through like epochs. A
+    ``min_reuse_share`` of the dataset (shorter only by ``spaced_reuse``, where the run cannot
+    walk it). So the in-band prompts are walked through like epochs. A
     softer rule that let the best prompts back early (their score scaled by (age/cooldown)^0.25)
     had 3-4 points more groups with signal in the simulator, and 3 points less held-out accuracy
     in the demo: its tiny model memorised the prompts it kept re-drawing. 0 turns it off."""
@@ -118,14 +121,20 @@ class CurriculumConfig:
     again every ``len(dataset)`` groups on average). Without it the cooldown shrinks with the
     in-band pool, and the last few prompts in band are re-drawn every step."""
     spaced_reuse: float = 0.5
-    """A drawn prompt may also come back once the groups observed since its last draw are this
-    share of all groups observed so far (0.5: once the run has doubled since), and never within
-    32 draws, whichever the in-band walk allows first. It binds where the dataset is larger than
-    the run can walk: at a million prompts (a run of 300 draws of 64) no prompt was ever drawn
-    twice, so a cold curriculum had uniform sampling's signal share (0.385 against 0.392); with
-    it 0.452 cold and 0.785 with priors (0.770 before), and each prompt comes back at most
-    log2(run / first draw) times. Smaller datasets walk their in-band prompts sooner and are
-    unchanged (BENCHMARKS.md, "Scale"). 0 turns it off."""
+    """Where the in-band walk would not bring a prompt back before the run ends (its cooldown
+    is longer than the groups the run has left, ``run_groups``), a drawn prompt may come back
+    once the groups observed since its last draw are this share of all groups observed so far
+    (0.5: once the run has doubled since), and never within 32 times the largest draw, in
+    groups observed. At a million prompts and 300 draws of 64, no prompt was drawn twice
+    without it, and a cold curriculum had less signal than uniform sampling (0.332 against
+    0.349; with it 0.401, with priors 0.741 -> 0.759: ``benchmarks/bench_curriculum_million.py``);
+    each prompt comes back at most log2(run / first draw) times. While a run can still walk
+    its in-band prompts the draws are unchanged. 0 turns it off; below 1 (at 1 a prompt would
+    never come back)."""
+    run_groups: int = 0
+    """Groups the run will observe, when known (``GRPOTrainer`` sets ``max_steps`` x
+    ``prompts_per_step`` x ``max_oversample``, the most it can roll out); 0: unknown, taken as
+    500 draws of the largest draw so far. Only ``spaced_reuse`` reads it."""
     candidates_per_slot: int = 16
     """Known prompts scored per draw slot: a draw of ``n`` ranks a uniform sample of at most
     ``candidates_per_slot * n`` (at least 1024) known prompts, so its cost does not grow with the
@@ -303,7 +312,8 @@ _RANGES = (  # field, low, high, options of _check_range
     ("group_size_hint", 2, 1_000_000, {"integer": True}),
     ("cooldown_factor", 0.0, 1e3, {}),
     ("min_reuse_share", 0.0, 1e3, {}),
-    ("spaced_reuse", 0.0, 1.0, {}),
+    ("spaced_reuse", 0.0, 1.0, {"open_high": True}),
+    ("run_groups", 0, 10**15, {"integer": True}),
     ("candidates_per_slot", 1, 1_000_000, {"integer": True}),
     ("min_explore_share", 0.0, 1.0, {}),
     ("surplus_explore_share", 0.0, 1.0, {}),

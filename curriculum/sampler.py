@@ -13,10 +13,10 @@ of ``n`` prompts is, in this order:
    population's chance (the decayed share of first looks that had signal), or with ``texts``
    the chance a model of its text predicts (``_predict``; a sample of fresh ones is scored).
    A prompt drawn within the reuse cooldown (``cooldown_factor`` times the in-band mass, in
-   groups, and at least ``min_reuse_share`` of the dataset; at most ``spaced_reuse`` of the run
-   so far) is not drawn again, so the known in-band prompts are walked through like epochs and
-   fresh ones fill the rest. At least ``min_explore_share`` (up to
-   ``surplus_explore_share`` as the discovery budget fills) stays fresh;
+   groups, and at least ``min_reuse_share`` of the dataset; where the run cannot walk that, at
+   most ``spaced_reuse`` of the run so far) is not drawn again, so the known in-band prompts
+   are walked through like epochs and fresh ones fill the rest. At least ``min_explore_share``
+   (up to ``surplus_explore_share`` as the discovery budget fills) stays fresh;
 3. whatever is left, so a draw is always full (prompts off cooldown first, best Thompson signal
    chance first; easy ones weighted by ``easy_weight`` except while looks at them pay more often
    than looks at warm-up prompts, so a policy that forgets what it solved trains on it again);
@@ -97,7 +97,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         self._queues = {WARMUP: DueQueue(n), EASY: DueQueue(n)}
         self._rng = np.random.Generator(np.random.PCG64(seed))
         self._clock, self._n_hint, self._n_seen = 0, 1, 0
-        self._draws, self._n_window = 0, 0  # draws made; the largest in the hint's window
+        self._draws, self._n_window, self._n_max = 0, 0, 1  # draws; largest in window, ever
         self._group_size = config.group_size_hint
         self._sizes: dict[int, int] = {}  # group size -> groups observed at it (G: the mode)
         self._pending: dict[int, tuple] = {}  # index -> (clock, draw) when handed out

@@ -178,6 +178,7 @@ def _make_sampler(strategy: str, cfg: SimConfig, world: _World):
         for i in range(cfg.n_prompts):
             p = 1.0 / (1.0 + math.exp(-(world.z[i] + noisy.gauss(0.0, cfg.prior_noise))))
             priors[i] = (sum(noisy.random() < p for _ in range(8)), 8)
+    n_step = cfg.prompts_per_step  # as GRPOTrainer, the run's length: its groups trained
     return Curriculum(
         range(cfg.n_prompts),
         band=cfg.band,
@@ -185,7 +186,7 @@ def _make_sampler(strategy: str, cfg: SimConfig, world: _World):
         seed=cfg.seed,
         group_size_hint=cfg.group_size,
         texts=world.texts,
-        **cfg.curriculum_options,
+        **{"run_groups": cfg.steps * n_step, **cfg.curriculum_options},
     )
 
 

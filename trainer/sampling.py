@@ -14,6 +14,7 @@ pre-scores the rows carry (``passband score`` output) or the ``priors`` given, p
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -170,6 +171,16 @@ def resolve_curriculum(config: Any) -> CurriculumConfig:
     return dataclasses.replace(cur, group_size_hint=config.group_size)
 
 
+def _with_run_length(config) -> CurriculumConfig:
+    """``config.curriculum`` with ``run_groups`` (unless set): the most groups this run can roll
+    out, which ``spaced_reuse`` compares with the in-band walk."""
+    cur_cfg = config.curriculum
+    if cur_cfg.run_groups:
+        return cur_cfg
+    budget = config.max_steps * config.prompts_per_step * config.max_oversample
+    return dataclasses.replace(cur_cfg, run_groups=math.ceil(budget))
+
+
 def make_sampler(
     rows: Sequence[Mapping[str, Any]],
     config: Any,
@@ -205,7 +216,7 @@ def make_sampler(
             )
         log(_uniform_note(rows, config))
         return UniformSampler(ids, seed=config.seed)
-    cur_cfg = config.curriculum
+    cur_cfg = _with_run_length(config)
     texts = [prompt_of(row) for row in rows] if cur_cfg.predict_fresh else None
     if priors is None:
         found = _data_priors(rows, config, model, log, kept, reward)

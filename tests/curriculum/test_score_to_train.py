@@ -405,3 +405,17 @@ def test_pre_scores_made_with_another_verifier_are_discounted_and_named(reward, 
     )
     said = "\n".join(lines)
     assert ("other settings (verifier 'math' vs" in said) == mismatched, said
+
+
+def test_the_trainer_tells_the_curriculum_how_long_the_run_is():
+    """``spaced_reuse`` binds only where the in-band walk is longer than the run has left: the
+    trainer gives its rollout budget, ``max_steps x prompts_per_step x max_oversample``, unless
+    the user set ``run_groups``."""
+    from passband.trainer import GRPOConfig
+    from passband.trainer.sampling import make_sampler
+
+    rows = [{"prompt": f"p{i}"} for i in range(10)]
+    config = GRPOConfig(pretrained=False, max_steps=30, prompts_per_step=8, max_oversample=1.25)
+    assert make_sampler(rows, config, log=lambda _: None).config.run_groups == 300
+    mine = GRPOConfig(pretrained=False, curriculum={"run_groups": 77})
+    assert make_sampler(rows, mine, log=lambda _: None).config.run_groups == 77

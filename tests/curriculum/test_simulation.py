@@ -156,3 +156,51 @@ def test_a_dataset_larger_than_the_run_brings_its_in_band_prompts_back(seed):
     for r in (cold, priors):
         assert r["recovered_share"] >= uniform["recovered_share"]
         assert r["curriculum"]["drawn/active"] > 0  # known prompts drawn again
+
+
+def test_spaced_reuse_waits_32_of_the_largest_draws_however_small_the_refills():
+    """A review (stop 42): the floor was 32 times the recent draw-size hint, which a step of one
+    draw of 64 and many refills of 1 shrinks to 1, so in-band prompts came back a step later."""
+    import numpy as np
+
+    from passband.curriculum import Curriculum
+
+    n, rng = 50_000, np.random.default_rng(0)
+    rate = np.where(rng.random(n) < 0.5, rng.uniform(0.3, 0.7, n), 0.999)  # in band or solved
+    no_retests = dict(warmup_retest_share=0.0, max_warmup_retest_share=0.0, easy_retest_share=0.0)
+    cur = Curriculum(range(n), seed=0, run_groups=3000, **no_retests)
+    last, gaps, clock = {}, [], 0
+    for _ in range(30):
+        used = cur.sample(64)
+        for _ in range(40):
+            used += cur.sample(1, exclude=used)
+        for i in used:
+            if i in last:
+                gaps.append(clock - last[i])
+            cur.observe(i, int(rng.binomial(8, rate[i])), 8)
+            last[i], clock = clock, clock + 1
+    assert gaps, "no prompt came back: spaced_reuse did not bind"
+    assert min(gaps) >= 32 * 64 - 64  # the floor (within one draw: gaps are counted per group)
+
+
+def test_a_run_that_can_walk_its_in_band_prompts_draws_as_without_spaced_reuse():
+    """A review (stop 42): the cap bound early in any run whose in-band walk was longer than 32
+    draws, GSM8K-sized runs of 8 prompts a step included (prompts back after 10 steps, not 70).
+    It binds now only where the walk is longer than the run has left (``run_groups``)."""
+    import numpy as np
+
+    from passband.curriculum import Curriculum
+
+    def draws(**options):
+        n, rng = 7473, np.random.default_rng(1)
+        rate = rng.choice([0.001, 0.5, 0.999], size=n, p=[0.35, 0.3, 0.35])
+        cur, out = Curriculum(range(n), seed=0, **options), []
+        for _ in range(150):
+            ids = cur.sample(8)
+            out.append(ids)
+            for i in ids:
+                cur.observe(i, int(rng.binomial(8, rate[i])), 8)
+        return out
+
+    assert draws(run_groups=500 * 8) == draws(spaced_reuse=0.0)
+    assert draws(run_groups=150 * 8) != draws(spaced_reuse=0.0)  # a run too short: it binds
