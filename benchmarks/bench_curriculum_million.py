@@ -1,7 +1,7 @@
 """Signal share at a million prompts: the curriculum, cold and with priors, against uniform sampling.
 
-A world of ``--prompts`` prompts (40% solved, 35% out of reach, 25% in band, as in
-``bench_curriculum.py``), ``--steps`` draws of 64 groups of G = 8, every group observed. A group
+A world of ``--prompts`` prompts (40% solved, 35% out of reach, 25% in band: the spread task's
+mix), ``--steps`` draws of 64 groups of G = 8, every group observed. A group
 with signal (its answers disagree) is trained on, and its prompt's pass rate rises (its logit by
 0.08). Priors come from a noisy pre-score (logit noise 0.7, one group of 8), as ``passband score``
 would write them. The run draws far fewer groups than there are prompts, so every first look is

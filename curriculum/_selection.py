@@ -10,6 +10,7 @@ comes from ``self._rng`` (a numpy ``Generator`` saved in the state), so draws ar
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Hashable, Iterable
 
 import numpy as np
@@ -97,6 +98,7 @@ class SelectionMixin:
         floor = cfg.min_explore_share + (cfg.surplus_explore_share - cfg.min_explore_share) * max(
             0.0, self._surplus()
         )
+        floor = min(1.0, max(floor, cfg.coverage_catch_up * self._coverage_gap()))
         k_floor = min(n_fresh, self._round(k * floor))
         if len(cand):
             self._fill_predicted(k, k_floor, (known, score), (cand, q), chosen, taken)
@@ -136,29 +138,42 @@ class SelectionMixin:
         rest = self._sets[FRESH].pick(self._rng, k - len(top), taken)
         self._extend(chosen, taken, rest, "drawn/fresh")
 
+    def _coverage_gap(self) -> float:
+        """How far the share of prompts never looked at exceeds uniform sampling's after as many
+        groups (exp(-groups / prompts)); negative when ahead."""
+        n = max(1, len(self._ids))
+        return len(self._sets[FRESH]) / n - math.exp(-self._clock / n)
+
     def _cooldown(self, known_mass: float, p_fresh: float) -> float:
         """Groups before a drawn prompt may be drawn again: ``cooldown_factor`` times the in-band
         mass (expected in-band prompts among the known and the fresh ones), at least
-        ``min_reuse_share`` of the dataset however few in-band prompts are left. Where that is
-        longer than the run has left, at most ``spaced_reuse`` of the groups observed so far,
-        never under ``_MIN_REUSE_DRAWS`` of the largest draws: a dataset larger than the run
-        still brings its in-band prompts back."""
+        ``min_reuse_share`` of the dataset however few in-band prompts are left. A prompt that
+        the walk would bring back only after the run ends rests ``spaced_reuse`` of the groups
+        observed so far instead (``_rest``), never under ``_MIN_REUSE_DRAWS`` of the largest
+        draws: a dataset larger than the run still brings its in-band prompts back."""
         cfg = self.config
         mass = known_mass + len(self._sets[FRESH]) * p_fresh
         cooldown = cfg.cooldown_factor * max(mass, cfg.min_reuse_share * len(self._ids))
         run = cfg.run_groups or _ASSUMED_RUN_DRAWS * self._n_max
+        self._spaced = None  # (rest, run): read by ``_rest`` for this draw
         if cfg.spaced_reuse > 0 and cooldown > run - self._clock:
             spaced = max(cfg.spaced_reuse * self._clock, _MIN_REUSE_DRAWS * self._n_max)
-            cooldown = min(cooldown, spaced)
+            self._spaced = (spaced, run) if spaced < cooldown else None
         self._ema["cooldown"] = cooldown
         return cooldown
 
     def _rest(self, idx: np.ndarray, cooldown: float) -> np.ndarray:
         """How far each prompt is through its cooldown: groups observed since it was last drawn
-        over ``cooldown``, capped at 1 (a prompt never observed: 1)."""
+        over ``cooldown`` (or over ``spaced_reuse``'s rest, for a prompt the walk would bring
+        back only after the run's end), capped at 1 (a prompt never observed: 1)."""
         if not cooldown or not len(idx):
             return np.ones(len(idx))
-        age = np.minimum(1.0, (self._clock - self._stamp[idx]) / cooldown)
+        since = self._clock - self._stamp[idx]
+        age = np.minimum(1.0, since / cooldown)
+        spaced = getattr(self, "_spaced", None)
+        if spaced is not None:  # prompts the walk would bring back only after the run's end
+            late = self._stamp[idx] + cooldown > spaced[1]
+            age = np.where(late, np.maximum(age, np.minimum(1.0, since / spaced[0])), age)
         return np.where(self._observed[idx] > 0, age, 1.0)
 
     def _signal_chance(self, idx: np.ndarray) -> np.ndarray:

@@ -178,7 +178,9 @@ def _make_sampler(strategy: str, cfg: SimConfig, world: _World):
         for i in range(cfg.n_prompts):
             p = 1.0 / (1.0 + math.exp(-(world.z[i] + noisy.gauss(0.0, cfg.prior_noise))))
             priors[i] = (sum(noisy.random() < p for _ in range(8)), 8)
-    n_step = cfg.prompts_per_step  # as GRPOTrainer, the run's length: its groups trained
+    # the run's length as GRPOTrainer gives it (its rollout budget at max_oversample = 1.25);
+    # this simulator's refills are not capped like the trainer's, so its clock runs past it
+    n_step = math.ceil(1.25 * cfg.prompts_per_step)
     return Curriculum(
         range(cfg.n_prompts),
         band=cfg.band,

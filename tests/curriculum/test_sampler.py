@@ -246,8 +246,10 @@ def test_bad_inputs_name_the_problem():
         r"a number in \[0, 1\]",
     ):
         CurriculumConfig(warmup_retest_share=1.5)
-    with pytest.raises(ValueError, match=r"spaced_reuse=2 is outside the allowed range"):
-        CurriculumConfig(spaced_reuse=2)
+    with pytest.raises(ValueError, match=r"spaced_reuse=1.0 is outside .* in \[0, 1\)"):
+        CurriculumConfig(spaced_reuse=1.0)  # at 1 a prompt would never come back
+    with pytest.raises(ValueError, match=r"run_groups=1.5 is outside"):
+        CurriculumConfig(run_groups=1.5)
     with pytest.raises(TypeError, match="selection.*no longer exists"):
         Curriculum(["a"], selection="pool")
 

@@ -158,7 +158,8 @@ def test_a_dataset_larger_than_the_run_brings_its_in_band_prompts_back(seed):
         assert r["curriculum"]["drawn/active"] > 0  # known prompts drawn again
 
 
-def test_spaced_reuse_waits_32_of_the_largest_draws_however_small_the_refills():
+@pytest.mark.parametrize("factor", [1.0, 2.0])
+def test_spaced_reuse_waits_32_of_the_largest_draws_however_small_the_refills(factor):
     """A review (stop 42): the floor was 32 times the recent draw-size hint, which a step of one
     draw of 64 and many refills of 1 shrinks to 1, so in-band prompts came back a step later."""
     import numpy as np
@@ -168,9 +169,17 @@ def test_spaced_reuse_waits_32_of_the_largest_draws_however_small_the_refills():
     n, rng = 50_000, np.random.default_rng(0)
     rate = np.where(rng.random(n) < 0.5, rng.uniform(0.3, 0.7, n), 0.999)  # in band or solved
     no_retests = dict(warmup_retest_share=0.0, max_warmup_retest_share=0.0, easy_retest_share=0.0)
-    cur = Curriculum(range(n), seed=0, run_groups=3000, **no_retests)
+    # cooldown_factor scales the walk, not the spaced rest (at 2 it once turned spaced reuse off)
+    cur = Curriculum(range(n), seed=0, run_groups=3000, cooldown_factor=factor, **no_retests)
     last, gaps, clock = {}, [], 0
-    for _ in range(30):
+    for step in range(30):
+        if step == 15:  # the largest draw survives a save and a load (refills do not shrink it)
+            state = cur.state_dict()
+            assert state["n_max"] == 64
+            cur = Curriculum(
+                range(n), seed=0, run_groups=3000, cooldown_factor=factor, **no_retests
+            )
+            cur.load_state_dict(state)
         used = cur.sample(64)
         for _ in range(40):
             used += cur.sample(1, exclude=used)
@@ -204,3 +213,30 @@ def test_a_run_that_can_walk_its_in_band_prompts_draws_as_without_spaced_reuse()
 
     assert draws(run_groups=500 * 8) == draws(spaced_reuse=0.0)
     assert draws(run_groups=150 * 8) != draws(spaced_reuse=0.0)  # a run too short: it binds
+
+
+def test_coverage_catch_up_looks_at_the_dataset_about_as_widely_as_uniform_sampling():
+    """An independent simulator (stop 41): cold at G = 4, 15% of 5,000 prompts were never drawn in
+    19,200 groups (uniform sampling leaves exp(-3.84) = 2%), so prompts that became learnable
+    there were never found (0.72 against uniform's 0.83). ``coverage_catch_up`` (off by default:
+    it cost the spread task two points mid-run) gives unseen prompts a share of each draw while
+    the never-seen share runs ahead of uniform's."""
+    import numpy as np
+
+    from passband.curriculum import Curriculum
+
+    def run(**options):
+        n, rng = 5000, np.random.default_rng(0)
+        solved, hopeless = rng.random(n) < 0.4, rng.random(n) < 0.55
+        rate = np.select([solved, hopeless], [0.97, 0.01], rng.uniform(0.1, 0.9, n))
+        cur = Curriculum(range(n), seed=0, group_size=4, run_groups=300 * 64, **options)
+        for _ in range(300):
+            for i in cur.sample(64):
+                cur.observe(i, int(rng.binomial(4, rate[i])), 4)
+        m = cur.metrics()
+        return m["pool/fresh"] / n, m["groups_with_signal"] / m["groups_observed"]
+
+    (unseen, signal), (unseen_off, signal_off) = run(coverage_catch_up=2.0), run()  # off: default
+    assert unseen_off > 0.12  # 0.148 measured
+    assert unseen < 0.07  # 0.053
+    assert signal >= signal_off - 0.03
