@@ -42,6 +42,7 @@ PENDING_DRAWS = 32  # draws after which a prompt handed out and never observed s
 MAX_GROUP_SIZE = 1024  # groups larger than this do not set G (P(signal) costs G steps)
 _MIN_REUSE_DRAWS = 32  # largest draws' worth of groups before ``spaced_reuse`` brings one back
 _ASSUMED_RUN_DRAWS = 500  # a run's length in draws when ``run_groups`` is not given
+_COVERAGE_AFTER = 3  # passes' worth of groups before ``coverage_catch_up`` acts
 
 
 @functools.lru_cache(maxsize=64)
@@ -140,8 +141,13 @@ class SelectionMixin:
 
     def _coverage_gap(self) -> float:
         """How far the share of prompts never looked at exceeds uniform sampling's after as many
-        groups (exp(-groups / prompts)); negative when ahead."""
+        groups (exp(-groups / prompts)); negative when ahead, 0 before ``_COVERAGE_AFTER`` passes'
+        worth of groups (before then the in-band prompts found are worth more: on the spread task
+        catching up from the start cost two points mid-run, from two passes on a point at its
+        end)."""
         n = max(1, len(self._ids))
+        if self._clock < _COVERAGE_AFTER * n:
+            return 0.0
         return len(self._sets[FRESH]) / n - math.exp(-self._clock / n)
 
     def _cooldown(self, known_mass: float, p_fresh: float) -> float:
