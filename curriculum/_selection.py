@@ -10,7 +10,6 @@ comes from ``self._rng`` (a numpy ``Generator`` saved in the state), so draws ar
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Hashable, Iterable
 
 import numpy as np
@@ -42,7 +41,6 @@ PENDING_DRAWS = 32  # draws after which a prompt handed out and never observed s
 MAX_GROUP_SIZE = 1024  # groups larger than this do not set G (P(signal) costs G steps)
 _MIN_REUSE_DRAWS = 32  # largest draws' worth of groups before ``spaced_reuse`` brings one back
 _ASSUMED_RUN_DRAWS = 500  # a run's length in draws when ``run_groups`` is not given
-_COVERAGE_AFTER = 3  # passes' worth of groups before ``coverage_catch_up`` acts
 
 
 @functools.lru_cache(maxsize=64)
@@ -99,7 +97,6 @@ class SelectionMixin:
         floor = cfg.min_explore_share + (cfg.surplus_explore_share - cfg.min_explore_share) * max(
             0.0, self._surplus()
         )
-        floor = min(1.0, max(floor, cfg.coverage_catch_up * self._coverage_gap()))
         k_floor = min(n_fresh, self._round(k * floor))
         if len(cand):
             self._fill_predicted(k, k_floor, (known, score), (cand, q), chosen, taken)
@@ -138,17 +135,6 @@ class SelectionMixin:
         self._extend(chosen, taken, idx[top[~is_known]].tolist(), "drawn/fresh")
         rest = self._sets[FRESH].pick(self._rng, k - len(top), taken)
         self._extend(chosen, taken, rest, "drawn/fresh")
-
-    def _coverage_gap(self) -> float:
-        """How far the share of prompts never looked at exceeds uniform sampling's after as many
-        groups (exp(-groups / prompts)); negative when ahead, 0 before ``_COVERAGE_AFTER`` passes'
-        worth of groups (before then the in-band prompts found are worth more: on the spread task
-        catching up from the start cost two points mid-run, from two passes on a point at its
-        end)."""
-        n = max(1, len(self._ids))
-        if self._clock < _COVERAGE_AFTER * n:
-            return 0.0
-        return len(self._sets[FRESH]) / n - math.exp(-self._clock / n)
 
     def _cooldown(self, known_mass: float, p_fresh: float) -> float:
         """Groups before a drawn prompt may be drawn again: ``cooldown_factor`` times the in-band

@@ -136,15 +136,6 @@ class CurriculumConfig:
     """Groups the run will observe, when known (``GRPOTrainer`` sets ``max_steps`` x
     ``prompts_per_step`` x ``max_oversample``, the most it can roll out); 0: unknown, taken as
     500 draws of the largest draw so far. Only ``spaced_reuse`` reads it."""
-    coverage_catch_up: float = 8.0
-    """Once the run has observed three passes' worth of groups (three times the prompts), unseen
-    prompts get at least this times the amount by which the share of prompts never looked at
-    exceeds uniform sampling's (exp(-groups / prompts)) of each draw, until it no longer does.
-    Cold at G = 4 in an independent simulator (5,000 prompts, 19,200 groups) 15% of the prompts
-    were never drawn, and 0.72 of those that jumped into the band were found against uniform
-    sampling's 0.83; now 0.83, for 0.015 of signal share. Acting from the start (at 2) cost the
-    spread task two points mid-run, and from two passes on (at 4) a point at its end, where the
-    curriculum was still learning from its in-band prompts (BENCHMARKS.md). 0 turns it off."""
     candidates_per_slot: int = 16
     """Known prompts scored per draw slot: a draw of ``n`` ranks a uniform sample of at most
     ``candidates_per_slot * n`` (at least 1024) known prompts, so its cost does not grow with the
@@ -324,7 +315,6 @@ _RANGES = (  # field, low, high, options of _check_range
     ("min_reuse_share", 0.0, 1e3, {}),
     ("spaced_reuse", 0.0, 1.0, {"open_high": True}),
     ("run_groups", 0, 10**15, {"integer": True}),
-    ("coverage_catch_up", 0.0, 1e3, {}),
     ("candidates_per_slot", 1, 1_000_000, {"integer": True}),
     ("min_explore_share", 0.0, 1.0, {}),
     ("surplus_explore_share", 0.0, 1.0, {}),

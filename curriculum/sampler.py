@@ -13,8 +13,8 @@ of ``n`` prompts is, in this order:
    population's chance (the decayed share of first looks that had signal), or with ``texts``
    the chance a model of its text predicts (``_predict``; a sample of fresh ones is scored).
    A prompt drawn within the reuse cooldown (``cooldown_factor`` times the in-band mass, in
-   groups, and at least ``min_reuse_share`` of the dataset; where the run cannot walk that, at
-   most ``spaced_reuse`` of the run so far) is not drawn again, so the known in-band prompts
+   groups, and at least ``min_reuse_share`` of the dataset; for a prompt the walk would bring
+   back after the run's end, ``spaced_reuse`` of the run so far) is not drawn again, so the known in-band prompts
    are walked through like epochs and fresh ones fill the rest. At least ``min_explore_share``
    (up to ``surplus_explore_share`` as the discovery budget fills) stays fresh;
 3. whatever is left, so a draw is always full (prompts off cooldown first, best Thompson signal
