@@ -20,6 +20,7 @@ from passband.curriculum._pools import EASY, FRESH, WARMUP, IndexSet, first_wait
 STATE_FORMAT = "passband.curriculum/2"
 COUNTERS = (
     "groups_observed",
+    "unscored",
     "groups_with_signal",
     "probes",
     "admissions",
