@@ -346,8 +346,8 @@ class SelectionMixin:
         first = pool == FRESH
         wait = first_wait(cfg, warmup=True) if first else self._wait[i] * cfg.retest_backoff
         self._wait[i] = min(wait, cfg.max_retest_after)
-        self._stamp[i] = self._clock  # looked at now, for the round robin of the stalest (it
-        # has no evidence to age: the posterior is unchanged)
+        if self._succ[i] + self._fail[i] == 0:  # no evidence to age (the stamp dates it): as
+            self._stamp[i] = self._clock  # looked at now, for the round robin of the stalest
         self._set_pool(i, pool, WARMUP)
         self._due[i] = self._clock + self._wait[i]
         self._queues[WARMUP].schedule(i, self._due[i])

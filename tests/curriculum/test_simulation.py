@@ -250,3 +250,24 @@ def test_prompts_the_trainer_never_scores_are_not_drawn_again_and_again():
                 kept += 0 < s < 8
     assert wasted / late < 0.12  # 0.094 measured; 0.19 before (uniform sampling: 0.15)
     assert cur.metrics()["unscored"] > 0
+
+
+def test_an_unscored_prompt_with_evidence_keeps_its_estimate():
+    """Parking a prompt handed out and never observed must not change what is known of it: its
+    evidence (a pre-score here) keeps aging from when it was gathered, as a pre-scored prompt's
+    that was never drawn does."""
+    from passband.curriculum import Curriculum
+
+    options = dict(seed=0, warmup_retest_after=1.0, evidence_half_life=50.0)
+    cur = Curriculum(range(400), priors={i: (1, 8) for i in range(200)}, **options)
+    drawn: set = set()
+    for _ in range(80):
+        for i in cur.sample(8):
+            if i < 200:
+                drawn.add(i)  # a pre-scored prompt whose group is never scored
+            else:
+                cur.observe(i, 4, 8)
+    est = cur.estimates()
+    never = [est[i] for i in range(200) if i not in drawn]
+    assert cur.metrics()["unscored"] > 0 and never
+    assert max(abs(est[i] - never[0]) for i in drawn) < 1e-12
