@@ -313,7 +313,7 @@ class SelectionMixin:
     def _blocked(self, exclude: Iterable[Hashable]) -> tuple[set[int], set[int]]:
         """The prompts a draw avoids (handed out and not yet observed, or excluded), and the
         excluded ones alone. A prompt never observed stops blocking after ``2 * n_hint`` groups
-        or ``PENDING_DRAWS`` draws, and is forgotten then (``_park_unscored``)."""
+        or ``PENDING_DRAWS`` draws, and is forgotten then."""
         horizon = 2 * self._n_hint
         stale = [
             i
@@ -322,7 +322,6 @@ class SelectionMixin:
         ]
         for i in stale:
             del self._pending[i]
-            self._park_unscored(i)
         excluded = set()
         if exclude is None:
             exclude = ()
@@ -334,17 +333,18 @@ class SelectionMixin:
                 excluded.add(i)
         return set(self._pending) | excluded, excluded
 
-    def _park_unscored(self, i: int) -> None:
-        """A prompt handed out and never observed, unseen or in the warm-up pool, waits there as
-        a failed one does, its wait growing each time: the trainer observes no group without a
-        checkable answer (a broken reference, answers that always time out), and an unseen
-        prompt that never leaves that state was drawn again and again (a review: with 15% of
-        2,000 prompts unscorable, 35% of a run's last third went to them; uniform: 16%)."""
+    def unscored(self, prompt_id: Hashable) -> None:
+        """Record that ``prompt_id``'s group had no checkable answer (``GRPOTrainer`` calls it; a
+        broken reference, answers that always time out): it waits in the warm-up pool as a failed
+        prompt does, its wait doubling each time, its estimate unchanged. Unobserved, it had
+        stayed unseen and was drawn again and again (with 15% of 2,000 prompts unscorable, 19% of
+        the last third of a 300-step run went to them; uniform sampling: 15%)."""
+        i = self._lookup(prompt_id)
+        self._pending.pop(i, None)
         pool, cfg = int(self._pool[i]), self.config
-        if pool not in (FRESH, WARMUP):
-            return
-        first = pool == FRESH
-        wait = first_wait(cfg, warmup=True) if first else self._wait[i] * cfg.retest_backoff
+        wait = (
+            self._wait[i] * cfg.retest_backoff if pool == WARMUP else first_wait(cfg, warmup=True)
+        )
         self._wait[i] = min(wait, cfg.max_retest_after)
         if self._succ[i] + self._fail[i] == 0:  # no evidence to age (the stamp dates it): as
             self._stamp[i] = self._clock  # looked at now, for the round robin of the stalest
@@ -352,7 +352,7 @@ class SelectionMixin:
         self._due[i] = self._clock + self._wait[i]
         self._queues[WARMUP].schedule(i, self._due[i])
         self._counts["unscored"] += 1
-        if first:
+        if pool != WARMUP:
             self._enforce_warmup_cap()
 
     def _note_draw(self, n: int) -> None:

@@ -65,7 +65,8 @@ class Curriculum(SelectionMixin, PersistMixin):
     ``state_dict()`` taken at any point continues exactly as the original would have.
 
     For the trainer: ``sample(n)`` at the start of a step, ``sample(k, exclude=used)`` to refill
-    after dropping unanimous groups, ``observe`` once per group with success counts,
+    after dropping unanimous groups, ``observe`` once per group with success counts (or
+    ``unscored`` when none of its answers was checkable),
     ``metrics()`` for logging, ``estimates()`` for ``curriculum.json``.
     """
 

@@ -20,6 +20,7 @@ __all__ = [
     "check_sampler",
     "check_sampler_rows",
     "draw",
+    "observe_group",
     "round_group_sizes",
     "sampler_estimates",
 ]
@@ -48,6 +49,9 @@ class Sampler:
     def estimates(self) -> dict:
         return {}
 
+    def unscored(self, prompt_id: Any) -> None:
+        """Optional: the prompt's group had no checkable answer, so ``observe`` was not called."""
+
     def group_sizes(self, prompt_ids: Sequence[Any], budget: int) -> list[int]:
         """Answers per prompt for ``budget`` rollouts; default: an equal split (the fixed G)."""
         n = len(prompt_ids)
@@ -70,6 +74,16 @@ def round_group_sizes(sampler: Any, prompt_ids: Sequence[Any], group_size: int) 
             f"{budget} rollouts: it must give one size >= 2 per prompt, summing to the budget"
         )
     return sizes
+
+
+def observe_group(sampler: Any, prompt_id: Any, passes: int, trials: int) -> None:
+    """Tell ``sampler`` how a group went: ``observe`` with its checkable answers, or, when none
+    was checkable, its optional ``unscored`` (the curriculum parks the prompt rather than draw
+    an unscorable one again and again)."""
+    if trials:
+        sampler.observe(prompt_id, passes, trials)  # passed implies checkable
+    elif (unscored := getattr(sampler, "unscored", None)) is not None:
+        unscored(prompt_id)
 
 
 def check_sampler(sampler: Any, priors: Any = None, group_size: int = 8) -> Any:

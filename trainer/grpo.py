@@ -66,7 +66,13 @@ from passband.trainer._refill import (
     short_batch_note,
 )
 from passband.trainer._runstate import RunStateMixin
-from passband.trainer._sampler_api import check_ids, check_sampler, draw, round_group_sizes
+from passband.trainer._sampler_api import (
+    check_ids,
+    check_sampler,
+    draw,
+    observe_group,
+    round_group_sizes,
+)
 from passband.trainer._scoring import Scorer
 from passband.trainer._startup import start_verifier_workers
 from passband.trainer._update import UpdateMixin
@@ -369,9 +375,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         groups = self.dist.gather(local)  # in position order: the same list on every rank
         self.scorer.check_first([v for g in groups for v in g.verdicts])
         for g in groups:
-            trials = sum(g.valid)
-            if trials:
-                self.sampler.observe(g.prompt_id, g.passes, trials)  # passed implies checkable
+            observe_group(self.sampler, g.prompt_id, g.passes, sum(g.valid))
         return groups
 
     # ------------------------------------------------------------------ messages

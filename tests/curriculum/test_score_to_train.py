@@ -419,3 +419,28 @@ def test_the_trainer_tells_the_curriculum_how_long_the_run_is():
     assert make_sampler(rows, config, log=lambda _: None).config.run_groups == 300
     mine = GRPOConfig(pretrained=False, curriculum={"run_groups": 77})
     assert make_sampler(rows, mine, log=lambda _: None).config.run_groups == 77
+
+
+def test_a_group_with_no_checkable_answer_is_reported_as_unscored():
+    """GRPOTrainer's seam: ``observe`` with the checkable answers, else the sampler's optional
+    ``unscored``; a sampler without it (``UniformSampler``, a user's) is left alone."""
+    from passband.trainer._sampler_api import observe_group
+    from passband.trainer.sampling import UniformSampler
+
+    class Recorder:
+        def __init__(self):
+            self.calls = []
+
+        def observe(self, pid, passes, trials):
+            self.calls.append(("observe", pid, passes, trials))
+
+        def unscored(self, pid):
+            self.calls.append(("unscored", pid))
+
+    rec = Recorder()
+    observe_group(rec, "a", 2, 8)
+    observe_group(rec, "b", 0, 0)
+    assert rec.calls == [("observe", "a", 2, 8), ("unscored", "b")]
+    uniform = UniformSampler([0, 1], seed=0)
+    observe_group(uniform, 0, 0, 0)  # no unscored: nothing to do, no error
+    assert uniform.metrics() == UniformSampler([0, 1], seed=0).metrics()
