@@ -335,24 +335,25 @@ class SelectionMixin:
 
     def unscored(self, prompt_id: Hashable) -> None:
         """Record that ``prompt_id``'s group had no checkable answer (``GRPOTrainer`` calls it; a
-        broken reference, answers that always time out): it waits in the warm-up pool as a failed
-        prompt does, its wait doubling each time, its estimate unchanged. Unobserved, it had
+        broken reference, answers that always time out): an unseen or in-band prompt waits in the
+        warm-up pool as a failed one does, a parked one where it is; the wait doubles each time,
+        the estimate is unchanged. Unobserved, it had
         stayed unseen and was drawn again and again (with 15% of 2,000 prompts unscorable, 19% of
         the last third of a 300-step run went to them; uniform sampling: 15%)."""
         i = self._lookup(prompt_id)
         self._pending.pop(i, None)
-        pool, cfg = int(self._pool[i]), self.config
-        wait = (
-            self._wait[i] * cfg.retest_backoff if pool == WARMUP else first_wait(cfg, warmup=True)
-        )
+        old, cfg = int(self._pool[i]), self.config
+        parked = old in (WARMUP, EASY)  # stays where it is, its wait doubled
+        new = old if parked else WARMUP
+        wait = self._wait[i] * cfg.retest_backoff if parked else first_wait(cfg, warmup=True)
         self._wait[i] = min(wait, cfg.max_retest_after)
         if self._succ[i] + self._fail[i] == 0:  # no evidence to age (the stamp dates it): as
             self._stamp[i] = self._clock  # looked at now, for the round robin of the stalest
-        self._set_pool(i, pool, WARMUP)
+        self._set_pool(i, old, new)
         self._due[i] = self._clock + self._wait[i]
-        self._queues[WARMUP].schedule(i, self._due[i])
+        self._queues[new].schedule(i, self._due[i])
         self._counts["unscored"] += 1
-        if pool != WARMUP:
+        if not parked:
             self._enforce_warmup_cap()
 
     def _note_draw(self, n: int) -> None:

@@ -82,7 +82,7 @@ def observe_group(sampler: Any, prompt_id: Any, passes: int, trials: int) -> Non
     an unscorable one again and again)."""
     if trials:
         sampler.observe(prompt_id, passes, trials)  # passed implies checkable
-    elif (unscored := getattr(sampler, "unscored", None)) is not None:
+    elif callable(unscored := getattr(sampler, "unscored", None)):
         unscored(prompt_id)
 
 

@@ -442,5 +442,15 @@ def test_a_group_with_no_checkable_answer_is_reported_as_unscored():
     observe_group(rec, "b", 0, 0)
     assert rec.calls == [("observe", "a", 2, 8), ("unscored", "b")]
     uniform = UniformSampler([0, 1], seed=0)
-    observe_group(uniform, 0, 0, 0)  # no unscored: nothing to do, no error
+    observe_group(uniform, 0, 0, 0)  # the interface's no-op
     assert uniform.metrics() == UniformSampler([0, 1], seed=0).metrics()
+
+    class Plain:  # a user's sampler without the optional method, or with a field of that name
+        unscored = {"not", "a", "method"}
+
+        def observe(self, *args):
+            raise AssertionError("a group with no checkable answer is not observed")
+
+    observe_group(Plain(), "b", 0, 0)
+    del Plain.unscored
+    observe_group(Plain(), "b", 0, 0)

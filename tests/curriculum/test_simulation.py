@@ -293,3 +293,16 @@ def test_prompts_sampled_ahead_are_not_taken_for_unscorable_ones():
             cur.observe(i, int(rng.binomial(8, rate[i])), 8)
     m = cur.metrics()
     assert m["unscored"] == 0 and m["probes"] >= 150  # 221 (3 when parked by time)
+
+
+def test_an_unscored_parked_prompt_stays_in_its_pool_with_a_longer_wait():
+    """A review: ``unscored`` on a too-easy prompt moved it to the warm-up pool, re-tested sooner
+    (its wait 4096 -> 512) and classified too hard; a parked prompt now stays where it is."""
+    from passband.curriculum import Curriculum
+
+    cur = Curriculum(["easy", "hard", "new"], priors={"easy": (8, 8), "hard": (0, 8)}, seed=0)
+    before = {p: cur.classify(p) for p in ("easy", "hard")}
+    for p in ("easy", "hard", "new"):
+        cur.unscored(p)
+    assert {p: cur.classify(p) for p in ("easy", "hard")} == before
+    assert cur.metrics()["pool/fresh"] == 0 and cur.metrics()["unscored"] == 3
