@@ -112,26 +112,25 @@ class CurriculumConfig:
     """A drawn prompt is not drawn again for ``cooldown`` groups observed: this factor times the
     in-band mass (the sum of P(signal) over known and fresh candidates), at least
     ``min_reuse_share`` of the dataset (shorter only by ``spaced_reuse``, for a prompt the walk
-    would bring back after the run's end). So the in-band prompts are walked through like epochs. A
-    softer rule that let the best prompts back early (their score scaled by (age/cooldown)^0.25)
+    would bring back after the run's end). So the in-band prompts are walked through like
+    epochs. A softer rule that let the best prompts back early (their score scaled by (age/cooldown)^0.25)
     had 3-4 points more groups with signal in the simulator, and 3 points less held-out accuracy
     in the demo: its tiny model memorised the prompts it kept re-drawing. 0 turns it off."""
     min_reuse_share: float = 0.1
     """Floor of the cooldown, as a share of the dataset's prompts (uniform sampling draws a prompt
     again every ``len(dataset)`` groups on average; ``spaced_reuse`` may shorten the rest of a
-    prompt the walk would bring back after the run's end). Without it the cooldown shrinks with the
-    in-band pool, and the last few prompts in band are re-drawn every step."""
+    prompt the walk would bring back after the run's end). Without it the cooldown shrinks with
+    the in-band pool, and the last few prompts in band are re-drawn every step."""
     spaced_reuse: float = 0.5
     """A prompt that the in-band walk would bring back only after the run ends (its last draw
-    plus the cooldown past ``run_groups``) may come back
-    once the groups observed since its last draw are this share of all groups observed so far
-    (0.5: once the run has doubled since), and never within 32 times the largest draw, in
-    groups observed. At a million prompts and 300 draws of 64, no in-band prompt was drawn
-    again without it, and a cold curriculum had less signal than uniform sampling (0.332 against
-    0.349; with it 0.401, with priors 0.741 -> 0.759: ``benchmarks/bench_curriculum_million.py``);
-    each prompt comes back at most log2(run / first draw) times. While a run can still walk
-    its in-band prompts the draws are unchanged. 0 turns it off; below 1 (at 1 a prompt would
-    never come back)."""
+    plus the cooldown past ``run_groups``) may come back once the groups observed since its last
+    draw are this share of all groups observed so far (0.5: once the run has doubled since), and
+    never within 32 times the largest draw, in groups observed. At a million prompts and 300
+    draws of 64, no in-band prompt was drawn again without it, and a cold curriculum had less
+    signal than uniform sampling (0.332 against 0.349; with it 0.401, with priors 0.741 -> 0.759:
+    ``benchmarks/bench_curriculum_million.py``); each prompt comes back at most log2(run / first
+    draw) times. While a run can still walk its in-band prompts the draws are unchanged. 0 turns
+    it off; below 1 (at 1 a prompt would never come back)."""
     run_groups: int = 0
     """Groups the run will observe, when known (``GRPOTrainer`` sets ``max_steps`` x
     ``prompts_per_step`` x ``max_oversample``, the most it can roll out); 0: unknown, taken as

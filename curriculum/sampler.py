@@ -14,9 +14,9 @@ of ``n`` prompts is, in this order:
    the chance a model of its text predicts (``_predict``; a sample of fresh ones is scored).
    A prompt drawn within the reuse cooldown (``cooldown_factor`` times the in-band mass, in
    groups, and at least ``min_reuse_share`` of the dataset; for a prompt the walk would bring
-   back after the run's end, ``spaced_reuse`` of the run so far) is not drawn again, so the known in-band prompts
-   are walked through like epochs and fresh ones fill the rest. At least ``min_explore_share``
-   (up to ``surplus_explore_share`` as the discovery budget fills) stays fresh;
+   back after the run's end, ``spaced_reuse`` of the run so far) is not drawn again, so the
+   known in-band prompts are walked through like epochs and fresh ones fill the rest. At least
+   ``min_explore_share`` (up to ``surplus_explore_share`` as the discovery budget fills) stays fresh;
 3. whatever is left, so a draw is always full (prompts off cooldown first, best Thompson signal
    chance first; easy ones weighted by ``easy_weight`` except while looks at them pay more often
    than looks at warm-up prompts, so a policy that forgets what it solved trains on it again);
