@@ -26,6 +26,7 @@ __all__ = [
     "apply_lora",
     "register_advantage",
     "register_aggregation",
+    "finish_distributed",
 ]
 
 _WHERE = {
@@ -44,6 +45,7 @@ _WHERE = {
     "apply_lora": "lora",
     "register_advantage": "registry",
     "register_aggregation": "registry",
+    "finish_distributed": "_distributed",
 }
 
 

@@ -424,7 +424,7 @@ print("HELD " + json.dumps(dict(full=full, policy=local(trainer.model.parameters
       reference=local(trainer.reference.parameters()), adam=adam,
       plain=[n for m in (trainer.model, trainer.reference) for n, p in m.named_parameters()
              if not hasattr(p, "to_local")])), flush=True)  # one buffered write per rank
-from passband.trainer._distributed import finish_distributed
+from passband.trainer import finish_distributed
 finish_distributed(trainer)  # as `passband train` does: a rank left in the group at exit could
 # abort in gloo's teardown ("terminate called without an active exception", 1 run in 9)
 """
