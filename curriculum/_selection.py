@@ -356,6 +356,16 @@ class SelectionMixin:
         if not parked:
             self._enforce_warmup_cap()
 
+    def _look_pool(self, i: int) -> int:
+        """The pool an observation of ``i`` counts from: a prompt parked by ``unscored`` before
+        anything was known of it goes back to the unseen pool, so its first look counts as one
+        (the population prior, the text model, ``probes``)."""
+        pool = int(self._pool[i])
+        if pool == WARMUP and not self._observed[i] and not self._succ[i] + self._fail[i]:
+            self._set_pool(i, WARMUP, FRESH)
+            return FRESH
+        return pool
+
     def _note_draw(self, n: int) -> None:
         """The draw size that the candidate count and the blocking horizon follow: the largest
         of the last ``HINT_WINDOW`` to ``2 * HINT_WINDOW`` draws, so one outsized draw does not

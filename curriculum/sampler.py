@@ -65,9 +65,9 @@ class Curriculum(SelectionMixin, PersistMixin):
     ``state_dict()`` taken at any point continues exactly as the original would have.
 
     For the trainer: ``sample(n)`` at the start of a step, ``sample(k, exclude=used)`` to refill
-    after dropping unanimous groups, ``observe`` once per group with success counts (or
-    ``unscored`` when none of its answers was checkable),
-    ``metrics()`` for logging, ``estimates()`` for ``curriculum.json``.
+    after dropping unanimous groups, ``observe`` once per group with success counts (``unscored``
+    when none of its answers was checkable), ``metrics()`` for logging, ``estimates()`` for
+    ``curriculum.json``.
     """
 
     def __init__(
@@ -148,7 +148,7 @@ class Curriculum(SelectionMixin, PersistMixin):
             )
         successes, trials = counts
         self._clock += 1
-        pool = int(self._pool[i])
+        pool = self._look_pool(i)
         if pool == FRESH:
             half_life = self.config.evidence_half_life
             population.fold_first_look(self._ema, successes, trials, self._clock, half_life)

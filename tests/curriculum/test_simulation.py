@@ -306,3 +306,17 @@ def test_an_unscored_parked_prompt_stays_in_its_pool_with_a_longer_wait():
         cur.unscored(p)
     assert {p: cur.classify(p) for p in ("easy", "hard")} == before
     assert cur.metrics()["pool/fresh"] == 0 and cur.metrics()["unscored"] == 3
+
+
+def test_a_prompt_first_reported_unscored_then_scored_counts_as_a_first_look():
+    """A review: its later look counted as a warm-up re-test and a readmission, missing the
+    population prior's fit and ``probes``."""
+    from passband.curriculum import Curriculum
+
+    cur = Curriculum(["a", "b"], seed=0)
+    cur.unscored("a")
+    assert cur.classify("a") == "too_hard" and cur.metrics()["pool/fresh"] == 1
+    cur.observe("a", 4, 8)
+    m = cur.metrics()
+    assert m["probes"] == 1 and m["retests"] == 0 and m["admissions"] == 1
+    assert cur.classify("a") == "in_band"
