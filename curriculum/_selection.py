@@ -146,11 +146,6 @@ class SelectionMixin:
         cfg = self.config
         mass = known_mass + len(self._sets[FRESH]) * p_fresh
         cooldown = cfg.cooldown_factor * max(mass, cfg.min_reuse_share * len(self._ids))
-        run = cfg.run_groups or _ASSUMED_RUN_DRAWS * self._n_max
-        self._spaced = None  # (rest, run): read by ``_rest`` for this draw
-        if cfg.spaced_reuse > 0 and cooldown > run - self._clock:
-            spaced = max(cfg.spaced_reuse * self._clock, _MIN_REUSE_DRAWS * self._n_max)
-            self._spaced = (spaced, run) if spaced < cooldown else None
         self._ema["cooldown"] = cooldown
         return cooldown
 
@@ -162,10 +157,12 @@ class SelectionMixin:
             return np.ones(len(idx))
         since = self._clock - self._stamp[idx]
         age = np.minimum(1.0, since / cooldown)
-        spaced = getattr(self, "_spaced", None)
-        if spaced is not None:  # prompts the walk would bring back only after the run's end
-            late = self._stamp[idx] + cooldown > spaced[1]
-            age = np.where(late, np.maximum(age, np.minimum(1.0, since / spaced[0])), age)
+        cfg = self.config
+        run = cfg.run_groups or _ASSUMED_RUN_DRAWS * self._n_max
+        spaced = max(cfg.spaced_reuse * self._clock, _MIN_REUSE_DRAWS * self._n_max)
+        if cfg.spaced_reuse > 0 and cooldown > run - self._clock and spaced < cooldown:
+            late = self._stamp[idx] + cooldown > run  # the walk would bring them back after it
+            age = np.where(late, np.maximum(age, np.minimum(1.0, since / spaced)), age)
         return np.where(self._observed[idx] > 0, age, 1.0)
 
     def _signal_chance(self, idx: np.ndarray) -> np.ndarray:
@@ -337,9 +334,9 @@ class SelectionMixin:
         """Record that ``prompt_id``'s group had no checkable answer (``GRPOTrainer`` calls it; a
         broken reference, answers that always time out): an unseen or in-band prompt waits in the
         warm-up pool as a failed one does, a parked one where it is; the wait doubles each time,
-        the estimate is unchanged. Unobserved, it had
-        stayed unseen and was drawn again and again (with 15% of 2,000 prompts unscorable, 19% of
-        the last third of a 300-step run went to them; uniform sampling: 15%)."""
+        the estimate is unchanged. Unobserved, it had stayed unseen and was drawn again and again
+        (with 15% of 2,000 prompts unscorable, 19% of the last third of a 300-step run went to
+        them; uniform sampling: 15%)."""
         i = self._lookup(prompt_id)
         self._pending.pop(i, None)
         old, cfg = int(self._pool[i]), self.config
