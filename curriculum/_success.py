@@ -5,6 +5,8 @@
 - A plain number passes when it is at or above ``success_threshold`` (default 0.5). Without this, a
   shaped reward of 0.1 / 0.7 would count every answer as a pass and every prompt as solved.
 - ``True`` / ``False`` pass / fail; ``None`` and exceptions are ``error`` (not trials).
+- A function written for TRL's ``reward_funcs`` (it takes ``completions``) is called once per
+  completion through ``passband.verifiers.from_trl_reward``; its one value follows these rules.
 
 A verifier that declares ``returns_verdict = True`` (every built-in does) never yields a plain
 number, so the threshold decides nothing for it (``decides_by_verdict``): pre-scores made with one
@@ -64,11 +66,12 @@ def with_success_rule(reward, threshold: float):
 
     if isinstance(reward, _Thresholded):
         return reward
-    if isinstance(reward, str):
-        return _Thresholded(v.get(reward), threshold)
     if isinstance(reward, v.Reward):
         return reward.with_verifiers(lambda fn: with_success_rule(fn, threshold))
-    return _Thresholded(reward, threshold)
+    fn = v.get(reward) if isinstance(reward, str) else reward
+    if v.is_trl_reward(fn):  # written for TRL's reward_funcs: called once per completion
+        fn = v.from_trl_reward(fn)
+    return _Thresholded(fn, threshold)
 
 
 def describe_success_rule(reward, threshold: float) -> str:
@@ -86,6 +89,8 @@ def describe_success_rule(reward, threshold: float) -> str:
             f"{reward.primary!r}){_or(numbers_rule)}"
         )
     name = getattr(reward, "__name__", type(reward).__name__)
+    if v.is_trl_reward(reward):
+        name += ", a TRL reward function called per completion"
     return f"success = verdict.passed ({name}){_or(numbers_rule)}"
 
 

@@ -4,7 +4,12 @@ Import-light by design: no torch, no transformers. Built-in verifier modules reg
 on import below.
 """
 
-from passband.verifiers.adapters import as_trl_reward, as_verl_compute_score
+from passband.verifiers.adapters import (
+    as_trl_reward,
+    as_verl_compute_score,
+    from_trl_reward,
+    is_trl_reward,
+)
 from passband.verifiers.batch import verify_batch
 from passband.verifiers.code import code_verifier, extract_code  # "code"
 
@@ -63,5 +68,7 @@ __all__ = [
     "penalty_names",
     # adapters for other trainers
     "as_trl_reward",
+    "from_trl_reward",
+    "is_trl_reward",
     "as_verl_compute_score",
 ]

@@ -36,6 +36,13 @@ def as_verdict(value: object, who: str = "verifier") -> Verdict:
         )
     if value is None:
         return Verdict.error(f"{who} returned None")
+    if isinstance(value, (list, tuple)):
+        return Verdict.error(
+            f"{who} returned a {type(value).__name__} for one completion, expected a Verdict, "
+            "bool or number; a reward written for a batch, as TRL's reward_funcs are, takes "
+            "`completions` (then it is called per completion) or is wrapped with "
+            "passband.verifiers.from_trl_reward"
+        )
     return Verdict.error(
         f"{who} returned {type(value).__name__}, expected a Verdict, bool or number"
     )
