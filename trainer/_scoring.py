@@ -45,9 +45,18 @@ class Scorer:
         if isinstance(self.reward, str):
             get(self.reward)  # unknown name: KeyError listing the known ones, before any rollout
         elif not callable(self.reward):
+            several = isinstance(self.reward, (list, tuple))
             raise TypeError(
                 "reward must be a verifier name, a Reward or a callable "
-                f"(completion, **row) -> float | Verdict; got {type(self.reward).__name__}"
+                "(completion, **row) -> float | Verdict (or a TRL reward function); got "
+                f"{type(self.reward).__name__}"
+                + (
+                    ". To add several rewards, as TRL's reward_funcs list does, compose them: "
+                    "passband.verifiers.Reward({'correct': f1, 'format': (f2, 0.5)}) (the "
+                    "first term decides success)"
+                    if several
+                    else ""
+                )
             )
         self._is_reward = isinstance(self.reward, Reward)
         self._plain = not isinstance(self.reward, str) and not self._is_reward

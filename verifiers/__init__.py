@@ -4,12 +4,8 @@ Import-light by design: no torch, no transformers. Built-in verifier modules reg
 on import below.
 """
 
-from passband.verifiers.adapters import (
-    as_trl_reward,
-    as_verl_compute_score,
-    from_trl_reward,
-    is_trl_reward,
-)
+from passband.verifiers._from_trl import from_trl_reward, is_trl_reward
+from passband.verifiers.adapters import as_trl_reward, as_verl_compute_score
 from passband.verifiers.batch import verify_batch
 from passband.verifiers.code import code_verifier, extract_code  # "code"
 

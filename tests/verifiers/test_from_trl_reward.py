@@ -133,3 +133,10 @@ def test_prescoring_with_a_trl_reward_counts_as_its_per_completion_twin(tmp_path
         counts[fn.__name__] = [(r["passes"], r["trials"]) for r in result.rows]
     assert counts["trl_exact"] == counts["passband_exact"]
     assert counts["trl_exact"] == [(2, 4), (1, 4), (1, 4)] * 2
+
+
+def test_a_reward_term_written_for_trl_is_called_per_completion():
+    composed = Reward({"correct": trl_exact, "bonus": (TrlClass(), 0.5)})
+    right, wrong = composed("7", answer="7"), composed("8", answer="7")
+    assert right.passed and right.score == pytest.approx(1.125)  # 1 + 0.5 x 0.25
+    assert not wrong.passed and wrong.score == pytest.approx(0.125)
