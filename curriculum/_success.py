@@ -41,8 +41,9 @@ class _Thresholded:
 
     def __call__(self, completion: str, **reference: Any):
         from passband.verifiers import Verdict
+        from passband.verifiers._coerce import plain_value
 
-        value = self.fn(completion, **reference)
+        value = plain_value(self.fn(completion, **reference))
         if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value):
             score = float(value)
             status = "ok" if score >= self.threshold else "wrong"
@@ -71,6 +72,8 @@ def with_success_rule(reward, threshold: float):
     fn = v.get(reward) if isinstance(reward, str) else reward
     if v.is_trl_reward(fn):  # written for TRL's reward_funcs: called once per completion
         fn = v.from_trl_reward(fn)
+        if isinstance(fn, v.Reward):  # as_trl_reward's: its terms follow the rule too
+            return with_success_rule(fn, threshold)
     return _Thresholded(fn, threshold)
 
 

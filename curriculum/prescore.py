@@ -220,7 +220,7 @@ def _round(prompts, rows, n, generate, verifier, cfg, seed, first=False) -> list
 
     texts = _call_generate(generate, prompts, n, seed)
     completions = [t for group in texts for t in group]
-    refs = [cfg.reference(row) for row in rows for _ in range(n)]
+    refs = [_reference(cfg, row, verifier) for row in rows for _ in range(n)]
     verdicts = verify_batch(verifier, completions, refs, timeout=cfg.timeout, workers=cfg.workers)
     if first and verdicts and all(v.status == "error" for v in verdicts):
         raise PrescoreError(
@@ -259,6 +259,15 @@ def _call_generate(generate, prompts, n, seed) -> list[list[str]]:
 def _seed(seed: int, batch: int, round_: int) -> int:
     digest = hashlib.sha256(f"{seed}:{batch}:{round_}".encode()).digest()
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+def _reference(cfg, row, verifier) -> dict:
+    """What ``verifier`` gets besides the completion: the row's reference fields, and for a TRL
+    reward function (``from_trl_reward``, under the success rule) the prompt as well."""
+    ref = cfg.reference(row)
+    if getattr(getattr(verifier, "fn", None), "takes_prompt", False) is True:
+        ref["prompt"] = cfg.prompt(row)
+    return ref
 
 
 def _journal_settings(cfg, rows, todo, verifier) -> dict:

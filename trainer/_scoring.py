@@ -15,7 +15,8 @@ from typing import Any
 from passband.curriculum._success import describe_success_rule, with_success_rule
 from passband.curriculum.prescore_config import describe_verifier
 from passband.errors import UsageError
-from passband.verifiers import Reward, Verdict, get, verify_batch
+from passband.trainer._data import prompt_of
+from passband.verifiers import Reward, Verdict, get, is_trl_reward, verify_batch
 
 __all__ = ["Scorer", "RewardSpec", "PROMPT_COLUMNS"]
 
@@ -60,6 +61,7 @@ class Scorer:
             )
         self._is_reward = isinstance(self.reward, Reward)
         self._plain = not isinstance(self.reward, str) and not self._is_reward
+        self._trl = self._plain and is_trl_reward(self.reward)  # gets no 'completion' column
         self.success_rule = describe_success_rule(self.reward, self.success_threshold)
         self._checked = with_success_rule(self.reward, self.success_threshold)
         self._first = True  # the first scored batch is checked for a reward that always fails
@@ -72,6 +74,12 @@ class Scorer:
                 f"reference column(s) {missing} are not in the dataset; "
                 f"its columns are: {', '.join(columns)}"
             )
+        if self.references is None and "completion" in columns and not self._trl:
+            raise ValueError(
+                "the dataset has a column named 'completion', which would clash with the "
+                "completion the reward is called with; rename it, or map the reward's fields "
+                "with reference_columns (a TRL reward function leaves it out, as TRL does)"
+            )
 
     def reference(self, row: Mapping[str, Any], num_tokens: int) -> dict[str, Any]:
         if self.references is not None:
@@ -80,6 +88,10 @@ class Scorer:
             ref = dict(row)
         else:
             ref = {k: v for k, v in row.items() if k not in PROMPT_COLUMNS}
+        if self._trl:  # the prompt the model saw, as TRL passes it; no 'completion' column
+            ref.pop("completion", None)
+            ref.pop("messages", None)
+            ref["prompt"] = prompt_of(row)
         if self._is_reward:
             ref["num_tokens"] = int(num_tokens)  # reserved key: penalties count real tokens
         return ref

@@ -22,6 +22,7 @@ SUCCESS_THRESHOLD = 0.5  # a plain number passes at or above it (curriculum succ
 def as_verdict(value: object, who: str = "verifier") -> Verdict:
     if isinstance(value, Verdict):
         return value
+    value = plain_value(value)
     if isinstance(value, bool):
         return (
             Verdict.ok(f"{who} returned True") if value else Verdict.wrong(f"{who} returned False")
@@ -46,6 +47,14 @@ def as_verdict(value: object, who: str = "verifier") -> Verdict:
     return Verdict.error(
         f"{who} returned {type(value).__name__}, expected a Verdict, bool or number"
     )
+
+
+def plain_value(value: object) -> object:
+    """A NumPy scalar (``np.bool_``, ``np.float32``) or a 0-d array or tensor as the Python bool
+    or number it holds; anything else as it is."""
+    if getattr(value, "shape", None) == () and callable(getattr(value, "item", None)):
+        return value.item()
+    return value
 
 
 def call_safely(fn, completion: str, reference: dict, who: str = "verifier") -> Verdict:

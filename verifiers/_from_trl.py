@@ -9,6 +9,7 @@ themselves, so a TRL reward function can be passed as it is.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable
 
@@ -21,32 +22,43 @@ TRL_EXTRAS = frozenset(
 
 
 def is_trl_reward(fn: object) -> bool:
-    """Whether ``fn`` is written for TRL's ``reward_funcs``: a plain callable whose parameters
-    name ``completions`` (a list, one per sample) and not passband's ``completion``."""
+    """Whether ``fn`` is written for TRL's ``reward_funcs``: a plain callable whose first
+    parameter is ``completions`` (a list, one per sample), or ``prompts`` followed by a
+    ``completions`` parameter. A passband reward's first parameter is the completion itself, so a
+    passband reward that reads a column named ``completions`` is not one."""
     if isinstance(fn, (str, _FromTrl)) or not callable(fn):
         return False
     try:
-        params = inspect.signature(fn).parameters
+        names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):  # a builtin or C callable without a signature
         return False
-    return "completions" in params and "completion" not in params
+    if not names or "completion" in names:
+        return False
+    return names[0] == "completions" or (names[0] == "prompts" and "completions" in names)
 
 
 def from_trl_reward(fn: Callable[..., object]) -> Callable[..., object]:
     """A passband reward ``(completion, **row) -> value`` from a TRL reward function.
 
     Each call passes one sample, as TRL passes a batch: ``prompts=[prompt]``,
-    ``completions=[completion]`` and every other column of the row as a one-item list; a row
-    whose prompt is a list of chat messages (``messages``, or a conversational ``prompt``) gets its
-    completion as ``[{"role": "assistant", "content": completion}]``, as TRL gives it. The one
-    value returned is read like any reward's: a number (a pass at or above
-    ``success_threshold``), a bool, a ``Verdict``, or ``None``, TRL's "not applicable", which
-    passband counts as ``error`` (not a trial, not a zero). TRL's ``completion_ids`` and
-    ``trainer_state`` are not passed. ``passband score`` gives no prompt column to a verifier:
-    there ``prompts`` is ``[None]``. ``as_trl_reward``'s functions give back the reward they wrap.
+    ``completions=[completion]`` and every other column of the row as a one-item list (a
+    ``completion`` column, TRL's prompt-completion data, is left out as TRL leaves it out). A row
+    whose prompt is a list of chat messages (``messages`` without a final assistant message, as
+    the trainer prompts it, or a conversational ``prompt``) gets its completion as
+    ``[{"role": "assistant", "content": completion}]``, as TRL gives it. The one value returned
+    (an async function's is awaited) is read like any reward's: a number (a pass at or above
+    ``success_threshold``; a NumPy or 0-d tensor one too), a bool, a ``Verdict``, or ``None``,
+    TRL's "not applicable", which passband counts as ``error`` (not a trial, not a zero).
+
+    What differs from TRL: each call sees one completion, so a reward that compares the
+    completions of a batch with each other scores each alone; ``completion_ids``,
+    ``trainer_state``, ``log_metric`` and ``log_extra`` are not passed. The prompt reaches the
+    function in training, ``passband score`` and ``passband verify``; a ``Reward``'s terms get
+    ``prompts=[None]`` and text completions (a ``Reward`` gives its terms no prompt column).
+    ``as_trl_reward``'s functions give back the reward they wrap, with their ``fields``.
     """
     if getattr(fn, "wraps_passband", False) is True:  # as_trl_reward's
-        return fn.reward
+        return fn.passband_reward()
     if isinstance(fn, _FromTrl):
         return fn
     if not callable(fn):
@@ -56,6 +68,8 @@ def from_trl_reward(fn: Callable[..., object]) -> Callable[..., object]:
 
 class _FromTrl:
     """``from_trl_reward``'s callable (picklable when ``fn`` is)."""
+
+    takes_prompt = True  # ``passband score`` passes the prompt it generated from
 
     def __init__(self, fn: Callable[..., object]) -> None:
         self.fn = fn
@@ -67,13 +81,15 @@ class _FromTrl:
         return f"from_trl_reward({self.fn!r})"
 
     def __call__(self, completion: str, **row: object) -> object:
-        prompt = row.pop("prompt", None)
-        messages = row.pop("messages", None)
-        prompt = messages if prompt is None else prompt
+        prompt = _prompt(row.pop("prompt", None), row.pop("messages", None))
         chat = isinstance(prompt, (list, tuple))
         sample = [{"role": "assistant", "content": completion}] if chat else completion
-        columns = {k: [v] for k, v in row.items() if k not in TRL_EXTRAS and k != "num_tokens"}
+        columns = {k: [v] for k, v in row.items() if k not in _NOT_COLUMNS}
         values = self.fn(prompts=[prompt], completions=[sample], **columns)
+        if inspect.isawaitable(values):  # TRL awaits async reward functions too
+            values = asyncio.run(_awaited(values))
+        if hasattr(values, "tolist") and not isinstance(values, (list, tuple)):
+            values = values.tolist()  # a NumPy array or a tensor, one value per completion
         if not isinstance(values, (list, tuple)) or len(values) != 1:
             got = f"{len(values)} values" if isinstance(values, (list, tuple)) else repr(values)
             raise TypeError(
@@ -81,6 +97,24 @@ class _FromTrl:
                 f"{self.__name__} returned {got} for one completion"
             )
         return values[0]
+
+
+_NOT_COLUMNS = TRL_EXTRAS | {"num_tokens", "completion"}
+
+
+def _prompt(prompt, messages):
+    """The prompt as the trainer gives it to the model: ``prompt``, else ``messages`` without a
+    final assistant message (an SFT row's reference answer, which the model never sees)."""
+    if prompt is not None or messages is None:
+        return prompt
+    messages = list(messages)
+    if messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "assistant":
+        messages = messages[:-1]
+    return messages
+
+
+async def _awaited(awaitable):
+    return await awaitable
 
 
 def _trl_columns(fn) -> tuple[str, ...]:

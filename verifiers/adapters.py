@@ -9,6 +9,7 @@ whose ``checkable`` says so.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 
 from passband.verifiers import _deadline
@@ -67,6 +68,14 @@ class _TrlReward:
 
     def __repr__(self) -> str:
         return f"as_trl_reward({self.reward!r}, fields={self.fields!r}, timeout={self.timeout:g})"
+
+    def passband_reward(self) -> Reward:
+        """The wrapped ``Reward`` with this adapter's ``fields`` (``from_trl_reward``)."""
+        if not self.fields:
+            return self.reward
+        reward = copy.copy(self.reward)
+        reward.fields = {**self.reward.fields, **self.fields}
+        return reward
 
     def __call__(self, prompts, completions, completion_ids=None, **kwargs) -> list[float | None]:
         texts = [_completion_text(c) for c in completions]

@@ -51,3 +51,33 @@ def test_a_trl_reward_function_trains_like_its_per_completion_twin(
         assert x["groups/effective"] == y["groups/effective"] > 0  # both trained on these
     for p, q in zip(ours.model.parameters(), trl.model.parameters()):
         assert torch.equal(p, q)
+
+
+def test_a_completion_column_is_left_out_for_trl_and_named_for_passband_rewards(
+    tiny, tokenizer, tmp_path
+):
+    import pytest
+
+    from passband.errors import DataError
+
+    rows = [{**r, "completion": "reference " + r["answer"]} for r in ROWS]  # TRL's format
+    config = GRPOConfig(
+        group_size=4,
+        prompts_per_step=4,
+        max_new_tokens=5,
+        pretrained=False,
+        max_steps=1,
+        output_dir=str(tmp_path / "c"),
+        use_curriculum=False,
+        progress=False,
+    )
+    seen = []
+
+    def trl_spy(prompts, completions, answer, **kwargs):
+        seen.append(sorted(kwargs))
+        return [_score(c, a) for c, a in zip(completions, answer)]
+
+    trainer = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, trl_spy, config)
+    assert trainer.train_step()["reward/mean"] > 0 and seen and all(k == [] for k in seen)
+    with pytest.raises(DataError, match="column named 'completion'"):
+        GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, per_completion, config)

@@ -15,6 +15,7 @@ from passband.verifiers import (
     is_trl_reward,
     verify_batch,
 )
+from passband.verifiers._coerce import as_verdict
 
 
 def trl_exact(completions, answer, **kwargs):
@@ -140,3 +141,88 @@ def test_a_reward_term_written_for_trl_is_called_per_completion():
     right, wrong = composed("7", answer="7"), composed("8", answer="7")
     assert right.passed and right.score == pytest.approx(1.125)  # 1 + 0.5 x 0.25
     assert not wrong.passed and wrong.score == pytest.approx(0.125)
+
+
+# --- the first review's findings, one test each ---------------------------------------------
+
+
+def trl_repeats_the_question(prompts, completions, **kwargs):
+    return [float(c[0]["content"] == p[-1]["content"]) for p, c in zip(prompts, completions)]
+
+
+def test_an_sft_rows_reference_answer_is_not_part_of_the_prompt():
+    fn = with_success_rule(trl_repeats_the_question, 0.5)
+    sft = [{"role": "user", "content": "What is 2+5?"}, {"role": "assistant", "content": "7"}]
+    assert fn("What is 2+5?", messages=sft).passed  # the prompt's last message is the user's
+    assert not fn("7", messages=sft).passed
+
+
+def test_numpy_and_tensor_values_are_numbers():
+    import numpy as np
+    import torch
+
+    def close(completions, answer, **kwargs):
+        return [
+            np.isclose(float(c), float(a)) if c[0].isdigit() else 0.0
+            for c, a in zip(completions, answer)
+        ]
+
+    def as_array(completions, **kwargs):
+        return np.array([0.75 for _ in completions], dtype=np.float32)
+
+    def as_tensor(completions, **kwargs):
+        return [torch.tensor(0.25) for _ in completions]
+
+    checked = with_success_rule(close, 0.5)
+    verdicts = [as_verdict(checked(c, answer="7")) for c in ("7", "7.0", "abc", "8")]
+    assert [v.status for v in verdicts] == ["ok", "ok", "wrong", "wrong"]
+    high = with_success_rule(as_array, 0.7)("x")  # the configured threshold decides, not 0.5
+    assert high.passed and high.score == pytest.approx(0.75)
+    low = with_success_rule(as_tensor, 0.2)("x")
+    assert low.passed and low.score == pytest.approx(0.25)
+
+
+def test_a_passband_reward_reading_a_completions_column_is_not_trl_style():
+    def agrees_with_refs(response, completions, **row):
+        return float(response in completions)
+
+    def trl_after_prompts(prompts, completions, **kwargs):
+        return [1.0 for _ in completions]
+
+    assert not is_trl_reward(agrees_with_refs) and is_trl_reward(trl_after_prompts)
+    assert with_success_rule(agrees_with_refs, 0.5)("a", completions=["a", "b"]).passed
+
+
+def test_as_trl_rewards_fields_and_the_threshold_survive_the_round_trip():
+    fn = as_trl_reward(Reward({"correct": "exact"}), fields={"answer": "solution"})
+    back = from_trl_reward(fn)
+    assert isinstance(back, Reward) and back.fields == {"answer": "solution"}
+    assert back("4", solution="4").passed and not back("5", solution="4").passed
+    shaped = as_trl_reward(TrlClass())  # a plain 0.25: the success rule's threshold decides
+    assert with_success_rule(shaped, 0.2)("x").passed
+    assert not with_success_rule(shaped, 0.5)("x").passed
+
+
+def test_an_async_trl_reward_is_awaited():
+    async def slow_exact(completions, answer, **kwargs):
+        return [float(c == a) for c, a in zip(completions, answer)]
+
+    assert with_success_rule(slow_exact, 0.5)("3", answer="3").passed
+    assert not with_success_rule(slow_exact, 0.5)("4", answer="3").passed
+
+
+def test_prescoring_gives_a_trl_reward_the_prompt(tmp_path):
+    from passband.curriculum.prescore import prescore
+
+    rows = [{"prompt": f"say {i}", "answer": str(i)} for i in range(3)]
+
+    def generate(prompts, n):  # answers that repeat the prompt's last word
+        return [[p.split()[-1]] * n for p in prompts]
+
+    def trl_prompt_word(prompts, completions, **kwargs):
+        return [float(p.split()[-1] == c) for p, c in zip(prompts, completions)]
+
+    result = prescore(
+        rows, generate, trl_prompt_word, out_path=tmp_path / "s.jsonl", progress=False, k=4
+    )
+    assert [(r["passes"], r["trials"]) for r in result.rows] == [(4, 4)] * 3
