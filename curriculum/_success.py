@@ -92,7 +92,9 @@ def describe_success_rule(reward, threshold: float) -> str:
             f"{reward.primary!r}){_or(numbers_rule)}"
         )
     name = getattr(reward, "__name__", type(reward).__name__)
-    if v.is_trl_reward(reward):
+    from passband.verifiers._from_trl import is_adapted
+
+    if v.is_trl_reward(reward) or is_adapted(reward):
         name += ", a TRL reward function called per completion"
     return f"success = verdict.passed ({name}){_or(numbers_rule)}"
 

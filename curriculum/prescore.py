@@ -110,6 +110,7 @@ def prescore(
     ``references``, ``prompt_column``, ``batch_size``, ``seed``, ``settings``, ...).
     """
     cfg = PrescoreConfig(**options)
+    verifier = _adapted(verifier)
     rule = describe_success_rule(verifier, cfg.success_threshold)
     recorded = {"score_verifier": success_source(verifier)}  # beside the config's settings
     if decides_by_verdict(verifier):  # the threshold decided nothing: none is recorded
@@ -261,11 +262,22 @@ def _seed(seed: int, batch: int, round_: int) -> int:
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
 
 
+def _adapted(verifier):
+    """A TRL reward function as a per-completion reward (``from_trl_reward``; an
+    ``as_trl_reward`` function as the ``Reward`` it wraps); anything else as it is."""
+    from passband.verifiers import from_trl_reward, is_trl_reward
+
+    return from_trl_reward(verifier) if is_trl_reward(verifier) else verifier
+
+
 def _reference(cfg, row, verifier) -> dict:
     """What ``verifier`` gets besides the completion: the row's reference fields, and for a TRL
     reward function (``from_trl_reward``, under the success rule) the prompt as well."""
     ref = cfg.reference(row)
-    if getattr(getattr(verifier, "fn", None), "takes_prompt", False) is True:
+    from passband.verifiers._from_trl import is_adapted
+
+    if is_adapted(verifier):  # as TRL gives it: the prompt, and no 'completion' column
+        ref.pop("completion", None)
         ref["prompt"] = cfg.prompt(row)
     return ref
 

@@ -165,9 +165,15 @@ class PrescoreConfig:
         return rate, "prior:" + "+".join(c for c, _ in found)
 
     def prompt(self, row: Mapping[str, Any]):
+        """What the model is asked: the template filled in, or the prompt column; chat messages
+        without a final assistant message (an SFT row's reference answer), as training prompts."""
         if self.prompt_template is not None:
             return self.prompt_template.format(**row)
-        return row[self.prompt_column]
+        prompt = row[self.prompt_column]
+        if isinstance(prompt, (list, tuple)) and prompt and isinstance(prompt[-1], Mapping):
+            if prompt[-1].get("role") == "assistant":
+                return list(prompt[:-1])
+        return prompt
 
     def reference(self, row: Mapping[str, Any]) -> dict:
         if self.references is not None:

@@ -16,7 +16,8 @@ from passband.curriculum._success import describe_success_rule, with_success_rul
 from passband.curriculum.prescore_config import describe_verifier
 from passband.errors import UsageError
 from passband.trainer._data import prompt_of
-from passband.verifiers import Reward, Verdict, get, is_trl_reward, verify_batch
+from passband.verifiers import Reward, Verdict, from_trl_reward, get, is_trl_reward, verify_batch
+from passband.verifiers._from_trl import is_adapted
 
 __all__ = ["Scorer", "RewardSpec", "PROMPT_COLUMNS"]
 
@@ -59,9 +60,12 @@ class Scorer:
                     else ""
                 )
             )
+        if is_trl_reward(self.reward):  # called per completion; as_trl_reward's: its Reward
+            self.reward = from_trl_reward(self.reward)
+        resolved = get(self.reward) if isinstance(self.reward, str) else self.reward
+        self._trl = is_adapted(resolved) or is_trl_reward(resolved)  # a registered one, too
         self._is_reward = isinstance(self.reward, Reward)
         self._plain = not isinstance(self.reward, str) and not self._is_reward
-        self._trl = self._plain and is_trl_reward(self.reward)  # gets no 'completion' column
         self.success_rule = describe_success_rule(self.reward, self.success_threshold)
         self._checked = with_success_rule(self.reward, self.success_threshold)
         self._first = True  # the first scored batch is checked for a reward that always fails

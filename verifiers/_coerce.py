@@ -50,11 +50,19 @@ def as_verdict(value: object, who: str = "verifier") -> Verdict:
 
 
 def plain_value(value: object) -> object:
-    """A NumPy scalar (``np.bool_``, ``np.float32``) or a 0-d array or tensor as the Python bool
-    or number it holds; anything else as it is."""
-    if getattr(value, "shape", None) == () and callable(getattr(value, "item", None)):
-        return value.item()
-    return value
+    """A NumPy or torch bool, integer or float scalar (``np.bool_``, ``np.float32``, a 0-d array or
+    tensor) as the Python bool or number it holds; anything else (a masked value, a date, a
+    complex number, any other object) as it is."""
+    module = type(value).__module__.split(".")[0]
+    if module not in ("numpy", "torch") or getattr(value, "shape", None) != ():
+        return value
+    if (
+        hasattr(value, "mask")
+        or getattr(getattr(value, "dtype", None), "kind", "biuf") not in "biuf"
+    ):
+        return value  # np.ma values; dates, text, objects (NumPy's dtype kinds)
+    item = value.item()
+    return item if isinstance(item, (bool, int, float)) else value
 
 
 def call_safely(fn, completion: str, reference: dict, who: str = "verifier") -> Verdict:

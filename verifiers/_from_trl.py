@@ -13,7 +13,7 @@ import asyncio
 import inspect
 from collections.abc import Callable
 
-__all__ = ["from_trl_reward", "is_trl_reward", "TRL_EXTRAS"]
+__all__ = ["from_trl_reward", "is_trl_reward", "is_adapted", "TRL_EXTRAS"]
 
 # Keyword arguments TRL adds next to the dataset columns; they are not reference fields.
 TRL_EXTRAS = frozenset(
@@ -28,13 +28,19 @@ def is_trl_reward(fn: object) -> bool:
     passband reward that reads a column named ``completions`` is not one."""
     if isinstance(fn, (str, _FromTrl)) or not callable(fn):
         return False
-    try:
-        names = list(inspect.signature(fn).parameters)
+    try:  # its own signature: a passband reward wrapping a TRL one (functools.wraps) is not one
+        names = list(inspect.signature(fn, follow_wrapped=False).parameters)
     except (TypeError, ValueError):  # a builtin or C callable without a signature
         return False
     if not names or "completion" in names:
         return False
     return names[0] == "completions" or (names[0] == "prompts" and "completions" in names)
+
+
+def is_adapted(reward: object) -> bool:
+    """Whether ``reward`` is (or, under the success rule's wrapper, holds) ``from_trl_reward``'s
+    callable: its callers give it the prompt, and leave out a ``completion`` column as TRL does."""
+    return isinstance(reward, _FromTrl) or isinstance(getattr(reward, "fn", None), _FromTrl)
 
 
 def from_trl_reward(fn: Callable[..., object]) -> Callable[..., object]:
@@ -69,12 +75,11 @@ def from_trl_reward(fn: Callable[..., object]) -> Callable[..., object]:
 class _FromTrl:
     """``from_trl_reward``'s callable (picklable when ``fn`` is)."""
 
-    takes_prompt = True  # ``passband score`` passes the prompt it generated from
-
     def __init__(self, fn: Callable[..., object]) -> None:
         self.fn = fn
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)  # journal keys stay put
+        self.__module__ = getattr(fn, "__module__", None) or type(self).__module__
         self.reference_fields = _trl_columns(fn)  # the columns a row must have
 
     def __repr__(self) -> str:

@@ -271,7 +271,9 @@ def _score_rows(verifier, rows: list[dict], refs: dict, journal: Path, done: int
     from tqdm import tqdm
 
     from passband.verifiers import verify_batch
+    from passband.verifiers._from_trl import is_adapted
 
+    trl = is_adapted(verifier)
     with (
         open(journal, "ab") as out,
         tqdm(
@@ -287,6 +289,8 @@ def _score_rows(verifier, rows: list[dict], refs: dict, journal: Path, done: int
             chunk = rows[start : start + args.chunk_size]
             completions = [_text(row.get(args.completion_column)) for row in chunk]
             references = [_references(row, args.completion_column, refs) for row in chunk]
+            if trl:  # as TRL gives it: no 'completion' column
+                references = [{k: v for k, v in r.items() if k != "completion"} for r in references]
             verdicts = verify_batch(
                 verifier, completions, references, timeout=args.timeout, workers=args.workers
             )

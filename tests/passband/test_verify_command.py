@@ -235,3 +235,27 @@ def test_a_shaped_number_passes_only_at_the_success_threshold(tmp_path, capsys):
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("shaped_mod", None)
+
+
+def test_a_trl_reward_function_from_a_module_scores_in_workers(tmp_path, monkeypatch, capsys):
+    """As TRL calls it: the prompt (an SFT row's answer left out), the row's columns as lists, and
+    no 'completion' column; in worker processes."""
+    (tmp_path / "trl_rewards.py").write_text(
+        "import os\n\n"
+        "def matches(prompts, completions, answer, **kwargs):\n"
+        "    assert 'completion' not in kwargs and prompts[0][-1]['role'] == 'user'\n"
+        "    assert os.getpid() != int(kwargs['parent'][0])\n"
+        "    return [float(c[0]['content'].strip() == a) for c, a in zip(completions, answer)]\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    chat = [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}]
+    rows = [
+        {"response": r, "messages": chat, "answer": "4", "completion": "4", "parent": os.getpid()}
+        for r in ("4", "5")
+    ]
+    _write_jsonl(tmp_path / "d.jsonl", rows)
+    args = ["verify", "d.jsonl", "-v", "trl_rewards:matches", "-c", "response", "--no-progress"]
+    assert main(args) == 0
+    assert "TRL reward function" in capsys.readouterr().err
+    assert [r["status"] for r in _read_jsonl(tmp_path / "d.verdicts.jsonl")] == ["ok", "wrong"]

@@ -19,3 +19,23 @@ def test_a_verifier_name_gets_the_row_without_prompt_and_a_plain_callable_gets_i
     assert Scorer("exact").reference(ROW, 7) == {"answer": "4", "source": "unit"}
     assert Scorer(lambda completion, **row: 1.0).reference(ROW, 7) == ROW
     assert Scorer("exact", references={"answer": "source"}).reference(ROW, 7) == {"answer": "unit"}
+
+
+def test_trl_rewards_get_the_prompt_and_the_token_count_however_they_come():
+    from passband.verifiers import as_trl_reward, from_trl_reward, register
+
+    seen = []
+
+    def trl_prompt(prompts, completions, **kwargs):
+        seen.append(prompts[0])
+        return [1.0 for _ in completions]
+
+    register("test_scoring_trl_prompt", replace=True)(trl_prompt)
+    for reward in (trl_prompt, from_trl_reward(trl_prompt), "test_scoring_trl_prompt"):
+        seen.clear()
+        assert Scorer(reward)(["4"], [ROW], [3])[0].passed and seen == ["2+2?"], reward
+    longer = as_trl_reward(Reward.from_verifier("exact", penalties=[overlong(10, 5)]))
+    verdict = Scorer(longer)(["4"], [{**ROW, "num_tokens": 1}], [9])[
+        0
+    ]  # a row's count is not believed
+    assert verdict.passed and verdict.components["overlong"] < 0

@@ -226,3 +226,80 @@ def test_prescoring_gives_a_trl_reward_the_prompt(tmp_path):
         rows, generate, trl_prompt_word, out_path=tmp_path / "s.jsonl", progress=False, k=4
     )
     assert [(r["passes"], r["trials"]) for r in result.rows] == [(4, 4)] * 3
+
+
+# --- the regression review's findings -----------------------------------------------------
+
+
+def test_a_passband_reward_wrapping_a_trl_one_with_functools_wraps_stays_passband():
+    import functools
+
+    @functools.wraps(trl_exact)
+    def wrapped(completion, **row):
+        return trl_exact([completion], [row["answer"]])[0]
+
+    assert not is_trl_reward(wrapped)
+    assert with_success_rule(wrapped, 0.5)("5", answer="5").passed
+
+
+def test_only_numpy_and_torch_numbers_become_numbers():
+    import numpy as np
+
+    from passband.verifiers._coerce import plain_value
+
+    for odd in (np.ma.array(1.0, mask=True), np.ma.masked, np.datetime64(1, "ns"), np.array("7")):
+        assert plain_value(odd) is odd and as_verdict(odd).status == "error"
+
+    class Looks:  # shape () and item(), but not an array library's number
+        shape = ()
+
+        def item(self):
+            return 1.0
+
+    assert as_verdict(Looks()).status == "error"
+    assert plain_value(np.complex64(1)) == np.complex64(1)  # a complex number is no score
+
+
+def test_an_as_trl_reward_function_is_recorded_by_its_primary_term():
+    from passband.curriculum._success import success_source
+
+    fn = as_trl_reward(Reward({"correct": "exact"}))
+    assert success_source(from_trl_reward(fn)) == "exact"
+
+
+def test_prescoring_strips_an_sft_rows_answer_and_leaves_a_completion_column_out(tmp_path):
+    from passband.curriculum.prescore import prescore
+
+    rows = [
+        {
+            "messages": [
+                {"role": "user", "content": f"say {i}"},
+                {"role": "assistant", "content": str(i)},
+            ],
+            "completion": str(i),  # TRL's prompt-completion data keeps the answer here
+        }
+        for i in range(3)
+    ]
+    asked = []
+
+    def generate(prompts, n):  # what the model is asked: never the reference answer
+        asked.extend(prompts)
+        return [[p[-1]["content"].split()[-1]] * n for p in prompts]
+
+    def trl_saw(prompts, completions, **kwargs):
+        assert "completion" not in kwargs and prompts[0][-1]["role"] == "user"
+        return [1.0 for _ in completions]
+
+    out = tmp_path / "s.jsonl"
+    result = prescore(
+        rows,
+        generate,
+        trl_saw,
+        out_path=out,
+        progress=False,
+        k=2,
+        first=2,
+        prompt_column="messages",
+    )
+    assert [(r["passes"], r["trials"]) for r in result.rows] == [(2, 2)] * 3
+    assert asked and all(p[-1]["role"] == "user" for p in asked)
