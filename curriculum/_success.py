@@ -132,8 +132,9 @@ def success_source(reward) -> str:
 def _decider(reward):
     """The verifier whose verdict decides a success for ``reward``: the callable under a
     success-rule wrapper, a registered name's verifier (the name itself when none is), a
-    ``Reward``'s primary term's."""
+    ``Reward``'s primary term's, a TRL reward function itself (adapted or not)."""
     import passband.verifiers as v
+    from passband.verifiers._from_trl import is_adapted
 
     if isinstance(reward, _Thresholded):
         reward = reward.fn
@@ -144,4 +145,8 @@ def _decider(reward):
             return reward
     if isinstance(reward, v.Reward):
         return _decider(reward.primary_verifier)
-    return reward
+    if v.is_trl_reward(reward):  # a TRL function is known as it is called: adapted
+        reward = v.from_trl_reward(reward)
+        if isinstance(reward, v.Reward):  # as_trl_reward's
+            return _decider(reward)
+    return getattr(reward, "fn", reward) if is_adapted(reward) else reward

@@ -35,7 +35,11 @@ class PrescoreConfig:
     seed: int = 0
     """Seeds the batches (by position), so a resumed run draws what the interrupted one would."""
     prompt_column: str = "prompt"
-    """Column holding the prompt text (or chat messages)."""
+    """Column holding the prompt text (or chat messages, asked as they are)."""
+    messages_column: str | None = None
+    """Column holding SFT-style chat messages instead (as ``[data] messages_column``): a final
+    assistant message, the row's reference answer, is not shown to the model, as training does
+    with a ``messages`` column. A ``prompt_column`` named ``messages`` is read this way too."""
     prompt_template: str | None = None
     """Build each prompt from row fields with ``str.format`` instead, e.g. ``"{question} Think
     step by step."`` (double literal braces): score with the prompt the trainer will use."""
@@ -87,7 +91,7 @@ class PrescoreConfig:
             raise PrescoreError("the dataset holds no rows: nothing to score")
         wanted = [*(self.references or {}).values()]
         if self.prompt_template is None:
-            wanted.insert(0, self.prompt_column)
+            wanted.insert(0, self._source)
         present = wanted + ([self.prior_column] if self.prior_column else [])
         absent = [c for c in present if not any(c in row for row in rows)]
         if absent:  # a wrong flag or column name, not a few bad rows
@@ -164,13 +168,18 @@ class PrescoreConfig:
         rate = sum(x for _, x in found) / len(found)
         return rate, "prior:" + "+".join(c for c, _ in found)
 
+    @property
+    def _source(self) -> str:
+        return self.messages_column or self.prompt_column
+
     def prompt(self, row: Mapping[str, Any]):
-        """What the model is asked: the template filled in, or the prompt column; chat messages
-        without a final assistant message (an SFT row's reference answer), as training prompts."""
+        """What the model is asked: the template filled in, or the prompt column; from a messages
+        column, the messages without a final assistant message, as training asks."""
         if self.prompt_template is not None:
             return self.prompt_template.format(**row)
-        prompt = row[self.prompt_column]
-        if isinstance(prompt, (list, tuple)) and prompt and isinstance(prompt[-1], Mapping):
+        prompt = row[self._source]
+        sft = self.messages_column is not None or self.prompt_column == "messages"
+        if sft and isinstance(prompt, (list, tuple)) and prompt and isinstance(prompt[-1], Mapping):
             if prompt[-1].get("role") == "assistant":
                 return list(prompt[:-1])
         return prompt
@@ -181,7 +190,7 @@ class PrescoreConfig:
         return {
             k: v
             for k, v in row.items()
-            if k != self.prompt_column and k not in _OWN_COLUMNS and not k.startswith("score_")
+            if k != self._source and k not in _OWN_COLUMNS and not k.startswith("score_")
         }
 
     def settings_columns(self) -> dict:
@@ -197,6 +206,7 @@ class PrescoreConfig:
             "batch_size": self.batch_size,
             "seed": self.seed,
             "prompt_column": self.prompt_column,
+            **({"messages_column": self.messages_column} if self.messages_column else {}),
             "prompt_template": self.prompt_template,
             "references": dict(self.references) if self.references is not None else None,
             "success_threshold": self.success_threshold,

@@ -158,7 +158,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
             log=self._write,
             kept=self._positions,
             given=sampler,
-            reward=reward,
+            reward=self.scorer.reward,  # as scored: a TRL function as passband calls it
         )
         self.advantage_fn = get_advantage(c.advantage)
         self.aggregate = get_aggregation(c.loss_aggregation)

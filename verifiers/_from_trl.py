@@ -28,8 +28,11 @@ def is_trl_reward(fn: object) -> bool:
     passband reward that reads a column named ``completions`` is not one."""
     if isinstance(fn, (str, _FromTrl)) or not callable(fn):
         return False
-    try:  # its own signature: a passband reward wrapping a TRL one (functools.wraps) is not one
-        names = list(inspect.signature(fn, follow_wrapped=False).parameters)
+    try:  # its own signature: a passband reward wrapping a TRL one (functools.wraps) is not one;
+        own = inspect.signature(fn, follow_wrapped=False).parameters  # a bare (*args, **kwargs)
+        if all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in own.values()):
+            own = inspect.signature(fn).parameters  # decorator says nothing: the wrapped one does
+        names = list(own)
     except (TypeError, ValueError):  # a builtin or C callable without a signature
         return False
     if not names or "completion" in names:

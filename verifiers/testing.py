@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from passband.verifiers import _deadline
-from passband.verifiers._coerce import as_verdict
+from passband.verifiers._coerce import as_verdict, plain_value
+from passband.verifiers._from_trl import from_trl_reward, is_trl_reward
 from passband.verifiers.verdict import Verdict
 
 __all__ = ["ConformanceReport", "HOSTILE_COMPLETIONS", "check_verifier"]
@@ -88,7 +89,8 @@ def check_verifier(
     score_range: tuple[float, float] | None = (0.0, 1.0),
     strict: bool = True,
 ) -> ConformanceReport:
-    """Run the conformance checks on ``fn(completion, **reference)``.
+    """Run the conformance checks on ``fn(completion, **reference)`` (a TRL reward function as
+    ``from_trl_reward`` calls it).
 
     reference: the reference fields to call it with (e.g. ``{"answer": "42"}``).
     timeout: the time bound per input, in seconds.
@@ -96,6 +98,7 @@ def check_verifier(
     strict: raise ``AssertionError`` listing every failure (default), or return the report.
     """
     report = ConformanceReport(verifier=_label(fn))
+    fn = from_trl_reward(fn) if is_trl_reward(fn) else fn  # checked as passband calls it
     reference = dict(reference or {})
     runner = _inline_runner
     if _picklable(fn, report):
@@ -143,7 +146,7 @@ def _picklable(fn, report: ConformanceReport) -> bool:
 def _probe(fn, text: str, reference: dict):
     """Runs in the worker: the verdict, or what went wrong instead of one."""
     try:
-        out = fn(text, **reference)
+        out = plain_value(fn(text, **reference))  # a NumPy / torch number is a number
     except BaseException as exc:  # noqa: BLE001 - reporting it is the point
         return ("raised", f"{type(exc).__name__}: {str(exc)[:200]}")
     if isinstance(out, Verdict):

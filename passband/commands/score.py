@@ -225,7 +225,8 @@ def _apply_config(args: argparse.Namespace):
         args.tokenizer = args.tokenizer or run.model.tokenizer
         if args.prompt_column is None and args.prompt_template is None:
             args.prompt_template = run.data.prompt_template
-            args.prompt_column = run.data.messages_column or run.data.prompt_column
+            args.prompt_column = run.data.prompt_column
+            args.messages_column = run.data.messages_column  # its SFT answer is not shown
         if verifier is None:
             verifier, config_refs = run.reward.build()
             refs = refs or dict(config_refs or {})
@@ -286,6 +287,7 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
         batch_size=args.batch_size,
         seed=args.seed,
         prompt_column=args.prompt_column or "prompt",
+        messages_column=getattr(args, "messages_column", None),
         prompt_template=args.prompt_template,
         references=refs,
         rescore=args.rescore,

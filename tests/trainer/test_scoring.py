@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from passband.trainer._scoring import Scorer
 from passband.verifiers import Reward, overlong
 
@@ -21,6 +23,7 @@ def test_a_verifier_name_gets_the_row_without_prompt_and_a_plain_callable_gets_i
     assert Scorer("exact", references={"answer": "source"}).reference(ROW, 7) == {"answer": "unit"}
 
 
+@pytest.mark.filterwarnings("ignore:passband.verify_batch")  # a closure: scored in this process
 def test_trl_rewards_get_the_prompt_and_the_token_count_however_they_come():
     from passband.verifiers import as_trl_reward, from_trl_reward, register
 

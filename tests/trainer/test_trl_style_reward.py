@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from passband.trainer import GRPOConfig, GRPOTrainer
+
+pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")  # rewards of a test file
 
 
 def _score(completion: str, answer: str) -> float:
@@ -56,8 +59,6 @@ def test_a_trl_reward_function_trains_like_its_per_completion_twin(
 def test_a_completion_column_is_left_out_for_trl_and_named_for_passband_rewards(
     tiny, tokenizer, tmp_path
 ):
-    import pytest
-
     from passband.errors import DataError
 
     rows = [{**r, "completion": "reference " + r["answer"]} for r in ROWS]  # TRL's format

@@ -17,6 +17,10 @@ from passband.verifiers import (
 )
 from passband.verifiers._coerce import as_verdict
 
+# The rewards defined inside tests cannot be sent to worker processes: verify_batch scores them
+# here, and says so with a warning (the module-level ones reach workers when imported by name).
+pytestmark = pytest.mark.filterwarnings("ignore:passband.verify_batch")
+
 
 def trl_exact(completions, answer, **kwargs):
     return [float(c.strip() == str(a)) for c, a in zip(completions, answer)]
@@ -40,6 +44,12 @@ def trl_too_many(completions, **kwargs):
 
 def passband_exact(completion, answer, **row):
     return float(completion.strip() == str(answer))
+
+
+def np_exact(completion, answer="", **row):
+    import numpy as np
+
+    return np.bool_(completion.strip() == answer)
 
 
 class TrlClass:
@@ -303,3 +313,61 @@ def test_prescoring_strips_an_sft_rows_answer_and_leaves_a_completion_column_out
     )
     assert [(r["passes"], r["trials"]) for r in result.rows] == [(2, 2)] * 3
     assert asked and all(p[-1]["role"] == "user" for p in asked)
+
+
+# --- the third review's findings --------------------------------------------------------
+
+
+def test_a_trl_function_behind_a_plain_decorator_is_still_one():
+    import functools
+
+    def logged(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            return fn(*args, **kwargs)
+
+        return inner
+
+    assert is_trl_reward(logged(trl_exact))
+    assert with_success_rule(logged(trl_exact), 0.5)("2", answer="2").passed
+
+
+def test_pre_scores_and_training_name_a_trl_reward_alike():
+    from passband.curriculum._success import success_source
+    from passband.verifiers import register
+
+    register("test_trl_named_exact", replace=True)(trl_exact)
+    for raw in (trl_exact, as_trl_reward(Reward({"correct": "exact"}))):
+        assert success_source(raw) == success_source(from_trl_reward(raw))
+    assert success_source(from_trl_reward(trl_exact)) == "test_trl_named_exact"
+    assert success_source(as_trl_reward(Reward({"correct": "exact"}))) == "exact"
+
+
+def test_check_verifier_takes_trl_functions_and_numpy_numbers():
+    from passband.verifiers.testing import check_verifier
+
+    assert check_verifier(np_exact, {"answer": "1"}).ok
+    assert check_verifier(trl_exact, {"answer": "1"}).ok
+
+
+def test_prescoring_keeps_a_prompts_assistant_prefill_as_training_does(tmp_path):
+    from passband.curriculum.prescore import prescore
+
+    prefill = [
+        {"role": "user", "content": "Name a prime."},
+        {"role": "assistant", "content": "It is"},
+    ]
+    rows = [{"prompt": prefill, "conv": prefill, "answer": "7"}]
+    asked = []
+
+    def generate(prompts, n):
+        asked.extend(prompts)
+        return [["7"] * n for _ in prompts]
+
+    kw = dict(progress=False, k=2, first=2)
+    prescore(rows, generate, "exact", out_path=tmp_path / "a.jsonl", **kw)
+    prescore(rows, generate, "exact", out_path=tmp_path / "b.jsonl", messages_column="conv", **kw)
+    assert asked == [
+        prefill,
+        prefill[:1],
+    ]  # a prompt column as it is; SFT messages without the answer
