@@ -64,7 +64,8 @@ class DataSection:
     split: str = "train"
     """Which ``<split>.jsonl`` / ``.json`` / ``.parquet`` / ``.csv`` to read inside a directory."""
     prompt_column: str = "prompt"
-    """Column with the prompt text (or chat messages)."""
+    """Column with the prompt text (or chat messages, a final assistant message kept as a prefill);
+    one named ``messages`` is read as ``messages_column``."""
     messages_column: str | None = None
     """Column with chat messages instead of a prompt."""
     prompt_template: str | None = None
@@ -302,8 +303,9 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
                     f"[data] prompt_template uses {exc} which row {i} lacks; "
                     f"its columns: {', '.join(map(str, row))}"
                 ) from None
-        elif data.messages_column is not None:
-            row["messages"] = _column(row, i, data.messages_column, columns)
+        elif data.messages_column is not None or data.prompt_column == "messages":
+            column = data.messages_column or data.prompt_column  # SFT-style: as passband score
+            row["messages"] = _column(row, i, column, columns)  # asks, answer not shown
         else:
             row["prompt"] = _column(row, i, data.prompt_column, columns)
     return rows

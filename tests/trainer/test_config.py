@@ -394,3 +394,21 @@ def test_vllm_with_a_truncated_sampler_warns_that_the_importance_weights_read_it
         warnings.simplefilter("error")
         GRPOConfig(rollout_backend="vllm", top_p=0.8, tis_cap=0)  # no weights: nothing to say
         GRPOConfig(top_p=0.8)  # the HF backend applies no weights
+
+
+def test_a_messages_column_is_asked_without_its_answer_in_training_and_in_score(tmp_path):
+    """``[data] prompt_column = "messages"`` (or ``messages_column``) is SFT data: training and
+    ``passband score`` both ask without the final assistant message; another prompt column's final
+    assistant message is a prefill, kept by both."""
+    from passband.config import DataSection
+    from passband.curriculum import PrescoreConfig
+    from passband.trainer._data import prompt_of
+
+    sft = [{"role": "user", "content": "2+5?"}, {"role": "assistant", "content": "7"}]
+    path = tmp_path / "train.jsonl"
+    path.write_text(json.dumps({"messages": sft, "conv": sft}) + "\n")
+    for column, asked in (("messages", sft[:1]), ("conv", sft)):
+        row = load_rows(DataSection(path=str(path), prompt_column=column))[0]
+        assert prompt_of(row) == asked == PrescoreConfig(prompt_column=column).prompt(row), column
+    row = load_rows(DataSection(path=str(path), messages_column="conv"))[0]
+    assert prompt_of(row) == sft[:1] == PrescoreConfig(messages_column="conv").prompt(row)
