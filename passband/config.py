@@ -306,6 +306,12 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
         elif data.messages_column is not None or data.prompt_column == "messages":
             column = data.messages_column or data.prompt_column  # SFT-style: as passband score
             row["messages"] = _column(row, i, column, columns)  # asks, answer not shown
+            if row.get("prompt") is not None:  # training would ask it instead of the messages
+                raise DataError(
+                    f"[data] reads the prompts from the chat messages in {column!r}, but row {i} "
+                    "also has a 'prompt' column, which training asks first; drop or rename it, "
+                    "or set [data] prompt_column = 'prompt' to ask it"
+                )
         else:
             row["prompt"] = _column(row, i, data.prompt_column, columns)
     return rows

@@ -412,3 +412,15 @@ def test_a_messages_column_is_asked_without_its_answer_in_training_and_in_score(
         assert prompt_of(row) == asked == PrescoreConfig(prompt_column=column).prompt(row), column
     row = load_rows(DataSection(path=str(path), messages_column="conv"))[0]
     assert prompt_of(row) == sft[:1] == PrescoreConfig(messages_column="conv").prompt(row)
+
+
+def test_a_messages_column_beside_a_prompt_column_is_refused(tmp_path):
+    from passband.config import DataSection
+    from passband.errors import DataError
+
+    sft = [{"role": "user", "content": "2+5?"}, {"role": "assistant", "content": "7"}]
+    path = tmp_path / "train.jsonl"
+    path.write_text(json.dumps({"prompt": "2+5?", "conv": sft}) + "\n")
+    with pytest.raises(DataError, match="also has a 'prompt' column"):
+        load_rows(DataSection(path=str(path), messages_column="conv"))
+    assert load_rows(DataSection(path=str(path)))[0]["prompt"] == "2+5?"
