@@ -26,20 +26,16 @@ def trl_style(prompts, completions, answer, **kwargs):
 ROWS = [{"prompt": f"{i}+{i % 3}=", "answer": str(i % 10)} for i in range(8)]
 
 
-def _run(tiny, tokenizer, tmp_path, name, reward):
-    config = GRPOConfig(
-        group_size=4,
-        prompts_per_step=4,
-        max_new_tokens=5,
-        learning_rate=1e-3,
-        pretrained=False,
-        max_steps=3,
+def _config(tmp_path, name: str) -> GRPOConfig:
+    return GRPOConfig(
+        **dict(group_size=4, prompts_per_step=4, max_new_tokens=5, learning_rate=1e-3),
+        **dict(pretrained=False, max_steps=3, use_curriculum=False, progress=False, seed=0),
         output_dir=str(tmp_path / name),
-        use_curriculum=False,
-        progress=False,
-        seed=0,
     )
-    trainer = GRPOTrainer(tiny.model(tokenizer), tokenizer, ROWS, reward, config)
+
+
+def _run(tiny, tokenizer, tmp_path, name, reward):
+    trainer = GRPOTrainer(tiny.model(tokenizer), tokenizer, ROWS, reward, _config(tmp_path, name))
     return trainer, [trainer.train_step() for _ in range(3)]
 
 
@@ -62,16 +58,7 @@ def test_a_completion_column_is_left_out_for_trl_and_named_for_passband_rewards(
     from passband.errors import DataError
 
     rows = [{**r, "completion": "reference " + r["answer"]} for r in ROWS]  # TRL's format
-    config = GRPOConfig(
-        group_size=4,
-        prompts_per_step=4,
-        max_new_tokens=5,
-        pretrained=False,
-        max_steps=1,
-        output_dir=str(tmp_path / "c"),
-        use_curriculum=False,
-        progress=False,
-    )
+    config = _config(tmp_path, "c")
     seen = []
 
     def trl_spy(prompts, completions, answer, **kwargs):
