@@ -80,6 +80,7 @@ def with_success_rule(reward, threshold: float):
 def describe_success_rule(reward, threshold: float) -> str:
     """One line for the logs: which rule decides a success for this reward."""
     import passband.verifiers as v
+    from passband.verifiers._from_trl import is_adapted
 
     numbers_rule = f"score >= success_threshold={threshold:g} where it returns a plain number"
     if decides_by_verdict(reward):  # it never returns a plain number: the threshold is moot
@@ -92,8 +93,6 @@ def describe_success_rule(reward, threshold: float) -> str:
             f"{reward.primary!r}){_or(numbers_rule)}"
         )
     name = getattr(reward, "__name__", type(reward).__name__)
-    from passband.verifiers._from_trl import is_adapted
-
     if v.is_trl_reward(reward) or is_adapted(reward):
         name += ", a TRL reward function called per completion"
     return f"success = verdict.passed ({name}){_or(numbers_rule)}"

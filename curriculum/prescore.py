@@ -273,9 +273,9 @@ def _adapted(verifier):
 def _reference(cfg, row, verifier) -> dict:
     """What ``verifier`` gets besides the completion: the row's reference fields, and for a TRL
     reward function (``from_trl_reward``, under the success rule) the prompt as well."""
-    ref = cfg.reference(row)
     from passband.verifiers._from_trl import is_adapted
 
+    ref = cfg.reference(row)
     if is_adapted(verifier):  # as TRL gives it: the prompt, and no 'completion' column
         ref.pop("completion", None)
         ref["prompt"] = cfg.prompt(row)

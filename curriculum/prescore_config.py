@@ -177,12 +177,11 @@ class PrescoreConfig:
         column, the messages without a final assistant message, as training asks."""
         if self.prompt_template is not None:
             return self.prompt_template.format(**row)
+        from passband.verifiers._from_trl import asked_messages
+
         prompt = row[self._source]
         sft = self.messages_column is not None or self.prompt_column == "messages"
-        if sft and isinstance(prompt, (list, tuple)) and prompt and isinstance(prompt[-1], Mapping):
-            if prompt[-1].get("role") == "assistant":
-                return list(prompt[:-1])
-        return prompt
+        return asked_messages(prompt) if sft and isinstance(prompt, (list, tuple)) else prompt
 
     def reference(self, row: Mapping[str, Any]) -> dict:
         if self.references is not None:

@@ -248,9 +248,10 @@ def _fit_prompt(row: dict, tokenizer, limit: int, overflow: str) -> str | None:
 
 
 def prompt_of(row: Mapping[str, Any]):
+    """What the model is asked: ``prompt`` as it is, else ``messages`` without a final assistant
+    message (the reference answer of SFT data; ``asked_messages``)."""
+    from passband.verifiers._from_trl import asked_messages
+
     if row.get("prompt") is not None:
         return row["prompt"]
-    messages = list(row["messages"])
-    if messages and messages[-1].get("role") == "assistant":  # the reference answer of SFT data
-        messages = messages[:-1]
-    return messages
+    return asked_messages(row["messages"])

@@ -2,18 +2,19 @@
 
 A function written for TRL's ``reward_funcs`` (``(prompts, completions, **columns) -> list``, one
 value per sample) becomes a passband reward ``(completion, **row)``, called once per completion.
-A callable that takes ``completions`` and not ``completion`` is one (``is_trl_reward``): training,
-``passband score``, ``passband verify`` and a ``Reward``'s terms apply ``from_trl_reward`` to it by
-themselves, so a TRL reward function can be passed as it is.
+A callable whose first parameter is ``completions`` (or ``prompts``, then ``completions``) is one
+(``is_trl_reward``): training, ``passband score``, ``passband verify``, ``check_verifier`` and a
+``Reward``'s terms apply ``from_trl_reward`` to it by themselves, so a TRL reward function can be
+passed as it is. ``asked_messages`` is the one rule for what of a chat row the model is asked.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-__all__ = ["from_trl_reward", "is_trl_reward", "is_adapted", "TRL_EXTRAS"]
+__all__ = ["from_trl_reward", "is_trl_reward", "is_adapted", "asked_messages", "TRL_EXTRAS"]
 
 # Keyword arguments TRL adds next to the dataset columns; they are not reference fields.
 TRL_EXTRAS = frozenset(
@@ -111,12 +112,16 @@ _NOT_COLUMNS = TRL_EXTRAS | {"num_tokens", "completion"}
 
 
 def _prompt(prompt, messages):
-    """The prompt as the trainer gives it to the model: ``prompt``, else ``messages`` without a
-    final assistant message (an SFT row's reference answer, which the model never sees)."""
-    if prompt is not None or messages is None:
-        return prompt
+    """The prompt as the trainer gives it to the model: ``prompt``, else ``asked_messages``."""
+    return prompt if prompt is not None or messages is None else asked_messages(messages)
+
+
+def asked_messages(messages) -> list:
+    """The chat messages of a ``messages`` column that the model is asked: all but a final
+    assistant message (an SFT row's reference answer, which the model must not see). Training,
+    ``passband score`` and TRL reward functions all read a messages column this way."""
     messages = list(messages)
-    if messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "assistant":
+    if messages and isinstance(messages[-1], Mapping) and messages[-1].get("role") == "assistant":
         messages = messages[:-1]
     return messages
 
