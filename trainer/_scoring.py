@@ -85,7 +85,10 @@ class Scorer:
                 "with reference_columns (a TRL reward function leaves it out, as TRL does)"
             )
 
-    def reference(self, row: Mapping[str, Any], num_tokens: int) -> dict[str, Any]:
+    def reference(self, row: Mapping[str, Any], tokens: int | Sequence[int]) -> dict[str, Any]:
+        """What the reward gets besides the completion; ``tokens``: the completion's token ids,
+        or their count."""
+        num_tokens = tokens if isinstance(tokens, int) else len(tokens)
         if self.references is not None:
             ref = {key: row[col] for key, col in self.references.items()}
         elif self._plain:
@@ -96,6 +99,8 @@ class Scorer:
             ref.pop("completion", None)
             ref.pop("messages", None)
             ref["prompt"] = prompt_of(row)
+            if not isinstance(tokens, int):  # TRL passes them (its overlong penalty reads them)
+                ref["completion_ids"] = list(tokens)
         if self._is_reward:
             ref["num_tokens"] = int(num_tokens)  # reserved key: penalties count real tokens
         return ref
@@ -104,9 +109,11 @@ class Scorer:
         self,
         completions: Sequence[str],
         rows: Sequence[Mapping[str, Any]],
-        num_tokens: Sequence[int],
+        tokens: Sequence[int | Sequence[int]],
     ) -> list[Verdict]:
-        refs = [self.reference(r, n) for r, n in zip(rows, num_tokens)]
+        """Verdicts of ``completions`` (one per row of ``rows``); ``tokens``: each completion's
+        token ids (or their count)."""
+        refs = [self.reference(r, n) for r, n in zip(rows, tokens)]
         return verify_batch(
             self._checked, list(completions), refs, timeout=self.timeout, workers=self.workers
         )

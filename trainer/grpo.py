@@ -353,7 +353,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
                 self.scorer(
                     out.texts,
                     [r for r, k in zip(rows, n) for _ in range(k)],
-                    [len(x) for x in out.completion_ids],
+                    out.completion_ids,
                 )
                 if rows
                 else []

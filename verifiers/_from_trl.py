@@ -24,8 +24,8 @@ TRL_EXTRAS = frozenset(
 
 def is_trl_reward(fn: object) -> bool:
     """Whether ``fn`` is written for TRL's ``reward_funcs``: a plain callable whose first
-    parameter is ``completions`` (a list, one per sample), or ``prompts`` followed by a
-    ``completions`` parameter. A passband reward's first parameter is the completion itself, so a
+    parameter is ``completions`` (a list, one per sample) or ``completion_ids``, or ``prompts``
+    followed by one of them. A passband reward's first parameter is the completion itself, so a
     passband reward that reads a column named ``completions`` is not one."""
     if isinstance(fn, (str, _FromTrl)) or not callable(fn):
         return False
@@ -38,7 +38,8 @@ def is_trl_reward(fn: object) -> bool:
         return False
     if not names or "completion" in names:
         return False
-    return names[0] == "completions" or (names[0] == "prompts" and "completions" in names)
+    batch = {"completions", "completion_ids"}  # TRL's overlong penalty reads only the ids
+    return names[0] in batch or (names[0] == "prompts" and bool(batch & set(names)))
 
 
 def is_adapted(reward: object) -> bool:
@@ -61,8 +62,9 @@ def from_trl_reward(fn: Callable[..., object]) -> Callable[..., object]:
     TRL's "not applicable", which passband counts as ``error`` (not a trial, not a zero).
 
     What differs from TRL: each call sees one completion, so a reward that compares the
-    completions of a batch with each other scores each alone; ``completion_ids``,
-    ``trainer_state``, ``log_metric`` and ``log_extra`` are not passed. The prompt reaches the
+    completions of a batch with each other scores each alone; ``completion_ids`` are passed in
+    training only (``passband score`` and ``verify`` have text alone); ``trainer_state``,
+    ``log_metric`` and ``log_extra`` are not passed. The prompt reaches the
     function in training, ``passband score`` and ``passband verify``; a ``Reward``'s terms get
     ``prompts=[None]`` and text completions (a ``Reward`` gives its terms no prompt column).
     ``as_trl_reward``'s functions give back the reward they wrap, with their ``fields``.
@@ -94,6 +96,8 @@ class _FromTrl:
         chat = isinstance(prompt, (list, tuple))
         sample = [{"role": "assistant", "content": completion}] if chat else completion
         columns = {k: [v] for k, v in row.items() if k not in _NOT_COLUMNS}
+        if row.get("completion_ids") is not None:  # training gives the completion's token ids
+            columns["completion_ids"] = [row["completion_ids"]]
         values = self.fn(prompts=[prompt], completions=[sample], **columns)
         if inspect.isawaitable(values):  # TRL awaits async reward functions too
             values = asyncio.run(_awaited(values))

@@ -42,3 +42,21 @@ def test_trl_rewards_get_the_prompt_and_the_token_count_however_they_come():
         0
     ]  # a row's count is not believed
     assert verdict.passed and verdict.components["overlong"] < 0
+
+
+def test_trls_own_overlong_penalty_reads_the_token_ids():
+    from trl.rewards import get_soft_overlong_punishment
+
+    scorer = Scorer(get_soft_overlong_punishment(max_completion_len=4, soft_punish_cache=2))
+    verdicts = scorer(["a", "bbb", "ccccc"], [ROW] * 3, [[5], [5, 6, 7], [5, 6, 7, 8, 9]])
+    assert [v.score for v in verdicts] == [0.0, -0.5, -1.0]  # DAPO's soft punishment, by tokens
+
+
+def test_trls_own_rewards_score_conversational_rows():
+    from trl.rewards import accuracy_reward, think_format_reward
+
+    row = {"messages": [{"role": "user", "content": "2+2?"}], "solution": "$4$"}
+    right, wrong = Scorer(accuracy_reward)(["So \\boxed{4}", "\\boxed{5}"], [row, row], [[1], [1]])
+    assert right.passed and not wrong.passed and wrong.status == "wrong"
+    formats = Scorer(think_format_reward)(["<think>x</think>4", "4"], [row, row], [[1], [1]])
+    assert [v.passed for v in formats] == [True, False]

@@ -63,9 +63,14 @@ def test_a_completion_column_is_left_out_for_trl_and_named_for_passband_rewards(
 
     def trl_spy(prompts, completions, answer, **kwargs):
         seen.append(sorted(kwargs))
+        assert [len(ids) for ids in kwargs["completion_ids"]] == [len(c) for c in completions]
         return [_score(c, a) for c, a in zip(completions, answer)]
 
     trainer = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, trl_spy, config)
-    assert trainer.train_step()["reward/mean"] > 0 and seen and all(k == [] for k in seen)
+    assert (
+        trainer.train_step()["reward/mean"] > 0
+        and seen
+        and all(k == ["completion_ids"] for k in seen)
+    )
     with pytest.raises(DataError, match="column named 'completion'"):
         GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, per_completion, config)
