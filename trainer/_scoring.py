@@ -17,7 +17,7 @@ from passband.curriculum.prescore_config import describe_verifier
 from passband.errors import UsageError
 from passband.trainer._data import prompt_of
 from passband.verifiers import Reward, Verdict, from_trl_reward, get, is_trl_reward, verify_batch
-from passband.verifiers._from_trl import is_adapted
+from passband.verifiers._from_trl import TOKEN_IDS, is_adapted
 
 __all__ = ["Scorer", "RewardSpec", "PROMPT_COLUMNS"]
 
@@ -66,6 +66,7 @@ class Scorer:
         self._trl = is_adapted(resolved) or is_trl_reward(resolved)  # a registered one, too
         self._is_reward = isinstance(self.reward, Reward)
         self._plain = not isinstance(self.reward, str) and not self._is_reward
+        self._ids = self._trl or (self._is_reward and _holds_trl(self.reward))  # token ids to it
         self.success_rule = describe_success_rule(self.reward, self.success_threshold)
         self._checked = with_success_rule(self.reward, self.success_threshold)
         self._first = True  # the first scored batch is checked for a reward that always fails
@@ -99,8 +100,8 @@ class Scorer:
             ref.pop("completion", None)
             ref.pop("messages", None)
             ref["prompt"] = prompt_of(row)
-            if not isinstance(tokens, int):  # TRL passes them (its overlong penalty reads them)
-                ref["completion_ids"] = list(tokens)
+        if self._ids and not isinstance(tokens, int):  # as TRL gives them: its overlong penalty
+            ref[TOKEN_IDS] = [int(t) for t in tokens]  # reads them (the reference's own key)
         if self._is_reward:
             ref["num_tokens"] = int(num_tokens)  # reserved key: penalties count real tokens
         return ref
@@ -124,6 +125,13 @@ class Scorer:
         if self._first and verdicts:
             self._first = False
             _refuse_if_all_failed(self.reward, verdicts)
+
+
+def _holds_trl(reward: Reward) -> bool:
+    """Whether a term of ``reward`` is a TRL reward function (``from_trl_reward``'s)."""
+    found: list = []
+    reward.with_verifiers(lambda fn: found.append(is_adapted(fn)) or fn)
+    return any(found)
 
 
 def _refuse_if_all_failed(reward: RewardSpec, verdicts: Sequence[Verdict]) -> None:

@@ -2,8 +2,8 @@
 
 A function written for TRL's ``reward_funcs`` (``(prompts, completions, **columns) -> list``, one
 value per sample) becomes a passband reward ``(completion, **row)``, called once per completion.
-A callable whose first parameter is ``completions`` (or ``prompts``, then ``completions``) is one
-(``is_trl_reward``): training, ``passband score``, ``passband verify``, ``check_verifier`` and a
+A callable whose first parameter is ``completions`` or ``completion_ids`` (or ``prompts``, then
+one of them) is one (``is_trl_reward``): training, ``passband score``, ``passband verify``, ``check_verifier`` and a
 ``Reward``'s terms apply ``from_trl_reward`` to it by themselves, so a TRL reward function can be
 passed as it is. ``asked_messages`` is the one rule for what of a chat row the model is asked.
 """
@@ -14,8 +14,16 @@ import asyncio
 import inspect
 from collections.abc import Callable, Mapping
 
-__all__ = ["from_trl_reward", "is_trl_reward", "is_adapted", "asked_messages", "TRL_EXTRAS"]
+__all__ = [
+    "from_trl_reward",
+    "is_trl_reward",
+    "is_adapted",
+    "asked_messages",
+    "TRL_EXTRAS",
+    "TOKEN_IDS",
+]
 
+TOKEN_IDS = "_completion_ids"  # the reference key the trainer gives a completion's token ids in
 # Keyword arguments TRL adds next to the dataset columns; they are not reference fields.
 TRL_EXTRAS = frozenset(
     {"trainer_state", "log_extra", "log_metric", "environments", "completion_ids"}
@@ -87,6 +95,7 @@ class _FromTrl:
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)  # journal keys stay put
         self.__module__ = getattr(fn, "__module__", None) or type(self).__module__
         self.reference_fields = _trl_columns(fn)  # the columns a row must have
+        self.takes_ids = _takes(fn, "completion_ids")  # TRL's own functions all take **kwargs
 
     def __repr__(self) -> str:
         return f"from_trl_reward({self.fn!r})"
@@ -95,9 +104,10 @@ class _FromTrl:
         prompt = _prompt(row.pop("prompt", None), row.pop("messages", None))
         chat = isinstance(prompt, (list, tuple))
         sample = [{"role": "assistant", "content": completion}] if chat else completion
+        ids = row.pop(TOKEN_IDS, None)  # the trainer's, never a dataset column's
         columns = {k: [v] for k, v in row.items() if k not in _NOT_COLUMNS}
-        if row.get("completion_ids") is not None:  # training gives the completion's token ids
-            columns["completion_ids"] = [row["completion_ids"]]
+        if ids is not None and self.takes_ids:
+            columns["completion_ids"] = [ids]
         values = self.fn(prompts=[prompt], completions=[sample], **columns)
         if inspect.isawaitable(values):  # TRL awaits async reward functions too
             values = asyncio.run(_awaited(values))
@@ -132,6 +142,15 @@ def asked_messages(messages) -> list:
 
 async def _awaited(awaitable):
     return await awaitable
+
+
+def _takes(fn, name: str) -> bool:
+    """Whether ``fn`` accepts the keyword ``name`` (by name or through ``**kwargs``)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True  # no signature to read: as TRL, pass it
+    return any(p.name == name or p.kind == p.VAR_KEYWORD for p in params)
 
 
 def _trl_columns(fn) -> tuple[str, ...]:

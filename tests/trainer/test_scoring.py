@@ -60,3 +60,17 @@ def test_trls_own_rewards_score_conversational_rows():
     assert right.passed and not wrong.passed and wrong.status == "wrong"
     formats = Scorer(think_format_reward)(["<think>x</think>4", "4"], [row, row], [[1], [1]])
     assert [v.passed for v in formats] == [True, False]
+
+
+@pytest.mark.filterwarnings("ignore:passband.verify_batch")  # a closure: scored in this process
+def test_token_ids_reach_trl_functions_that_take_them_and_no_one_else():
+    from trl.rewards import get_soft_overlong_punishment
+
+    def strict(prompts, completions, answer, source):  # no **kwargs: no token ids forced on it
+        return [float(c == a) for c, a in zip(completions, answer)]
+
+    assert Scorer(strict)(["4"], [ROW], [[1, 2]])[0].passed
+    mixed = Reward({"acc": "exact", "len": (get_soft_overlong_punishment(4, 2), 1.0)})
+    verdict = Scorer(mixed)(["4"], [ROW], [[1, 2, 3, 4, 5]])[0]  # a Reward's TRL term gets them
+    assert verdict.passed and verdict.components["len"] == -1.0
+    assert "_completion_ids" not in Scorer("exact").reference(ROW, [1, 2])  # only TRL's

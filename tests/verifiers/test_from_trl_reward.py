@@ -371,3 +371,14 @@ def test_prescoring_keeps_a_prompts_assistant_prefill_as_training_does(tmp_path)
         prefill,
         prefill[:1],
     ]  # a prompt column as it is; SFT messages without the answer
+
+
+def test_a_dataset_column_named_completion_ids_is_not_taken_for_token_ids():
+    got = {}
+
+    def spy(completions, **kwargs):
+        got.update(kwargs)
+        return [1.0]
+
+    assert from_trl_reward(spy)("hi", prompt="p", completion_ids=[1, 2, 3, 4, 5, 6]) == 1.0
+    assert "completion_ids" not in got  # outside training there are no token ids
