@@ -64,16 +64,15 @@ def with_success_rule(reward, threshold: float):
     term's status (which decides ``passed``) follows the rule however the total is shaped.
     Verdicts pass through unchanged: a verifier's own ``passed`` decides."""
     import passband.verifiers as v
+    from passband.verifiers._from_trl import adapted
 
     if isinstance(reward, _Thresholded):
         return reward
     if isinstance(reward, v.Reward):
         return reward.with_verifiers(lambda fn: with_success_rule(fn, threshold))
-    fn = v.get(reward) if isinstance(reward, str) else reward
-    if v.is_trl_reward(fn):  # written for TRL's reward_funcs: called once per completion
-        fn = v.from_trl_reward(fn)
-        if isinstance(fn, v.Reward):  # as_trl_reward's: its terms follow the rule too
-            return with_success_rule(fn, threshold)
+    fn = adapted(v.get(reward) if isinstance(reward, str) else reward)  # TRL's: per completion
+    if isinstance(fn, v.Reward):  # as_trl_reward's: its terms follow the rule too
+        return with_success_rule(fn, threshold)
     return _Thresholded(fn, threshold)
 
 
@@ -133,7 +132,7 @@ def _decider(reward):
     success-rule wrapper, a registered name's verifier (the name itself when none is), a
     ``Reward``'s primary term's, a TRL reward function itself (adapted or not)."""
     import passband.verifiers as v
-    from passband.verifiers._from_trl import is_adapted
+    from passband.verifiers._from_trl import adapted, is_adapted
 
     if isinstance(reward, _Thresholded):
         reward = reward.fn
@@ -144,8 +143,7 @@ def _decider(reward):
             return reward
     if isinstance(reward, v.Reward):
         return _decider(reward.primary_verifier)
-    if v.is_trl_reward(reward):  # a TRL function is known as it is called: adapted
-        reward = v.from_trl_reward(reward)
-        if isinstance(reward, v.Reward):  # as_trl_reward's
-            return _decider(reward)
+    reward = adapted(reward)  # a TRL function is known as it is called
+    if isinstance(reward, v.Reward):  # as_trl_reward's
+        return _decider(reward)
     return getattr(reward, "fn", reward) if is_adapted(reward) else reward

@@ -110,7 +110,9 @@ def prescore(
     ``references``, ``prompt_column``, ``batch_size``, ``seed``, ``settings``, ...).
     """
     cfg = PrescoreConfig(**options)
-    verifier = _adapted(verifier)
+    from passband.verifiers._from_trl import adapted
+
+    verifier = adapted(verifier)  # a TRL reward function as passband calls it
     rule = describe_success_rule(verifier, cfg.success_threshold)
     recorded = {"score_verifier": success_source(verifier)}  # beside the config's settings
     if decides_by_verdict(verifier):  # the threshold decided nothing: none is recorded
@@ -260,14 +262,6 @@ def _call_generate(generate, prompts, n, seed) -> list[list[str]]:
 def _seed(seed: int, batch: int, round_: int) -> int:
     digest = hashlib.sha256(f"{seed}:{batch}:{round_}".encode()).digest()
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
-
-
-def _adapted(verifier):
-    """A TRL reward function as a per-completion reward (``from_trl_reward``; an
-    ``as_trl_reward`` function as the ``Reward`` it wraps); anything else as it is."""
-    from passband.verifiers import from_trl_reward, is_trl_reward
-
-    return from_trl_reward(verifier) if is_trl_reward(verifier) else verifier
 
 
 def _reference(cfg, row, verifier) -> dict:

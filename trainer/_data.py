@@ -97,13 +97,14 @@ def _required_keywords(reward) -> list[str]:
     else its keyword arguments without a default, after the completion."""
     import inspect
 
-    from passband.verifiers import Reward, from_trl_reward, get, is_trl_reward
+    from passband.verifiers import Reward, get
+    from passband.verifiers._from_trl import adapted
 
     if isinstance(reward, Reward):
         return []  # each term takes the fields it accepts; a missing one is an error verdict
     try:
         fn = get(reward) if isinstance(reward, str) else reward
-        fn = from_trl_reward(fn) if is_trl_reward(fn) else fn  # its columns, not its batch's
+        fn = adapted(fn)  # a TRL reward function: its columns, not its batch's
         declared = getattr(fn, "reference_fields", None)  # e.g. ("answer",) on math and exact
         if isinstance(declared, (tuple, list)) and all(isinstance(x, str) for x in declared):
             return list(declared)

@@ -16,8 +16,8 @@ from passband.curriculum._success import describe_success_rule, with_success_rul
 from passband.curriculum.prescore_config import describe_verifier
 from passband.errors import UsageError
 from passband.trainer._data import prompt_of
-from passband.verifiers import Reward, Verdict, from_trl_reward, get, is_trl_reward, verify_batch
-from passband.verifiers._from_trl import TOKEN_IDS, is_adapted
+from passband.verifiers import Reward, Verdict, get, is_trl_reward, verify_batch
+from passband.verifiers._from_trl import TOKEN_IDS, adapted, is_adapted
 
 __all__ = ["Scorer", "RewardSpec", "PROMPT_COLUMNS"]
 
@@ -60,8 +60,7 @@ class Scorer:
                     else ""
                 )
             )
-        if is_trl_reward(self.reward):  # called per completion; as_trl_reward's: its Reward
-            self.reward = from_trl_reward(self.reward)
+        self.reward = adapted(self.reward)  # a TRL function per completion; as_trl_reward's Reward
         resolved = get(self.reward) if isinstance(self.reward, str) else self.reward
         self._trl = is_adapted(resolved) or is_trl_reward(resolved)  # a registered one, too
         self._is_reward = isinstance(self.reward, Reward)

@@ -3,9 +3,10 @@
 A function written for TRL's ``reward_funcs`` (``(prompts, completions, **columns) -> list``, one
 value per sample) becomes a passband reward ``(completion, **row)``, called once per completion.
 A callable whose first parameter is ``completions`` or ``completion_ids`` (or ``prompts``, then
-one of them) is one (``is_trl_reward``): training, ``passband score``, ``passband verify``, ``check_verifier`` and a
-``Reward``'s terms apply ``from_trl_reward`` to it by themselves, so a TRL reward function can be
-passed as it is. ``asked_messages`` is the one rule for what of a chat row the model is asked.
+one of them) is one (``is_trl_reward``): training, ``passband score``, ``passband verify``,
+``check_verifier`` and a ``Reward``'s terms apply ``from_trl_reward`` to it by themselves
+(``adapted``), so a TRL reward function can be passed as it is. ``asked_messages`` is the one
+rule for what of a chat row the model is asked.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import inspect
 from collections.abc import Callable, Mapping
 
 __all__ = [
+    "adapted",
     "from_trl_reward",
     "is_trl_reward",
     "is_adapted",
@@ -48,6 +50,13 @@ def is_trl_reward(fn: object) -> bool:
         return False
     batch = {"completions", "completion_ids"}  # TRL's overlong penalty reads only the ids
     return names[0] in batch or (names[0] == "prompts" and bool(batch & set(names)))
+
+
+def adapted(reward):
+    """``reward`` as passband calls it: a TRL reward function through ``from_trl_reward``,
+    anything else as it is. Every entry point (training, ``passband score`` and ``verify``, a
+    ``Reward``'s terms, ``check_verifier``) goes through it."""
+    return from_trl_reward(reward) if is_trl_reward(reward) else reward
 
 
 def is_adapted(reward: object) -> bool:

@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 from passband.verifiers._coerce import call_safely, clip, describe
-from passband.verifiers._from_trl import from_trl_reward, is_trl_reward
+from passband.verifiers._from_trl import adapted
 from passband.verifiers.registry import get
 from passband.verifiers.verdict import Verdict
 
@@ -220,9 +220,7 @@ def _term(name: str, spec) -> _Term:
         raise TypeError(
             f"term {name!r}: expected a verifier name or callable, got {type(verifier).__name__}"
         )
-    if is_trl_reward(verifier):  # written for TRL's reward_funcs: called once per completion
-        verifier = from_trl_reward(verifier)
-    return _Term(verifier, float(weight), label)
+    return _Term(adapted(verifier), float(weight), label)  # a TRL function: per completion
 
 
 def _penalties(penalties) -> dict:

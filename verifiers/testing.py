@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from passband.verifiers import _deadline
 from passband.verifiers._coerce import as_verdict, plain_value
-from passband.verifiers._from_trl import from_trl_reward, is_trl_reward
+from passband.verifiers._from_trl import adapted
 from passband.verifiers.verdict import Verdict
 
 __all__ = ["ConformanceReport", "HOSTILE_COMPLETIONS", "check_verifier"]
@@ -98,7 +98,7 @@ def check_verifier(
     strict: raise ``AssertionError`` listing every failure (default), or return the report.
     """
     report = ConformanceReport(verifier=_label(fn))
-    fn = from_trl_reward(fn) if is_trl_reward(fn) else fn  # checked as passband calls it
+    fn = adapted(fn)  # checked as passband calls it
     reference = dict(reference or {})
     runner = _inline_runner
     if _picklable(fn, report):
