@@ -8,7 +8,8 @@ judged and all must validate (``json_values``):
    strict JSON (else ``invalid``), whatever its type;
 3. every untagged or prose (``text``, ``markdown``) fenced block whose whole body parses; one
    that does not is read as text. A fence opens a line and its info string has no backtick, so
-   a one-line ```` ```{...}``` ```` span is text;
+   a one-line ```` ```{...}``` ```` span is text; it closes on a line of at least as many
+   backticks (CommonMark), and a block in another language that never closes is read as text;
 4. in the rest of the text (blocks in other languages and single-backtick inline code, which
    names JSON rather than states it, left out), every balanced ``{...}`` or ``[...]`` of the
    schema's top-level ``type`` that parses, and every value of another type that holds one of
@@ -19,7 +20,9 @@ judged and all must validate (``json_values``):
    like JSON (``{"``) and does not parse (``NaN``, a trailing comma): a broken answer is not
    skipped for a later example that parses. Arrays that do not parse (``[0, 1)``) are passed
    over. When no value has the wanted type, the first one found is judged (and fails on its
-   type).
+   type). Invisible format characters after a bracket (``{\u200b"``) count as space there;
+   more than ``_MAX_SCAN_STARTS`` openings is ``invalid`` (the rest would go unjudged);
+5. with nothing found so far, the whole completion when it is one JSON value (``42``).
 Parsing is strict JSON: NaN/Infinity, trailing commas, comments and single quotes are rejected,
 nothing is repaired, a key repeated in one object is rejected (``json.loads`` would keep the last
 and hide the first), and a number a double cannot hold exactly is rejected rather than rounded.
@@ -40,22 +43,26 @@ __all__ = ["json_values", "strict_loads", "MAX_DEPTH"]
 # a fence opens a line; its info string holds no backtick (CommonMark), so ```{"a": 1}``` on one
 # line is inline code, read with the text, not a block whose first line is dropped. It closes on a
 # line of its own, or right after a JSON value's last bracket ('{"a": 1}```'), not after any code
-_FENCE = re.compile(
-    r"^[ \t]*```[ \t]*([^\s`]*)[^\n`]*\n(.*?)(?:^[ \t]*```[ \t]*$|(?<=[}\]])```[ \t]*$|\Z)",
+_FENCE = re.compile(  # a closing run of backticks at least as long as the opening one (CommonMark)
+    r"^[ \t]*(```+)[ \t]*([^\s`]*)[^\n`]*\n(.*?)"
+    r"(?:^[ \t]*(\1`*)[ \t]*$|(?<=[}\]])(\1`*)[ \t]*$|\Z)",
     re.DOTALL | re.MULTILINE,
 )
 _PROSE_FENCES = frozenset({"", "text", "txt", "plaintext", "plain", "markdown", "md", "output"})
 _INLINE_CODE = re.compile(r"(?<!`)`[^`\n]+`(?!`)")  # `{}` in a sentence names JSON, states none
 _MAX_SCAN_STARTS = 20_000  # bare-text scan: openings tried (the deadline bounds the rest)
 # An opening bracket that can start JSON: not LaTeX's \frac{1}, ^{2} or [0, 1] ... but [1, 2] is JSON.
+# Between a bracket and what follows, invisible format characters (a zero-width space, a BOM)
+# count as space: '{\u200b"age": -5}' shows as JSON, and must be judged (it is invalid), not skipped.
+_GAP = r"[\s\u00ad\u200b-\u200f\u2060-\u2064\ufeff]*"
 _JSON_START = re.compile(  # with a single quote: tried, fails, and its insides are skipped
-    r"""\{\s*(?:["'}]|//|/\*|[A-Za-z_]\w*\s*:\s*["'\[{\-\d])"""
-    r"""|\[\s*(?:[\[{"'\]\-\d]|true\b|false\b|null\b)"""
+    rf"""\{{{_GAP}(?:["'}}]|//|/\*|[A-Za-z_]\w*\s*:\s*["'\[{{\-\d])"""
+    rf"""|\[{_GAP}(?:[\[{{"'\]\-\d]|true\b|false\b|null\b)"""
 )
 # an object that opens like JSON, like a Python dict ({'a': ...}), with a comment (JSONC) or with
 # a bare key and a JSON value ({name: "Bob"}, JavaScript): broken is invalid, not skipped for an
 # earlier valid example
-_OBJECT_START = re.compile(r"""\{\s*(?:["']|//|/\*|[A-Za-z_]\w*\s*:\s*["'\[{\-\d])""")
+_OBJECT_START = re.compile(rf"""\{{{_GAP}(?:["']|//|/\*|[A-Za-z_]\w*\s*:\s*["'\[{{\-\d])""")
 MAX_DEPTH = 20_000
 _INT_DIGITS = 4_000  # longer integers parse as Decimal (Python's int() refuses > 4,300 digits)
 
@@ -79,11 +86,12 @@ def json_values(text: str, want: object = None) -> tuple[list, list[str], str | 
         )
     values, labels, cut = [], [], []
     for m in _FENCE.finditer(text):
-        lang, body = m.group(1).lower(), m.group(2)
+        lang, body = m.group(2).lower(), m.group(3)
         tagged = "json" in lang  # json, jsonc, json5, jsonl, ndjson, geojson, application/json
         if not tagged and lang not in _PROSE_FENCES:
-            cut.append(m.span())  # code in another language: its dicts are not the answer
-            continue
+            if m.group(4) or m.group(5):  # code in another language: its dicts are not the answer
+                cut.append(m.span())  # (one that never closes is read with the text: it may
+            continue  # hide nothing that follows it)
         try:
             values.append(strict_loads(body))
         except ValueError as exc:
@@ -94,12 +102,18 @@ def json_values(text: str, want: object = None) -> tuple[list, list[str], str | 
         cut.append(m.span())
     rest = "".join(text[a:b] if i % 2 == 0 else "\n" for i, (a, b) in enumerate(_gaps(cut, text)))
     rest = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), rest)
-    found, labels_found, problem = _scan(rest, want)
+    try:
+        found, labels_found, problem = _scan(rest, want)
+    except _TooManyStarts:
+        return [], [], f"more than {_MAX_SCAN_STARTS:,} brackets that may open JSON: not judged"
     if problem:
         return [], [], problem
     values, labels = values + found, labels + labels_found
-    if not values:
-        return [], [], "no JSON object or array found in the completion"
+    if not values:  # a scalar answer ('42', '"a@b.org"') that is the whole completion
+        try:
+            return [strict_loads(text.strip())], ["the whole completion"], None
+        except ValueError:
+            return [], [], "no JSON object or array found in the completion"
     return values, labels, None
 
 
@@ -229,10 +243,12 @@ def _finite_float(text: str) -> float:
     exact = decimal.Decimal(text)
     if value == 0 and exact != 0:
         raise ValueError(f"{text[:40]} underflows to 0: a check would judge another number")
+    digits = len(exact.normalize().as_tuple().digits)
     if exact != decimal.Decimal(value) and (
-        len(exact.normalize().as_tuple().digits) >= 17
-        or (abs(value) >= 2**53 and exact == exact.to_integral_value())
-    ):  # 1.0000000000000001 would pass "integer", 9007199254740993.0 a maximum of 2^53
+        digits >= 17
+        or (digits >= 16 and abs(value) >= 2**53 and exact == exact.to_integral_value())
+    ):  # 1.0000000000000001 would pass "integer", 9007199254740993.0 a maximum of 2^53; a
+        # shorter literal (6.022e23) is the double nearest to it, as any shorter decimal is
         raise ValueError(
             f"{text[:40]} has more digits than a double holds: it would read as {value!r}"
         )
@@ -301,10 +317,12 @@ def _check_unicode(value: object) -> None:
             stack.extend(item)
 
 
+class _TooManyStarts(Exception):
+    """The bare-text scan met more than ``_MAX_SCAN_STARTS`` openings: the rest is not judged."""
+
+
 def _bracket_starts(text: str):
-    count = 0
-    for m in _JSON_START.finditer(text):
+    for count, m in enumerate(_JSON_START.finditer(text)):
+        if count >= _MAX_SCAN_STARTS:  # what follows would go unjudged: no pass for it
+            raise _TooManyStarts
         yield m.start()
-        count += 1
-        if count >= _MAX_SCAN_STARTS:
-            return

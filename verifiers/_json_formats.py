@@ -121,27 +121,48 @@ def _strictly(name: str, check, raises, schema: bool = False):
 @functools.lru_cache(maxsize=32)
 def strict_checker(cls, schema: bool = False):
     """A copy of ``cls.FORMAT_CHECKER`` (one per draft) with the stricter rules above;
-    ``schema=True`` for checking a schema itself (see ``_strictly``)."""
-    from jsonschema import FormatChecker
+    ``schema=True`` for checking a schema itself (see ``_strictly``). A standard format the
+    draft does not define (``uuid`` and ``duration`` came in 2019-09, ``date`` in draft 7) is
+    checked by the latest draft's rule: a draft-07 schema naming ``uuid`` means a UUID."""
+    from jsonschema import FormatChecker, validators
 
+    checks = {
+        **{
+            name: pair
+            for name, pair in validators.Draft202012Validator.FORMAT_CHECKER.checkers.items()
+            if name in STANDARD_FORMATS
+        },
+        **cls.FORMAT_CHECKER.checkers,
+    }
     checker = FormatChecker(formats=())
     checker.checkers = {
-        name: _strictly(name, check, raises, schema)
-        for name, (check, raises) in cls.FORMAT_CHECKER.checkers.items()
+        name: _strictly(name, check, raises, schema) for name, (check, raises) in checks.items()
     }
     return checker
 
 
 # ECMA-262 classes, without Python's Unicode reading: \d and \w are ASCII there, \s is
 # Unicode there too (kept), and . leaves out every line terminator, not only \n.
-_IN_CLASS = {"d": "0-9", "w": "A-Za-z0-9_"}
-_OUTSIDE = {"d": "[0-9]", "D": "[^0-9]", "w": "[A-Za-z0-9_]", "W": "[^A-Za-z0-9_]"}
+_IN_CLASS = {
+    "d": "0-9",
+    "w": "A-Za-z0-9_",
+    "D": r"\x00-/:-\U0010ffff",  # all but 0-9 ([^\D] is 0-9 only, not every script's digits)
+    "W": r"\x00-/:-@\[-\^`\{-\U0010ffff",  # all but A-Za-z0-9_
+}
+_OUTSIDE = {
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "w": "[A-Za-z0-9_]",
+    "W": "[^A-Za-z0-9_]",
+    "b": r"(?a:\b)",  # a word boundary between ASCII word characters and the rest
+    "B": r"(?a:\B)",
+}
 _DOT = "[^\\n\\r\\u2028\\u2029]"
 
 
 def _ecma(pattern: str) -> str:
     """``pattern`` in Python's syntax with ECMA-262's meaning: ``$`` (outside a class, not
-    escaped) as ``\\Z``, ``\\d`` / ``\\w`` (and ``\\D`` / ``\\W`` outside a class) ASCII, ``.``
+    escaped) as ``\\Z``, ``\\d`` / ``\\w`` / ``\\D`` / ``\\W`` / ``\\b`` ASCII, ``.``
     without any line terminator, ``(?<name>`` as ``(?P<name>`` and ``\\k<name>`` as ``(?P=name)``."""
     out, i, in_class = [], 0, False
     while i < len(pattern):

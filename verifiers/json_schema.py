@@ -23,6 +23,7 @@ import json
 import sys
 import threading
 from decimal import Decimal
+from fractions import Fraction
 
 from passband.verifiers import _deadline
 from passband.verifiers._coerce import clip
@@ -116,9 +117,7 @@ def _judge(completion: str, schema: object) -> Verdict:
         validator = _compiled(key)
     except ValueError as exc:  # JSON text that is valid but not a valid schema
         return Verdict.error(str(exc))
-    values, labels, problem = json_values(
-        completion, schema.get("type") if isinstance(schema, dict) else None
-    )
+    values, labels, problem = json_values(completion, wanted_type(schema))
     if problem:
         return Verdict.invalid(problem)
     for k, (instance, label) in enumerate(zip(values, labels)):
@@ -169,6 +168,41 @@ def implied_type(schema: object) -> object:
     return schema
 
 
+def wanted_type(schema: object, root: object = None, depth: int = 0) -> object:
+    """The top-level ``type`` the answer must have (a name or a list), for finding it in prose:
+    the schema's own or implied one, else the one a local ``$ref`` names, or that every branch of
+    an ``anyOf`` / ``oneOf`` (or some branch of an ``allOf``) names; None when unknown, and then
+    every bracket in the text is judged (a citation ``[1]`` failed an object schema reached by
+    ``$ref``)."""
+    root = schema if root is None else root
+    if not isinstance(schema, dict) or depth > 8:
+        return None
+    schema = implied_type(schema)
+    if "type" in schema:
+        return schema["type"]
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        node = root
+        for part in ref[2:].split("/"):
+            node = (
+                node.get(part.replace("~1", "/").replace("~0", "~"))
+                if isinstance(node, dict)
+                else None
+            )
+        return wanted_type(node, root, depth + 1)
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and branches:
+            kinds = [wanted_type(b, root, depth + 1) for b in branches]
+            return kinds[0] if all(k is not None and k == kinds[0] for k in kinds) else None
+    branches = schema.get("allOf")
+    if isinstance(branches, list):
+        return next(
+            (k for b in branches if (k := wanted_type(b, root, depth + 1)) is not None), None
+        )
+    return None
+
+
 _MAX_UNIQUE_ITEMS = 1_000  # 3,000 objects under uniqueItems took jsonschema past 5 s
 
 
@@ -197,8 +231,31 @@ def _failure(errors: list, where: str) -> str:
 
     best = exceptions.best_match(errors)
     more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-    rule = f"{best.validator}={clip(repr(best.validator_value), 60)}"
+    if best.validator is None:  # the schema (or a subschema) is false: nothing is allowed
+        rule = "the schema false"
+    else:
+        rule = f"{best.validator}={clip(repr(best.validator_value), 60)}"
     return f"at {_path(best)}: {rule} failed{more}: {clip(best.message, 200)} [{where}]"
+
+
+def _exact_multiple_of(validator, step, instance, schema):
+    """``multipleOf`` in exact decimal arithmetic: jsonschema divides floats, so ``19.99`` was
+    "not a multiple of 0.01" and ``10**18`` passed ``1.5``. A float is read as its shortest
+    decimal (the literal it was parsed from: longer ones were refused, ``_json_extract``)."""
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "number"):
+        return
+    if Fraction(_decimal(instance)) % Fraction(_decimal(step)):
+        yield ValidationError(f"{instance!r} is not a multiple of {step!r}")
+
+
+def _decimal(number) -> Decimal:
+    return (
+        number
+        if isinstance(number, Decimal)
+        else Decimal(repr(number) if isinstance(number, float) else number)
+    )
 
 
 def _ecma_pattern_keyword(validator, pattern, instance, schema):
@@ -237,14 +294,17 @@ def _compiled(schema_json: str):
         raise ValueError(
             f"reference field 'schema' is not a valid schema at {_path(exc)}: {clip(exc.message, 200)}"
         ) from None
-    missing = sorted(STANDARD_FORMATS & formats_named(schema) - set(cls.FORMAT_CHECKER.checkers))
+    checker = strict_checker(cls)
+    missing = sorted(STANDARD_FORMATS & formats_named(schema) - set(checker.checkers))
     if missing:  # it would pass any string: fail closed rather than reward unchecked output
         raise ValueError(
             f"reference field 'schema' uses format {missing[0]!r}, which cannot be checked here "
             "(its checker package is not installed: see jsonschema's format extras)"
         )
-    strict = validators.extend(cls, {"pattern": _ecma_pattern_keyword})
-    return strict(schema, format_checker=strict_checker(cls))
+    strict = validators.extend(
+        cls, {"pattern": _ecma_pattern_keyword, "multipleOf": _exact_multiple_of}
+    )
+    return strict(schema, format_checker=checker)
 
 
 def extract_json(text: str, want: object = None) -> tuple[bool, object, str]:
