@@ -66,10 +66,11 @@ def plain_value(value: object) -> object:
 
 
 def call_safely(fn, completion: str, reference: dict, who: str = "verifier") -> Verdict:
-    """``fn(completion, **reference)`` as a Verdict; an exception becomes ``error`` with its text."""
+    """``fn(completion, **reference)`` as a Verdict; an exception (``SystemExit`` too: a
+    verifier's ``sys.exit`` must not end the caller) becomes ``error`` with its text."""
     try:
         return as_verdict(fn(completion, **reference), who)
-    except Exception as exc:  # noqa: BLE001 - a verifier must never raise on model output
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a verifier must never raise on model output
         return Verdict.error(clip(f"{who} raised {type(exc).__name__}: {exc}"))
 
 

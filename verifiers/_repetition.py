@@ -60,9 +60,14 @@ def worst_window(grams: list[tuple], width: int) -> tuple[float, int]:
 
 # a Markdown rule ("---", "***", "===") separates paragraphs as a blank line does
 _RULE_LINE = re.compile(r"^[ \t]*(?:[-*_=~][ \t]*){3,}$", re.MULTILINE)
-# numbering that makes a copied paragraph look new: "Step 3:", "3.", "(3)", a bullet
-_MARKER = re.compile(r"^\s*(?:[-*•+>]|\d+[.)]|\(\d+\)|step\s+\d+\s*[:.)-]?)\s+", re.IGNORECASE)
-_TRAILING_NUMBER = re.compile(r"\s*\(\d+\)\s*$")
+# numbering that makes a copied paragraph look new, in Markdown emphasis or not: a bullet, "3.",
+# "(3)", "a)", "(ii)", "[3]", "Step 3", "**Attempt 3:**", "Try #3 -"; and a trailing "(3)" or "[3]"
+_MARKER = re.compile(
+    r"^\s*[*_#>]*\s*(?:[-*•+>]|\(?(?:\d+|[a-z]|[ivxlc]+)[.)]|\[\d+\]|step\s+\d+\s*[:.)-]?"
+    r"|[a-z]+\s*#?\d+\s*[:.)\-–—])\s*[*_]*\s+",
+    re.IGNORECASE,
+)
+_TRAILING_NUMBER = re.compile(r"\s*(?:\(\d+\)|\[\d+\])\s*$")
 _LINE_LOOP = 3  # a line counts as looping when it appears this many times
 
 
@@ -75,7 +80,7 @@ def repeated_share(text: str, min_chars: int) -> tuple[int, int, str]:
     """``(repeated, units, unit name)`` for the larger share of two counts: paragraphs (split at
     blank lines and rules) that repeat an earlier one, and lines at least ``min_chars`` long that
     appear ``_LINE_LOOP`` times or more (one line pasted with single newlines). Both compare
-    words up to case and edge punctuation, without numbering ("Step 3:", "(3)", bullets)."""
+    words up to case and edge punctuation, without numbering (``_MARKER``: "**Step 3:**", "a)")."""
     text = _RULE_LINE.sub("\n", text)
     units = [" ".join(p.split()) for p in re.split(r"\n\s*\n", _RULE_LINE.sub("\n\n", text))]
     paragraphs = [_key(p) for p in units if len(p) >= min_chars]

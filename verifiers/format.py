@@ -11,6 +11,7 @@ classes with readable reprs (``tag_format("think", "answer")``).
 
 from __future__ import annotations
 
+import decimal
 import html
 import math
 import numbers
@@ -53,22 +54,38 @@ def tag_format(*tags: str, timeout: float | None = None):
 
 # entities that render as a space or nothing (HTML comments are cut by ``_html_shown``)
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
+# what a browser shows nothing of: processing instructions, CDATA and <!...> (bogus comments
+# to the next '>'), and the content of script / style / template elements or of an element
+# marked hidden (to its closing tag; one that never closes hides the rest)
+_BOGUS_COMMENT = re.compile(r"<[?!][^>]*>?")
+_HIDING = re.compile(
+    r"<(script|style|template|noscript)\b[^<>]*>"
+    r"|<([A-Za-z][\w-]*)\b[^<>]*?(?:\shidden\b|display\s*:\s*none|visibility\s*:\s*hidden)[^<>]*>",
+    re.IGNORECASE,
+)
 
 
 def _html_shown(text: str) -> str:
-    """``text`` without HTML comments and blank entities: what a renderer shows. Linear: each
-    comment is found with ``str.find``, and an unclosed one ends the scan."""
+    """``text`` without what HTML shows nothing of (comments, script / style / template / hidden
+    elements' content, processing instructions, tags, blank entities): what a renderer shows.
+    Linear: each end is found with ``str.find``; a comment or hidden element that never closes
+    hides the rest, as in a browser."""
     out, at = [], 0
     while (start := text.find("<!--", at)) >= 0:
-        end = text.find("-->", start + 4)
-        if end < 0:
-            break
         out.append(text[at:start])
-        at = end + 3
+        end = text.find("-->", start + 4)
+        at = len(text) if end < 0 else end + 3
+    out.append(text[at:])
+    text, out, at = "".join(out), [], 0
+    lower = text.lower()
+    while m := _HIDING.search(text, at):
+        out.append(text[at : m.start()])
+        close = lower.find(f"</{(m.group(1) or m.group(2)).lower()}", m.end())
+        at = len(text) if close < 0 else close
     out.append(text[at:])
     # every tag (<br>, <span></span>) dropped, then every entity decoded (&#x20;, &Tab;, &shy;,
     # &ZeroWidthSpace;...): an answer of only those draws nothing (a review found it "non-empty")
-    return html.unescape(_HTML_TAG.sub("", "".join(out)))
+    return html.unescape(_HTML_TAG.sub("", _BOGUS_COMMENT.sub("", "".join(out))))
 
 
 class _TagFormat:
@@ -245,10 +262,11 @@ class _ExactMatch:
         got = self._norm(candidate)
         if not got:
             return Verdict.invalid("empty answer")
-        normed = [self._norm(_gold_text(g)) for g in golds]
+        normed = [self._norm(t) for g in golds for t in _gold_texts(g)]
         if got in normed:
             return Verdict.ok("exact match")
-        gold = normed[0] if len(normed) == 1 else f"any of {normed}"
+        shown = [self._norm(_gold_texts(g)[0]) for g in golds]
+        gold = shown[0] if len(shown) == 1 else f"any of {shown}"
         return Verdict.wrong(clip(f"{got!r} != {gold!r}", 200))
 
     def _norm(self, text: str) -> str:
@@ -267,12 +285,15 @@ def _gold_ok(gold: object) -> bool:
     return isinstance(gold, numbers.Real) and math.isfinite(gold)
 
 
-def _gold_text(gold: object) -> str:
-    """``12.0`` (a float column of a data frame) reads as ``12``."""
+def _gold_texts(gold: object) -> list[str]:
+    """How a gold answer may be written, its shortest form first: a float ``12.0`` (a float
+    column of a data frame) as ``12`` or ``12.0``, ``1e-05`` as ``0.00001`` too."""
     if isinstance(gold, numbers.Real) and not isinstance(gold, (bool, numbers.Integral)):
-        if float(gold).is_integer():
-            return str(int(gold))
-    return str(gold)
+        text = repr(float(gold))
+        plain = format(decimal.Decimal(text), "f")
+        forms = [str(int(gold))] if float(gold).is_integer() else []
+        return list(dict.fromkeys([*forms, text, plain]))
+    return [str(gold)]
 
 
 def _compile(pattern: str, flags: str) -> re.Pattern:

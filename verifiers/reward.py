@@ -69,6 +69,7 @@ class Reward:
                 f"primary {self.primary!r} is not a term; terms are {sorted(self._terms)}"
             )
         self._penalties = _penalties(penalties)
+        _check_length_weight(self._penalties, self.primary, self._terms[self.primary].weight)
         clash = set(self._penalties) & set(self._terms)
         if clash:
             raise ValueError(f"names used both as term and penalty: {sorted(clash)}")
@@ -221,6 +222,18 @@ def _term(name: str, spec) -> _Term:
             f"term {name!r}: expected a verifier name or callable, got {type(verifier).__name__}"
         )
     return _Term(adapted(verifier), float(weight), label)  # a TRL function: per completion
+
+
+def _check_length_weight(penalties: Mapping, primary: str, weight: float) -> None:
+    """``length_normalized`` takes up to its weight from a right answer: more than the primary
+    term gives it would score a long right answer below a wrong one."""
+    for name, penalty in penalties.items():
+        if getattr(penalty, "name", None) == "length_normalized" and penalty.weight > weight:
+            raise ValueError(
+                f"penalty {name!r} (length_normalized) has weight {penalty.weight!r}, more than the "
+                f"primary term {primary!r} gives a right answer ({weight!r}): a long right answer "
+                f"would score below a wrong one; give it a weight of at most {weight!r}"
+            )
 
 
 def _penalties(penalties) -> dict:
