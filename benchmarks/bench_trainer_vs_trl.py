@@ -164,7 +164,8 @@ def _phases(out_dir: Path) -> dict:
     }
     if "generate/calls" in lines[0]:  # not logged before this change
         out["generate_calls"] = statistics.mean(m["generate/calls"] for m in lines)
-        out["per_trained"] = statistics.mean(m["generate/completions_per_trained"] for m in lines)
+        trained = sum(m["groups/effective"] for m in lines)  # totals: a step may train nothing
+        out["per_trained"] = sum(m["groups/rolled"] for m in lines) / trained if trained else None
     out["length"] = statistics.mean(m["length/mean"] for m in lines if m["length/mean"] is not None)
     return out
 

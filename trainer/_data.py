@@ -20,6 +20,17 @@ __all__ = ["as_rows", "check_rows", "prompt_of", "encode_prompt", "model_positio
 
 
 def as_rows(dataset) -> tuple[Any, list[str]]:
+    kind = type(dataset).__name__
+    if kind in ("DatasetDict", "IterableDatasetDict"):
+        raise DataError(
+            f"train_dataset is a {kind} of splits ({', '.join(map(str, dataset))}); pass one "
+            "split, e.g. dataset['train']"
+        )
+    if kind == "IterableDataset":
+        raise DataError(
+            "train_dataset is an IterableDataset (streamed): the curriculum and the row checks "
+            "need every row up front; load it without streaming=True, or pass list(dataset)"
+        )
     if hasattr(dataset, "column_names"):  # datasets.Dataset: rows are read on demand
         rows, columns = dataset, list(dataset.column_names)
     else:
@@ -120,28 +131,53 @@ def _required_keywords(reward) -> list[str]:
 
 
 def _row_problem(row: Mapping[str, Any], needed: list[str]) -> str | None:
-    prompt = row.get("prompt") if row.get("prompt") is not None else row.get("messages")
-    if prompt is None:  # the CLI copies [data] prompt_column into 'prompt': name that one too
+    if row.get("prompt") is None and row.get("messages") is None:
+        # the CLI copies [data] prompt_column into 'prompt': name that one too
         nulls = [repr(k) for k, v in row.items() if v is None and k not in ("prompt", "messages")]
         also = f"; null in this row: {', '.join(nulls)}" if nulls else ""
         return f"the prompt is null (no 'prompt' or 'messages' value{also})"
+    if not isinstance(row.get("prompt"), (str, list, tuple, type(None))):
+        return _not_a_prompt(row["prompt"])
+    prompt = prompt_of(row)  # what is rendered: a final assistant answer dropped, JSON text read
     if isinstance(prompt, str):
         if not prompt.strip():
             return "the prompt is empty"
-    elif not (
-        isinstance(prompt, (list, tuple))
-        and prompt
-        and all(isinstance(m, Mapping) and "role" in m for m in prompt)
-    ):
-        return (
-            f"the prompt is a {type(prompt).__name__}; give text or a list of chat messages "
-            "({'role': ..., 'content': ...})"
-        )
+    elif not isinstance(prompt, (list, tuple)):
+        return _not_a_prompt(prompt)
+    elif problem := _chat_problem(prompt):
+        return problem
     for column in needed:
         if column not in row:
             return f"lacks the reference column {column!r}"
         if row[column] is None:
             return f"reference column {column!r} is null"
+    return None
+
+
+def _not_a_prompt(prompt) -> str:
+    return (
+        f"the prompt is a {type(prompt).__name__}; give text or a list of chat messages "
+        "({'role': ..., 'content': ...})"
+    )
+
+
+def _chat_problem(messages) -> str | None:
+    """Why chat messages cannot be rendered as a prompt, or None: none left once an SFT row's
+    final assistant answer is dropped, a message that is no dict, has no role, or whose content
+    is neither text nor a list of parts (``None`` rendered as "None", or crashed a template)."""
+    if not messages:
+        return "no chat message to ask (a messages row holding only the assistant's answer?)"
+    for k, m in enumerate(messages):
+        if not isinstance(m, Mapping):
+            return f"chat message {k} is a {type(m).__name__}, not a {{'role', 'content'}} dict"
+        if not isinstance(m.get("role"), str) or not m["role"]:
+            return f"chat message {k} has no 'role'"
+        content = m.get("content")
+        if not isinstance(content, (str, list)) and not (content is None and m.get("tool_calls")):
+            what = (
+                "no 'content'" if content is None else f"content of type {type(content).__name__}"
+            )
+            return f"chat message {k} ({m['role']}) has {what}"
     return None
 
 
@@ -182,9 +218,24 @@ def _prompt_text(tokenizer, prompt) -> tuple[str, bool]:
     if isinstance(prompt, str):
         return prompt, True
     if getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template(
-            list(prompt), add_generation_prompt=True, tokenize=False
-        ), False
+        from jinja2 import TemplateError
+
+        messages = list(prompt)
+        # a final assistant message in a prompt is a prefill the model continues (as TRL reads
+        # it), not a finished turn followed by a new one
+        prefill = isinstance(messages[-1], Mapping) and messages[-1].get("role") == "assistant"
+        try:
+            text = tokenizer.apply_chat_template(
+                messages,
+                add_generation_prompt=not prefill,
+                continue_final_message=prefill,
+                tokenize=False,
+            )
+        except (ValueError, TypeError, KeyError, TemplateError) as exc:
+            raise DataError(
+                f"chat prompt {str(prompt)[:80]!r}: the chat template failed: {exc}"
+            ) from None
+        return text, False
     raise DataError(
         "the dataset gives chat messages but the tokenizer has no chat "
         "template; give a 'prompt' text column or a tokenizer with one"
@@ -250,9 +301,10 @@ def _fit_prompt(row: dict, tokenizer, limit: int, overflow: str) -> str | None:
 
 def prompt_of(row: Mapping[str, Any]):
     """What the model is asked: ``prompt`` as it is, else ``messages`` without a final assistant
-    message (the reference answer of SFT data; ``asked_messages``)."""
-    from passband.verifiers._from_trl import asked_messages
+    message (the reference answer of SFT data; ``asked_messages``). Chat messages stored as JSON
+    text (a CSV cell) are read as messages (``as_chat``)."""
+    from passband.verifiers._from_trl import as_chat, asked_messages
 
     if row.get("prompt") is not None:
-        return row["prompt"]
+        return as_chat(row["prompt"])
     return asked_messages(row["messages"])

@@ -290,8 +290,10 @@ def group_metrics(groups: list, kept: list, rounds: int) -> dict[str, Any]:
         "groups/effective": len(kept),
         "groups/dropped": len(groups) - len(kept),
         "groups/surplus": max(0, len(usable) - len(kept)) if kept else 0,
-        "generate/completions_per_trained": (
-            sum(len(g.verdicts) for g in groups) / max(sum(len(g.verdicts) for g in kept), 1)
+        "generate/completions_per_trained": (  # None (null) on a step that trained nothing
+            sum(len(g.verdicts) for g in groups) / trained
+            if (trained := sum(len(g.verdicts) for g in kept))
+            else None
         ),
     }
 

@@ -4,8 +4,9 @@
 loading the optimizer state brings back the checkpoint's learning rate and weight decay, so they
 are written back into the optimizer and the scheduler here. Every other setting is read from the
 config at each step, so the new value simply holds. ``seed`` cannot take effect (the run continues
-from the checkpoint's RNG states) and is named as ignored; settings that change what the
-checkpoint holds (the sampler kind, the LoRA adapters) are refused before anything is loaded.
+with the checkpoint's seed, which seeds every rollout, and its RNG states) and is named as
+ignored; settings that change what the checkpoint holds (the sampler kind, the LoRA adapters) are
+refused before anything is loaded.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ __all__ = [
 
 # Changing these would leave nothing to continue: the checkpoint holds a different state.
 _FIXED = ("use_curriculum", "lora_r", "lora_alpha", "lora_target_modules")
-_IGNORED = {"seed": "the run continues from the checkpoint's random states"}
+_IGNORED = {"seed": "the run continues with the checkpoint's seed and random states"}
 _UNTRACKED = ("resume", "overwrite", "progress")  # how to run, not what is trained
 
 

@@ -5,6 +5,7 @@ writer, and is not usable on its own.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import warnings
 
@@ -35,6 +36,9 @@ class RunStateMixin:
             ckpt, state = loaded
             resume.check_same_data(state, ckpt, self.rows, self._data_digest())
             resume.reconcile(state, ckpt, c, self.optimizer, self.scheduler, say=self._write)
+            seed = state.get("config", {}).get("seed", c.seed)
+            if seed != c.seed:  # rollouts are seeded by it: the run goes on with its own seed
+                self.config = c = dataclasses.replace(c, seed=seed)
             self.step, self.policy_version = state["step"], state["policy_version"]
             self.elapsed_s, self._short_batches = state["elapsed_s"], state["short_batches"]
             try:

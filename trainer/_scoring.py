@@ -93,8 +93,9 @@ class Scorer:
             ref = {key: row[col] for key, col in self.references.items()}
         elif self._plain:
             ref = dict(row)
-        else:
-            ref = {k: v for k, v in row.items() if k not in PROMPT_COLUMNS}
+        else:  # the prompt columns too where a Reward maps a field to one (its fields=)
+            mapped = set(self.reward.fields.values()) if self._is_reward else set()
+            ref = {k: v for k, v in row.items() if k not in PROMPT_COLUMNS or k in mapped}
         if self._trl:  # the prompt the model saw, as TRL passes it; no 'completion' column
             ref.pop("completion", None)
             ref.pop("messages", None)

@@ -268,8 +268,13 @@ class AlertMonitor:
                 f"(reward/std {std:.2g} < {t.reward_std_min:g}): group advantages are all zero and "
                 "nothing is learned. If the reward is at its floor, check the verifier on a few real "
                 "completions (answer format, truncation by max_new_tokens); if at its ceiling, the "
-                "prompts are too easy. Try: raise temperature, raise group_size, enable the "
-                "curriculum. " + _FIRST_LOOK
+                "prompts are too easy. Try: raise temperature, raise group_size, "
+                + (
+                    "check the curriculum's band and pools (curriculum/* metrics). "
+                    if any(k.startswith("curriculum/") for k in m)
+                    else "enable the curriculum. "
+                )
+                + _FIRST_LOOK
             ),
         )
 

@@ -82,19 +82,11 @@ from passband.trainer.config import GRPOConfig
 from passband.trainer.lora import is_lora, lora_from_config
 from passband.trainer.losses import get_aggregation
 from passband.trainer.models import frozen_copy, load_model_and_tokenizer, weights_stamp
-from passband.trainer.rollout import RolloutBackend
+from passband.trainer.rollout import RolloutBackend, check_backend
 from passband.trainer.rollout_vllm import make_rollout_backend
 from passband.trainer.sampling import make_sampler
 
 __all__ = ["GRPOTrainer"]
-
-
-def _check_backend(rollout_backend) -> None:
-    if rollout_backend is not None and not isinstance(rollout_backend, RolloutBackend):
-        raise TypeError(
-            "rollout_backend must subclass passband.trainer.RolloutBackend (what "
-            f"the loop calls); got {type(rollout_backend).__name__}"
-        )
 
 
 class GRPOTrainer(UpdateMixin, RunStateMixin):
@@ -125,7 +117,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         self.config = c = GRPOConfig.coerce(config)  # None, a GRPOConfig or a mapping
         check_sampler(sampler, priors, c.group_size)  # before the model loads
         self._own_sampler = sampler is None  # built from the config: resume names its changes
-        _check_backend(rollout_backend)
+        check_backend(rollout_backend, c)
         self.dist = init_distributed(c.distributed)  # one process unless torchrun / accelerate
         self.rows, _ = as_rows(train_dataset)  # checked in full once the tokenizer is loaded
         self.scorer = Scorer(

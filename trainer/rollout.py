@@ -30,6 +30,7 @@ from typing import Any
 
 import torch
 
+from passband.errors import ConfigError
 from passband.trainer._data import encode_prompt  # the one encoding the row checks use
 from passband.trainer._decode import decode, left_pad
 from passband.trainer._kvcache import preallocated_cache
@@ -335,3 +336,26 @@ def _eos_ids(model, tokenizer) -> set[int]:
         elif isinstance(source, (list, tuple)):
             ids.update(int(i) for i in source)
     return ids
+
+
+def check_backend(rollout_backend, config) -> None:
+    """A backend handed to ``GRPOTrainer``: a ``RolloutBackend`` that samples with the config's
+    temperature, ``top_p`` and ``top_k`` (where it says which it uses)."""
+    if rollout_backend is not None and not isinstance(rollout_backend, RolloutBackend):
+        raise TypeError(
+            "rollout_backend must subclass passband.trainer.RolloutBackend (what "
+            f"the loop calls); got {type(rollout_backend).__name__}"
+        )
+    # the loss reads the config's sampling settings: a backend sampling at others would train
+    # on completions the log-probs do not describe (a biased gradient)
+    differ = [
+        f"{k} {getattr(rollout_backend, k)!r} (config {getattr(config, k)!r})"
+        for k in ("temperature", "top_p", "top_k")
+        if getattr(rollout_backend, k, None) is not None
+        and getattr(rollout_backend, k) != getattr(config, k)
+    ]
+    if differ:
+        raise ConfigError(
+            f"rollout_backend samples with other settings than the config: {', '.join(differ)}; "
+            "build it with the config's (or set the config to match)"
+        )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 from collections.abc import Callable, Mapping
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "is_trl_reward",
     "is_adapted",
     "asked_messages",
+    "as_chat",
     "TRL_EXTRAS",
     "TOKEN_IDS",
 ]
@@ -139,14 +141,37 @@ def _prompt(prompt, messages):
     return prompt if prompt is not None or messages is None else asked_messages(messages)
 
 
-def asked_messages(messages) -> list:
+def asked_messages(messages) -> list | str:
     """The chat messages of a ``messages`` column that the model is asked: all but a final
     assistant message (an SFT row's reference answer, which the model must not see). Training,
-    ``passband score`` and TRL reward functions all read a messages column this way."""
+    ``passband score`` and TRL reward functions all read a messages column this way. Messages
+    stored as JSON text (a CSV cell) are read as messages (``as_chat``); other text is a text
+    prompt, never a list of its characters."""
+    messages = as_chat(messages)
+    if isinstance(messages, str):
+        return messages
     messages = list(messages)
     if messages and isinstance(messages[-1], Mapping) and messages[-1].get("role") == "assistant":
         messages = messages[:-1]
     return messages
+
+
+def as_chat(value):
+    """``value``, or the chat messages it holds as JSON text: a list of ``{"role", "content"}``
+    objects written into one cell (a CSV cell, as ``passband score`` writes lists there, or a
+    JSON-encoded conversation). Any other value is returned as it is."""
+    if not isinstance(value, str) or not value.lstrip().startswith("["):
+        return value
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    chat = (
+        isinstance(parsed, list)
+        and bool(parsed)
+        and all(isinstance(m, dict) and "role" in m and "content" in m for m in parsed)
+    )
+    return parsed if chat else value
 
 
 async def _awaited(awaitable):

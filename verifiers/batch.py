@@ -86,19 +86,30 @@ def verify_batch(
     if len(inline) == len(items):
         return inline
     items = items[len(inline) :]
-    timeout = _covering(verifier, items, float(timeout))
-    try:
-        return inline + _run_in_workers(verifier, items, timeout, workers, batch_timeout)
-    except _deadline.NotPortable as exc:
-        warnings.warn(
-            f"passband.verify_batch: {exc}. Running inline in this process instead; the timeout is "
-            "SOFT: a hanging item is abandoned after the timeout but keeps running in a thread.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return inline + [_inline_soft(verifier, c, r, float(timeout)) for c, r in items]
+    return inline + _in_workers_or_here(
+        verifier, items, _covering(verifier, items, float(timeout)), workers, batch_timeout
+    )
 
 
+def _in_workers_or_here(verifier, items, timeout, workers, batch_timeout) -> list[Verdict]:
+    """In the workers; a verifier they cannot load (one defined in ``__main__``) inline, with a
+    soft timeout, said once: the workers are not tried again for it at every call."""
+    if id(verifier) not in _NOT_PORTABLE:
+        try:
+            return _run_in_workers(verifier, items, timeout, workers, batch_timeout)
+        except _deadline.NotPortable as exc:
+            _NOT_PORTABLE[id(verifier)] = verifier  # kept alive, so its id is never reused
+            warnings.warn(
+                f"passband.verify_batch: {exc}. Running inline in this process instead, from now "
+                "on; the timeout is SOFT: a hanging item is abandoned after the timeout but keeps "
+                "running in a thread.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    return [_inline_soft(verifier, c, r, float(timeout)) for c, r in items]
+
+
+_NOT_PORTABLE: dict[int, object] = {}  # verifiers the workers could not load: inline from then on
 _LIMIT_GRACE_S = 5.0  # over a verifier's own time limit: its start-up and the grading after it
 
 
