@@ -232,6 +232,7 @@ def prior_counts(prompt_id: Hashable, counts: Any, hint: int) -> tuple[float, fl
     if isinstance(counts, np.ndarray) and counts.ndim == 0:  # np.array(0.4): the number in it
         counts = counts.item()
     parts = counts if isinstance(counts, (tuple, list, np.ndarray)) else (counts,)
+    rate = None
     if any(isinstance(x, (str, bytes, bool, np.bool_)) for x in parts):  # "38" read as 3 of 8
         raise DataError(
             f"prior for {prompt_id!r} must be (passes, trials) or a pass rate, got {given!r} "
@@ -239,7 +240,8 @@ def prior_counts(prompt_id: Hashable, counts: Any, hint: int) -> tuple[float, fl
         )
     try:
         if type(counts) is not tuple and isinstance(counts, (int, float, np.number)):
-            counts = (float(counts) * hint, hint)  # a bare pass rate, read as one group
+            rate = float(counts)
+            counts = (rate * hint, hint)  # a bare pass rate, read as one group
         p, t = (float(x) for x in counts)
     except (TypeError, ValueError):
         raise DataError(
@@ -247,6 +249,11 @@ def prior_counts(prompt_id: Hashable, counts: Any, hint: int) -> tuple[float, fl
         ) from None
     if not (math.isfinite(p) and math.isfinite(t)):
         raise DataError(f"prior for {prompt_id!r}: {given!r} is not finite")
+    if rate is not None and not 0 <= rate <= 1:  # the rate given, not a count made of it
+        raise DataError(
+            f"prior for {prompt_id!r}: the pass rate {given!r} must be in [0, 1] "
+            "(or give (passes, trials))"
+        )
     if t < 0 or (t == 0 and p != 0):
         raise DataError(
             f"prior for {prompt_id!r}: {given!r} needs trials > 0 (or (0, 0) for unscored), "

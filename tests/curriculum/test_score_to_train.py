@@ -372,6 +372,21 @@ def test_curriculum_priors_without_trials_are_refused_by_name(counts):
     assert Curriculum(range(10), priors={3: (0, 0)}).metrics()["priors/used"] == 0
 
 
+@pytest.mark.parametrize("rate", [1.5, -0.5, 2])
+def test_a_bare_pass_rate_out_of_range_is_refused_as_a_rate(rate):
+    """A bare rate of 1.5 was reported as ``passes=12.0 not in [0, trials=8.0]``: a count the user
+    never gave, made of the rate by ``group_size_hint``."""
+    from passband.curriculum import Curriculum
+    from passband.errors import DataError
+
+    with pytest.raises(DataError) as info:
+        Curriculum(range(3), priors={0: rate})
+    said = str(info.value)
+    assert f"prior for 0: the pass rate {rate!r} must be in [0, 1]" in said, said
+    assert "passes=" not in said
+    assert Curriculum(range(3), priors={0: 1.0, 1: 0}).metrics()["priors/used"] == 2
+
+
 def test_curriculum_priors_whose_keys_match_no_id_are_warned_about():
     """Priors read from JSON have string keys; ids that are ints match none of them. The bare
     ``Curriculum`` says so, with an example of each, instead of dropping them silently."""
