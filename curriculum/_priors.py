@@ -81,9 +81,11 @@ def row_prior(
     difficulty cells are absent or empty, or it reads 0 passes in 0 trials: ``passband score``
     writes that for a row none of whose answers got a verdict). A cell that holds something
     else than a usable count or rate raises ``ValueError`` naming the column and the value:
-    read as "unscored", it would silently drop the score. A row stopped early by adaptive scoring (unanimous, fewer than
-    ``score_k`` trials) counts as ``score_k`` trials: the stop asserted its class as surely as the
-    full k would have."""
+    read as "unscored", it would silently drop the score. A row stopped early by adaptive scoring
+    (unanimous, fewer than ``score_k`` answers sampled: ``trials + unchecked``) counts as
+    ``score_k`` trials: the stop asserted its class as surely as the full k would have. A row all
+    of whose k answers were sampled, some of them unchecked (an error, a timeout), keeps the
+    ``trials`` that were checked."""
     if not _carries_difficulty(row):
         return None  # the common case of unscored data, checked without parsing anything
     passes, trials = _number(row, "passes"), _number(row, "trials")
@@ -102,7 +104,8 @@ def row_prior(
                 "expected counts with 0 <= passes <= trials and trials > 0"
             )
         k = _number(row, "score_k") or trials
-        if passes in (0, trials) and k > trials:
+        sampled = trials + (_number(row, "unchecked") or 0)  # answers that could not be checked
+        if passes in (0, trials) and k > sampled:  # stopped early, not short of verdicts
             passes, trials = passes / trials * k, k
         return (passes, trials), "passes/trials"
     rate = _rate(row, "pass_rate")

@@ -290,6 +290,36 @@ def test_a_row_scoring_got_no_verdict_for_trains_unscored():
     assert priors_from_rows(rows) == {1: (3, 8)}
 
 
+def _checks_only_marked(completion, answer=None, **_):
+    """Can check only answers marked with '!'; the others error, as sandbox timeouts do."""
+    from passband.verifiers import Verdict
+
+    if not completion.startswith("!"):
+        return Verdict(0.0, "error", "could not run")
+    return Verdict(float(completion[1:] == answer), "ok" if completion[1:] == answer else "wrong")
+
+
+_checks_only_marked.returns_verdict = True
+
+
+def test_unchecked_answers_are_not_read_as_an_early_stop(tmp_path):
+    """All 8 answers were sampled and 2 could be checked: the prior is 2 of 2, not the 8 of 8 of
+    a row adaptive scoring stopped after agreeing answers (which 'stop' still gets its k)."""
+    from passband.curriculum import prescore
+    from passband.curriculum._priors import training_priors
+
+    def generate(prompts, n):  # one checkable (right) answer per round, the rest unchecked
+        return [["!4"] + ["x"] * (n - 1) if p == "2+2=" else ["!6"] * n for p in prompts]
+
+    rows = [{"prompt": "2+2=", "answer": "4"}, {"prompt": "3+3=", "answer": "6"}]
+    out = prescore(
+        rows, generate, _checks_only_marked, out_path=tmp_path / "s.jsonl", progress=False, k=8
+    ).rows
+    assert [(r["passes"], r["trials"], r["unchecked"]) for r in out] == [(2, 2, 6), (4, 4, 0)]
+    found = training_priors(out, {})
+    assert found.priors == {0: (2, 2), 1: (8, 8)}  # the second stopped early: its k counts
+
+
 def test_uniform_sampling_says_what_of_the_data_and_config_it_leaves_unused():
     """``use_curriculum = false`` on a scored file with a ``[curriculum]`` section used to drop
     both without a word."""
