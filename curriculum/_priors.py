@@ -11,6 +11,7 @@ so the trainer can print it.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import warnings
@@ -25,7 +26,16 @@ from passband.errors import DataError, first_few
 
 __all__ = ["TrainingPriors", "training_priors", "row_prior", "prior_counts", "require_mapping"]
 
-_COMPARED = ("model", "temperature", "top_p", "max_tokens", "success_threshold", "verifier")
+_COMPARED = (
+    "model",
+    "temperature",
+    "top_p",
+    "top_k",
+    "stop",
+    "max_tokens",
+    "success_threshold",
+    "verifier",
+)
 
 
 @dataclass
@@ -160,9 +170,10 @@ def training_priors(
     positions: Sequence[int] | None = None,
 ) -> TrainingPriors:
     """Priors for the trainer's prompt positions from the rows' difficulty columns. ``settings``
-    are the training run's ``model`` / ``temperature`` / ``top_p`` / ``max_tokens`` /
-    ``success_threshold``; ``positions``: each row's position in the user's dataset, for the
-    messages, when rows skipped as unusable shifted them; a row whose recorded
+    are the training run's ``model`` / ``temperature`` / ``top_p`` / ``top_k`` / ``stop`` /
+    ``max_tokens`` / ``success_threshold`` / ``verifier``; ``positions``: each row's position in
+    the user's dataset, for the messages, when rows skipped as unusable shifted them; a row whose
+    recorded
     ``score_<setting>`` differs from one of them has its counts scaled by ``mismatch_weight``."""
     out = TrainingPriors(rows=len(rows), prior_trials=prior_trials)
     settings = dict(settings or {})
@@ -205,9 +216,12 @@ def _differences(row: Mapping[str, Any], settings: Mapping[str, Any]) -> dict:
     diff = {}
     for name in _COMPARED:
         scored, used = row.get(f"score_{name}"), settings.get(name)
-        if scored is None or used is None or scored == "":
+        if scored is None or used is None or (isinstance(scored, str) and scored == ""):
             continue
-        if name == "model":
+        if name == "stop":  # a list; read back from a CSV cell, its JSON text
+            scored, used = _stops(scored), _stops(used)
+            same = scored == used
+        elif name == "model":
             same = _same_model(str(scored), str(used))
         elif name == "verifier":
             same = str(scored) == str(used)
@@ -217,6 +231,18 @@ def _differences(row: Mapping[str, Any], settings: Mapping[str, Any]) -> dict:
         if not same:
             diff[name] = (scored, used)
     return diff
+
+
+def _stops(value: Any) -> list[str]:
+    """Stop strings as a list, from a list (JSONL, Parquet) or the JSON text a CSV cell holds."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return [value]
+        if not isinstance(value, list):
+            return [str(value)]
+    return [str(x) for x in value]
 
 
 def _same_model(a: str, b: str) -> bool:

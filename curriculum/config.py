@@ -89,7 +89,8 @@ class CurriculumConfig:
     so 8 scored trials count as 4 observed ones by default."""
     mismatch_prior_weight: float = 0.5
     """Extra multiplier on ``prior_weight`` for rows whose recorded scoring settings
-    (``score_model``, ``score_temperature``, ``score_max_tokens``) differ from the training run's:
+    (``score_model``, ``score_temperature``, ``score_top_p``, ``score_top_k``, ``score_stop``,
+    ``score_max_tokens``, ...) differ from the training run's:
     counts made under other settings say less about this policy."""
     base_prior: tuple[float, float] = (1.0, 1.0)
     """Beta(a, b) pseudo-counts every prompt starts from before any evidence."""

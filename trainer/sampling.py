@@ -258,6 +258,8 @@ def _data_priors(
             "model": name or None,
             "temperature": config.temperature,
             "top_p": config.top_p,
+            "top_k": config.top_k,
+            "stop": list(config.stop),
             "max_tokens": config.max_new_tokens,
             # a reward that always gives verdicts passes on them: the threshold decides nothing
             "success_threshold": None if decides_by_verdict(reward) else cur_cfg.success_threshold,

@@ -92,12 +92,20 @@ def _sampling_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--top-p", type=float, default=None, help="default: the config's, else 1.0")
     group.add_argument(
+        "--top-k", type=int, default=None, help="default: the config's top_k, else 0 (off)"
+    )
+    group.add_argument(
         "--max-tokens",
         type=int,
         default=None,
         help="max new tokens per answer (default: the config's max_new_tokens, else 512)",
     )
-    group.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
+    group.add_argument(
+        "--stop",
+        action="append",
+        default=None,
+        help="stop string (repeatable; default: the config's stop, else none)",
+    )
     group.add_argument("--batch-size", type=int, default=16, help="prompts per generate call")
     group.add_argument("--seed", type=int, default=0)
     group.add_argument("--split", default=None, help="split of a saved DatasetDict")
@@ -209,6 +217,7 @@ def _apply_config(args: argparse.Namespace):
 
     # without a --config: pre-scoring's own band, and the flags' documented defaults
     sampling = {"band": PrescoreConfig.band, "temperature": 1.0, "top_p": 1.0, "max_tokens": 512}
+    sampling.update(top_k=0, stop=[])
     if args.config:
         from passband.config import load_config
 
@@ -220,6 +229,8 @@ def _apply_config(args: argparse.Namespace):
             band=run.trainer.curriculum.band,
             temperature=run.trainer.temperature,
             top_p=run.trainer.top_p,
+            top_k=run.trainer.top_k,
+            stop=list(run.trainer.stop),
             max_tokens=run.trainer.max_new_tokens,
         )
         args.tokenizer = args.tokenizer or run.model.tokenizer
@@ -263,6 +274,8 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
                 "answer k times, and the pass rate is 0 or 1)",
             ),
             (not 0 < args.top_p <= 1, f"--top-p {args.top_p} must be in (0, 1]"),
+            (args.top_k < 0, f"--top-k {args.top_k} must be >= 0 (0: off)"),
+            ("" in args.stop, "--stop '' must be a non-empty string"),
             (args.max_tokens < 1, f"--max-tokens {args.max_tokens} must be >= 1"),
             (args.k < 1, f"--k {args.k} must be >= 1"),
             (
@@ -296,12 +309,20 @@ def _prescore_options(args: argparse.Namespace, refs) -> dict:
         workers=args.workers,
         success_threshold=0.5 if args.success_threshold is None else args.success_threshold,
         settings={  # a local model by its absolute path: training compares the real paths
-            "model": os.path.abspath(args.model) if os.path.exists(args.model) else args.model,
+            "model": _local(args.model),
             "temperature": args.temperature,
             "top_p": args.top_p,
+            "top_k": args.top_k,
+            "stop": list(args.stop),
             "max_tokens": args.max_tokens,
+            **({"tokenizer": _local(args.tokenizer)} if args.tokenizer else {}),
         },
     )
+
+
+def _local(path: str) -> str:
+    """A local directory by its absolute path (training compares real paths), else as given."""
+    return os.path.abspath(path) if os.path.exists(path) else path
 
 
 def _resolve_verifier(spec: str):
@@ -352,6 +373,7 @@ def _load_generator(args: argparse.Namespace) -> _SeededGenerate:
         max_new_tokens=args.max_tokens,
         temperature=args.temperature,
         top_p=args.top_p,
+        top_k=args.top_k,
         stop=tuple(args.stop),
         batch_size=max(1, args.batch_size * args.k),
     )

@@ -165,8 +165,51 @@ def test_score_refuses_settings_training_would_refuse(tiny_model, tmp_path, caps
     score_command.add_arguments(parser)
     args = parser.parse_args(["d.jsonl", "--out", "o.jsonl", "--k", "2"])
     args.temperature, args.top_p, args.max_tokens, args.band = 1.0, 1.0, 8, (0.2, 0.8)
+    args.top_k, args.stop = 0, []  # as _apply_config fills them
     args.model = "m"
     assert score_command._prescore_options(args, None)["first"] == 2
     assert main(base + ["--max-tokens", "100000"]) == 2
     assert "--max-tokens 100000 leaves no room for a prompt" in capsys.readouterr().err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_score_samples_with_the_runs_top_k_and_stop_and_records_them(
+    tiny_model, score_flags, tmp_path, capsys
+):
+    """``--config`` dropped the run's ``[trainer] top_k`` and ``stop``: the scores were made at other
+    settings than the run samples with, and said nothing. There was no --top-k flag; a resumed run
+    took a changed --stop or --tokenizer without a word."""
+    data, _ = _dataset(tmp_path)
+    config = tmp_path / "run.toml"
+    config.write_text(
+        f'[model]\npath = "{tiny_model}"\n[data]\npath = "{data}"\n'
+        '[reward]\nverifier = "regex"\nreferences = {pattern = "pattern"}\n'
+        '[trainer]\ntop_k = 1\nstop = ["a"]\n'
+    )
+    out = tmp_path / "k.jsonl"
+    assert main(["score", str(data), "--config", str(config), "--out", str(out), *score_flags]) == 0
+    rows = read_rows(out)
+    assert all(r["score_top_k"] == 1 and r["score_stop"] == ["a"] for r in rows)
+    assert {r["pass_rate"] for r in rows} <= {0.0, 1.0}  # top_k = 1: one answer, k times
+    flags = ["--top-k", "0", "--stop", "b", "--stop", "c"]  # flags win over the config
+    out = tmp_path / "f.jsonl"
+    argv = ["score", str(data), "--config", str(config), "--out", str(out), *flags]
+    assert main([*argv, *score_flags]) == 0
+    assert all(r["score_top_k"] == 0 and r["score_stop"] == ["b", "c"] for r in read_rows(out))
+
+    # a run that dies after its journal is complete (its plot cannot be written) ...
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    out = tmp_path / "r.jsonl"
+    argv = ["score", str(data), "--config", str(config), "--out", str(out), *score_flags]
+    with pytest.raises(OSError):
+        main([*argv, "--plot", str(blocker / "p.png")])
+    assert (tmp_path / "r.jsonl.journal.jsonl").exists()
+    # ... is not resumed with another stop or tokenizer: each is named with both values
+    assert main([*argv, "--stop", "b"]) == 2
+    err = capsys.readouterr().err
+    assert "other settings (settings.stop \"['a']\" there, \"['b']\" now)" in err, err
+    assert main([*argv, "--tokenizer", str(tiny_model)]) == 2
+    assert f'settings.tokenizer (unset) there, "{tiny_model}" now' in capsys.readouterr().err
+    assert main(argv) == 0 and "resumed: 12 rows" in capsys.readouterr().out

@@ -452,6 +452,40 @@ def test_pre_scores_made_with_another_verifier_are_discounted_and_named(reward, 
     assert ("other settings (verifier 'math' vs" in said) == mismatched, said
 
 
+@pytest.mark.parametrize(
+    "top_k, stop, named",
+    [
+        (0, [], ""),
+        (0, "[]", ""),  # read back from a CSV cell
+        (1, ["3"], "top_k 1 vs 0, stop ['3'] vs []"),
+        (0, '["3"]', "stop ['3'] vs []"),
+        (None, None, ""),  # scored before these were recorded: nothing to compare
+    ],
+)
+def test_pre_scores_made_at_another_top_k_or_stop_are_discounted_and_named(top_k, stop, named):
+    """Training compared temperature and top_p, but not top_k and stop, which change what is
+    sampled as much: scores made at top_k = 1 counted in full for a run sampling the whole
+    distribution."""
+    from passband.trainer import GRPOConfig
+    from passband.trainer.sampling import make_sampler
+
+    rows = [
+        {"prompt": f"q{i}", "passes": 2, "trials": 4, "score_top_k": top_k, "score_stop": stop}
+        for i in range(4)
+    ]
+    lines: list[str] = []
+    sampler = make_sampler(rows, GRPOConfig(group_size=4, prompts_per_step=2), log=lines.append)
+    said = "\n".join(lines)
+    assert ("other settings" in said) == bool(named), said
+    if named:
+        assert f"x0.25 for 4 scored with other settings ({named})" in said, said
+    assert sampler.metrics()["priors/used"] == 4
+    config = GRPOConfig(group_size=4, prompts_per_step=2, top_k=1, stop=("3",))
+    lines.clear()
+    make_sampler(rows, config, log=lines.append)
+    assert ("other settings" in "\n".join(lines)) == (top_k is not None and top_k != 1)
+
+
 def test_the_trainer_tells_the_curriculum_how_long_the_run_is():
     """``spaced_reuse`` binds only where the in-band walk is longer than the run has left: the
     trainer gives its rollout budget, ``max_steps x prompts_per_step x max_oversample``, unless
