@@ -15,13 +15,13 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX, number_or_none
+from passband.curriculum.prescore_config import SOLVE_RATE_SUFFIX, number_or_none, prompt_digest
 from passband.errors import DataError, first_few
 
 __all__ = ["TrainingPriors", "training_priors", "row_prior", "prior_counts", "require_mapping"]
@@ -76,7 +76,7 @@ class TrainingPriors:
                 "score_temperature, score_max_tokens), so they count as scored by this run"
             )
         if self.mismatched:
-            diff = ", ".join(f"{k} {a!r} vs {b!r}" for k, (a, b) in self.differences.items())
+            diff = ", ".join(_said(k, a, b) for k, (a, b) in self.differences.items())
             line += (
                 f", x{prior_weight * mismatch_weight:g} for {self.mismatched} scored with "
                 f"other settings ({diff})"
@@ -168,13 +168,16 @@ def training_priors(
     mismatch_weight: float = 0.5,
     prior_trials: float = 8,
     positions: Sequence[int] | None = None,
+    asked: Callable[[Mapping[str, Any]], Any] | None = None,
 ) -> TrainingPriors:
     """Priors for the trainer's prompt positions from the rows' difficulty columns. ``settings``
     are the training run's ``model`` / ``temperature`` / ``top_p`` / ``top_k`` / ``stop`` /
     ``max_tokens`` / ``success_threshold`` / ``verifier``; ``positions``: each row's position in
     the user's dataset, for the messages, when rows skipped as unusable shifted them; a row whose
     recorded
-    ``score_<setting>`` differs from one of them has its counts scaled by ``mismatch_weight``."""
+    ``score_<setting>`` differs from one of them has its counts scaled by ``mismatch_weight``.
+    ``asked``: what training asks of a row (``prompt_of``); a row whose ``score_prompt_sha256``
+    says it was scored on another prompt is scaled so too."""
     out = TrainingPriors(rows=len(rows), prior_trials=prior_trials)
     settings = dict(settings or {})
     carries: dict[tuple, bool] = {}  # by the row's columns: rows mostly share them
@@ -194,7 +197,7 @@ def training_priors(
             continue
         (passes, trials), source = found
         out.sources[source] = out.sources.get(source, 0) + 1
-        diff = _differences(row, settings)
+        diff = _differences(row, settings, asked)
         recorded = (row.get(f"score_{name}") for name in ("model", "temperature", "max_tokens"))
         out.unrecorded += all(v is None or v == "" for v in recorded)
         if diff:
@@ -212,8 +215,12 @@ def training_priors(
     return out
 
 
-def _differences(row: Mapping[str, Any], settings: Mapping[str, Any]) -> dict:
+def _differences(row: Mapping[str, Any], settings: Mapping[str, Any], asked=None) -> dict:
     diff = {}
+    scored_prompt = row.get("score_prompt_sha256")
+    if asked is not None and isinstance(scored_prompt, str) and scored_prompt:
+        if scored_prompt != prompt_digest(asked(row)):  # the template (or column) scored with
+            diff["prompt"] = (row.get("score_prompt_template") or None, None)
     for name in _COMPARED:
         scored, used = row.get(f"score_{name}"), settings.get(name)
         if scored is None or used is None or (isinstance(scored, str) and scored == ""):
@@ -231,6 +238,16 @@ def _differences(row: Mapping[str, Any], settings: Mapping[str, Any]) -> dict:
         if not same:
             diff[name] = (scored, used)
     return diff
+
+
+def _said(name: str, scored: Any, used: Any) -> str:
+    """One difference for the start-up line: ``temperature 1.0 vs 0.7``; for the prompt, how it
+    was asked at scoring (only a hash of it is recorded, and the template if one built it)."""
+    if name != "prompt":
+        return f"{name} {scored!r} vs {used!r}"
+    if scored:
+        return f"prompt (scored as the template {scored!r} builds it; training asks another)"
+    return "prompt (scored on another than training asks)"
 
 
 def _stops(value: Any) -> list[str]:

@@ -34,7 +34,12 @@ from passband.curriculum._success import (
     with_success_rule,
 )
 from passband.curriculum.posterior import band_class
-from passband.curriculum.prescore_config import PrescoreConfig, PrescoreError, describe_verifier
+from passband.curriculum.prescore_config import (
+    PrescoreConfig,
+    PrescoreError,
+    describe_verifier,
+    prompt_digest,
+)
 from passband.curriculum.tables import write_rows
 from passband.errors import DataError
 
@@ -299,6 +304,7 @@ def _output_row(
     out = dict(row)
     settings = {f"score_{k}": v for k, v in cfg.settings_columns().items()}
     settings.update(recorded or {})
+    settings["score_prompt_sha256"] = None  # what was asked: training compares what it asks
     if prior is not None:
         rate, source = prior
         out.update(pass_rate=rate, band_class=band_class(rate, cfg.band), score_source=source)
@@ -314,7 +320,7 @@ def _output_row(
         pass_rate=rate,
         band_class=band_class(rate, cfg.band) if rate is not None else "unscored",
         score_source="sampled",
-        **settings,
+        **{**settings, "score_prompt_sha256": prompt_digest(cfg.prompt(row))},
     )
     return out
 

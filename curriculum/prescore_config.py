@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import string
 from collections.abc import Mapping
@@ -193,7 +195,12 @@ class PrescoreConfig:
         }
 
     def settings_columns(self) -> dict:
-        return {"k": self.k, "success_threshold": self.success_threshold, **dict(self.settings)}
+        return {
+            "k": self.k,
+            "success_threshold": self.success_threshold,
+            **dict(self.settings),
+            "prompt_template": self.prompt_template,
+        }
 
     def fingerprint(self) -> dict:
         """The settings a resumed run must share with the interrupted one."""
@@ -258,6 +265,22 @@ def _template_fields(template: str | None) -> list[str]:
         return []
     names = [f for _, f, _, _ in string.Formatter().parse(template) if f]
     return [n.split(".")[0].split("[")[0] for n in names if not n.isdigit()]
+
+
+def prompt_digest(prompt) -> str:
+    """A short fingerprint of what the model was asked (text or chat messages), recorded as
+    ``score_prompt_sha256`` and compared by training with what it asks. Message keys left empty
+    (None) are dropped: Parquet and saved datasets add them to messages that lack a key."""
+    text = json.dumps(_canonical(prompt), sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _canonical(value):
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "ndarray":
+        return [_canonical(v) for v in value]
+    return value
 
 
 def describe_verifier(verifier) -> str:

@@ -267,6 +267,7 @@ def _data_priors(
         },
         mismatch_weight=cur_cfg.mismatch_prior_weight,
         positions=kept,
+        asked=prompt_of,  # compared with the prompt each row was scored on
     )
     log(found.summary(cur_cfg.prior_weight, cur_cfg.mismatch_prior_weight))
     return found.priors

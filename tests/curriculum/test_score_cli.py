@@ -36,6 +36,9 @@ def test_score_command_end_to_end_is_reproducible(tiny_model, score_flags, tmp_p
     printed = capsys.readouterr().out
     assert "in_band" in printed and "saved" in printed
     first, second = (read_rows(o) for o in outs)
+    # the template is recorded as given; it asked the same prompts (score_prompt_sha256)
+    assert {r.pop("score_prompt_template") for r in second} == {"{prompt}"}
+    assert {r.pop("score_prompt_template") for r in first} == {None}
     assert first == second  # seeded per batch: a rerun (or a resumed run) regenerates the same
     assert [r["prompt"] for r in first] == [r["prompt"] for r in rows]
     for row in first:

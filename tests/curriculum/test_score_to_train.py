@@ -88,6 +88,33 @@ def test_scored_file_priors_are_used_by_train(tiny_model, score_flags, tmp_path,
     assert "priors for 12 of 12" in printed and "other settings" not in printed
 
 
+@pytest.mark.slow
+def test_train_names_scores_made_on_another_prompt(tiny_model, score_flags, tmp_path, capsys):
+    """``passband score --prompt-template`` asked other prompts than the run asks; ``passband
+    train`` used the scores in full, and said nothing. With the template in [data] they match."""
+    patterns = [".*", ".*[0-9].*", "x.*", ".*[aeiou].*"]
+    write_rows(
+        [{"prompt": f"{i}+{i}?", "pattern": p} for i, p in enumerate(patterns)],
+        tmp_path / "d.jsonl",
+    )
+    scored = tmp_path / "scored.parquet"
+    argv = ["score", str(tmp_path / "d.jsonl"), "--model", str(tiny_model), "--verifier", "regex"]
+    argv += ["--ref", "pattern=pattern", "--prompt-template", "{prompt} {prompt}"]
+    assert main([*argv, "--out", str(scored), *score_flags]) == 0
+    assert main(["train", str(_run_toml(tmp_path, tiny_model, scored, "raw"))]) == 0
+    assert (
+        "x0.25 for 4 scored with other settings (prompt (scored as the template "
+        "'{prompt} {prompt}' builds it; training asks another))" in capsys.readouterr().out
+    )
+    toml = _run_toml(tmp_path, tiny_model, scored, "same")
+    toml.write_text(
+        toml.read_text().replace("[reward]", 'prompt_template = "{prompt} {prompt}"\n[reward]')
+    )
+    assert main(["train", str(toml)]) == 0
+    printed = capsys.readouterr().out
+    assert "priors for 4 of 4" in printed and "other settings" not in printed
+
+
 def _shaped(completion, **_):
     return 0.7 if "good" in completion else 0.1
 
@@ -484,6 +511,65 @@ def test_pre_scores_made_at_another_top_k_or_stop_are_discounted_and_named(top_k
     lines.clear()
     make_sampler(rows, config, log=lines.append)
     assert ("other settings" in "\n".join(lines)) == (top_k is not None and top_k != 1)
+
+
+def _says_four(prompts, n):
+    return [["4"] * n for _ in prompts]
+
+
+@pytest.mark.parametrize("out", ["s.jsonl", "s.parquet", "s.csv"])
+def test_pre_scores_made_on_another_prompt_are_discounted_and_named(tmp_path, out):
+    """Scores made with ``--prompt-template`` (or another prompt column) were used in full by a
+    run asking the raw prompts: nothing recorded what the model had been asked."""
+    from passband.curriculum import prescore, read_rows
+    from passband.trainer import GRPOConfig
+    from passband.trainer.sampling import make_sampler
+
+    rows = [{"prompt": f"{i}+{4 - i}=", "answer": "4"} for i in range(4)]
+    config = GRPOConfig(group_size=4, prompts_per_step=2)
+    said = {}
+    for template in (None, "{prompt}{prompt}", "{prompt}"):
+        path = tmp_path / f"{template is None}-{len(template or '')}-{out}"
+        prescore(rows, _says_four, "exact", out_path=path, progress=False, prompt_template=template)
+        scored = read_rows(path)
+        assert all((r["score_prompt_template"] or None) == template for r in scored)  # CSV: ""
+        lines: list[str] = []
+        assert make_sampler(scored, config, log=lines.append).metrics()["priors/used"] == 4
+        said[template] = "\n".join(lines)
+    assert "other settings" not in said[None] and "other settings" not in said["{prompt}"]
+    assert (
+        "x0.25 for 4 scored with other settings (prompt (scored as the template "
+        "'{prompt}{prompt}' builds it; training asks another))" in said["{prompt}{prompt}"]
+    ), said
+    # the same rows trained with that template ([data] prompt_template builds 'prompt'): the same
+    doubled = [
+        {**r, "prompt": r["prompt"] * 2} for r in read_rows(path.with_name(f"False-16-{out}"))
+    ]
+    lines = []
+    make_sampler(doubled, config, log=lines.append)
+    assert "other settings" not in "\n".join(lines)
+
+
+def test_chat_messages_scored_are_the_ones_training_asks_after_a_parquet_round_trip(tmp_path):
+    """Parquet gives every message every key another one has (None where it had none): the same
+    messages, which must not read as another prompt."""
+    from passband.curriculum import prescore, read_rows
+    from passband.trainer import GRPOConfig
+    from passband.trainer.sampling import make_sampler
+
+    chat = [
+        {"role": "system", "content": "be brief", "name": "rules"},
+        {"role": "user", "content": "2+2="},
+        {"role": "assistant", "content": "4"},  # the SFT answer: not asked
+    ]
+    rows = [{"messages": chat, "answer": "4"} for _ in range(3)]
+    path = tmp_path / "chat.parquet"
+    prescore(rows, _says_four, "exact", out_path=path, progress=False, messages_column="messages")
+    scored = read_rows(path)
+    assert scored[0]["messages"][1]["name"] is None  # what Parquet made of it
+    lines: list[str] = []
+    make_sampler(scored, GRPOConfig(group_size=4, prompts_per_step=2), log=lines.append)
+    assert "priors for 3 of 3" in lines[0] and "other settings" not in lines[0], lines
 
 
 def test_the_trainer_tells_the_curriculum_how_long_the_run_is():
