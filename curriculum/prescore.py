@@ -39,8 +39,9 @@ from passband.curriculum.prescore_config import (
     PrescoreError,
     describe_verifier,
     prompt_digest,
+    restore_score_cells,
 )
-from passband.curriculum.tables import write_rows
+from passband.curriculum.tables import check_writable, write_rows
 from passband.errors import DataError
 
 Generate = Callable[..., Sequence[Sequence[str]]]
@@ -115,18 +116,15 @@ def prescore(
     ``references``, ``prompt_column``, ``batch_size``, ``seed``, ``settings``, ...).
     """
     cfg = PrescoreConfig(**options)
-    from passband.verifiers._from_trl import adapted
-
-    verifier = adapted(verifier)  # a TRL reward function as passband calls it
-    rule = describe_success_rule(verifier, cfg.success_threshold)
-    recorded = {"score_verifier": success_source(verifier)}  # beside the config's settings
-    if decides_by_verdict(verifier):  # the threshold decided nothing: none is recorded
-        recorded["score_success_threshold"] = None
-    verifier = with_success_rule(verifier, cfg.success_threshold)  # the trainer's rule, too
-    rows = [dict(r) for r in rows]
+    verifier, rule, recorded = _with_rule(verifier, cfg)
+    rows = [restore_score_cells(r) for r in rows]  # "4" from a CSV cell is the number 4 again
     cfg.check_columns(rows)
     priors = [None if cfg.rescore else _prior_of(cfg, i, row) for i, row in enumerate(rows)]
     todo = [i for i, p in enumerate(priors) if p is None]
+    probe = {"passes": 0, "trials": 1, "unchecked": 0}  # the types scoring writes
+    check_writable(  # before any sampling: a column the output format cannot hold is named
+        [_output_row(r, priors[i], probe, cfg, recorded) for i, r in enumerate(rows)], out_path
+    )
     journal = Journal(
         f"{os.fspath(out_path)}.journal.jsonl", _journal_settings(cfg, rows, todo, verifier)
     )
@@ -156,6 +154,19 @@ def prescore(
         classes=classes,
         success_rule=rule,
     )
+
+
+def _with_rule(verifier, cfg: PrescoreConfig):
+    """(the verifier under the trainer's success rule, the rule in words, the ``score_*`` columns
+    that say what decided a success)."""
+    from passband.verifiers._from_trl import adapted
+
+    verifier = adapted(verifier)  # a TRL reward function as passband calls it
+    rule = describe_success_rule(verifier, cfg.success_threshold)
+    recorded = {"score_verifier": success_source(verifier)}  # beside the config's settings
+    if decides_by_verdict(verifier):  # the threshold decided nothing: none is recorded
+        recorded["score_success_threshold"] = None
+    return with_success_rule(verifier, cfg.success_threshold), rule, recorded
 
 
 def _plot(out_rows, cfg: PrescoreConfig, plot_path) -> None:

@@ -220,6 +220,44 @@ class PrescoreConfig:
         }
 
 
+_NUMBER_CELLS = ("passes", "trials", "unchecked", "pass_rate")
+_NUMBER_SETTINGS = ("k", "temperature", "top_p", "top_k", "max_tokens", "success_threshold")
+
+
+def restore_score_cells(row: Mapping[str, Any]) -> dict:
+    """A copy of ``row`` whose score cells read back from a CSV file (every cell is text there)
+    are what was written: numbers for the counts and numeric ``score_*`` settings, a list for
+    ``score_stop``, nothing for an empty cell. A cell that holds no number is left as it is (the
+    checks that follow name it)."""
+    out = dict(row)
+    for name in (*_NUMBER_CELLS, *(f"score_{s}" for s in _NUMBER_SETTINGS)):
+        value = out.get(name)
+        if isinstance(value, str):
+            out[name] = _number_text(value)
+    stop = out.get("score_stop")
+    if isinstance(stop, str):
+        try:
+            decoded = json.loads(stop) if stop.strip() else None
+        except json.JSONDecodeError:
+            decoded = stop
+        out["score_stop"] = decoded if decoded is None or isinstance(decoded, list) else stop
+    return out
+
+
+def _number_text(text: str):
+    """``"4"`` -> 4, ``"0.5"`` -> 0.5, ``""`` -> None; other text as it is."""
+    if not text.strip():
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def _counts_rate(row: Mapping[str, Any]) -> float | None:
     """``passes / trials`` of a row that holds counts; None without them (or at 0 of 0: scoring
     got no verdict); counts that cannot be raise."""

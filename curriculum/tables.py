@@ -16,7 +16,9 @@ a directory                 a dataset saved with ``datasets``' ``save_to_disk`` 
 ==========================  ============================================================
 
 Every problem raises ``passband.errors.DataError`` naming ``file:line``: a line that is not JSON,
-a line that is not an object, bytes that are not UTF-8. Writes (``write_rows``) are atomic (a
+a line that is not an object, bytes that are not UTF-8. Writes (``write_rows``) keep every row's
+columns (a row without one holds null there), refuse a Parquet or saved-dataset column that mixes
+types with a ``DataError`` naming it (``check_writable`` says so before the work), and are atomic (a
 sibling temporary, then a rename): a killed run never leaves a half-written output behind. Heavy
 readers (pyarrow, datasets) load lazily.
 """
@@ -109,16 +111,60 @@ def write_rows(rows: list[dict], path: str | os.PathLike) -> str:
     elif fmt == "csv":
         _write_csv(rows, tmp)
     elif fmt == "parquet":
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        pq.write_table(pa.Table.from_pylist(rows), tmp)
+        pq.write_table(_arrow_table(rows, path), tmp)
     else:
         from datasets import Dataset
 
-        Dataset.from_list(rows).save_to_disk(str(tmp))
+        _arrow_table(rows, path)  # a column it cannot hold, named
+        columns = _columns(rows)  # every row's, not only the first row's
+        Dataset.from_list([{c: row.get(c) for c in columns} for row in rows]).save_to_disk(str(tmp))
     _replace(tmp, path)
     return fmt
+
+
+def check_writable(rows: list[dict], path: str | os.PathLike) -> None:
+    """A ``DataError`` naming the column when ``rows`` cannot be written to ``path`` (Parquet
+    and saved datasets hold one type per column); call it before the work that makes them."""
+    if table_format(path, must_exist=False) in ("parquet", "hf"):
+        _arrow_table(rows, Path(path))
+
+
+def _columns(rows: list[dict]) -> list[str]:
+    """Every column of every row, in order of first appearance."""
+    columns: dict[str, None] = {}
+    for row in rows:
+        columns.update(dict.fromkeys(row))
+    return list(columns)
+
+
+def _arrow_table(rows: list[dict], path: Path):
+    """The rows as an Arrow table: every row's columns (a row without one holds null there); a
+    column that mixes types raises a ``DataError`` naming it, rather than converting its cells."""
+    import pyarrow as pa
+
+    arrays = {}
+    for column in _columns(rows):
+        values = [row.get(column) for row in rows]
+        try:
+            arrays[column] = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            raise DataError(_mixed(path, column, values, exc)) from None
+    return pa.table(arrays)
+
+
+def _mixed(path: Path, column: str, values: list, exc: Exception) -> str:
+    first: dict[str, int] = {}  # type name -> first row holding one
+    for i, v in enumerate(values):
+        if v is not None:
+            first.setdefault(type(v).__name__, i)
+    seen = "; ".join(f"{name} in row {i} ({values[i]!r})" for name, i in list(first.items())[:3])
+    return (
+        f"{path}: column {column!r} mixes types ({seen}), which {path.suffix or 'a saved dataset'} "
+        f"cannot hold in one column ({exc}); write a .jsonl output instead, or make the column's "
+        "cells one type"
+    )
 
 
 def _lines(path: Path):
@@ -189,11 +235,8 @@ def _read_hf(path: Path, split: str | None) -> list[dict]:
 
 
 def _write_csv(rows: list[dict], path: Path) -> None:
-    columns: dict[str, None] = {}
-    for row in rows:
-        columns.update(dict.fromkeys(row))
     with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=list(columns))
+        writer = csv.DictWriter(f, fieldnames=_columns(rows))
         writer.writeheader()
         for row in rows:
             writer.writerow({k: _csv_cell(v) for k, v in row.items()})

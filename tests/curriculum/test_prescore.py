@@ -435,3 +435,47 @@ def test_a_bad_difficulty_column_is_named_with_its_row(tmp_path):
     rows[2]["pass_rate"] = 1.5
     with pytest.raises(PrescoreError, match=r"row 2: difficulty column 'pass_rate' holds 1.5"):
         prescore(rows, CoinFlipGenerator(table), "exact", out_path=tmp_path / "o.jsonl")
+
+
+def test_a_parquet_output_that_cannot_hold_a_column_is_refused_before_sampling(tmp_path):
+    """An answer column of "3201" and 197 crashed pyarrow after every prompt was sampled, and
+    only a journal an output in another format cannot resume was left."""
+    from passband.errors import DataError
+
+    calls = []
+
+    def generate(prompts, n):
+        calls.append(len(prompts))
+        return [["4"] * n for _ in prompts]
+
+    rows = [{"prompt": "3201=", "answer": "3201"}, {"prompt": "82+42+73=", "answer": 197}]
+    out = tmp_path / "s.parquet"
+    with pytest.raises(DataError, match=r"s.parquet: column 'answer' mixes types.*\.jsonl"):
+        prescore(rows, generate, "exact", out_path=out, progress=False)
+    assert calls == [] and not list(tmp_path.iterdir())  # nothing sampled, no journal
+    prescore(rows, generate, "exact", out_path=tmp_path / "s.jsonl", progress=False)
+    assert [r["answer"] for r in read_rows(tmp_path / "s.jsonl")] == ["3201", 197]
+
+
+def test_a_partly_scored_csv_rescored_to_parquet_keeps_numbers(tmp_path):
+    """Kept rows of a CSV hold "4" (text) where newly sampled rows hold 4: Parquet refused the
+    mixed column after all the sampling. The kept counts and settings are numbers again."""
+    rows = [{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(6)]
+    given = dict(progress=False, k=4, settings={"temperature": 0.7, "stop": ["\n\n"]})
+    prescore(rows, _right, "exact", out_path=tmp_path / "s.csv", **given)
+    partial = read_rows(tmp_path / "s.csv")
+    for row in partial[:3]:  # emptied: scored again
+        row.update(passes="", trials="", pass_rate="")
+    assert partial[3]["passes"] == "4" and partial[3]["score_stop"] == '["\\n\\n"]'  # text
+    out = prescore(partial, _right, "exact", out_path=tmp_path / "r.parquet", **given)
+    got = read_rows(tmp_path / "r.parquet")
+    assert [r["score_source"] for r in got] == ["sampled"] * 3 + ["prior:pass_rate"] * 3
+    for row in got:
+        assert (row["passes"], row["trials"], row["score_k"]) == (4, 4, 4)
+        assert row["score_temperature"] == 0.7 and row["score_stop"] == ["\n\n"]
+    assert got[3]["unchecked"] == 0 and got[3]["score_success_threshold"] is None
+    assert out.from_prior == 3
+
+
+def _right(prompts, n):
+    return [[str(2 * int(p.split("+")[0]))] * n for p in prompts]

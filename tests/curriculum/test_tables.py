@@ -80,3 +80,23 @@ def test_unknown_formats_and_missing_files_are_data_errors(tmp_path):
         read_rows(tmp_path / "d.txt")
     with pytest.raises(DataError, match="does not exist"):
         read_rows(tmp_path / "d.jsonl")
+
+
+@pytest.mark.parametrize("name", ["t.parquet", "t"])
+def test_a_column_only_later_rows_hold_is_written_not_dropped(tmp_path, name):
+    """Parquet and saved datasets took their columns from the first row: 'note' was lost."""
+    rows = [{"prompt": "a"}, {"prompt": "b", "note": "kept"}]
+    write_rows(rows, tmp_path / name)
+    assert read_rows(tmp_path / name) == [{"prompt": "a", "note": None}, rows[1]]
+
+
+@pytest.mark.parametrize("name", ["t.parquet", "t"])
+def test_a_column_that_mixes_types_is_named_not_a_pyarrow_traceback(tmp_path, name):
+    rows = [{"answer": "3201"}, {"answer": 197}]
+    with pytest.raises(
+        DataError, match=r"column 'answer' mixes types \(str in row 0 .*int in row 1"
+    ):
+        write_rows(rows, tmp_path / name)
+    assert not (tmp_path / name).exists()
+    write_rows(rows, tmp_path / "t.jsonl")  # JSON Lines holds them as they are
+    assert read_rows(tmp_path / "t.jsonl") == rows
