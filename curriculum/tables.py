@@ -102,6 +102,8 @@ def write_rows(rows: list[dict], path: str | os.PathLike) -> str:
     path = Path(path)
     fmt = table_format(path, must_exist=False)
     fmt = "jsonl" if fmt == "json" else fmt  # JSON Lines, which read_rows reads back as .json
+    if fmt == "hf":
+        check_replaceable(path)  # before anything is written
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     if fmt == "jsonl":
@@ -127,8 +129,36 @@ def write_rows(rows: list[dict], path: str | os.PathLike) -> str:
 def check_writable(rows: list[dict], path: str | os.PathLike) -> None:
     """A ``DataError`` naming the column when ``rows`` cannot be written to ``path`` (Parquet
     and saved datasets hold one type per column); call it before the work that makes them."""
-    if table_format(path, must_exist=False) in ("parquet", "hf"):
+    fmt = table_format(path, must_exist=False)
+    if fmt == "hf":
+        check_replaceable(path)
+    if fmt in ("parquet", "hf"):
         _arrow_table(rows, Path(path))
+
+
+def check_replaceable(path: str | os.PathLike, inputs=()) -> None:
+    """A ``DataError`` when ``path`` is a directory that writing a saved dataset there would
+    delete but that is no saved dataset (an ordinary folder: all of it would go), or that holds
+    one of ``inputs`` (the data being read); it names what would be deleted."""
+    path = Path(path)
+    if not path.is_dir():
+        return
+    here = path.resolve()
+    for given in inputs:
+        where = Path(given).resolve()
+        if where == here or here in where.parents:
+            raise DataError(
+                f"{str(path)!r} holds the input {os.fspath(given)!r}: writing a dataset there "
+                "replaces the directory and would delete it; choose another output path"
+            )
+    names = sorted(p.name for p in path.iterdir())  # an empty directory loses nothing
+    if names and not any((path / name).exists() for name in _SAVED_DATASET):
+        listed = ", ".join(names[:5]) + (", ..." if names[5:] else "")
+        raise DataError(
+            f"{str(path)!r} is a directory but no saved dataset: writing one there replaces the "
+            f"directory and would delete its {len(names)} entries ({listed}); choose another "
+            "output path (a file path with a suffix: .jsonl, .parquet, .csv), or remove it yourself"
+        )
 
 
 def _columns(rows: list[dict]) -> list[str]:

@@ -182,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_out(args: argparse.Namespace) -> None:
-    from passband.curriculum.tables import table_format
+    from passband.curriculum.tables import check_replaceable, table_format
     from passband.errors import UsageError
 
     try:
@@ -191,6 +191,10 @@ def _check_out(args: argparse.Namespace) -> None:
         raise UsageError(f"--out: {exc}") from None
     if Path(args.out).resolve() == Path(args.dataset).resolve():
         raise UsageError(f"--out {args.out!r} is the input dataset; write the scores elsewhere")
+    try:  # a directory is replaced whole: only a saved dataset, never one holding the input
+        check_replaceable(args.out, inputs=[args.dataset])
+    except ValueError as exc:
+        raise UsageError(f"--out: {exc}") from None
     journal = Path(f"{os.fspath(args.out)}.journal.jsonl")
     if args.overwrite:  # start over: a leftover journal is not resumed
         journal.unlink(missing_ok=True)

@@ -216,3 +216,29 @@ def test_score_samples_with_the_runs_top_k_and_stop_and_records_them(
     assert main([*argv, "--tokenizer", str(tiny_model)]) == 2
     assert f'settings.tokenizer (unset) there, "{tiny_model}" now' in capsys.readouterr().err
     assert main(argv) == 0 and "resumed: 12 rows" in capsys.readouterr().out
+
+
+def test_overwrite_never_deletes_a_folder_that_is_no_saved_dataset_or_holds_the_input(
+    tmp_path, capsys
+):
+    """``--out outdir --overwrite`` replaced an ordinary folder whole: the notes and the input
+    dataset in it were deleted."""
+    folder = tmp_path / "outdir"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    data, _ = _dataset(folder)  # the input, inside --out
+    argv = ["score", str(data), "--model", str(tmp_path / "nowhere"), "--verifier", "regex"]
+    for extra in ([], ["--overwrite"]):
+        assert main([*argv, "--out", str(folder), *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"--out: {str(folder)!r} holds the input {str(data)!r}" in err, err
+    outside = tmp_path / "data.jsonl"
+    outside.write_bytes(data.read_bytes())
+    argv[1] = str(outside)
+    assert main([*argv, "--out", str(folder), "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert "no saved dataset" in err and "its 2 entries (data.jsonl, notes.txt)" in err, err
+    assert sorted(p.name for p in folder.iterdir()) == ["data.jsonl", "notes.txt"]
+    write_rows(read_rows(outside), tmp_path / "saved")  # a saved dataset: replaced when asked
+    assert main([*argv, "--out", str(tmp_path / "saved"), "--overwrite"]) == 2
+    assert "cannot load --model" in capsys.readouterr().err  # past the checks of --out

@@ -100,3 +100,18 @@ def test_a_column_that_mixes_types_is_named_not_a_pyarrow_traceback(tmp_path, na
     assert not (tmp_path / name).exists()
     write_rows(rows, tmp_path / "t.jsonl")  # JSON Lines holds them as they are
     assert read_rows(tmp_path / "t.jsonl") == rows
+
+
+def test_a_directory_that_is_no_saved_dataset_is_never_replaced(tmp_path):
+    """A suffix-less path is a saved dataset; writing one replaced an ordinary folder whole."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(DataError, match=r"no saved dataset: .* delete its 1 entries \(notes.txt\)"):
+        write_rows(ROWS, folder)
+    assert (folder / "notes.txt").read_text() == "mine"
+    write_rows(ROWS, tmp_path / "saved")  # a saved dataset is replaced, as is an empty folder
+    write_rows(ROWS[:1], tmp_path / "saved")
+    (tmp_path / "empty").mkdir()
+    write_rows(ROWS, tmp_path / "empty")
+    assert read_rows(tmp_path / "saved") == ROWS[:1] and read_rows(tmp_path / "empty") == ROWS
