@@ -176,12 +176,13 @@ class PrescoreConfig:
 
     def prompt(self, row: Mapping[str, Any]):
         """What the model is asked: the template filled in, or the prompt column; from a messages
-        column, the messages without a final assistant message, as training asks."""
+        column, the messages without a final assistant message, as training asks. Chat messages
+        stored as JSON text (a CSV cell) are read as messages, as training reads them."""
         if self.prompt_template is not None:
             return self.prompt_template.format(**row)
-        from passband.verifiers._from_trl import asked_messages
+        from passband.verifiers._from_trl import as_chat, asked_messages
 
-        prompt = row[self._source]
+        prompt = as_chat(row[self._source])
         sft = self.messages_column is not None or self.prompt_column == "messages"
         return asked_messages(prompt) if sft and isinstance(prompt, (list, tuple)) else prompt
 

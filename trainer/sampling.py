@@ -269,7 +269,12 @@ def _data_priors(
         positions=kept,
         asked=prompt_of,  # compared with the prompt each row was scored on
     )
-    log(found.summary(cur_cfg.prior_weight, cur_cfg.mismatch_prior_weight))
+    line = found.summary(cur_cfg.prior_weight, cur_cfg.mismatch_prior_weight)
+    # resume = true: a checkpoint, if the run has one, brings back the curriculum's own state
+    log(
+        line
+        + ("; resuming: a checkpoint's curriculum state replaces this" if config.resume else "")
+    )
     return found.priors
 
 

@@ -148,8 +148,8 @@ def asked_messages(messages) -> list | str:
     stored as JSON text (a CSV cell) are read as messages (``as_chat``); other text is a text
     prompt, never a list of its characters."""
     messages = as_chat(messages)
-    if isinstance(messages, str):
-        return messages
+    if not isinstance(messages, (list, tuple)):  # text, or no prompt at all (NaN, a number):
+        return messages  # the row check names it
     messages = list(messages)
     if messages and isinstance(messages[-1], Mapping) and messages[-1].get("role") == "assistant":
         messages = messages[:-1]
@@ -158,8 +158,9 @@ def asked_messages(messages) -> list | str:
 
 def as_chat(value):
     """``value``, or the chat messages it holds as JSON text: a list of ``{"role", "content"}``
-    objects written into one cell (a CSV cell, as ``passband score`` writes lists there, or a
-    JSON-encoded conversation). Any other value is returned as it is."""
+    objects (``"tool_calls"`` in place of the content too) written into one cell (a CSV cell, as
+    ``passband score`` writes lists there, or a JSON-encoded conversation). Any other value is
+    returned as it is."""
     if not isinstance(value, str) or not value.lstrip().startswith("["):
         return value
     try:
@@ -169,7 +170,10 @@ def as_chat(value):
     chat = (
         isinstance(parsed, list)
         and bool(parsed)
-        and all(isinstance(m, dict) and "role" in m and "content" in m for m in parsed)
+        and all(
+            isinstance(m, dict) and "role" in m and ("content" in m or "tool_calls" in m)
+            for m in parsed
+        )
     )
     return parsed if chat else value
 

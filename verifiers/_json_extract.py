@@ -9,7 +9,7 @@ judged and all must validate (``json_values``):
 3. every untagged or prose (``text``, ``markdown``) fenced block whose whole body parses; one
    that does not is read as text. A fence opens a line and its info string has no backtick, so
    a one-line ```` ```{...}``` ```` span is text; it closes on a line of at least as many
-   backticks (CommonMark), and a block in another language that never closes is read as text;
+   backticks (CommonMark), and one that never closes runs to the end of the text;
 4. in the rest of the text (blocks in other languages and single-backtick inline code, which
    names JSON rather than states it, left out), every balanced ``{...}`` or ``[...]`` of the
    schema's top-level ``type`` that parses, and every value of another type that holds one of
@@ -89,9 +89,8 @@ def json_values(text: str, want: object = None) -> tuple[list, list[str], str | 
         lang, body = m.group(2).lower(), m.group(3)
         tagged = "json" in lang  # json, jsonc, json5, jsonl, ndjson, geojson, application/json
         if not tagged and lang not in _PROSE_FENCES:
-            if m.group(4) or m.group(5):  # code in another language: its dicts are not the answer
-                cut.append(m.span())  # (one that never closes is read with the text: it may
-            continue  # hide nothing that follows it)
+            cut.append(m.span())  # code in another language: its dicts are not the answer (one
+            continue  # that never closes runs to the end, as Markdown shows it)
         try:
             values.append(strict_loads(body))
         except ValueError as exc:
@@ -109,11 +108,15 @@ def json_values(text: str, want: object = None) -> tuple[list, list[str], str | 
     if problem:
         return [], [], problem
     values, labels = values + found, labels + labels_found
-    if not values:  # a scalar answer ('42', '"a@b.org"') that is the whole completion
+    kinds = {want} if isinstance(want, str) else set(want) if isinstance(want, list) else set()
+    scalar = want is None or bool(kinds - _CONTAINERS)
+    if not values and scalar:  # a scalar answer ('42', '"a@b.org"') that is the whole completion
         try:
             return [strict_loads(text.strip())], ["the whole completion"], None
         except ValueError:
-            return [], [], "no JSON object or array found in the completion"
+            pass
+    if not values:
+        return [], [], "no JSON object or array found in the completion"
     return values, labels, None
 
 
@@ -127,6 +130,7 @@ def _gaps(cut: list[tuple[int, int]], text: str):
     yield start, len(text)
 
 
+_CONTAINERS = {"object", "array"}
 _ARRAY_START = re.compile(r'\[\s*[\[{"]')  # "[{", "[[", '["': an array of JSON values
 
 
@@ -134,9 +138,13 @@ def _scan(text: str, want: object) -> tuple[list, list[str], str | None]:
     decoder, first, values = _decoder(), None, []
     wanted = {want} if isinstance(want, str) else set(want) if isinstance(want, list) else None
     passed_over = 0  # the end of the last value: its own parts are not answers
+    tried = 0  # openings tried, not those inside a value already parsed
     for start in _bracket_starts(text):
         if start < passed_over:
             continue
+        tried += 1
+        if tried > _MAX_SCAN_STARTS:  # what follows would go unjudged: no pass for it
+            raise _TooManyStarts
         try:  # raw_decode parses exactly one balanced value starting here, or fails
             value, passed_over = decoder.raw_decode(text, start)
             if _SURROGATE_ESCAPE.search(text, start, passed_over):
@@ -236,23 +244,34 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def _finite_float(text: str) -> float:
+class Written(float):
+    """A JSON number as a float that keeps the text it was written as: ``multipleOf`` divides
+    that exactly (``8.009999999999999`` reads as the double of ``8.01``, and is no multiple of
+    ``0.01``)."""
+
+    text: str
+
+
+def _finite_float(text: str) -> float | int:
+    """A JSON number with a fraction or an exponent: the float it reads as, or, for an integral
+    value past 2^53 that no double holds (``1e23``, ``9007199254740993.0``), the exact ``int``:
+    a schema's bound then compares with the number written, not its rounding."""
     value = float(text)
     if value in (float("inf"), float("-inf")):  # 1e400: JSON has no infinity either
         raise ValueError(f"{text[:40]} is out of the range of a JSON number (it reads as infinity)")
     exact = decimal.Decimal(text)
     if value == 0 and exact != 0:
         raise ValueError(f"{text[:40]} underflows to 0: a check would judge another number")
-    digits = len(exact.normalize().as_tuple().digits)
-    if exact != decimal.Decimal(value) and (
-        digits >= 17
-        or (digits >= 16 and abs(value) >= 2**53 and exact == exact.to_integral_value())
-    ):  # 1.0000000000000001 would pass "integer", 9007199254740993.0 a maximum of 2^53; a
-        # shorter literal (6.022e23) is the double nearest to it, as any shorter decimal is
-        raise ValueError(
-            f"{text[:40]} has more digits than a double holds: it would read as {value!r}"
-        )
-    return value
+    if exact != decimal.Decimal(value):
+        if abs(value) >= 2**53 and exact == exact.to_integral_value():
+            return int(exact)
+        if len(exact.normalize().as_tuple().digits) >= 17:  # 1.0000000000000001 would pass
+            raise ValueError(  # "integer"
+                f"{text[:40]} has more digits than a double holds: it would read as {value!r}"
+            )
+    number = Written(value)
+    number.text = text
+    return number
 
 
 def _any_int(text: str):
@@ -322,7 +341,5 @@ class _TooManyStarts(Exception):
 
 
 def _bracket_starts(text: str):
-    for count, m in enumerate(_JSON_START.finditer(text)):
-        if count >= _MAX_SCAN_STARTS:  # what follows would go unjudged: no pass for it
-            raise _TooManyStarts
+    for m in _JSON_START.finditer(text):
         yield m.start()

@@ -205,8 +205,13 @@ def ecma_pattern(pattern: str) -> re.Pattern:
     if re.search(r"\\[pP]\{", translated):
         import regex
 
-        return regex.compile(translated)
-    return re.compile(translated)
+        engine = regex.compile
+    else:
+        engine = re.compile
+    bare = translated.replace(_OUTSIDE["b"], r"\b").replace(_OUTSIDE["B"], r"\B")
+    if bare != translated:  # a quantified \b (\b+) has nothing to repeat, as in ECMA-262, though
+        engine(bare)  # its ASCII group would compile
+    return engine(translated)
 
 
 PATTERN_BUDGET = 1.0  # seconds one schema ``pattern`` may take on one string

@@ -61,10 +61,12 @@ def worst_window(grams: list[tuple], width: int) -> tuple[float, int]:
 # a Markdown rule ("---", "***", "===") separates paragraphs as a blank line does
 _RULE_LINE = re.compile(r"^[ \t]*(?:[-*_=~][ \t]*){3,}$", re.MULTILINE)
 # numbering that makes a copied paragraph look new, in Markdown emphasis or not: a bullet, "3.",
-# "(3)", "a)", "(ii)", "[3]", "Step 3", "**Attempt 3:**", "Try #3 -"; and a trailing "(3)" or "[3]"
+# "(3)", "a)", "(ii)", "[3]", "Step 3", "**Attempt 3:**", "Try #3 -" (the words a loop counts
+# with; "Room 101:" or "Test 2:" label distinct items); and a trailing "(3)" or "[3]"
+_LOOP_WORDS = "step|attempt|try|retry|iteration|round|pass|trial|check|verification|cycle|loop"
 _MARKER = re.compile(
-    r"^\s*[*_#>]*\s*(?:[-*•+>]|\(?(?:\d+|[a-z]|[ivxlc]+)[.)]|\[\d+\]|step\s+\d+\s*[:.)-]?"
-    r"|[a-z]+\s*#?\d+\s*[:.)\-–—])\s*[*_]*\s+",
+    r"^\s*[*_#>]*\s*(?:[-*•+>]|\(?(?:\d+|[a-z]|[ivx]{1,4})[.)]|\[\d+\]|step\s+\d+\s*[:.)-]?"
+    rf"|(?:{_LOOP_WORDS})\s*#?\d+\s*[:.)\-–—])\s*[*_]*\s+",
     re.IGNORECASE,
 )
 _TRAILING_NUMBER = re.compile(r"\s*(?:\(\d+\)|\[\d+\])\s*$")

@@ -292,7 +292,8 @@ def _gold_texts(gold: object) -> list[str]:
         text = repr(float(gold))
         plain = format(decimal.Decimal(text), "f")
         forms = [str(int(gold))] if float(gold).is_integer() else []
-        return list(dict.fromkeys([*forms, text, plain]))
+        # str(gold) too: a float32's 0.1, a Fraction's 1/3
+        return list(dict.fromkeys([*forms, str(gold), text, plain]))
     return [str(gold)]
 
 

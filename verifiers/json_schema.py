@@ -117,7 +117,8 @@ def _judge(completion: str, schema: object) -> Verdict:
         validator = _compiled(key)
     except ValueError as exc:  # JSON text that is valid but not a valid schema
         return Verdict.error(str(exc))
-    values, labels, problem = json_values(completion, wanted_type(schema))
+    want = wanted_type(schema)
+    values, labels, problem = json_values(completion, want)
     if problem:
         return Verdict.invalid(problem)
     for k, (instance, label) in enumerate(zip(values, labels)):
@@ -138,9 +139,14 @@ def _judge(completion: str, schema: object) -> Verdict:
                 "reference field 'schema' could not be applied: "
                 f"{type(exc).__name__}: {clip(str(exc), 200)}"
             )
+        which = label if len(values) == 1 else f"value {k + 1} of {len(values)}, {label}"
         if errors:
-            which = label if len(values) == 1 else f"value {k + 1} of {len(values)}, {label}"
             return Verdict.wrong(_failure(errors, which))
+        if not _of_type(validator, instance, want):  # a type the schema implies, not states
+            return Verdict.wrong(
+                f"at $: type={want!r} (what the schema's $ref / anyOf / keywords want) failed: "
+                f"{clip(repr(instance), 60)} is not of that type [{which}]"
+            )
     where = labels[0] if len(values) == 1 else f"{len(values)} JSON values, every one"
     return Verdict.ok(f"valid JSON ({where}) matches the schema")
 
@@ -203,6 +209,17 @@ def wanted_type(schema: object, root: object = None, depth: int = 0) -> object:
     return None
 
 
+def _of_type(validator, instance: object, want: object) -> bool:
+    """Whether ``instance`` has the type ``wanted_type`` found (any, when none or unknown): a
+    ``$ref`` or ``anyOf`` root with no ``type`` of its own let a bare ``42`` pass an object
+    schema whose branches only name ``required``."""
+    names = [want] if isinstance(want, str) else want if isinstance(want, list) else []
+    try:
+        return not names or any(validator.is_type(instance, t) for t in names)
+    except Exception:  # noqa: BLE001 - an unknown type name: the schema check decides alone
+        return True
+
+
 _MAX_UNIQUE_ITEMS = 1_000  # 3,000 objects under uniqueItems took jsonschema past 5 s
 
 
@@ -251,11 +268,13 @@ def _exact_multiple_of(validator, step, instance, schema):
 
 
 def _decimal(number) -> Decimal:
-    return (
-        number
-        if isinstance(number, Decimal)
-        else Decimal(repr(number) if isinstance(number, float) else number)
-    )
+    """A number as the decimal it was written as: a parsed JSON number's own text, a schema's
+    float its shortest repr, an int or a Decimal itself."""
+    if isinstance(number, Decimal):
+        return number
+    if isinstance(number, float):
+        return Decimal(getattr(number, "text", None) or repr(number))
+    return Decimal(number)
 
 
 def _ecma_pattern_keyword(validator, pattern, instance, schema):

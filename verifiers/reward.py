@@ -227,13 +227,16 @@ def _term(name: str, spec) -> _Term:
 def _check_length_weight(penalties: Mapping, primary: str, weight: float) -> None:
     """``length_normalized`` takes up to its weight from a right answer: more than the primary
     term gives it would score a long right answer below a wrong one."""
-    for name, penalty in penalties.items():
-        if getattr(penalty, "name", None) == "length_normalized" and penalty.weight > weight:
-            raise ValueError(
-                f"penalty {name!r} (length_normalized) has weight {penalty.weight!r}, more than the "
-                f"primary term {primary!r} gives a right answer ({weight!r}): a long right answer "
-                f"would score below a wrong one; give it a weight of at most {weight!r}"
-            )
+    lengths = {
+        n: p for n, p in penalties.items() if getattr(p, "name", None) == "length_normalized"
+    }
+    total = sum(p.weight for p in lengths.values())
+    if total > weight:
+        raise ValueError(
+            f"length_normalized penalties {sorted(lengths)} weigh {total!r} together, more than "
+            f"the primary term {primary!r} gives a right answer ({weight!r}): a long right answer "
+            f"would score below a wrong one; give them a weight of at most {weight!r} in all"
+        )
 
 
 def _penalties(penalties) -> dict:

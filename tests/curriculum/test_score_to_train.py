@@ -550,9 +550,11 @@ def test_pre_scores_made_on_another_prompt_are_discounted_and_named(tmp_path, ou
     assert "other settings" not in "\n".join(lines)
 
 
-def test_chat_messages_scored_are_the_ones_training_asks_after_a_parquet_round_trip(tmp_path):
-    """Parquet gives every message every key another one has (None where it had none): the same
-    messages, which must not read as another prompt."""
+@pytest.mark.parametrize("out", ["chat.parquet", "chat.csv"])
+def test_chat_messages_scored_are_the_ones_training_asks_after_a_round_trip(tmp_path, out):
+    """Parquet gives every message every key another one has (None where it had none), CSV
+    writes them as JSON text: the same messages, which must not read as another prompt (a CSV's
+    were asked as their JSON text, by training and by a second scoring)."""
     from passband.curriculum import prescore, read_rows
     from passband.trainer import GRPOConfig
     from passband.trainer.sampling import make_sampler
@@ -563,10 +565,24 @@ def test_chat_messages_scored_are_the_ones_training_asks_after_a_parquet_round_t
         {"role": "assistant", "content": "4"},  # the SFT answer: not asked
     ]
     rows = [{"messages": chat, "answer": "4"} for _ in range(3)]
-    path = tmp_path / "chat.parquet"
+    path = tmp_path / out
     prescore(rows, _says_four, "exact", out_path=path, progress=False, messages_column="messages")
     scored = read_rows(path)
-    assert scored[0]["messages"][1]["name"] is None  # what Parquet made of it
+    if out.endswith(".parquet"):
+        assert scored[0]["messages"][1]["name"] is None  # what Parquet made of it
+    else:
+        assert isinstance(scored[0]["messages"], str)  # what CSV made of it
+        asked: list = []
+        prescore(
+            scored,
+            lambda prompts, n: asked.extend(prompts) or _says_four(prompts, n),
+            "exact",
+            out_path=tmp_path / "again.jsonl",
+            progress=False,
+            messages_column="messages",
+            rescore=True,
+        )
+        assert asked and all(p == chat[:2] for p in asked), asked[:1]
     lines: list[str] = []
     make_sampler(scored, GRPOConfig(group_size=4, prompts_per_step=2), log=lines.append)
     assert "priors for 3 of 3" in lines[0] and "other settings" not in lines[0], lines

@@ -193,3 +193,28 @@ def test_a_backend_sampling_at_another_temperature_is_refused(tiny, tokenizer, t
         GRPOTrainer(model, tokenizer, _rows(), "exact", _config(tmp_path), rollout_backend=backend)
     same = HFRollout(model, tokenizer, max_new_tokens=4, temperature=1.0)
     GRPOTrainer(model, tokenizer, _rows(), "exact", _config(tmp_path), rollout_backend=same)
+
+
+def test_a_resume_does_not_say_the_prompts_start_unseen_without_a_word(tiny, tokenizer, tmp_path):
+    from passband.trainer.sampling import make_sampler
+
+    lines: list[str] = []
+    make_sampler(_rows(), _config(tmp_path, use_curriculum=True, resume=True), log=lines.append)
+    assert (
+        "start unseen" in lines[0] and "a checkpoint's curriculum state replaces this" in lines[0]
+    )
+
+
+def test_a_missing_messages_cell_is_named_not_a_type_error(tiny, tokenizer, tmp_path):
+    rows = [*_rows(3), {"messages": float("nan"), "answer": "4"}]
+    with pytest.raises(DataError, match="row 3: the prompt is a float"):
+        GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, "exact", _config(tmp_path))
+
+
+def test_a_conversation_with_a_tool_call_stored_as_json_text_is_read_as_messages():
+    chat = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "w"}}]},
+        {"role": "tool", "content": "sunny"},
+    ]
+    assert prompt_of({"prompt": json.dumps(chat)}) == chat

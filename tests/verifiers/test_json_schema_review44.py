@@ -53,9 +53,11 @@ def test_a_wrong_answer_after_a_code_block_is_judged_however_it_closes(close):
     assert judge(text, AGE).status == "wrong"
 
 
-def test_a_code_block_that_never_closes_hides_nothing_after_it():
-    text = f'Example: {{"age": 5}}\n\n{FENCE}python\nprint("hi")\n\nMy answer: {{"age": -5}}\n'
-    assert judge(text, AGE).status == "wrong"
+def test_a_code_block_cut_off_after_a_right_answer_is_code_not_a_broken_answer():
+    """A block that never closes (cut at max_new_tokens) runs to the end, as Markdown shows it:
+    its Python dict is code, not a broken JSON answer (a regression review of the first fix)."""
+    text = f"{FENCE}json\n{{\"age\": 5}}\n{FENCE}\n\n{FENCE}python\nd = {{'age': 5,\n"
+    assert judge(text, AGE).status == "ok"
 
 
 def test_a_closed_code_block_in_another_language_is_still_not_the_answer():
@@ -143,9 +145,25 @@ def test_large_floats_with_few_digits_are_numbers(number):
     assert judge('{"n": ' + number + "}", schema).status == "ok"
 
 
-def test_a_sixteen_digit_integral_float_past_two_to_the_53_is_still_refused():
-    schema = {"type": "object", "properties": {"n": {"maximum": 2**53}}}
-    assert judge('{"n": 9007199254740993.0}', schema).status == "invalid"
+@pytest.mark.parametrize(
+    ("number", "bound", "status"),
+    [
+        ("9007199254740993.0", {"maximum": 2**53}, "wrong"),
+        ("9007199254740992.0", {"maximum": 2**53}, "ok"),
+        ("1e23", {"exclusiveMaximum": 10**23}, "wrong"),  # the double of 1e23 is below 10**23
+        ("1e23", {"maximum": 10**23 - 1}, "wrong"),
+        ("1e23", {"maximum": 10**23, "type": "integer"}, "ok"),
+    ],
+)
+def test_an_integral_number_past_two_to_the_53_compares_as_written(number, bound, status):
+    schema = {"type": "object", "properties": {"n": bound}}
+    assert judge('{"n": ' + number + "}", schema).status == status
+
+
+def test_a_multiple_of_is_judged_on_the_number_as_written():
+    """8.009999999999999 reads as the double of 8.01: no multiple of 0.01 as written."""
+    assert judge('{"price": 8.009999999999999}', PRICE).status == "wrong"
+    assert judge('{"price": 8.01}', PRICE).status == "ok"
 
 
 @pytest.mark.parametrize(
@@ -180,3 +198,39 @@ def test_a_false_schema_says_so():
         and "None=None" not in verdict.detail
         and "false" in verdict.detail
     )
+
+
+# A regression review of the fixes above found these; each failed on the first fixes.
+TYPELESS_REF = {
+    "$ref": "#/$defs/P",
+    "$defs": {"P": {"properties": {"name": {"type": "string"}}, "required": ["name"]}},
+}
+EMAIL_OR_PHONE = {
+    "properties": {"email": {"type": "string"}, "phone": {"type": "string"}},
+    "anyOf": [{"required": ["email"]}, {"required": ["phone"]}],
+}
+
+
+@pytest.mark.parametrize("schema", [TYPELESS_REF, EMAIL_OR_PHONE])
+@pytest.mark.parametrize(
+    "completion", ["42", "true", "null", '"I do not know"', "[1]", "Steps [1]"]
+)
+def test_a_value_of_another_type_fails_a_schema_that_implies_an_object(schema, completion):
+    assert judge(completion, schema).status in ("wrong", "invalid")
+
+
+def test_the_object_such_schemas_want_still_passes():
+    assert judge('See [1]: {"name": "Ada"}', TYPELESS_REF).status == "ok"
+    assert judge('{"phone": "555"}', EMAIL_OR_PHONE).status == "ok"
+
+
+@pytest.mark.parametrize("value", [r"\b+", r"\B*", r"x\b{2}"])
+def test_a_quantified_word_boundary_is_no_ecma_regex(value):
+    schema = {"type": "object", "properties": {"re": {"type": "string", "format": "regex"}}}
+    assert judge(json.dumps({"re": value}), schema).status == "wrong"
+    assert judge(json.dumps({"re": r"\bcat\b"}), schema).status == "ok"
+
+
+def test_brackets_inside_one_parsed_value_do_not_count_toward_the_scan_limit():
+    schema = {"type": "array"}
+    assert judge(json.dumps([[i, i] for i in range(20_001)]), schema).status == "ok"

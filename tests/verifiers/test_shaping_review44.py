@@ -120,3 +120,37 @@ def test_a_term_that_exits_is_an_error_not_the_end_of_the_caller():
 
     verdict = Reward({"correct": quits})("x")
     assert verdict.status == "error" and "SystemExit" in verdict.detail
+
+
+# A regression review of the fixes above found these; each failed on the first fixes.
+@pytest.mark.parametrize(
+    "labels", [("Room 101:", "Room 102:"), ("Test 1:", "Test 2:"), ("Q1.", "Q2.")]
+)
+def test_distinct_items_with_labels_are_not_numbered_copies(labels):
+    text = "\n\n".join(f"{label} {PARA}" for label in labels)
+    assert repeated_paragraphs()(text, Verdict.ok()).value == 0.0
+
+
+def test_a_word_of_roman_letters_is_not_a_numeral():
+    text = "Civic. " + PARA + "\n\nCivil. " + PARA
+    assert repeated_paragraphs()(text, Verdict.ok()).value == 0.0
+
+
+@pytest.mark.parametrize("gold, written", [("f32", "0.1"), ("fraction", "1/3")])
+def test_a_gold_is_also_matched_as_it_prints(gold, written):
+    from fractions import Fraction
+
+    np = pytest.importorskip("numpy")
+    value = np.float32(0.1) if gold == "f32" else Fraction(1, 3)
+    assert get("exact")(written, answer=value).status == "ok"
+
+
+def test_length_penalties_together_may_not_outweigh_the_primary_term():
+    with pytest.raises(ValueError, match="weigh 1.6 together"):
+        Reward(
+            {"correct": "math"},
+            penalties={
+                "a": length_normalized(target=10, weight=0.8),
+                "b": length_normalized(target=10, weight=0.8),
+            },
+        )
