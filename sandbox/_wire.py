@@ -14,6 +14,7 @@ import json
 import socket
 import struct
 import sys
+import threading
 
 MAX_MESSAGE = 64 << 20  # a frame larger than this is a protocol error, not an allocation
 MAX_RAW = 1 << 30  # a run's output: at most ``Limits.max_output_bytes`` per stream
@@ -234,9 +235,13 @@ def _rebuild(tag: str, parts: list) -> object:
     if tag == "q" and len(parts) == 2 and all(type(p) is int for p in parts):
         import fractions
 
-        if max(abs(p).bit_length() for p in parts) > _FRACTION_BITS:  # Fraction's gcd is
-            raise WireError("fraction too large")  # quadratic: a forged one took 49 s here
-        return fractions.Fraction(*parts)
+        bits = max(abs(p).bit_length() for p in parts)
+        if bits > _FRACTION_BITS:  # Fraction's gcd is quadratic: a forged one took 49 s here
+            raise WireError("fraction too large")
+        _work.fractions = getattr(_work, "fractions", 0) + bits * bits
+        if _work.fractions > _FRACTION_WORK:  # 1,200 fractions just under the bound took the
+            raise WireError("fractions too large together")  # grader 12 s to rebuild: the
+        return fractions.Fraction(*parts)  # item outran its deadline (a masked timeout)
     if tag == "D" and len(parts) == 1 and type(parts[0]) is str:
         import decimal
 
@@ -255,6 +260,8 @@ def _rebuild(tag: str, parts: list) -> object:
 
 
 _FRACTION_BITS = 100_000  # a numerator or denominator of about 30,000 digits
+_FRACTION_WORK = 16 * _FRACTION_BITS**2  # one value's fractions together: ~0.1 s of gcds
+_work = threading.local()  # the gcd work of the value being decoded (``decode`` resets it)
 _NAMEDTUPLE_FIELDS = 64  # more: a plain tuple (building a class of 100,000 fields took 0.8 s)
 _SEQUENCE_CHECK = 1024  # a list this long is checked for colliding ints (a test's set() of it)
 RESULT_DEPTH = MAX_DEPTH // 2  # a program's result: the tests may nest it again and send it back
@@ -337,6 +344,8 @@ def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH 
     ``limit``: the deepest nesting accepted (a program's results take ``RESULT_DEPTH``)."""
     if depth > limit:
         raise WireError("value nested too deeply")
+    if depth == 0:
+        _work.fractions = 0
     try:
         tag, *rest = tagged
         arg = rest[0] if rest else None

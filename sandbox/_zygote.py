@@ -67,6 +67,15 @@ for _name in (
 _SLACK_MB = 64  # the memory cgroup also holds the copied pages of the interpreter itself
 
 
+def disk_size(limits: dict, memcg: bool) -> int:
+    """MB of the run's tmpfs: ``disk_mb``, and under a memory cgroup at most half of
+    ``memory_mb``. Its files are memory charged to the cgroup the zygote shares, and they outlive
+    the run: a program that filled 256 MB of files and then its memory left a 128 MB row's zygote
+    no room once the program was killed, and the worker was lost (a masked ``error`` for a wrong
+    program). With half, the files and the zygote fit after any kill."""
+    return min(limits["disk_mb"], max(1, limits["memory_mb"] // 2)) if memcg else limits["disk_mb"]
+
+
 class Zygote(Setup):
     """Forks one sandboxed child per run, inside the isolation ``Setup`` entered at start."""
 
@@ -167,10 +176,11 @@ class Zygote(Setup):
         if self.pidscg:
             # + the zygote itself
             self._cg_set(self.pidscg, "pids.max", str(limits["max_processes"] + 1))
-        if self.tmpfs and self._cg_values.get(("tmpfs", "size")) != limits["disk_mb"]:
+        size = disk_size(limits, bool(self.memcg))
+        if self.tmpfs and self._cg_values.get(("tmpfs", "size")) != size:
             flags = iso.MS_REMOUNT | iso.MS_NOSUID | iso.MS_NODEV
-            iso.mount(None, self.base, None, flags, f"size={limits['disk_mb']}m")
-            self._cg_values[("tmpfs", "size")] = limits["disk_mb"]
+            iso.mount(None, self.base, None, flags, f"size={size}m")
+            self._cg_values[("tmpfs", "size")] = size
         if not self.memcg:
             return 0
         self._cg_set(

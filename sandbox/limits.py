@@ -36,7 +36,8 @@ class Limits:
     max_file_mb: int = 64
     """RLIMIT_FSIZE: the largest file the program may write."""
     disk_mb: int = 256
-    """All files of the run together (private tmpfs, where a mount namespace is usable)."""
+    """All files of the run together (private tmpfs, where a mount namespace is usable). The files
+    are memory: under a memory cgroup they get at most half of ``memory_mb``."""
     max_open_files: int = 64
     """RLIMIT_NOFILE."""
 
