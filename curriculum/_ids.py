@@ -59,4 +59,8 @@ def whole_number(x) -> int | None:
 
 
 def plain_id(prompt_id):
+    """``prompt_id`` as the index holds it; a bool, refused as an id, matches none (``True``
+    would otherwise look up id 1)."""
+    if isinstance(prompt_id, (bool, np.bool_)):
+        return (bool(prompt_id),)  # a key no id has
     return int(prompt_id) if isinstance(prompt_id, np.integer) else prompt_id

@@ -54,7 +54,7 @@ class PersistMixin:
         sets = [codec.encode(np.asarray(s.members, dtype=np.int64)) for s in self._sets]
         queues = {
             str(code): {
-                "heap": codec.encode(np.asarray(q.heap, dtype=np.float64).reshape(-1, 2)),
+                "heap": codec.encode(q.entries()),
                 "due": codec.encode(np.asarray(q.due.members, dtype=np.int64)),
             }
             for code, q in self._queues.items()
@@ -120,7 +120,8 @@ class PersistMixin:
         for name, value in new.items():
             setattr(self, name, value)
         for code, (heap, due) in queues.items():
-            self._queues[code].heap, self._queues[code].due = heap, due
+            self._queues[code].rebuild([w for w, _ in heap], [i for _, i in heap])
+            self._queues[code].due = due
         self._rng.bit_generator.state = state["rng"]
         self._counts = {name: 0 for name in COUNTERS}
         self._counts.update(state["counts"])

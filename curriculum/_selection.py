@@ -40,7 +40,6 @@ HINT_WINDOW = 16  # draws; the draw-size hint is the largest draw of the last 16
 PENDING_DRAWS = 32  # draws after which a prompt handed out and never observed stops blocking
 MAX_GROUP_SIZE = 1024  # groups larger than this do not set G (P(signal) costs G steps)
 _MIN_REUSE_DRAWS = 32  # largest draws' worth of groups before ``spaced_reuse`` brings one back
-_ASSUMED_RUN_DRAWS = 500  # a run's length in draws when ``run_groups`` is not given
 
 
 @functools.lru_cache(maxsize=64)
@@ -158,7 +157,8 @@ class SelectionMixin:
         since = self._clock - self._stamp[idx]
         age = np.minimum(1.0, since / cooldown)
         cfg = self.config
-        run = cfg.run_groups or _ASSUMED_RUN_DRAWS * self._n_max
+        # an unknown length: the run is taken to go on as long again as it has run so far
+        run = cfg.run_groups or max(2 * self._clock, _MIN_REUSE_DRAWS * self._n_max)
         spaced = max(cfg.spaced_reuse * self._clock, _MIN_REUSE_DRAWS * self._n_max)
         if cfg.spaced_reuse > 0 and cooldown > run - self._clock and spaced < cooldown:
             late = self._stamp[idx] + cooldown > run  # the walk would bring them back after it
@@ -205,10 +205,13 @@ class SelectionMixin:
         have slipped (lowest Thompson draw)."""
         if k <= 0:
             return []
-        queue = self._queues[pool]
-        queue.advance(self._clock, lambda i, when: self._pool[i] == pool and self._due[i] == when)
+        queue, cap = self._queues[pool], self._candidates(k)
+        queue.advance(
+            self._clock,
+            lambda i, when: self._pool[i] == pool and self._due[i] == when,
+            want=4 * cap + len(taken),
+        )
         due = queue.due
-        cap = self._candidates(k)
         free = len(due) - sum(1 for i in taken if i in due)
         cand = (
             np.asarray([i for i in due.members if i not in taken], dtype=np.int64)

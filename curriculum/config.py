@@ -134,8 +134,11 @@ class CurriculumConfig:
     it off; below 1 (at 1 a prompt would never come back)."""
     run_groups: int = 0
     """Groups the run will observe, when known (``GRPOTrainer`` sets ``max_steps`` x
-    ``prompts_per_step`` x ``max_oversample``, the most it can roll out); 0: unknown, taken as
-    500 draws of the largest draw so far. Only ``spaced_reuse`` reads it."""
+    ``prompts_per_step`` x ``max_oversample``, the most it can roll out); 0: unknown, taken to
+    go on as long again as it has run so far (at least 32 of the largest draws). An estimate
+    far above the real run brings no in-band prompt back: a cold curriculum over 40,000 prompts
+    and 12,800 groups then had less signal than uniform sampling (0.390 against 0.404; 0.465 at
+    the exact length, 0.450 unknown). Only ``spaced_reuse`` reads it."""
     candidates_per_slot: int = 16
     """Known prompts scored per draw slot: a draw of ``n`` ranks a uniform sample of at most
     ``candidates_per_slot * n`` (at least 1024) known prompts, so its cost does not grow with the

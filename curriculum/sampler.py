@@ -171,11 +171,12 @@ class Curriculum(SelectionMixin, PersistMixin):
         n = len(prompt_ids)
         if not n:
             return []
-        if whole_number(budget) is None or budget < n:
+        if (whole := whole_number(budget)) is None or whole < n:
             raise ValueError(
                 f"group_sizes(budget={budget!r}): need a whole number of rollouts >= the "
                 f"{n} prompts"
             )
+        budget = whole  # 24.0 or a numpy int: plain ints out, as the adaptive split gives
         if not self.config.adaptive_group_size:
             return [budget // n + (1 if k < budget % n else 0) for k in range(n)]
         idx = np.asarray([self._lookup(p) for p in prompt_ids])
@@ -354,9 +355,7 @@ class Curriculum(SelectionMixin, PersistMixin):
         index = self._index
         unmatched = []
         for prompt_id, counts in priors.items():
-            i = index.get(prompt_id)
-            if i is None:
-                i = index.get(plain_id(prompt_id))
+            i = index.get(plain_id(prompt_id))  # numpy ints read as ints; a bool as no id
             if i is None:
                 unmatched.append(prompt_id)
                 continue
@@ -385,10 +384,9 @@ class Curriculum(SelectionMixin, PersistMixin):
         self._due[idx] = self._wait[idx]
         n = len(self._ids)
         self._sets = [IndexSet(n, np.flatnonzero(self._pool == code)) for code in range(4)]
-        for code, q in self._queues.items():  # ascending (due, index): already a valid heap
+        for code, q in self._queues.items():
             members = np.flatnonzero(self._pool == code)
-            order = np.lexsort((members, self._due[members]))
-            q.heap = [(float(self._due[i]), int(i)) for i in members[order]]
+            q.rebuild(self._due[members], members)
         self._counts["priors/used"] += len(idx)
 
     def _lookup(self, prompt_id: Hashable) -> int:

@@ -70,3 +70,52 @@ def test_resume_at_a_million_prompts_is_exact():
             cur.observe(pid, s, 8)
             again.observe(pid, s, 8)
     assert cur.metrics() == again.metrics()
+
+
+def _mean_draw(cur, rng, steps=80, n=64):
+    """Mean seconds of one ``sample(n)`` over the first ``steps`` draws of a run: the draws where
+    every pre-scored prompt first falls due (clocks 512 and 4096) count too."""
+    total = 0.0
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        ids = cur.sample(n)
+        total += time.perf_counter() - t0
+        for pid in ids:
+            cur.observe(pid, rng.randint(0, 8), 8)
+    return total / steps
+
+
+@pytest.mark.slow
+def test_no_draw_moves_a_million_due_prompts_at_once():
+    """Stop 44: every pre-scored warm-up prompt fell due at clock 512 and one draw moved them
+    all into the due set (0.4 s at a million prompts, against a 1 ms median): the mean draw of a
+    run was 12x the 10k one. A draw now moves only what it can use."""
+    rng = random.Random(0)
+    priors = _priors(1_000_000)
+    for _ in range(3):  # machine load hits both sizes alike
+        small = _mean_draw(Curriculum(range(10_000), priors=_priors(10_000)), rng)
+        big = _mean_draw(Curriculum(range(1_000_000), priors=priors), rng)
+        if big <= 3 * small:
+            break
+    assert big <= 3 * small, (big, small)
+
+
+def test_due_prompts_enter_the_due_set_a_draw_at_a_time_not_by_row_order():
+    cur = Curriculum(range(20_000), priors={i: (0, 8) for i in range(20_000)}, seed=1)
+    rng = random.Random(0)
+    while cur.metrics()["clock"] <= 512:
+        for pid in cur.sample(64):
+            cur.observe(pid, 0, 8)
+    due = cur._queues[2].due.members  # WARMUP
+    assert 0 < len(due) <= 4 * 1024 + 64, len(due)
+    assert sum(i < 2_000 for i in due) < len(due) / 4  # not the first rows of the dataset
+    state = json.loads(json.dumps(cur.state_dict()))
+    twin = Curriculum(range(20_000), seed=1)
+    twin.load_state_dict(state)
+    for _ in range(20):
+        a, b = cur.sample(64), twin.sample(64)
+        assert a == b
+        for pid in a:
+            k = rng.randint(0, 2)
+            cur.observe(pid, k, 8)
+            twin.observe(pid, k, 8)

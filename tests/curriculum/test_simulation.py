@@ -292,7 +292,9 @@ def test_prompts_sampled_ahead_are_not_taken_for_unscorable_ones():
             i = queue.pop(0)
             cur.observe(i, int(rng.binomial(8, rate[i])), 8)
     m = cur.metrics()
-    assert m["unscored"] == 0 and m["probes"] >= 150  # 221 (3 when parked by time)
+    # 3 when parked by time; 112 now (221 when a run of unknown length was taken as 500 draws,
+    # before stop 44: in-band prompts now come back sooner, so fewer unseen ones are probed)
+    assert m["unscored"] == 0 and m["probes"] >= 60
 
 
 def test_an_unscored_parked_prompt_stays_in_its_pool_with_a_longer_wait():
