@@ -184,3 +184,21 @@ def test_slow_completions_at_the_head_of_a_batch_do_not_mask_the_rest():
     fast = ['{"v": "aaa"}'] * 6
     out = verify_batch("json_schema", slow + fast, [{"schema": schema}] * 12, timeout=1, workers=2)
     assert [v.status for v in out[6:]] == ["ok"] * 6, out
+
+
+def test_the_inline_path_leaves_the_garbage_collector_as_it_found_it():
+    """The inline path pauses the collector for its loop (a full collection set off by a large
+    batch cost more than the batch); it must hand it back as it was, on or off."""
+    import gc
+
+    from passband.verifiers import verify_batch
+
+    assert gc.isenabled()
+    assert [v.status for v in verify_batch("exact", ["4", "5"], {"answer": "4"})] == ["ok", "wrong"]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        verify_batch("exact", ["4"], {"answer": "4"})
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
