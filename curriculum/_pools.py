@@ -2,8 +2,10 @@
 
 ``IndexSet``: the members of one pool as a list plus each member's position, for O(1) add,
 remove and uniform random picks. ``DueQueue``: a heap of (due clock, prompt) with lazy deletion
-that moves prompts into a ``due`` set once their re-test is due, a draw's worth at a time. Both are plain arrays in
-``state_dict()`` (``curriculum.state``), in their exact order, so a resumed run draws the same.
+that moves prompts into a ``due`` set once their re-test is due, a few draws' worth at a time.
+Both are plain arrays in ``state_dict()`` (``curriculum.state``): the sets in their exact order,
+the heap's entries sorted (a heap pops them in one order whatever its list's), so a resumed run
+draws the same.
 """
 
 from __future__ import annotations

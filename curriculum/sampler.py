@@ -381,9 +381,10 @@ class Curriculum(SelectionMixin, PersistMixin):
             first_wait(cfg, warmup=True),
             np.where(pools == EASY, first_wait(cfg, warmup=False), 0.0),
         )
-        a, b = self._beta(idx)  # the likelier to disagree, the sooner due (a draw takes the
+        # the likelier to disagree, the sooner due: a draw takes the earliest due first
+        a, b = self._beta(idx)
         self._due[idx] = self._wait[idx] * (1 - expected_signal_array(a, b, self._group_size) / 2)
-        n = len(self._ids)  # earliest due first: ``DueQueue.advance``)
+        n = len(self._ids)
         self._sets = [IndexSet(n, np.flatnonzero(self._pool == code)) for code in range(4)]
         for code, q in self._queues.items():
             members = np.flatnonzero(self._pool == code)
