@@ -18,8 +18,7 @@ import threading
 
 MAX_MESSAGE = 64 << 20  # a frame larger than this is a protocol error, not an allocation
 MAX_RAW = 1 << 30  # a run's output: at most ``Limits.max_output_bytes`` per stream
-# ``[[]] * 21_000_000`` fits in 64 MB and parsed to 1.5 GB of lists in the grading process; a flat
-# list of a million numbers is one array, a million pairs about three million
+# ``[[]] * 21_000_000`` fits in 64 MB and parsed to 1.5 GB of lists (a million pairs: 3 million)
 MAX_CONTAINERS = 4_000_000
 MAX_DEPTH = 100
 _HDR = struct.Struct("!I")
@@ -235,13 +234,13 @@ def _rebuild(tag: str, parts: list) -> object:
     if tag == "q" and len(parts) == 2 and all(type(p) is int for p in parts):
         import fractions
 
-        bits = max(abs(p).bit_length() for p in parts)
-        if bits > _FRACTION_BITS:  # Fraction's gcd is quadratic: a forged one took 49 s here
-            raise WireError("fraction too large")
+        bits = max(abs(p).bit_length() for p in parts)  # Fraction's gcd is quadratic: a
+        if bits > _FRACTION_BITS:  # forged one took 49 s here, 1,200 just under the bound 12 s
+            raise WireError("fraction too large")  # (the item outran its deadline: masked)
         _work.fractions = getattr(_work, "fractions", 0) + bits * bits
-        if _work.fractions > _FRACTION_WORK:  # 1,200 fractions just under the bound took the
-            raise WireError("fractions too large together")  # grader 12 s to rebuild: the
-        return fractions.Fraction(*parts)  # item outran its deadline (a masked timeout)
+        if _work.fractions > _FRACTION_WORK:
+            raise WireError("fractions too large together")
+        return fractions.Fraction(*parts)
     if tag == "D" and len(parts) == 1 and type(parts[0]) is str:
         import decimal
 
@@ -260,8 +259,15 @@ def _rebuild(tag: str, parts: list) -> object:
 
 
 _FRACTION_BITS = 100_000  # a numerator or denominator of about 30,000 digits
-_FRACTION_WORK = 16 * _FRACTION_BITS**2  # one value's fractions together: ~0.1 s of gcds
-_work = threading.local()  # the gcd work of the value being decoded (``decode`` resets it)
+_FRACTION_WORK = 200 * _FRACTION_BITS**2  # a session's, in bits^2: ~1.3 s of gcds (grace: 5 s)
+_work = threading.local()  # the gcd work decoded so far in this thread's session
+
+
+def reset_budget() -> None:
+    """A new program's replies start with the whole fraction budget (``Session.start``)."""
+    _work.fractions = 0
+
+
 _NAMEDTUPLE_FIELDS = 64  # more: a plain tuple (building a class of 100,000 fields took 0.8 s)
 _SEQUENCE_CHECK = 1024  # a list this long is checked for colliding ints (a test's set() of it)
 RESULT_DEPTH = MAX_DEPTH // 2  # a program's result: the tests may nest it again and send it back
@@ -344,8 +350,6 @@ def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH 
     ``limit``: the deepest nesting accepted (a program's results take ``RESULT_DEPTH``)."""
     if depth > limit:
         raise WireError("value nested too deeply")
-    if depth == 0:
-        _work.fractions = 0
     try:
         tag, *rest = tagged
         arg = rest[0] if rest else None

@@ -66,6 +66,7 @@ class Session:
             # The clock starts once a worker is ours: time spent queueing behind other callers'
             # programs (16 threads, 2 workers) is not this program's time.
             self._deadline = time.monotonic() + self._limits.timeout_s + _GRACE_S
+            wire.reset_budget()  # its replies' fractions, counted across all of them
             self._sock, theirs = socket.socketpair()
             try:
                 self._worker.submit(self._job, theirs.fileno())

@@ -62,9 +62,10 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[in
     originals: dict[int, Any] = {}  # dataset position -> the prompt before truncation
     rows = [dict(rows[i]) for i in range(len(rows))]
     problems = {i: p for i, row in enumerate(rows) if (p := _row_problem(row, needed))}
+    texts = _rendered(rows, problems, tokenizer)  # a template that fails on a row names that row
     if limit is not None:
         fine = [i for i in range(len(rows)) if i not in problems]
-        counts = _token_counts(tokenizer, [prompt_of(rows[i]) for i in fine], limit)
+        counts = _token_counts(tokenizer, [texts[i] for i in fine], limit)
         for i, n in zip(fine, counts):
             if n <= limit:
                 continue
@@ -90,6 +91,20 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[in
             stacklevel=2,
         )
     return good, kept, {new: originals[old] for new, old in enumerate(kept) if old in originals}
+
+
+def _rendered(rows: list, problems: dict, tokenizer) -> dict:
+    """Row position -> (text, specials) of each row without a problem yet, through the chat
+    template; a row the template fails on becomes a problem (``DataError``'s text)."""
+    texts = {}
+    for i, row in enumerate(rows):
+        if i in problems:
+            continue
+        try:
+            texts[i] = _prompt_text(tokenizer, prompt_of(row))
+        except DataError as exc:
+            problems[i] = str(exc)
+    return texts
 
 
 def _reference_columns(scorer) -> list[str]:
@@ -232,9 +247,10 @@ def _prompt_text(tokenizer, prompt) -> tuple[str, bool]:
                 tokenize=False,
             )
         except (ValueError, TypeError, KeyError, TemplateError) as exc:
-            raise DataError(
-                f"chat prompt {str(prompt)[:80]!r}: the chat template failed: {exc}"
-            ) from None
+            what = (
+                "cannot continue its final assistant message (a prefill)" if prefill else "failed"
+            )
+            raise DataError(f"the chat template {what}: {str(exc)[:200]}") from None
         return text, False
     raise DataError(
         "the dataset gives chat messages but the tokenizer has no chat "
@@ -254,11 +270,15 @@ def _token_bound(text: str) -> int:
     return 2 * len(text.encode("utf-8")) + 16
 
 
+def _is_rendered(p) -> bool:
+    return isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and type(p[1]) is bool
+
+
 def _token_counts(tokenizer, prompts: list, limit: int) -> list[int]:
     """Each prompt's length in tokens (an upper bound when that already fits), or a number above
-    ``limit`` when it is certainly longer. Tokenized in batches: one call per prompt costs more
-    than the tokenizing itself."""
-    texts = [_prompt_text(tokenizer, p) for p in prompts]
+    ``limit`` when it is certainly longer; a prompt may come rendered, ``(text, specials)``.
+    Tokenized in batches: one call per prompt costs more than the tokenizing itself."""
+    texts = [p if _is_rendered(p) else _prompt_text(tokenizer, p) for p in prompts]
     counts = [_token_bound(text) for text, _ in texts]  # a count at or under the limit fits
     unsure = [i for i, n in enumerate(counts) if n > limit]
     heads = {i: texts[i][0][: (limit + 1) * _CHARS] for i in unsure}

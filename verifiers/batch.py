@@ -19,6 +19,7 @@ import os
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -93,24 +94,39 @@ def verify_batch(
 
 
 def _in_workers_or_here(verifier, items, timeout, workers, batch_timeout) -> list[Verdict]:
-    """In the workers; a verifier they cannot load (one defined in ``__main__``) inline, with a
-    soft timeout, said once: the workers are not tried again for it at every call."""
-    if id(verifier) not in _NOT_PORTABLE:
-        try:
-            return _run_in_workers(verifier, items, timeout, workers, batch_timeout)
-        except _deadline.NotPortable as exc:
-            _NOT_PORTABLE[id(verifier)] = verifier  # kept alive, so its id is never reused
+    """In the workers; what they cannot load (a verifier defined in ``__main__``, a reference
+    of a class only the caller has) inline, with a soft timeout. Each batch tries the workers
+    again (a later one may load), but the same reason is said once, not at every step."""
+    try:
+        return _run_in_workers(verifier, items, timeout, workers, batch_timeout)
+    except _deadline.NotPortable as exc:
+        if _first_time(verifier):
             warnings.warn(
-                f"passband.verify_batch: {exc}. Running inline in this process instead, from now "
-                "on; the timeout is SOFT: a hanging item is abandoned after the timeout but keeps "
-                "running in a thread.",
+                f"passband.verify_batch: {exc}. Running inline in this process instead; the "
+                "timeout is SOFT: a hanging item is abandoned after the timeout but keeps running "
+                "in a thread (said once for this verifier)",
                 RuntimeWarning,
                 stacklevel=3,
             )
     return [_inline_soft(verifier, c, r, float(timeout)) for c, r in items]
 
 
-_NOT_PORTABLE: dict[int, object] = {}  # verifiers the workers could not load: inline from then on
+_WARNED: weakref.WeakSet = weakref.WeakSet()  # verifiers already warned of (not kept alive)
+
+
+def _first_time(verifier) -> bool:
+    """Whether this is the first not-portable warning for ``verifier`` (always, for one that
+    takes no weak reference)."""
+    try:
+        if verifier in _WARNED:
+            return False
+        _WARNED.add(verifier)
+    except TypeError:
+        pass
+    return True
+
+
+_YOUNG_EVERY = 256  # items between young-generation collections in ``_inline``
 _LIMIT_GRACE_S = 5.0  # over a verifier's own time limit: its start-up and the grading after it
 
 
@@ -135,11 +151,17 @@ def _inline(verifier, items: list) -> list[Verdict]:
     go to the workers, where the parallelism pays for the round trips."""
     name, out = describe(verifier), []
     start = time.perf_counter()
-    was_on = gc.isenabled()  # the verdicts hold no cycles: a full collection the batch's own
-    gc.disable()  # allocations set off, over everything the process holds, took 20-30 ms of a
-    try:  # 2,000-item batch that otherwise took 7 ms (bench_verify_batch.py)
+    # A full collection the batch's own allocations set off, over everything the process holds,
+    # took 20-30 ms of a 2,000-item batch that otherwise took 7 ms (bench_verify_batch.py): the
+    # loop collects only the young generations, every _YOUNG_EVERY items, so cycles a verifier
+    # makes are still freed as it goes.
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
         for completion, reference in items:
             out.append(call_safely(verifier, completion, reference, name))
+            if len(out) % _YOUNG_EVERY == 0:
+                gc.collect(1)
             if len(out) >= _PROBE and time.perf_counter() - start > _INLINE_MAX_S * len(out):
                 break
     finally:

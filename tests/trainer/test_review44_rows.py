@@ -150,7 +150,7 @@ def test_a_reward_the_workers_cannot_load_warns_once_then_runs_inline():
     def local(completion, **_):  # defined in a test: the worker cannot import it
         return float(completion == "4")
 
-    with pytest.warns(RuntimeWarning, match="from now on"):
+    with pytest.warns(RuntimeWarning, match="said once for this verifier"):
         first = verify_batch(local, ["4", "5"], {}, workers=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -218,3 +218,33 @@ def test_a_conversation_with_a_tool_call_stored_as_json_text_is_read_as_messages
         {"role": "tool", "content": "sunny"},
     ]
     assert prompt_of({"prompt": json.dumps(chat)}) == chat
+
+
+def test_a_row_the_chat_template_fails_on_is_named_and_skippable(tiny, tokenizer, tmp_path):
+    """A regression review: any template error refused the whole dataset with no row named,
+    and skip_bad_rows could not skip it."""
+    tokenizer.chat_template = (
+        "{% for m in messages %}{% if loop.index0 % 2 == 1 and m['role'] == 'user' %}"
+        "{{ raise_exception('roles must alternate') }}{% endif %}{{ m['content'] }}{% endfor %}"
+        "{% if add_generation_prompt %}a={% endif %}"
+    )
+    bad = {"prompt": [{"role": "user", "content": "1+1="}, {"role": "user", "content": "2+2="}]}
+    rows = [
+        *(
+            {"prompt": [{"role": "user", "content": r["prompt"]}], "answer": r["answer"]}
+            for r in _rows(3)
+        ),
+        {**bad, "answer": "4"},
+    ]
+    with pytest.raises(DataError, match="row 3: the chat template failed: .*alternate"):
+        GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, "exact", _config(tmp_path))
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        trainer = GRPOTrainer(
+            tiny.model(tokenizer),
+            tokenizer,
+            rows,
+            "exact",
+            _config(tmp_path, "s", skip_bad_rows=True),
+        )
+    assert len(trainer.rows) == 3

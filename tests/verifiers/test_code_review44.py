@@ -64,3 +64,32 @@ def half(n):
 ```"""
     tests = ["from fractions import Fraction", "assert half(3) == [0, Fraction(1, 2), 1]"]
     assert get("code")(program, tests=tests).status == "ok"
+
+
+def test_huge_fractions_spread_over_many_calls_are_bounded_together():
+    """A regression review: bounded per reply, the budget could be spent again at every call."""
+    program = """```python
+from fractions import Fraction
+BIG = Fraction((1 << 99_000) + 1, (1 << 98_999) + 3)
+def add(a, b):
+    return [BIG] * 60
+```"""
+    tests = ["assert [add(k, 1) for k in range(8)] == [k + 1 for k in range(8)]"]
+    start = time.perf_counter()
+    verdict = get("code")(program, tests=tests, entry_point="add")
+    assert verdict.status == "wrong" and "too large together" in verdict.detail
+    assert time.perf_counter() - start < 8.0
+
+
+def test_many_exact_fractions_a_real_program_returns_still_pass():
+    program = """```python
+from fractions import Fraction
+def convergents(n):
+    out, p, q = [], 1, 1
+    for _ in range(n):
+        out.append(Fraction(p, q))
+        p, q = p + 2 * q, p + q
+    return out
+```"""
+    tests = ["from fractions import Fraction", "assert convergents(7000)[3] == Fraction(17, 12)"]
+    assert get("code")(program, tests=tests).status == "ok"
