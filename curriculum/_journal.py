@@ -49,11 +49,12 @@ class Journal:
             header = {}
         if header.get("journal") != _MAGIC:
             raise PrescoreError(f"{self.path} is not a passband pre-scoring journal; move it away")
-        if header["settings"] != self.settings and len(lines) <= 1:  # no row scored: none lost
+        now = _flat(self.settings)
+        was = {**{k: v for k, v in _IMPLIED.items() if k in now}, **_flat(header["settings"])}
+        if was != now and len(lines) <= 1:  # no row scored: none lost
             self._write_lines([{"journal": _MAGIC, "settings": self.settings}], fresh=True)
             return
-        if header["settings"] != self.settings:
-            was, now = _flat(header["settings"]), _flat(self.settings)
+        if was != now:
             diff = [
                 f"{k} {_short(was.get(k))} there, {_short(now.get(k))} now"
                 for k in sorted(set(was) | set(now))
@@ -82,6 +83,11 @@ class Journal:
             f.write("".join(json.dumps(item, sort_keys=True) + "\n" for item in items))
             f.flush()
             os.fsync(f.fileno())
+
+
+# What a journal written before a setting was recorded sampled with (top_k and stop came in
+# stop 44; before, passband score had neither): such a journal resumes at those values.
+_IMPLIED = {"settings.top_k": "0", "settings.stop": "[]"}  # as the journal writes them
 
 
 def _flat(settings: dict, prefix: str = "") -> dict:

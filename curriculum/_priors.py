@@ -223,11 +223,11 @@ def _differences(row: Mapping[str, Any], settings: Mapping[str, Any], asked=None
             diff["prompt"] = (row.get("score_prompt_template") or None, None)
     for name in _COMPARED:
         scored, used = row.get(f"score_{name}"), settings.get(name)
-        if scored is None or used is None or (isinstance(scored, str) and scored == ""):
+        if _unrecorded(scored) or used is None:  # an empty cell: pandas reads NaN
             continue
         if name == "stop":  # a list; read back from a CSV cell, its JSON text
             scored, used = _stops(scored), _stops(used)
-            same = scored == used
+            same = sorted(set(scored)) == sorted(set(used))  # their order changes nothing
         elif name == "model":
             same = _same_model(str(scored), str(used))
         elif name == "verifier":
@@ -248,6 +248,13 @@ def _said(name: str, scored: Any, used: Any) -> str:
     if scored:
         return f"prompt (scored as the template {scored!r} builds it; training asks another)"
     return "prompt (scored on another than training asks)"
+
+
+def _unrecorded(value: Any) -> bool:
+    """A setting a row does not record: None, an empty cell, or NaN (pandas' empty cell)."""
+    if isinstance(value, (str, float)):
+        return value == "" or (isinstance(value, float) and math.isnan(value))
+    return value is None
 
 
 def _stops(value: Any) -> list[str]:

