@@ -50,6 +50,9 @@ class TrainingPriors:
     sources: dict = field(default_factory=dict)
     """Where the priors came from: ``passes/trials``, ``pass_rate``, ``*_solve_rate``: rows."""
     unrecorded: int = 0
+    older: int = 0
+    """Rows scored before the prompt, ``top_k`` and ``stop`` were recorded (stop 44): those three
+    are not compared for them; the summary says so."""
     """Rows with a prior but no sampling settings recorded (model, temperature, max tokens):
     nothing to compare them with, so none is scaled; the summary says so."""
     prior_trials: float = 8
@@ -74,6 +77,11 @@ class TrainingPriors:
             line += (
                 f"; {self.unrecorded} record no sampling settings (score_model, "
                 "score_temperature, score_max_tokens), so they count as scored by this run"
+            )
+        if self.older:
+            line += (
+                f"; {self.older} predate the record of the prompt, top_k and stop (score_prompt_"
+                "sha256, score_top_k, score_stop), which are not compared for them"
             )
         if self.mismatched:
             diff = ", ".join(_said(k, a, b) for k, (a, b) in self.differences.items())
@@ -198,8 +206,11 @@ def training_priors(
         (passes, trials), source = found
         out.sources[source] = out.sources.get(source, 0) + 1
         diff = _differences(row, settings, asked)
-        recorded = (row.get(f"score_{name}") for name in ("model", "temperature", "max_tokens"))
-        out.unrecorded += all(v is None or v == "" for v in recorded)
+        recorded = [row.get(f"score_{name}") for name in ("model", "temperature", "max_tokens")]
+        out.unrecorded += all(_unrecorded(v) for v in recorded)
+        out.older += not all(_unrecorded(v) for v in recorded) and _unrecorded(
+            row.get("score_prompt_sha256")
+        )  # scored before the prompt, top_k and stop were recorded
         if diff:
             out.mismatched += 1
             for k, pair in diff.items():

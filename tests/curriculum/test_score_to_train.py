@@ -658,3 +658,16 @@ def test_empty_cells_and_the_order_of_stop_strings_are_no_other_settings(cells, 
     assert make_sampler(rows, config, log=lines.append).metrics()["priors/used"] == 4
     said = "\n".join(lines)
     assert ("other settings" in said) == (named is not None), said
+
+
+def test_scores_from_before_the_prompt_record_say_what_was_not_compared():
+    """A regression review: a scored file from before stop 44 got full weight with the same line
+    as a perfect match, though its prompt, top_k and stop could not be compared."""
+    from passband.trainer import GRPOConfig
+    from passband.trainer.sampling import make_sampler
+
+    old = {"score_model": "m", "score_temperature": 1.0, "score_max_tokens": 64}
+    rows = [{"prompt": f"q{i}", "passes": 2, "trials": 4, **old} for i in range(3)]
+    lines: list[str] = []
+    make_sampler(rows, GRPOConfig(group_size=4, prompts_per_step=2), log=lines.append)
+    assert "3 predate the record of the prompt, top_k and stop" in lines[0], lines
