@@ -257,8 +257,8 @@ def _failure(errors: list, where: str) -> str:
 
 def _exact_multiple_of(validator, step, instance, schema):
     """``multipleOf`` in exact decimal arithmetic: jsonschema divides floats, so ``19.99`` was
-    "not a multiple of 0.01" and ``10**18`` passed ``1.5``. A float is read as its shortest
-    decimal (the literal it was parsed from: longer ones were refused, ``_json_extract``)."""
+    "not a multiple of 0.01" and ``10**18`` passed ``1.5``. An answer's number is read as it was
+    written (``_json_extract.Written``), a schema's float as its shortest decimal."""
     from jsonschema.exceptions import ValidationError
 
     if not validator.is_type(instance, "number"):
