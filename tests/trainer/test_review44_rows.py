@@ -86,18 +86,20 @@ def test_malformed_chat_rows_are_named_before_the_first_rollout(
     tiny, chat_tokenizer, tmp_path, row, said
 ):
     rows = [*_rows(3), {**row, "answer": "4"}]
-    with pytest.raises(DataError, match="row 3: .*" + re.escape(said)):
-        GRPOTrainer(tiny.model(chat_tokenizer), chat_tokenizer, rows, "exact", _config(tmp_path))
+    trainer, seen = _refused_then_skipped(tiny, chat_tokenizer, rows, tmp_path, re.escape(said))
+    assert len(trainer.rows) == 3 and any("skipping 1 of 4" in str(w.message) for w in seen)
+
+
+def _refused_then_skipped(tiny, tokenizer, rows, tmp_path, said: str):
+    """The DataError naming row 3 (``said``: a pattern after it), then the trainer with
+    ``skip_bad_rows`` and the warnings it gave."""
+    with pytest.raises(DataError, match="row 3: .*" + said):
+        GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, "exact", _config(tmp_path))
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        trainer = GRPOTrainer(
-            tiny.model(chat_tokenizer),
-            chat_tokenizer,
-            rows,
-            "exact",
-            _config(tmp_path, "skip", skip_bad_rows=True),
-        )
-    assert len(trainer.rows) == 3 and any("skipping 1 of 4" in str(w.message) for w in seen)
+        config = _config(tmp_path, "skip", skip_bad_rows=True)
+        trainer = GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, "exact", config)
+    return trainer, seen
 
 
 def test_a_final_assistant_message_of_a_prompt_is_continued(chat_tokenizer):
@@ -236,15 +238,7 @@ def test_a_row_the_chat_template_fails_on_is_named_and_skippable(tiny, tokenizer
         ),
         {**bad, "answer": "4"},
     ]
-    with pytest.raises(DataError, match="row 3: the chat template failed: .*alternate"):
-        GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, "exact", _config(tmp_path))
-    with warnings.catch_warnings(record=True):
-        warnings.simplefilter("always")
-        trainer = GRPOTrainer(
-            tiny.model(tokenizer),
-            tokenizer,
-            rows,
-            "exact",
-            _config(tmp_path, "s", skip_bad_rows=True),
-        )
+    trainer, _ = _refused_then_skipped(
+        tiny, tokenizer, rows, tmp_path, "the chat template failed: .*alternate"
+    )
     assert len(trainer.rows) == 3
