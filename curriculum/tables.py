@@ -18,7 +18,8 @@ a directory                 a dataset saved with ``datasets``' ``save_to_disk`` 
 Every problem raises ``passband.errors.DataError`` naming ``file:line``: a line that is not JSON,
 a line that is not an object, bytes that are not UTF-8. Writes (``write_rows``) keep every row's
 columns (a row without one holds null there), refuse a Parquet or saved-dataset column that mixes
-types with a ``DataError`` naming it (``check_writable`` says so before the work), and are atomic (a
+types, would turn an int into a float (3 into 3.0) or holds an int past 64 bits, with a
+``DataError`` naming it (``check_writable`` says so before the work), and are atomic (a
 sibling temporary, then a rename): a killed run never leaves a half-written output behind. Heavy
 readers (pyarrow, datasets) load lazily.
 """
@@ -181,7 +182,69 @@ def _arrow_table(rows: list[dict], path: Path):
             arrays[column] = pa.array(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
             raise DataError(_mixed(path, column, values, exc)) from None
+        except OverflowError:  # an integer past 64 bits
+            big = next((i for i, v in enumerate(values) if _too_big(v)), "?")
+            raise DataError(
+                f"{path}: column {column!r} row {big} holds an integer outside the signed 64-bit "
+                f"range, which {path.suffix or 'a saved dataset'} cannot hold; write a .jsonl "
+                "output instead, or store the column as text"
+            ) from None
+        if _holds_floats(arrays[column].type):  # where an int would come back a float
+            _check_kept(path, column, values, arrays[column])
     return pa.table(arrays)
+
+
+def _holds_floats(kind) -> bool:
+    """Whether an Arrow type holds floats at any depth."""
+    import pyarrow as pa
+
+    if pa.types.is_floating(kind):
+        return True
+    if pa.types.is_struct(kind):
+        return any(_holds_floats(kind.field(i).type) for i in range(kind.num_fields))
+    if pa.types.is_map(kind):
+        return _holds_floats(kind.key_type) or _holds_floats(kind.item_type)
+    value_type = getattr(kind, "value_type", None)  # the list types
+    return value_type is not None and _holds_floats(value_type)
+
+
+def _too_big(value) -> bool:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return not -(2**63) <= value < 2**63
+    if isinstance(value, dict):
+        return any(_too_big(v) for v in value.values())
+    return isinstance(value, (list, tuple)) and any(_too_big(v) for v in value)
+
+
+def _check_kept(path: Path, column: str, values: list, array) -> None:
+    """A ``DataError`` naming the first cell that Arrow would change: an integer widened to a
+    float where the column also holds floats (3 would come back as 3.0), at any depth."""
+    import pyarrow as pa
+
+    if pa.types.is_floating(array.type):  # flat: only a Python int changes
+        if not any(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            return
+    for i, (v, b) in enumerate(zip(values, array.to_pylist())):
+        if _as_written(v) != _as_written(b):
+            raise DataError(
+                f"{path}: column {column!r} row {i}: {v!r} would be written as {b!r} "
+                f"({path.suffix or 'a saved dataset'} holds one type per column); write a .jsonl "
+                "output instead, or make the column's cells one type"
+            )
+
+
+def _as_written(value) -> str:
+    """``value`` as JSON, where 3 and 3.0 differ; a dict's null entries left out, as Arrow
+    fills a key that only some rows' dicts hold with null."""
+    return json.dumps(_without_nulls(value), sort_keys=True, default=str)
+
+
+def _without_nulls(value):
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def _mixed(path: Path, column: str, values: list, exc: Exception) -> str:

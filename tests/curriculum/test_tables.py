@@ -115,3 +115,36 @@ def test_a_directory_that_is_no_saved_dataset_is_never_replaced(tmp_path):
     (tmp_path / "empty").mkdir()
     write_rows(ROWS, tmp_path / "empty")
     assert read_rows(tmp_path / "saved") == ROWS[:1] and read_rows(tmp_path / "empty") == ROWS
+
+
+@pytest.mark.parametrize("name", ["t.parquet", "t"])
+@pytest.mark.parametrize(
+    "cells, row",
+    [
+        ([3, 3.5], r"row 0: 3 would be written as 3\.0"),  # was silently 3.0 on reading back
+        ([[2.5], [1, 2.5]], r"row 1: \[1, 2\.5\] would be written as \[1\.0, 2\.5\]"),
+        ([{"x": 0.5}, {"x": 2}], r"row 1: \{'x': 2\} would be written as \{'x': 2\.0\}"),
+    ],
+)
+def test_an_int_a_column_would_turn_into_a_float_is_refused(tmp_path, name, cells, row):
+    rows = [{"answer": c} for c in cells]
+    with pytest.raises(DataError, match=rf"column 'answer' {row}.*\.jsonl"):
+        write_rows(rows, tmp_path / name)
+    assert not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize("big", [2**63, -(2**63) - 1, [1, 2**70], {"x": 2**64}])
+def test_an_integer_past_64_bits_is_named_not_an_overflow_traceback(tmp_path, big):
+    with pytest.raises(DataError, match=r"column 'n' row 1 holds an integer outside the signed 64"):
+        write_rows([{"n": None}, {"n": big}], tmp_path / "t.parquet")
+
+
+def test_what_arrow_keeps_as_written_is_still_written(tmp_path):
+    rows = [
+        {"n": 2**63 - 1, "f": 1.0, "x": float("nan"), "d": {"a": 1}, "l": [1.5, 2.0]},
+        {"n": -(2**63), "f": None, "x": 2.5, "d": {"b": 2.5}, "l": []},
+    ]
+    write_rows(rows, tmp_path / "t.parquet")
+    back = read_rows(tmp_path / "t.parquet")
+    assert [r["n"] for r in back] == [2**63 - 1, -(2**63)]
+    assert back[1]["d"] == {"a": None, "b": 2.5} and back[0]["l"] == [1.5, 2.0]
