@@ -7,7 +7,8 @@ verifier grades that way, so expected values and comparisons never enter the san
 How a run works: a pool of zygote workers (one warm ``python -I`` each, default one per core)
 forks one child per run; the child sets up the sandbox below and then executes the program inside
 the already-warm interpreter (Python) or compiles and execs it (C, C++). A fork costs about a
-millisecond where a fresh interpreter costs tens.
+millisecond where a fresh interpreter costs tens. ``compile_once`` (``build.py``) compiles a C or
+C++ program once, under the compiler's own limits, and runs the binary on each input.
 
 What is isolated (each item is tried when a worker starts; what fails is reported, never assumed):
 
@@ -59,12 +60,15 @@ import sys as _sys
 import types as _types
 
 from passband.sandbox._isolation import cheap_probe as _cheap_probe
+from passband.sandbox.build import COMPILE_LIMITS, Build, compile_once
 from passband.sandbox.languages import LANGUAGES, Language, register_language
 from passband.sandbox.limits import ExecResult, Limits
 from passband.sandbox.pool import Pool, SandboxError, default_pool, run
 from passband.sandbox.session import CandidateError, CandidateGone, RemoteObject, Session
 
 __all__ = [
+    "Build",
+    "COMPILE_LIMITS",
     "CandidateError",
     "CandidateGone",
     "ExecResult",
@@ -76,6 +80,7 @@ __all__ = [
     "SandboxError",
     "Session",
     "capabilities",
+    "compile_once",
     "default_pool",
     "register_language",
     "run",

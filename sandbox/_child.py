@@ -10,6 +10,7 @@ less isolation than reported.
 
 from __future__ import annotations
 
+import binascii
 import builtins
 import io
 import os
@@ -47,6 +48,10 @@ def receive(ctrl, paths: dict, plan: dict, fds: dict, theirs: list) -> None:
             path = os.path.join(job["workdir"], name)
             with open(path, "w", encoding="utf-8", errors="replace") as fh:
                 fh.write(content)
+        for name, content in (job.get("binaries") or {}).items():
+            fd = os.open(os.path.join(job["workdir"], name), os.O_WRONLY | os.O_CREAT, 0o755)
+            with open(fd, "wb") as fh:
+                fh.write(binascii.a2b_base64(content))
         spill = os.path.join(job["workdir"], ".passband-stdin")  # goes with the directory
         fds = {**fds, 0: _stdin_fd(job.get("stdin") or "", spill)}
         if passed:

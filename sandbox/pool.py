@@ -8,6 +8,7 @@ worker that dies or stops answering is killed and replaced; ``run`` then re-subm
 from __future__ import annotations
 
 import atexit
+import base64
 import os
 import socket
 import subprocess
@@ -147,9 +148,11 @@ class Pool:
         stdin: str = "",
         limits: Limits = Limits(),
         language: str | Language = "python",
-        files: dict[str, str] | None = None,
+        files: dict[str, str | bytes] | None = None,
     ) -> ExecResult:
-        """Run ``code`` once in a fresh sandbox and return what it did. Never raises on program behaviour."""
+        """Run ``code`` once in a fresh sandbox and return what it did. Never raises on program
+        behaviour. ``files``: more files for the working directory; ``bytes`` are written as
+        executables (a program compiled once: ``build.py``)."""
         job = _job("run", code, stdin, limits, language, files)
         for attempt in range(_RETRIES + 1):
             worker = self._acquire()
@@ -167,7 +170,9 @@ class Pool:
             return result
         raise AssertionError("unreachable")
 
-    def session(self, code: str, *, limits: Limits = Limits(), files: dict[str, str] | None = None):
+    def session(
+        self, code: str, *, limits: Limits = Limits(), files: dict[str, str | bytes] | None = None
+    ):
         """Start ``code`` (Python) in a sandbox and keep it alive to answer calls; see ``Session``."""
         from passband.sandbox.session import Session
 
@@ -276,13 +281,20 @@ def _job(mode, code, stdin, limits, language, files) -> dict:
             raise ValueError(
                 f"file name {name!r} must be a plain name other than {lang.source_file!r}"
             )
+    files = dict(files or {})
+    for name, content in files.items():
+        if not isinstance(content, (str, bytes)):
+            raise TypeError(f"file {name!r} must be str or bytes, got {type(content).__name__}")
     return {
         "mode": mode,
         "code": code,
         "stdin": stdin or "",
         "limits": limits.to_wire(),
         "language": lang.to_wire(),
-        "files": dict(files or {}),
+        "files": {k: v for k, v in files.items() if isinstance(v, str)},
+        "binaries": {  # executables, such as a program compiled once (build.py)
+            k: base64.b64encode(v).decode() for k, v in files.items() if isinstance(v, bytes)
+        },
         "sent_at": time.time(),
     }
 
@@ -307,7 +319,7 @@ def run(
     stdin: str = "",
     limits: Limits = Limits(),
     language: str | Language = "python",
-    files: dict[str, str] | None = None,
+    files: dict[str, str | bytes] | None = None,
 ) -> ExecResult:
     """Run ``code`` in the default pool's sandbox. See ``Pool.run``."""
     return default_pool().run(code, stdin=stdin, limits=limits, language=language, files=files)

@@ -13,6 +13,8 @@ import re
 from decimal import Decimal
 
 from passband.sandbox import SandboxError, default_pool
+from passband.sandbox.build import COMPILE_LIMITS, compile_once
+from passband.sandbox.languages import get_language
 from passband.verifiers._code_harness import Check, HarnessFault
 
 __all__ = ["grade_io", "outputs_match", "tail"]
@@ -24,6 +26,9 @@ def grade_io(program, cases, limits, language, tol, partial) -> tuple[list[Check
             "reference field 'io' must be a non-empty list of {'stdin', 'stdout'} objects"
         )
     pool, checks, timed_out = default_pool(), [], False
+    build = _built(program, language, pool)
+    if build is not None and not build.ok:
+        return [_unbuilt(build.result, i) for i in range(len(cases) if partial else 1)], False
     for i, case in enumerate(cases):
         if not isinstance(case, dict) or not isinstance(
             case.get("stdout", case.get("output")), str
@@ -33,9 +38,11 @@ def grade_io(program, cases, limits, language, tol, partial) -> tuple[list[Check
         # the output cap must never fail a right answer: allow twice the expected output, at least
         cap = max(limits.max_output_bytes, 2 * len(want.encode("utf-8", "replace")) + (64 << 10))
         case_limits = dataclasses.replace(limits, max_output_bytes=min(cap, 1 << 30))
-        result = pool.run(
-            program, stdin=str(case.get("stdin") or ""), limits=case_limits, language=language
-        )
+        stdin = str(case.get("stdin") or "")
+        if build is not None:
+            result = build.run(stdin=stdin, limits=case_limits, pool=pool)
+        else:
+            result = pool.run(program, stdin=stdin, limits=case_limits, language=language)
         if result.setup_error:
             raise SandboxError(result.setup_error)
         label = f"io case {i}"
@@ -62,6 +69,30 @@ def grade_io(program, cases, limits, language, tol, partial) -> tuple[list[Check
         if not partial and not checks[-1].passed:
             break
     return checks, timed_out
+
+
+def _built(program, language, pool):
+    """The program compiled once (a language with an artifact: C, C++), else None: it runs as
+    it is (Python) or compiles inside each run (a language without an artifact)."""
+    lang = get_language(language)
+    if not lang.artifact:
+        return None
+    build = compile_once(program, lang, pool=pool)
+    if build.result.setup_error:
+        raise SandboxError(build.result.setup_error)
+    return build
+
+
+def _unbuilt(result, i: int) -> Check:
+    """Case ``i``'s failed check when the program did not compile: a wrong answer, with why."""
+    why = (
+        f"timed out after {COMPILE_LIMITS.timeout_s:g} s"
+        if result.timed_out
+        else "ran out of memory"
+        if result.memory_exceeded
+        else f"exit code {result.exit_code}"
+    )
+    return Check(f"io case {i}", False, "wrong", f"compile failed ({why}): {tail(result.stderr)}")
 
 
 def outputs_match(got: str, want: str, float_tol: float | None = None) -> bool:

@@ -13,7 +13,10 @@ Reference fields (dataset columns), one of:
   (where the expected number has a point or an exponent; an expected integer must be equal).
 Per-call options (reference fields or factory arguments): ``timeout_s``, ``memory_mb``,
 ``partial_credit`` (score = fraction of checks passed instead of all-or-nothing), ``language``
-(``io`` only: ``python``, ``c``, ``cpp``).
+(``io`` only: ``python``, ``c``, ``cpp``). C and C++ are compiled once per completion, in the
+sandbox under the compiler's own limits (``passband.sandbox.COMPILE_LIMITS``: 20 s, 1 GiB), and each
+case runs the binary under ``timeout_s`` / ``memory_mb``; a program that does not compile fails
+every case.
 
 The code is the last fenced block tagged python (or the language asked for), else the last fenced
 block, else the whole completion; among several blocks, the last one defining a name the tests call
@@ -70,6 +73,8 @@ import re
 from collections.abc import Mapping
 
 from passband.sandbox import Limits, SandboxError
+from passband.sandbox.build import COMPILE_LIMITS
+from passband.sandbox.languages import get_language
 from passband.verifiers._code_calls import entry_ok, entry_parts, grade_calls, readings
 from passband.verifiers._code_harness import Check, HarnessFault, called_names
 from passband.verifiers._code_io import grade_io, outputs_match
@@ -126,7 +131,8 @@ class _Code:
         io = reference.get("io")
         if io is None:  # a second reading may run (``_code_calls``): its own ``timeout_s``
             return each * readings(reference.get("entry_point"))
-        return each * (len(io) if isinstance(io, (list, tuple)) and io else 1)
+        cases = len(io) if isinstance(io, (list, tuple)) and io else 1
+        return each * cases + _compile_time(reference.get("language") or "python")
 
     def __call__(
         self,
@@ -185,6 +191,14 @@ class _Code:
         except Exception as exc:  # noqa: BLE001 - a verifier never raises; this is our bug, say so
             return Verdict.error(f"code verifier failed: {type(exc).__name__}: {exc}"[:500])
         return _verdict(checks, timed_out, partial)
+
+
+def _compile_time(language) -> float:
+    """The compile's deadline where ``language`` builds its program once (C, C++), else 0."""
+    try:
+        return COMPILE_LIMITS.timeout_s if get_language(language).artifact else 0.0
+    except (ValueError, TypeError):  # an unknown language: the call says so, as an error
+        return 0.0
 
 
 def extract_code(text: str, language: str = "python", defines: tuple[str, ...] = ()) -> str | None:

@@ -14,6 +14,7 @@ import time
 import pytest
 
 import passband.verifiers.code as code_module
+from passband.sandbox import COMPILE_LIMITS
 from passband.verifiers import get
 from passband.verifiers.code import code_verifier, extract_code, outputs_match
 
@@ -827,3 +828,33 @@ def test_a_sliced_generator_is_wrong_and_a_failed_check_outweighs_a_harness_one(
     mixed = ["assert first(5) == [2, 3, 5, 7, 11]", "assert first(lambda: 0) == [1]"]
     wrong = get("code")("def first(n):\n    return [1]\n", tests=mixed, partial_credit=True)
     assert wrong.status == "wrong", wrong
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+def test_io_in_cpp_compiles_once_under_the_compilers_own_limits(monkeypatch):
+    """Each case compiled the program again, inside the program's limits: at memory_mb = 128 g++
+    ran out of memory on <bits/stdc++.h> and a right program failed every case."""
+    from passband.verifiers import _code_io
+
+    builds = []
+    real = _code_io.compile_once
+    monkeypatch.setattr(_code_io, "compile_once", lambda *a, **k: builds.append(1) or real(*a, **k))
+    src = "#include <bits/stdc++.h>\nusing namespace std;\nint main(){long a,b;cin>>a>>b;cout<<a+b<<endl;}"
+    cases = [{"stdin": f"{i} {i + 1}\n", "stdout": f"{2 * i + 1}\n"} for i in range(4)]
+    v = code(f"```cpp\n{src}\n```", io=cases, language="cpp", memory_mb=128, timeout_s=5)
+    assert (v.status, v.score, len(builds)) == ("ok", 1.0, 1), v.detail
+    wrong = code(f"```cpp\n{src.replace('a+b', 'a*b')}\n```", io=cases, language="cpp")
+    assert wrong.status == "wrong"
+    broken = code(
+        "```cpp\nint main(){ return x; }\n```", io=cases, language="cpp", partial_credit=True
+    )
+    assert broken.status == "wrong" and broken.detail.startswith("0/4 checks passed")
+    assert "compile failed (exit code 1)" in broken.detail
+
+
+def test_time_limit_counts_the_compile_for_languages_that_build_once():
+    c = code_verifier(timeout_s=2)
+    io = [{"stdin": "", "stdout": "1"}] * 3
+    assert c.time_limit({"io": io}) == 6
+    assert c.time_limit({"io": io, "language": "cpp"}) == 6 + COMPILE_LIMITS.timeout_s
+    assert c.time_limit({"io": io, "language": "cobol"}) == 6
