@@ -35,7 +35,9 @@ def test_output_exactly_at_the_cap_is_whole_and_one_byte_more_is_truncated(pool)
 
 
 def test_stderr_is_capped_on_its_own_and_stdout_kept(pool):
-    code = "import sys\nprint('fine', flush=True)\nsys.stderr.write('e' * 9000)\nsys.stderr.flush()\n"
+    code = (
+        "import sys\nprint('fine', flush=True)\nsys.stderr.write('e' * 9000)\nsys.stderr.flush()\n"
+    )
     r = pool.run(code, limits=Limits(timeout_s=10.0, max_output_bytes=4000))
     assert r.stdout == "fine\n" and not r.stdout_truncated
     assert r.stderr == "e" * 4000 and r.stderr_truncated
