@@ -5,6 +5,7 @@ fails at once with its name rather than mid-run.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -29,7 +30,8 @@ _METHODS = ("sample", "observe", "state_dict", "load_state_dict", "metrics")
 
 
 class Sampler:
-    """The interface the GRPO loop calls; subclass it, or pass any object with these methods."""
+    """The interface the GRPO loop calls; subclass it, or pass any object with these methods
+    (``sample(n)`` alone will do: a refill then leaves out the step's prompts itself)."""
 
     def sample(self, n: int, exclude: Iterable[Any] = ()) -> list:
         raise NotImplementedError
@@ -134,7 +136,7 @@ def check_sampler_rows(sampler: Any, kept: Sequence[int] | None) -> Any:
 
 
 def check_ids(sampler: Any, ids: Sequence[Any], n_rows: int) -> Sequence[Any]:
-    """``ids`` when every one is a row position of the training data, else a ``ConfigError``
+    """``ids`` (as ``int``) when every one is a row position of the training data, else a ``ConfigError``
     naming the first that is not: the trainer looks rows up by position, so a sampler built on
     other ids (strings, an offset range) must say so before a lookup fails or picks a wrong row."""
     for i in ids:
@@ -144,19 +146,35 @@ def check_ids(sampler: Any, ids: Sequence[Any], n_rows: int) -> Sequence[Any]:
                 f"must draw row positions 0..{n_rows - 1} of train_dataset (build it as "
                 "Curriculum(range(len(train_dataset)), ...))"
             )
-    return ids
+    return [int(i) for i in ids]  # numpy ints as Python ints: they are logged as JSON
 
 
 def draw(sampler: Any, n: int, used: Sequence[Any]) -> list:
     """A step's draw of ``n`` prompts, avoiding ``used`` (a refill); a ``ConfigError`` naming the
-    sampler when a step's first draw is empty, which would end the run with nothing trained."""
-    ids = list(sampler.sample(n, exclude=used) if used else sampler.sample(n))
+    sampler when a step's first draw is empty, which would end the run with nothing trained.
+    A sampler whose ``sample`` takes no ``exclude`` (the minimal interface, ``sample(n)``) is
+    asked for ``n`` and what the step already has is left out of its draw."""
+    if not used:
+        ids = list(sampler.sample(n))
+    elif _takes_exclude(sampler.sample):
+        ids = list(sampler.sample(n, exclude=used))
+    else:
+        have = set(used)
+        ids = [i for i in sampler.sample(n) if i not in have]
     if not used and n > 0 and not ids:
         raise ConfigError(
             f"sampler {type(sampler).__name__}.sample({n}) drew no prompt ids; every step needs "
             "at least one (a sampler that runs out of prompts should start them over)"
         )
     return ids
+
+
+def _takes_exclude(sample) -> bool:
+    try:
+        params = inspect.signature(sample).parameters
+    except (TypeError, ValueError):  # no signature to read: assume the full interface
+        return True
+    return "exclude" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 def sampler_estimates(sampler: Any) -> dict:

@@ -296,11 +296,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
                 if ids and c.filter_zero_variance and c.max_refill_rounds > 0:
                     chance = predicted_signal(self.sampler, ids)
                     more = draws_for(needed, chance, min(len(self.rows), room), c.max_oversample)
-                    ids += (
-                        self.sampler.sample(more - needed, exclude=used + ids)
-                        if more > needed
-                        else []
-                    )
+                    ids += draw(self.sampler, more - needed, used + ids) if more > needed else []
             if not ids:  # nothing left to draw: no round
                 break
             rounds += 1
@@ -321,7 +317,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
         depend on which rank draws it or what shares its batch. Answers per prompt: ``G`` each,
         or the sampler's split of ``G`` x prompts (``[curriculum] adaptive_group_size``)."""
         c, G = self.config, self.config.group_size
-        check_ids(self.sampler, prompt_ids, len(self.rows))  # row positions, or a ConfigError
+        prompt_ids = check_ids(self.sampler, prompt_ids, len(self.rows))  # positions, or an error
         sizes = round_group_sizes(self.sampler, prompt_ids, G)
         per_call = rollout_rows(c, self.dist.world_size) // G  # prompts per generate call
         chunks = self.dist.shard_chunks(len(prompt_ids), max(1, per_call))
