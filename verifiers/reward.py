@@ -117,7 +117,7 @@ class Reward:
                 reference[field] = reference[column]
         components = {name: 0.0 for name in self.component_names}
         for gate in self.gates:
-            verdict = self._run(gate, completion, reference)
+            verdict = self._run(gate, completion, reference, num_tokens)
             components[gate] = self._terms[gate].weight * verdict.score
             if not verdict.passed:
                 note = clip(f"gate {gate!r} failed: {verdict.detail}")
@@ -132,7 +132,7 @@ class Reward:
         verdicts = {g: None for g in self.gates}
         for name, term in self._terms.items():
             if name not in verdicts:
-                verdicts[name] = self._run(name, completion, reference)
+                verdicts[name] = self._run(name, completion, reference, num_tokens)
                 components[name] = term.weight * verdicts[name].score
         for name, verdict in verdicts.items():
             if verdict is not None and not verdict.checkable:
@@ -146,13 +146,15 @@ class Reward:
         total = sum(components.values())
         return self._apply_penalties(completion, primary, num_tokens, components, total, note)
 
-    def _run(self, name: str, completion: str, reference: dict) -> Verdict:
+    def _run(self, name: str, completion: str, reference: dict, num_tokens=None) -> Verdict:
         term = self._terms[name]
         accepted = (
             reference
             if term.fields is None
             else {k: v for k, v in reference.items() if k in term.fields}
         )
+        if num_tokens is not None and isinstance(term.verifier, Reward):  # its penalties count
+            accepted = {**accepted, NUM_TOKENS: num_tokens}  # tokens, as this one's do
         return call_safely(term.verifier, completion, accepted, name)
 
     def _apply_penalties(

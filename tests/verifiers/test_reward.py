@@ -72,6 +72,15 @@ def test_num_tokens_reaches_penalties_not_verifiers():
     assert reward("abc", answer="1", num_tokens=5).score == 1.0
 
 
+def test_a_reward_nested_as_a_term_gets_the_token_count_for_its_own_penalties():
+    """The outer Reward popped num_tokens, so the inner one's penalties counted characters."""
+    inner = Reward({"spy": _Spy({})}, penalties=[length_cap(10)])
+    outer = Reward({"task": inner, "also": (_Spy({}), 0.0)})
+    assert outer("abc", answer="1", num_tokens=11).score == 0.0  # 11 tokens over the cap of 10
+    assert outer("abc", answer="1", num_tokens=5).score == 1.0
+    assert outer("a" * 50, answer="1").score == 0.0  # no count given: characters, as before
+
+
 class _Spy:
     def __init__(self, seen):
         self.seen = seen
