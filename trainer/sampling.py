@@ -25,6 +25,7 @@ import numpy as np
 from passband.curriculum import Curriculum, CurriculumConfig
 from passband.curriculum._priors import row_prior, training_priors
 from passband.curriculum._success import decides_by_verdict, success_source
+from passband.errors import ConfigError
 from passband.trainer._data import prompt_of
 from passband.trainer._sampler_api import (  # noqa: F401 - the seam, re-exported
     Sampler,
@@ -233,10 +234,16 @@ def make_sampler(
     if unused:
         known = set(ids)
         odd = next((k for k in priors if k not in known), None)
-        line += (
-            f"; {unused} of the {len(priors)} keys match no prompt position (0..{len(ids) - 1}), "
+        what = (
+            f"{unused} of the {len(priors)} keys match no prompt position (0..{len(ids) - 1}), "
             f"e.g. {odd!r}" + (" (a string: positions are ints)" if isinstance(odd, str) else "")
         )
+        if not used:  # not one prior would reach the curriculum: a mistake, not a choice
+            raise ConfigError(f"GRPOTrainer: priors= {what}; key them by row position")
+        line += f"; {what}"
+    scored = sum(1 for row in rows if _has_prior(row))
+    if scored:
+        line += f"; the pre-scores of {scored} rows are not used (priors= replaces them)"
     log(line)
     return curriculum
 

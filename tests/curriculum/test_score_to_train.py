@@ -169,10 +169,25 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tiny_model, tmp_path, capsys):
     tok = AutoTokenizer.from_pretrained(tiny_model)
     trainer = GRPOTrainer(model, tok, rows, "regex", config, priors={0: (8, 8), 1: (0, 8)})
     assert "priors for 2 of 6 prompts (given to GRPOTrainer)" in capsys.readouterr().out
+    scored = [{**row, "passes": 1, "trials": 4} for row in rows[:4]] + rows[4:]
+    GRPOTrainer(
+        model,
+        tok,
+        scored,
+        "regex",
+        config.replace(output_dir=str(tmp_path / "p")),
+        priors={0: (8, 8)},
+    )
+    # the rows' own pre-scores were dropped without a word
+    assert (
+        "the pre-scores of 4 rows are not used (priors= replaces them)" in capsys.readouterr().out
+    )
     assert trainer.sampler.classify(0) == "too_easy" and trainer.sampler.classify(1) == "too_hard"
     # keys that name no prompt position are counted as such, not reported as priors; once, in
     # the start line (a warning said the same again)
     import warnings
+
+    from passband.errors import ConfigError
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -182,20 +197,21 @@ def test_grpo_trainer_takes_priors_or_any_sampler(tiny_model, tmp_path, capsys):
             rows,
             "regex",
             config.replace(output_dir=str(tmp_path / "k")),
-            priors={99: (1, 4), 7: (2, 4)},
+            priors={99: (1, 4), 7: (2, 4), 2: (1, 4)},
         )
     printed = capsys.readouterr().out
-    assert "priors for 0 of 6 prompts" in printed and "2 of the 2 keys match no prompt" in printed
+    assert "priors for 1 of 6 prompts" in printed and "2 of the 3 keys match no prompt" in printed
     assert "e.g. 99" in printed
-    trainer = GRPOTrainer(  # keys read from JSON are strings: the line says so
-        model,
-        tok,
-        rows,
-        "regex",
-        config.replace(output_dir=str(tmp_path / "s")),
-        priors={"0": (1, 4)},
-    )
-    assert "e.g. '0' (a string: positions are ints)" in capsys.readouterr().out
+    # not one key matching is a mistake: the run would train with no priors at all
+    with pytest.raises(ConfigError, match=r"priors= 1 of the 1 keys .* e.g. '0' \(a string: pos"):
+        GRPOTrainer(  # keys read from JSON are strings: the error says so
+            model,
+            tok,
+            rows,
+            "regex",
+            config.replace(output_dir=str(tmp_path / "s")),
+            priors={"0": (1, 4)},
+        )
     assert not [w for w in caught if "match no prompt" in str(w.message)], caught
 
     class Fixed(Sampler):  # the seam: a user's own sampler, nothing else required
