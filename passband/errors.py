@@ -5,7 +5,9 @@
     PassbandError                    anything the user can fix; the CLI prints it and exits 2
     ├── UsageError                   a wrong flag, path or combination of options
     │   ├── ConfigError (ValueError)     a TOML key, type or value; names the field
-    │   │   └── UnknownSettingError (TypeError)  a keyword a config class has no field for
+    │   │   ├── UnknownSettingError (TypeError)  a keyword a config class has no field for
+    │   │   ├── UnknownNameError (KeyError)      a verifier / penalty / advantage name not registered
+    │   │   └── WrongTypeError (TypeError)       an argument of the wrong kind (a reward of 3)
     │   └── DataError (ValueError)       a table or row: names file:line or the row and column
     ├── RunDirError (FileExistsError)    output_dir is in use by another run, or holds one
     ├── CheckpointError                  no checkpoint can be loaded; names the file
@@ -25,6 +27,8 @@ __all__ = [
     "UsageError",
     "ConfigError",
     "UnknownSettingError",
+    "UnknownNameError",
+    "WrongTypeError",
     "DataError",
     "RunDirError",
     "CheckpointError",
@@ -46,6 +50,19 @@ class ConfigError(UsageError, ValueError):
 
 class UnknownSettingError(ConfigError, TypeError):
     """A keyword a config class has no field for (also a ``TypeError``, as Python raises for one)."""
+
+
+class UnknownNameError(ConfigError, KeyError):
+    """A name that is not registered (a verifier, penalty, advantage or loss); the message lists
+    the known ones. Also a ``KeyError``, as the lookup raised before."""
+
+    def __str__(self) -> str:  # a KeyError prints its message quoted, escapes and all
+        return str(self.args[0]) if self.args else ""
+
+
+class WrongTypeError(ConfigError, TypeError):
+    """An argument of the wrong kind, such as a reward that is neither a verifier name nor a
+    callable (also a ``TypeError``, as Python raises for one)."""
 
 
 class DataError(UsageError, ValueError):

@@ -14,7 +14,7 @@ from typing import Any
 
 from passband.curriculum._success import describe_success_rule, with_success_rule
 from passband.curriculum.prescore_config import describe_verifier
-from passband.errors import UsageError
+from passband.errors import UsageError, WrongTypeError
 from passband.trainer._data import prompt_of
 from passband.verifiers import Reward, Verdict, get, is_trl_reward, verify_batch
 from passband.verifiers._from_trl import TOKEN_IDS, adapted, is_adapted
@@ -48,7 +48,7 @@ class Scorer:
             get(self.reward)  # unknown name: KeyError listing the known ones, before any rollout
         elif not callable(self.reward):
             several = isinstance(self.reward, (list, tuple))
-            raise TypeError(
+            raise WrongTypeError(
                 "reward must be a verifier name, a Reward or a callable "
                 "(completion, **row) -> float | Verdict (or a TRL reward function); got "
                 f"{type(self.reward).__name__}"

@@ -12,6 +12,8 @@ import difflib
 import importlib
 from collections.abc import Callable, Iterator
 
+from passband.errors import UnknownNameError
+
 __all__ = [
     "Registry",
     "ADVANTAGE_REGISTRY",
@@ -64,7 +66,7 @@ class Registry:
         except KeyError:
             close = difflib.get_close_matches(str(name), self.names(), n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise KeyError(
+            raise UnknownNameError(
                 f"unknown {self.kind} {name!r}.{hint} Known: {', '.join(self.names())}"
             ) from None
 

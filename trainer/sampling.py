@@ -222,9 +222,17 @@ def make_sampler(
     if priors is None:
         found = _data_priors(rows, config, model, log, kept, reward)
         return Curriculum(ids, priors=found, seed=config.seed, config=cur_cfg, texts=texts)
+    return _given_priors(rows, priors, cur_cfg, config.seed, texts, log)
+
+
+def _given_priors(rows, priors: Mapping, cur_cfg, seed, texts, log: Callable[[str], None]):
+    """The curriculum on ``priors=`` (``GRPOTrainer``'s), and its start line: how many prompts
+    got one, the keys that name no prompt (all of them: a ``ConfigError``), and the rows' own
+    pre-scores it replaces."""
+    ids = list(range(len(rows)))
     with warnings.catch_warnings():  # the line below names the keys that match no prompt
         warnings.filterwarnings("ignore", r".* prior keys match no prompt id")
-        curriculum = Curriculum(ids, priors=priors, seed=config.seed, config=cur_cfg, texts=texts)
+        curriculum = Curriculum(ids, priors=priors, seed=seed, config=cur_cfg, texts=texts)
     counts = curriculum.metrics()
     used, unused = int(counts["priors/used"]), int(counts["priors/unused"])
     line = (

@@ -15,7 +15,7 @@ import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from passband.errors import did_you_mean
+from passband.errors import UnknownNameError, did_you_mean
 from passband.verifiers._repetition import plain_words, repeated_share, split_runs, worst_window
 from passband.verifiers._text import visible
 from passband.verifiers.verdict import Verdict
@@ -71,7 +71,7 @@ def get_penalty(name: str) -> Callable[..., object]:
         return _PENALTIES[name]
     except KeyError:
         known = penalty_names()
-        raise KeyError(
+        raise UnknownNameError(
             f"unknown penalty {name!r} (known: {', '.join(known)}).{did_you_mean(name, known)}"
         ) from None
 

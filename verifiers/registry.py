@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import metadata
 
-from passband.errors import did_you_mean
+from passband.errors import UnknownNameError, WrongTypeError, did_you_mean
 from passband.verifiers.verdict import Verdict
 
 Verifier = Callable[..., Verdict]
@@ -27,7 +27,7 @@ def register(name: str, *, replace: bool = False) -> Callable[[Verifier], Verifi
 
     def decorator(fn: Verifier) -> Verifier:
         if not callable(fn):
-            raise TypeError(f"verifier {name!r} must be callable, got {type(fn).__name__}")
+            raise WrongTypeError(f"verifier {name!r} must be callable, got {type(fn).__name__}")
         if name in _REGISTRY and not replace and _REGISTRY[name] is not fn:
             raise ValueError(
                 f"a verifier named {name!r} is already registered ({_describe(_REGISTRY[name])}); "
@@ -50,8 +50,10 @@ def get(name: str) -> Verifier:
     except KeyError:
         known = names()
         if name in _BROKEN:
-            raise KeyError(f"verifier plugin {name!r} is installed but {_BROKEN[name]}") from None
-        raise KeyError(
+            raise UnknownNameError(
+                f"verifier plugin {name!r} is installed but {_BROKEN[name]}"
+            ) from None
+        raise UnknownNameError(
             f"unknown verifier {name!r}.{did_you_mean(name, known)} Known verifiers: "
             f"{', '.join(known)}"
         ) from None

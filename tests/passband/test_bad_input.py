@@ -232,3 +232,24 @@ def test_a_full_disk_is_a_message_naming_the_file_not_a_traceback(tmp_path, caps
         assert f"error: no space left on {out}" in capsys.readouterr().err
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_unknown_names_and_wrong_kinds_are_passband_errors_keeping_their_builtin_bases():
+    """A bare KeyError (its message printed quoted, escapes and all) and a bare TypeError."""
+    from passband.errors import ConfigError, UnknownNameError, WrongTypeError
+    from passband.trainer._scoring import Scorer
+    from passband.trainer.registry import ADVANTAGE_REGISTRY
+    from passband.verifiers import get, get_penalty
+
+    for lookup, name in [
+        (get, "wordcount"),
+        (get_penalty, "overlnog"),
+        (ADVANTAGE_REGISTRY.get, "grop"),
+    ]:
+        with pytest.raises(UnknownNameError) as info:
+            lookup(name)
+        assert isinstance(info.value, KeyError) and isinstance(info.value, ConfigError)
+        assert str(info.value).startswith("unknown ") and not str(info.value).startswith('"')
+    with pytest.raises(WrongTypeError, match="reward must be a verifier name") as info:
+        Scorer(reward=3)
+    assert isinstance(info.value, TypeError)
