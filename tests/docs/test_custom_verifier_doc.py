@@ -23,3 +23,21 @@ def test_doc_code_blocks_run(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "status='ok'" in done.stdout and "1.5" in done.stdout
     assert "RuntimeWarning" not in done.stderr  # ran in workers, not the inline fallback
+
+
+def test_each_doc_block_runs_on_its_own(tmp_path):
+    """A reader copies one block: the "Coming from TRL" one failed alone (``Reward`` unimported)."""
+    blocks = BLOCK.findall(DOC.read_text())
+    for name, code in blocks:
+        if name:
+            (tmp_path / name).write_text(code)
+    for i, code in enumerate(code for name, code in blocks if not name):
+        (tmp_path / f"block{i}.py").write_text(code)
+        done = subprocess.run(
+            [sys.executable, f"block{i}.py"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, f"block {i}:\n{code}\n{done.stdout}{done.stderr}"
