@@ -21,22 +21,52 @@ _plugins_loaded = False
 
 
 def register(name: str, *, replace: bool = False) -> Callable[[Verifier], Verifier]:
-    """Decorator: ``@register("math")``. A duplicate name raises unless ``replace=True``."""
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"verifier name must be a non-empty string, got {name!r}")
+    """Decorator: ``@register("math")``. A duplicate name raises unless ``replace=True``; the
+    same definition again (a reloaded module, a notebook cell run twice) replaces it. A name is
+    taken by a built-in or an installed plugin (entry point) before that one has loaded, too."""
+    if not isinstance(name, str) or not name.strip() or name != name.strip() or ":" in name:
+        raise ValueError(
+            f"verifier name must be a non-empty string without surrounding spaces or ':' "
+            f"(the CLI reads module:function as a function), got {name!r}"
+        )
 
     def decorator(fn: Verifier) -> Verifier:
         if not callable(fn):
             raise WrongTypeError(f"verifier {name!r} must be callable, got {type(fn).__name__}")
-        if name in _REGISTRY and not replace and _REGISTRY[name] is not fn:
+        taken = _REGISTRY.get(name)
+        if taken is None and not replace and name in _entry_points():
+            ep = _entry_points()[name]
+            if not _loads_as(ep, fn):
+                raise ValueError(
+                    f"a verifier named {name!r} is installed ({ep.value}); pick another name "
+                    "or pass replace=True"
+                )
+        elif taken is not None and not replace and taken is not fn and not _redefined(taken, fn):
             raise ValueError(
-                f"a verifier named {name!r} is already registered ({_describe(_REGISTRY[name])}); "
+                f"a verifier named {name!r} is already registered ({_describe(taken)}); "
                 "pick another name or pass replace=True"
             )
         _REGISTRY[name] = fn
         return fn
 
     return decorator
+
+
+def _redefined(old: Verifier, new: Verifier) -> bool:
+    """Whether ``new`` is ``old``'s definition run again: the same module and qualified name."""
+    where = [(getattr(f, "__module__", None), getattr(f, "__qualname__", None)) for f in (old, new)]
+    return where[0] == where[1] and None not in where[0] and "<lambda>" not in where[0][1]
+
+
+_EPS: dict | None = None
+
+
+def _entry_points() -> dict:
+    """The installed verifier entry points by name (read once; nothing is loaded)."""
+    global _EPS
+    if _EPS is None:
+        _EPS = {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    return _EPS
 
 
 def get(name: str) -> Verifier:

@@ -136,3 +136,44 @@ def test_the_demo_verifier_is_found_by_name_without_importing_the_demo_first():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["ok", "wrong"]
+
+
+def test_a_reloaded_definition_replaces_itself_another_one_still_clashes(
+    clean_name, tmp_path, monkeypatch
+):
+    """importlib.reload of a verifier module (or a notebook cell run twice) raised 'already
+    registered': the same module and qualified name is the same verifier, defined again."""
+    import importlib
+    import sys
+
+    (tmp_path / "reloaded_verifiers.py").write_text(
+        "from passband.verifiers import register\n\n"
+        f"@register({clean_name!r})\ndef check(completion, **_):\n    return 1.0\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("reloaded_verifiers")
+    first = get(clean_name)
+    importlib.reload(module)
+    assert get(clean_name) is module.check and module.check is not first
+    sys.modules.pop("reloaded_verifiers", None)
+
+    def check(completion, **_):  # another function of that name, elsewhere: a clash
+        return 0.0
+
+    with pytest.raises(ValueError, match="already registered"):
+        register(clean_name)(check)
+
+
+def test_an_installed_verifiers_name_is_taken_before_it_loads(monkeypatch):
+    """register("demo_arith") replaced the demo's verifier (an entry point not loaded yet)."""
+    monkeypatch.delitem(_registry._REGISTRY, "demo_arith", raising=False)  # as in a fresh process
+    monkeypatch.setattr(_registry, "_plugins_loaded", False)
+    with pytest.raises(ValueError, match=r"'demo_arith' is installed \(passband.demo"):
+        register("demo_arith")(lambda c, **r: 1.0)
+    assert get("demo_arith").__class__.__module__.startswith("passband.demo")
+
+
+@pytest.mark.parametrize("name", ["math ", " x", "pkg:fn", ""])
+def test_names_with_spaces_around_or_a_colon_are_refused(name):
+    with pytest.raises(ValueError, match="verifier name must be"):
+        register(name)
