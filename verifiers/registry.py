@@ -34,8 +34,8 @@ def register(name: str, *, replace: bool = False) -> Callable[[Verifier], Verifi
         if not callable(fn):
             raise WrongTypeError(f"verifier {name!r} must be callable, got {type(fn).__name__}")
         taken = _REGISTRY.get(name)
-        if taken is None and not replace and name in _entry_points():
-            ep = _entry_points()[name]
+        ep = _entry_points().get(name) if taken is None and not replace else None
+        if ep is not None:
             if not _loads_as(ep, fn):
                 raise ValueError(
                     f"a verifier named {name!r} is installed ({ep.value}); pick another name "
@@ -58,15 +58,9 @@ def _redefined(old: Verifier, new: Verifier) -> bool:
     return where[0] == where[1] and None not in where[0] and "<lambda>" not in where[0][1]
 
 
-_EPS: dict | None = None
-
-
 def _entry_points() -> dict:
-    """The installed verifier entry points by name (read once; nothing is loaded)."""
-    global _EPS
-    if _EPS is None:
-        _EPS = {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
-    return _EPS
+    """The installed verifier entry points by name (nothing is loaded)."""
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
 def get(name: str) -> Verifier:
