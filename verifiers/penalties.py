@@ -106,7 +106,11 @@ def length_normalized(target: int, *, weight: float = 0.5, tokenizer=None):
     """For correct answers only: 0 up to ``target`` length, then linearly down to ``-weight`` at
     twice the target. Wrong answers get 0, so brevity is never rewarded on its own. ``weight`` is
     at most 1, the correctness term's default reward, so a long right answer never scores below a
-    wrong one (at 1.5 a right answer of twice the target scored -0.5 against a wrong one's 0)."""
+    wrong one (at 1.5 a right answer of twice the target scored -0.5 against a wrong one's 0).
+    That holds where wrong answers score 0: ``Reward`` refuses it beside a primary that gives
+    them partial credit (``code_verifier(partial_credit=True)``), and a plain-number reward whose
+    wrong answers score above 0 breaks it the same way. Which answers count as correct follows the
+    success rule (``success_threshold`` for plain numbers), so in training that setting moves it."""
     _positive_int("target", target)
     _non_negative("weight", weight)
     if weight > 1:

@@ -69,7 +69,10 @@ class Reward:
                 f"primary {self.primary!r} is not a term; terms are {sorted(self._terms)}"
             )
         self._penalties = _penalties(penalties)
-        _check_length_weight(self._penalties, self.primary, self._terms[self.primary].weight)
+        primary_term = self._terms[self.primary]
+        _check_length_weight(
+            self._penalties, self.primary, primary_term.weight, primary_term.verifier
+        )
         clash = set(self._penalties) & set(self._terms)
         if clash:
             raise ValueError(f"names used both as term and penalty: {sorted(clash)}")
@@ -226,13 +229,21 @@ def _term(name: str, spec) -> _Term:
     return _Term(adapted(verifier), float(weight), label)  # a TRL function: per completion
 
 
-def _check_length_weight(penalties: Mapping, primary: str, weight: float) -> None:
+def _check_length_weight(penalties: Mapping, primary: str, weight: float, verifier=None) -> None:
     """``length_normalized`` takes up to its weight from a right answer: more than the primary
-    term gives it would score a long right answer below a wrong one."""
+    term gives it would score a long right answer below a wrong one, and so would any of it
+    where the primary gives wrong answers partial credit (``code_verifier(partial_credit=True)``)."""
     lengths = {
         n: p for n, p in penalties.items() if getattr(p, "name", None) == "length_normalized"
     }
     total = sum(p.weight for p in lengths.values())
+    if lengths and getattr(verifier, "partial_credit", False) is True:
+        raise ValueError(
+            f"length_normalized penalties {sorted(lengths)} take length off right answers only, "
+            f"but the primary term {primary!r} gives partial credit to wrong ones: a long right "
+            "answer would score below a short, partly right one; use overlong / length_cap "
+            "(which act on every answer), or a primary without partial credit"
+        )
     if total > weight:
         raise ValueError(
             f"length_normalized penalties {sorted(lengths)} weigh {total!r} together, more than "

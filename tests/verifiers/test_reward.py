@@ -223,3 +223,12 @@ def test_a_plain_number_passes_at_the_default_success_threshold_everywhere():
     assert Reward({"a": lambda c, **_: 0.5})("yes").passed
     (batched,) = verify_batch(_shaped_low, ["no"], [{}], timeout=5, workers=1)
     assert (batched.score, batched.status) == (0.1, "wrong")
+
+
+def test_length_normalized_beside_a_partial_credit_primary_is_refused():
+    """A long right program scored 0.5 against 0.75 for a short one failing one of four asserts."""
+    from passband.verifiers import code_verifier, length_normalized
+
+    with pytest.raises(ValueError, match="gives partial credit to wrong ones"):
+        Reward.from_verifier(code_verifier(partial_credit=True), penalties=[length_normalized(10)])
+    Reward.from_verifier(code_verifier(), penalties=[length_normalized(10)])  # all or nothing: fine
