@@ -144,3 +144,10 @@ def _refuse_if_all_failed(reward: RewardSpec, verdicts: Sequence[Verdict]) -> No
             f"first rollout, e.g. {verdicts[0].detail!r}; try it on one answer with "
             "passband verify (or check_verifier) before training"
         )
+    if all(v.status in ("error", "timeout") for v in verdicts):  # never one answer scored
+        raise UsageError(
+            f"the reward {describe_verifier(reward)} timed out (or failed) on all "
+            f"{len(verdicts)} answers of the first rollout, e.g. {verdicts[0].detail!r}: every "
+            "step would train on nothing; raise verifier_timeout, or time it on one answer "
+            "with passband verify"
+        )

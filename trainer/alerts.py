@@ -259,7 +259,17 @@ class AlertMonitor:
         if streak < t.reward_collapse_steps:
             return None
         mean = _num(m, "reward/mean")
-        level = "" if mean is None else f" at reward {mean:.3g}"
+        if mean is None:  # no answer was scored at all: not a flat reward, a failing verifier
+            return self._alert(
+                "reward_collapse",
+                std,
+                f"no completion in the batch was scored for {streak} steps (verifier/error_rate "
+                f"{_num(m, 'verifier/error_rate')}, verifier/timeout_rate "
+                f"{_num(m, 'verifier/timeout_rate')}): every answer was masked and nothing is "
+                "learned. Try the reward on a few real completions with passband verify; if it "
+                "times out, raise verifier_timeout. " + _FIRST_LOOK,
+            )
+        level = f" at reward {mean:.3g}"
         return self._alert(
             "reward_collapse",
             std,

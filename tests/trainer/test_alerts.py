@@ -130,3 +130,20 @@ def test_thresholds_validated_with_names():
         AlertMonitor(kl_maximum=1.0)
     assert AlertMonitor(AlertThresholds(kl_max=0.1)).thresholds.kl_max == 0.1
     assert set(ALERT_NAMES) == set(PATHOLOGIES)
+
+
+def test_a_batch_with_no_scored_answer_is_not_called_a_flat_reward():
+    """Every answer timing out gave "every completion ... got the same reward (reward/std 0)"."""
+    rows = _with(
+        _healthy(steps=40),
+        10,
+        **{
+            "reward/std": lambda i: None,
+            "reward/mean": lambda i: None,
+            "groups/zero_variance_share": lambda i: 1.0,
+        },
+    )
+    rows = _with(rows, 10, **{"verifier/timeout_rate": lambda i: 1.0})
+    alerts = [a for a in _replay(rows) if a.name == "reward_collapse"]
+    assert alerts and "no completion in the batch was scored" in alerts[0].message
+    assert "timeout_rate 1.0" in alerts[0].message and "same reward" not in alerts[0].message

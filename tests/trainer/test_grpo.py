@@ -129,14 +129,29 @@ def test_a_reward_that_fails_on_every_first_answer_stops_training(tiny, tokenize
 
 
 def test_error_and_timeout_verdicts_are_masked_and_counted(tiny, tokenizer, tmp_path):
-    t = _trainer(tiny, tokenizer, tmp_path, _rows("err", "slow"), max_refill_rounds=0)
+    rows = _rows("err", "slow", "mix")
+    t = _trainer(tiny, tokenizer, tmp_path, rows, max_refill_rounds=0, prompts_per_step=3)
     t._begin()
     m = t.train_step()
-    assert m["verifier/error_rate"] == 0.5 and m["verifier/timeout_rate"] == 0.5
-    assert m["completions/masked"] == 8 and m["reward/mean"] is None and m["pass_rate"] is None
-    assert m["groups/effective"] == 0 and t.policy_version == 0
+    assert m["verifier/error_rate"] == pytest.approx(1 / 3)
+    assert m["verifier/timeout_rate"] == pytest.approx(1 / 3)
+    assert m["completions/masked"] == 8 and m["reward/mean"] is not None
     lines = [json.loads(x) for x in (tmp_path / "run" / "groups.jsonl").read_text().splitlines()]
-    assert all(line["rewards"] == [None] * 4 and not line["kept"] for line in lines)
+    masked = [line for line in lines if rows[line["prompt_id"]]["kind"] != "mix"]
+    assert len(masked) == 2
+    assert all(line["rewards"] == [None] * 4 and not line["kept"] for line in masked)
+
+
+def test_a_reward_that_times_out_on_every_first_answer_stops_training(tiny, tokenizer, tmp_path):
+    """It ran every step fully masked, paying a round of timeouts each time."""
+    from passband.errors import UsageError
+
+    t = _trainer(tiny, tokenizer, tmp_path, _rows("slow", "slow"), max_refill_rounds=0)
+    t._begin()
+    with pytest.raises(
+        UsageError, match=r"timed out \(or failed\) on all 8 answers.*verifier_timeout"
+    ):
+        t.train_step()
 
 
 def test_masked_completions_have_no_influence_on_the_update(tiny, tokenizer, tmp_path):
