@@ -17,7 +17,7 @@ from passband.trainer import _resume as resume
 from passband.trainer._checkpoint import load_latest_checkpoint, rng_state, save_checkpoint
 from passband.trainer._data import prompt_of
 from passband.trainer._fsdp import full_model_state, full_optimizer_state
-from passband.trainer._sampler_api import sampler_estimates
+from passband.trainer._sampler_api import sampler_estimates, sampler_state
 
 
 class RunStateMixin:
@@ -91,7 +91,7 @@ class RunStateMixin:
             "policy_version": self.policy_version,
             "elapsed_s": self.elapsed_s,
             "short_batches": self._short_batches,
-            "sampler": self.sampler.state_dict(),
+            "sampler": sampler_state(self.sampler),
             "config": c.to_dict(),
             "data": {"rows": len(self.rows), "prompts_sha256": self._data_digest()},
         }

@@ -6,6 +6,7 @@ fails at once with its name rather than mid-run.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -24,6 +25,8 @@ __all__ = [
     "observe_group",
     "round_group_sizes",
     "sampler_estimates",
+    "sampler_metrics",
+    "sampler_state",
 ]
 
 _METHODS = ("sample", "observe", "state_dict", "load_state_dict", "metrics")
@@ -106,7 +109,49 @@ def check_sampler(sampler: Any, priors: Any = None, group_size: int = 8) -> Any:
             f"sampler={type(sampler).__name__} lacks {', '.join(missing)}; a sampler "
             f"needs {', '.join(_METHODS)} (see passband.trainer.sampling.Sampler)"
         )
+    sampler_state(sampler), sampler_metrics(sampler)  # saved as JSON: say so before training
     return sampler
+
+
+def sampler_state(sampler: Any) -> dict:
+    """``sampler.state_dict()``, or a ``ConfigError`` naming the first value JSON cannot hold
+    (the checkpoint saves it as JSON)."""
+    return _as_json(sampler.state_dict(), f"{type(sampler).__name__}.state_dict()")
+
+
+def sampler_metrics(sampler: Any) -> dict:
+    """``sampler.metrics()``, checked as ``sampler_state`` checks the state (metrics.jsonl)."""
+    return _as_json(sampler.metrics(), f"{type(sampler).__name__}.metrics()")
+
+
+def _as_json(value: Any, where: str) -> Any:
+    try:
+        json.dumps(value, allow_nan=True)
+        return value
+    except (TypeError, ValueError):
+        path, bad = _first_non_json(value, where)
+        raise ConfigError(
+            f"{path} holds {bad!r:.80} (type {type(bad).__name__}), which JSON cannot hold; a sampler's "
+            "state and metrics are saved as JSON (lists, dicts with str keys, numbers, text)"
+        ) from None
+
+
+def _first_non_json(value: Any, path: str) -> tuple[str, Any]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, (str, int, float, bool)) and k is not None:
+                return f"{path} key {k!r}", k
+            try:
+                json.dumps(v)
+            except (TypeError, ValueError):
+                return _first_non_json(v, f"{path}[{k!r}]")
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            try:
+                json.dumps(v)
+            except (TypeError, ValueError):
+                return _first_non_json(v, f"{path}[{i}]")
+    return path, value
 
 
 def check_priors(priors: Any, group_size: int) -> None:

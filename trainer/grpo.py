@@ -72,6 +72,7 @@ from passband.trainer._sampler_api import (
     draw,
     observe_group,
     round_group_sizes,
+    sampler_metrics,
 )
 from passband.trainer._scoring import Scorer
 from passband.trainer._startup import start_verifier_workers
@@ -258,7 +259,7 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
             **self._time.metrics(),
             "generate/calls": self._calls,
             "throughput/tokens_per_s": sum(len(x) for g in groups for x in g.completions) / step_s,
-            **{f"curriculum/{k}": v for k, v in self.sampler.metrics().items()},
+            **{f"curriculum/{k}": v for k, v in sampler_metrics(self.sampler).items()},
         }
         metrics["alerts"] = self._check_alerts(metrics)
         self.writer.log_step(metrics, group_lines(self.step, groups, kept, weights))

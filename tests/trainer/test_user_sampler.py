@@ -70,3 +70,28 @@ def test_numpy_ids_are_logged_as_ints(tiny, tokenizer, tmp_path):
     groups = _run(tiny, tokenizer, tmp_path, RoundRobin(3, as_numpy=True))
     assert groups and all(type(g["prompt_id"]) is int for g in groups)
     assert (tmp_path / "run" / "metrics.jsonl").read_text().count("\n") == 2
+
+
+def test_a_sampler_state_json_cannot_hold_is_named_before_training(tiny, tokenizer, tmp_path):
+    """A set in state_dict() was a bare TypeError at the first checkpoint, after an update."""
+    from passband.errors import ConfigError
+
+    class Sets(RoundRobin):
+        def state_dict(self):
+            return {"i": self.i, "seen": {1, 2}}
+
+    config = GRPOConfig(output_dir=str(tmp_path / "run"), progress=False, pretrained=False)
+    rows = [{"prompt": "1+1="}]
+    with pytest.raises(
+        ConfigError, match=r"Sets.state_dict\(\)\['seen'\] holds \{1, 2\} \(type set\)"
+    ):
+        GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, _same, config, sampler=Sets(1))
+
+    class Odd(RoundRobin):
+        def metrics(self):
+            return {"ok": 1.0, "shape": [1, object()]}
+
+    with pytest.raises(
+        ConfigError, match=r"Odd.metrics\(\)\['shape'\]\[1\] holds <object .*\(type object\)"
+    ):
+        GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, _same, config, sampler=Odd(1))
