@@ -192,7 +192,7 @@ def _problem(result, score_range) -> str | None:
     if not math.isfinite(value.score):
         return f"score {value.score} is not finite"
     if score_range and not score_range[0] <= value.score <= score_range[1]:
-        return f"score {value.score} outside {score_range}"
+        return f"score {value.score} outside [{score_range[0]}, {score_range[1]}]"
     return None
 
 

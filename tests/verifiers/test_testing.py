@@ -67,7 +67,7 @@ def test_unpicklable_nondeterministic_and_wrong_type_are_reported():
     assert not check_verifier(lambda c, **r: 3, completions=["a"], strict=False).ok  # out of range
 
     report = check_verifier(lambda c, **r: Verdict(2.0, "ok"), completions=["a"], strict=False)
-    assert any("outside (0.0, 1.0)" in f for f in report.failures)
+    assert any("outside [0.0, 1.0]" in f for f in report.failures)
 
 
 def test_hanging_verifier_is_bounded_in_a_worker():
