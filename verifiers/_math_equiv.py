@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from functools import lru_cache
 
-from math_verify import parse, verify
+from latex2sympy2_extended.latex2sympy2 import NormalizationConfig
+from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 
 from passband.verifiers._math_exact import complex_equal, contradicts
 from passband.verifiers._math_fallback import chain_rhs
@@ -57,6 +59,21 @@ _PAREN_SQRT_RE = re.compile(r"\\sqrt\s*\(([^()]{1,40})\)")  # 7\sqrt(3): a root,
 _UPRIGHT_CONST_RE = re.compile(
     r"\\(?:mathrm|mathit|text|rm|operatorname)\s*\{\s*([ei])\s*\}"
 )  # \mathrm{e}
+# Reading what math-verify dropped: letters in words (``\text{ cm}``) and command names are not
+# free letters; a parse that ends in an operator stopped midway ("42 - t" read as "42 -").
+_WORDS_RE = re.compile(r"\\(?:text[a-z]*|math[a-z]+|mbox|operatorname)\s*\{[^{}]*\}")
+_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+_LETTERS_RE = re.compile(r"[A-Za-z]+")
+_ENDS_IN_OPERATOR_RE = re.compile(r"(?:[-+*/^=]|\\cdot|\\times|\\div)\s*$")
+# a plain number and one letter after a space: a unit ("5 m", "10 s"), as math-verify reads it
+_NUMBER_UNIT_RE = re.compile(r"-?\d[\d,]*(?:\.\d+)?\s+[A-Za-z]")
+# math-verify's own parse with its unit stripping off: "3d" is 3*d, not 3
+_NO_UNITS = [
+    LatexExtractionConfig(
+        normalization_config=NormalizationConfig(units=False, malformed_operators=True, nits=True)
+    ),
+    ExprExtractionConfig(),
+]
 _IN_SET_RE = re.compile(
     r"^[A-Za-z]\s*\\in(?![A-Za-z])\s*(?=[\[(\\{]|\\(?:mathbb|emptyset|varnothing))"
 )
@@ -212,6 +229,8 @@ def _parse_latex(text: str) -> list:
         return []
     try:
         parsed = parse(f"${body}$", parsing_timeout=None, raise_on_error=False)
+        if any(isinstance(item, str) and _dropped(body, item) for item in parsed):
+            parsed = parse(f"${body}$", _NO_UNITS, parsing_timeout=None, raise_on_error=False)
     except Exception:  # noqa: BLE001 - any parser failure means "not parsable"
         return []
     # math-verify reports the text it parsed; with braces left open it stopped midway and the
@@ -219,6 +238,33 @@ def _parse_latex(text: str) -> list:
     if any(isinstance(item, str) and item.count("{") != item.count("}") for item in parsed):
         return []
     return parsed
+
+
+def _dropped(body: str, read: str) -> bool:
+    """Did math-verify's unit stripping drop part of the value? ``42 - t`` read as ``42 -``,
+    ``3d`` or ``2\\pi h`` read without the letter: a free letter (outside ``\\text{}`` and command
+    names) is missing from what it read, or what it read ends in an operator. A dropped word after
+    a space stays a unit (``5 cm``, ``2\\pi ft``), and so does one letter after a plain number (``5 m``)."""
+    if _NUMBER_UNIT_RE.fullmatch(body.strip()):
+        return False
+    if _ENDS_IN_OPERATOR_RE.search(read) and not _ENDS_IN_OPERATOR_RE.search(body):
+        return True
+    kept = Counter(word for word, _ in _free_letters(read))
+    for word, spaced in _free_letters(body):
+        if kept[word]:
+            kept[word] -= 1
+        elif len(word) == 1 or not spaced:
+            return True
+    return False
+
+
+def _free_letters(text: str) -> list[tuple[str, bool]]:
+    """The runs of letters that are not words or command names, each with: is a space before it?"""
+    text = _COMMAND_RE.sub("#", _WORDS_RE.sub("#", text))
+    return [
+        (m.group(), m.start() > 0 and text[m.start() - 1].isspace())
+        for m in _LETTERS_RE.finditer(text)
+    ]
 
 
 def _quiet_math_verify() -> None:
