@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from passband.verifiers._math_forms import exact_value, values_equal
+from passband.verifiers._math_toplevel import foreign_part
 
 __all__ = ["to_latex", "not_a_value", "box_is_operand", "in_cents"]
 
@@ -38,6 +39,18 @@ _PLAIN = {
     "\u2217": "*",
     "\u2044": "/",  # fraction slash: "1⁄2"
     "\u2248": r"\approx ",
+    "\u222a": r"\cup ",  # "(-∞, 1) ∪ (2, ∞)"; an unknown symbol is no value (_math_toplevel)
+    "\u2229": r"\cap ",
+    "\u2208": r"\in ",
+    "\u2234": r"\therefore ",
+    "\u2216": r"\setminus ",
+    "\u2205": r"\emptyset ",
+    "\u2213": r"\mp ",
+    "\u2219": r"\cdot ",  # bullet operator: "2∙3"
+    "\u2215": "/",  # division slash
+    "\u22ef": r"\cdots ",
+    "\u2220": r"\angle ",
+    "\u2218": r"\circ ",  # ring operator, written for degrees: "30∘"
     "\u2265": r"\geq ",
     "\u2264": r"\leq ",
     "\u2260": r"\neq ",
@@ -101,7 +114,7 @@ _BASE_RE = re.compile(r"\d\s*_\s*\{?\s*\d")
 _ALTERNATIVES_RE = re.compile(  # "18|19", "x = 18 | 19": two candidates ("|-3|" is one value)
     r"^(?:[A-Za-z]\s*=\s*)?-?\d+(?:\.\d+)?\s*%?\s*(?:\||\\mid|\\vert)\s*-?\d+(?:\.\d+)?\s*%?$"
 )
-_SPACING_RE = re.compile(r"\\[,;:! ]|\\q?quad\b|~")
+_SPACING_RE = re.compile(r"\\[,;:! ]|\\q?quad\b|~|\\[bB]igg?(?![A-Za-z])")  # "3 \\big| 4"
 # a unit after a number, and then more: "18 \text{ hours } 20 \text{ minutes}", "18 \text{ cm} =
 # 20 \text{ m}", "5 \text{ dollars and } 50 \text{ cents}"; math-verify reads only the first number
 _UNIT_THEN_MORE_RE = re.compile(
@@ -137,7 +150,8 @@ def not_a_value(pred: str, gold: str) -> str | None:
         return "is written in another base"
     if _UNIT_THEN_MORE_RE.search(text) and not _UNIT_THEN_MORE_RE.search(gold):
         return "goes on after its unit: several quantities, not one value"
-    return None
+    approximation = bool(_APPROX_RE.search(text)) and _consistent_approximation(text)
+    return foreign_part(text, gold.strip("$ "), approximation)
 
 
 _APPROX_RE = re.compile(r"\\(?:approx|simeq)(?![A-Za-z])")

@@ -37,6 +37,67 @@ DROPPED_RIGHT = [
     (r"\frac{1}{3}\pi r^2 h", r"\boxed{\frac13 \pi r^2 h}"),
 ]
 
+# a relation, arrow or connective math-verify reduced to one of its sides
+TOP_LEVEL_WRONG = [
+    ("5", r"\boxed{x \approx 5}"),
+    ("5", "Answer: x ≈ 5"),
+    ("5", r"\boxed{x \sim 5}"),
+    ("5", r"\boxed{x \to 5}"),
+    ("5", r"\boxed{6 \Rightarrow 5}"),
+    ("5", r"\boxed{6 \implies 5}"),
+    ("5", r"\boxed{6 \mapsto 5}"),
+    ("5", r"\boxed{x \notin 5}"),
+    ("5", r"\boxed{x \nless 5}"),
+    ("5", r"\boxed{x \gg 5}"),
+    ("5", r"\boxed{x \mid 5}"),
+    ("5", r"\boxed{x \subset 5}"),
+    ("5", "Answer: x =/= 5"),
+    ("5", "Answer: x ≯ 5"),
+    ("5", "Answer: x -> 5"),
+    ("5", "Answer: x → 5"),
+    ("5", r"\boxed{f(x) \to 5}"),
+    ("4", r"\boxed{3 \equiv 4}"),
+    ("4", r"\boxed{3 \cong 4}"),
+    ("4", r"\boxed{3 \iff 4}"),
+    ("4", r"\boxed{3 \cup 4}"),
+    ("4", r"\boxed{3 \land 4}"),
+    ("4", r"\boxed{3 \& 4}"),
+    ("4", r"\boxed{3 \setminus 4}"),
+    ("4", r"\boxed{3 \\ 4}"),
+    ("4", r"\boxed{3 & 4}"),
+    ("4", r"\boxed{\begin{cases} 3 \\ 4 \end{cases}}"),
+    ("4", r"\boxed{3 \hspace{1cm} 4}"),
+    ("4", r"\boxed{3 \enspace 4}"),
+    ("4", r"\boxed{3 \colon 4}"),
+    ("4", r"\boxed{3\big| 4}"),
+    ("3", r"\boxed{3 \tag{4}}"),
+    ("2", r"\boxed{a \Rightarrow 2}"),
+]
+TOP_LEVEL_RIGHT = [
+    (r"\frac{1}{6}", r"\boxed{\frac{1}{6} \approx 0.1667}"),
+    ("5", r"\boxed{x = 5}"),
+    ("5", r"\boxed{2x = 10 \implies x = 5}"),
+    ("5", r"\boxed{\therefore x = 5}"),
+    ("3", r"\boxed{x \equiv 3 \pmod{5}}"),
+    ("[2,5]", r"\boxed{x \in [2,5]}"),
+    (r"(-\infty, 1) \cup (2, \infty)", r"\boxed{(-\infty, 1) \cup (2, \infty)}"),
+    (r"(-\infty,1)\cup(2,\infty)", "Answer: (-∞, 1) ∪ (2, ∞)"),
+    (r"\mathbb{R} \setminus \{0\}", r"\boxed{\mathbb{R} \setminus \{0\}}"),
+    (r"\{x \mid x > 0\}", r"\boxed{\{x \mid x > 0\}}"),
+    (
+        r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}",
+        r"\boxed{\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}}",
+    ),
+    ("1", r"\boxed{\lim_{x \to 0} \frac{\sin x}{x}}"),
+    ("3", r"\boxed{\left\lfloor \pi \right\rfloor}"),
+    ("12", r"\boxed{12\hspace{1mm}\text{cm}}"),
+    ("5", r"\boxed{5 \textdollar}"),
+    (r"\frac{\pi}{2}", r"\boxed{\arccot 0}"),
+    (r"x \to 5", r"\boxed{x \to 5}"),
+    ("30", "The answer is ∠ABC = 30°."),
+    (r"\emptyset", r"\boxed{∅}"),
+]
+
 
 @pytest.mark.parametrize("gold, completion", DROPPED_WRONG)
 def test_a_value_math_verify_read_only_part_of_is_not_ok(gold, completion):
@@ -46,5 +107,17 @@ def test_a_value_math_verify_read_only_part_of_is_not_ok(gold, completion):
 
 @pytest.mark.parametrize("gold, completion", DROPPED_RIGHT)
 def test_units_and_letters_of_the_gold_stay_ok(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", (gold, completion, verdict.status, verdict.detail)
+
+
+@pytest.mark.parametrize("gold, completion", TOP_LEVEL_WRONG)
+def test_a_relation_or_connective_at_the_top_level_is_no_value(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", (gold, completion, verdict.detail)
+
+
+@pytest.mark.parametrize("gold, completion", TOP_LEVEL_RIGHT)
+def test_what_a_value_may_hold_at_its_top_level_stays_ok(gold, completion):
     verdict = MATH(completion, answer=gold)
     assert verdict.status == "ok", (gold, completion, verdict.status, verdict.detail)
