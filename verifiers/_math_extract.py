@@ -27,7 +27,13 @@ import re
 from fractions import Fraction
 from numbers import Number
 
-from passband.verifiers._math_fallback import PROSE_RE, drop_commands, last_math, last_number
+from passband.verifiers._math_fallback import (
+    PROSE_RE,
+    clause_result,
+    drop_commands,
+    last_math,
+    last_number,
+)
 from passband.verifiers._math_final import final_part
 from passband.verifiers._math_shape import box_is_operand, hedged_boxes, in_cents, to_latex, unbold
 
@@ -69,11 +75,6 @@ _JOINER_RE = re.compile(  # what may separate sibling boxes
 _SENTENCE_START_RE = re.compile(
     r"[A-Z][a-z']+,? (?:[A-Za-z']{2}|\d)"
 )  # "Toulouse has", "Janet, who"
-_CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
-# after a number, "to reach N" is the goal ("4 more boxes to reach 20"); else the subject
-_GOAL_RE = re.compile(
-    r"\s+(?:in\s+order\s+)?to\s+(?:reach|get\s+to|make\s+it\s+to|hit|arrive\s+at)\s"
-)
 _GSM8K_LEAD_RE = re.compile(r"[ \t:]*")
 # "####" opening a Markdown heading, not an answer: a heading word ("#### Step 2: Multiply"), or
 # words with no digit at all ("#### Verification"); "#### She makes 18 dollars" is an answer
@@ -339,15 +340,9 @@ def _line_answer(last: re.Match, phrase: str, limit: int) -> tuple[int, str]:
         return last.start(1), (_boxed(phrase, limit) or (0, ""))[1]
     if _SENTENCE_START_RE.match(phrase) and not _FILLER_RE.match(phrase):
         # "Answer: Toulouse has 160 sheep, so together they have 260 sheep." - a sentence: its last number
-        sentence = phrase[: limit + 50]
-        end = _CLAUSE_END_RE.search(sentence)
-        clause = sentence[: end.start()] if end else sentence
-        goal = _GOAL_RE.search(clause)
-        if goal and re.search(r"\d", clause[: goal.start()]):
-            clause = clause[: goal.start()]
-        stated = last_number(clause, limit)
-        if stated is not None and re.search(r"\d", stated[1]):
-            return last.start(1), stated[1]
+        stated = clause_result(phrase[: limit + 50])
+        if stated is not None:
+            return last.start(1), stated
     return last.start(1), _trim_phrase(phrase[: limit + 50]) or ""
 
 
@@ -376,11 +371,13 @@ def _trim_phrase(phrase: str) -> str | None:
             return currency.group(1)
         phrase = phrase[1:]
     end = _SENTENCE_END_RE.search(phrase)
-    phrase = phrase[: end.start()] if end else phrase
-    wordy = _WORDY_RE.fullmatch(phrase.strip())
+    first = phrase[: end.start()] if end else phrase
+    wordy = _WORDY_RE.fullmatch(first.strip())
     if wordy and not wordy.group(1).lower().startswith(_MATH_WORDS):
-        return wordy.group(2)  # "she makes 18 dollars": the number in a worded answer
-    return phrase
+        # "she makes 18 dollars": the number in a worded answer; its last, as in a capitalised
+        # sentence ("after eating one of her 42 cookies she has 41" states 41)
+        return clause_result(phrase) or wordy.group(2)
+    return first
 
 
 def _unescaped_dollar(text: str, start: int) -> int:

@@ -25,7 +25,15 @@ import re
 
 from passband.verifiers._math_rules import false_chain
 
-__all__ = ["NUMBER_RE", "PROSE_RE", "chain_rhs", "drop_commands", "last_math", "last_number"]
+__all__ = [
+    "NUMBER_RE",
+    "PROSE_RE",
+    "chain_rhs",
+    "clause_result",
+    "drop_commands",
+    "last_math",
+    "last_number",
+]
 
 NUMBER_RE = re.compile(
     r"(?<![\w.,])(-?\$?)"
@@ -79,7 +87,7 @@ _WORD_NUMBER_RE = re.compile(
     re.IGNORECASE,
 )
 _PREP_RE = re.compile(
-    r"(?<!result)(?<!results)(?<!resulting)\s(?:in|for|from|after|over|per|within|during|out\s+of)\s+"
+    r"(?<!result)(?<!results)(?<!resulting)\s(?:in|for|from|after|over|per|within|during|every|each|out\s+of)\s+"
     r"(?:(?:the|a|first|next|last|all|each|every|his|her|their)\s+){0,2}$"
 )
 _NOTE_RE = re.compile(r"(?:^|\n|\()[ \t*_]*(?:Note|Explanation)\b", re.IGNORECASE)
@@ -241,3 +249,22 @@ def _no_digits(text: str) -> tuple[int, str] | None:
     if last is not None:
         return last.start(), (last.group(1) or last.group(2)).strip()
     return None
+
+
+_CLAUSE_END_RE = re.compile(r"\.(?=\s|$)|;|\n|\s+(?:because|since|which|as)\s|\s+\(")
+# after a number, "to reach N" is the goal ("4 more boxes to reach 20"); else the subject
+_GOAL_RE = re.compile(
+    r"\s+(?:in\s+order\s+)?to\s+(?:reach|get\s+to|make\s+it\s+to|hit|arrive\s+at)\s"
+)
+
+
+def clause_result(sentence: str) -> str | None:
+    """The last number of the first clause of a worded answer (its result: "after 3 hours, the
+    distance is 180 km" states 180), before a goal ("4 more boxes to reach 20" states 4)."""
+    end = _CLAUSE_END_RE.search(sentence)
+    clause = sentence[: end.start()] if end else sentence
+    goal = _GOAL_RE.search(clause)
+    if goal and re.search(r"\d", clause[: goal.start()]):
+        clause = clause[: goal.start()]
+    stated = last_number(clause, len(clause))
+    return stated[1] if stated is not None and re.search(r"\d", stated[1]) else None

@@ -121,3 +121,29 @@ def test_a_relation_or_connective_at_the_top_level_is_no_value(gold, completion)
 def test_what_a_value_may_hold_at_its_top_level_stays_ok(gold, completion):
     verdict = MATH(completion, answer=gold)
     assert verdict.status == "ok", (gold, completion, verdict.status, verdict.detail)
+
+
+# a worded answer is read by its result, the last number of its clause, as a capitalised one is
+# (gold, completion, the value it states)
+WORDED = [
+    ("180", "Answer: after 3 hours, the distance is 180 km", "3"),
+    ("41", "Final answer: after eating one of her 42 cookies she has 41.", "42"),
+    ("41", "Final answer: of her 42 cookies, 41 remain.", "42"),
+    ("41", "Final answer: there were 42 cookies and now 41 remain.", "42"),
+    ("41", "Final answer: she had 42 cookies, so after eating one she has 41.", "42"),
+    ("41", "Final answer: She had 42 cookies, so after eating one she has 41.", "42"),
+    ("41", "The answer is that after eating one of her 42 cookies she has 41.", "42"),
+    ("41", "#### from 42 cookies she keeps 41", "42"),
+    ("45", "The answer is: in 10 years she will be 45", "10"),
+    ("5", "The answer is: with 20 dollars she buys 5 toys", "20"),
+    ("18", "#### she makes 18 dollars every 2 days", "2"),
+    ("18", "#### she makes 18 dollars in 3 weeks", "3"),
+    ("64", "The answer is she pays 64 dollars for 16 glasses.", "16"),
+    ("4", "The answer is she needs 4 more boxes to reach 20.", "20"),
+]
+
+
+@pytest.mark.parametrize("gold, completion, other", WORDED)
+def test_a_worded_answer_states_the_result_of_its_clause(gold, completion, other):
+    assert MATH(completion, answer=gold).status == "ok", (gold, completion)
+    assert MATH(completion, answer=other).status != "ok", (other, completion)
