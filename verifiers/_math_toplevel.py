@@ -52,9 +52,17 @@ _STEPS = ("implies", "Rightarrow", "Longrightarrow", "therefore")
 _STEP_RE = re.compile(rf"\\(?:{'|'.join(_STEPS)})(?![A-Za-z])")
 # a congruence, "x \equiv 3 \pmod{5}": the modulus stated after it
 _CONGRUENCE_RE = re.compile(r"\\equiv(?![A-Za-z]).*\\(?:pmod|bmod|mod)(?![A-Za-z])")
-# spacing between two values ("3 \\hspace{1cm} 4", read as 4); before a unit it stays
+# spacing between two values ("3 \hspace{1cm} 4", read as 4); before a unit it stays
 _SPACING = frozenset("hspace hskip kern mkern enspace thinspace medspace thickspace".split())
 _VALUE_AFTER_RE = re.compile(r"\s*(?:\{[^{}]*\}\s*)?[-+]?[\d.]")
+# words between two values: "\frac12 \text{ vs } \frac23", "\sqrt2 \textbf{ or } \sqrt3", "2\pi
+# \text{ (}3\pi\text{)}" (not \text{ and } / \text{ or }, which join the parts of one answer and
+# have their rule, nor an option "\textbf{(B)} 12"), or a value inside words
+_WORDS_BETWEEN_RE = re.compile(
+    r"(?<=[\w})])\s*(?!\\text\s*\{\s*(?:and|or|,)?\s*\})(?!\\text[a-z]*\s*\{\s*\(?[A-E]\)?\s*\})"
+    r"\\(?:text[a-z]*|mathrm|mbox)\s*\{[^{}]*\}\s*(?=[-+]?\d|\\(?:[dt]?frac|sqrt|pi)(?![A-Za-z]))"
+    r"|\\(?:text[a-z]*|mbox)\s*\{[^{}]*\\(?:[dt]?frac|sqrt|pi)(?![A-Za-z])"
+)
 _MATRICES = frozenset(
     "matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix array".split()
 )  # fmt: skip
@@ -81,6 +89,8 @@ def foreign_part(pred: str, gold: str, approximation: bool = False) -> str | Non
             return why
     if _ARROW_RE.search(pred) and not _ARROW_RE.search(gold):
         return "has an arrow: not a single value"
+    if _WORDS_BETWEEN_RE.search(pred) and not _WORDS_BETWEEN_RE.search(gold):
+        return "joins values by words: not a single value"
     return None
 
 

@@ -147,3 +147,34 @@ WORDED = [
 def test_a_worded_answer_states_the_result_of_its_clause(gold, completion, other):
     assert MATH(completion, answer=gold).status == "ok", (gold, completion)
     assert MATH(completion, answer=other).status != "ok", (other, completion)
+
+
+# two values joined by words math-verify reads as the first value
+WORDS_WRONG = [
+    (r"\frac{1}{2}", r"\boxed{\frac{1}{2} \text{ OR } \frac{2}{3}}"),
+    (r"\sqrt{2}", r"\boxed{\sqrt{2} \textbf{ or } \sqrt{3}}"),
+    (r"\frac{1}{2}", r"\boxed{\frac{1}{2} \text{ vs } \frac{2}{3}}"),
+    (r"\frac{\pi}{6}", r"\boxed{\frac{\pi}{6} \text{ or rather } \frac{\pi}{3}}"),
+    (r"2\pi", r"\boxed{2\pi \text{ (}3\pi\text{)}}"),
+    (r"\frac{1}{2}", r"\boxed{\frac{1}{2} \text{ otherwise } \frac{2}{3}}"),
+    (r"\frac{1}{2}", r"\boxed{\frac{1}{2} \text{ to } \frac{2}{3}}"),
+    (r"\frac{1}{2}", r"\boxed{\frac{1}{2} \text{ or \frac{2}{3}}}"),
+]
+WORDS_RIGHT = [
+    ("1, 2", r"\boxed{x = 1 \text{ or } x = 2}"),
+    (r"\text{(B)}", r"\boxed{\textbf{(B)} 12}"),
+    (r"\frac{1}{2}", r"\boxed{\frac{1}{2} \text{ cup}}"),
+    ("5", r"\boxed{5 \text{ apples}}"),
+]
+
+
+@pytest.mark.parametrize("gold, completion", WORDS_WRONG)
+def test_values_joined_by_words_are_no_single_value(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", (gold, completion, verdict.detail)
+
+
+@pytest.mark.parametrize("gold, completion", WORDS_RIGHT)
+def test_a_value_and_its_words_stay_ok(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", (gold, completion, verdict.status, verdict.detail)
