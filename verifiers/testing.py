@@ -98,6 +98,7 @@ def check_verifier(
     strict: raise ``AssertionError`` listing every failure (default), or return the report.
     """
     report = ConformanceReport(verifier=_label(fn))
+    declared = getattr(fn, "returns_verdict", False) is True  # the success rule trusts it
     fn = adapted(fn)  # checked as passband calls it
     reference = dict(reference or {})
     runner = _inline_runner
@@ -117,6 +118,11 @@ def check_verifier(
             )
             break
         problem = _problem(first, score_range)
+        if problem is None and declared and first[0] == "plain":
+            problem = (
+                f"returned the plain number {first[1].score!r} but declares returns_verdict = "
+                "True, so pass rates would ignore success_threshold; return a Verdict or drop it"
+            )
         if problem is None:
             again, _ = runner(fn, text, reference, timeout)
             report.checks += 1
@@ -152,7 +158,7 @@ def _probe(fn, text: str, reference: dict):
     if isinstance(out, Verdict):
         return ("verdict", out)
     if isinstance(out, bool) or (isinstance(out, numbers.Real) and math.isfinite(out)):
-        return ("verdict", as_verdict(out))  # a plain reward: the trainer takes it as this Verdict
+        return ("plain", as_verdict(out))  # a plain reward: the trainer takes it as this Verdict
     if isinstance(out, numbers.Real):
         return ("raised", f"returned the non-finite number {out}")
     return ("type", type(out).__name__)
@@ -188,7 +194,7 @@ def _problem(result, score_range) -> str | None:
     if kind == "type":
         return f"returned {value}, not a Verdict, a bool or a finite number"
     if kind in ("slow", "crashed"):
-        return value
+        return value  # else a verdict, or a plain number as one
     if not math.isfinite(value.score):
         return f"score {value.score} is not finite"
     if score_range and not score_range[0] <= value.score <= score_range[1]:
@@ -199,7 +205,7 @@ def _problem(result, score_range) -> str | None:
 def _same(a, b) -> bool:
     return (
         a[0] == b[0] and (a[1].score, a[1].status) == (b[1].score, b[1].status)
-        if a[0] == "verdict"
+        if a[0] in ("verdict", "plain")
         else a == b
     )
 

@@ -107,3 +107,24 @@ def test_slow_unpicklable_verifier_is_abandoned_after_timeout():
     report = check_verifier(slow, completions=["short", "x" * 20], timeout=0.3, strict=False)
     assert time.monotonic() - start < 1.5
     assert any("no answer within 0.3 s" in f for f in report.failures)
+
+
+class _Liar:
+    """Declares that it always returns a Verdict, then returns plain numbers."""
+
+    returns_verdict = True
+
+    def __call__(self, completion, **_):
+        return 0.25
+
+
+class _Honest(_Liar):
+    def __call__(self, completion, **_):
+        return Verdict(0.25, "wrong", "")
+
+
+def test_a_declared_returns_verdict_is_checked():
+    """The declaration made pass rates skip success_threshold; nothing checked it."""
+    report = check_verifier(_Liar(), completions=["a", "b"], strict=False)
+    assert report.failures and all("declares returns_verdict = True" in f for f in report.failures)
+    assert check_verifier(_Honest(), completions=["a", "b"], strict=False).ok
