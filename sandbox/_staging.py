@@ -27,6 +27,7 @@ WORKER_FILES = (
     "_collect.py",
     "_isolation.py",
     "_wire.py",
+    "_wire_checks.py",
     "_rmtree.py",
 )
 _HERE = os.path.dirname(os.path.abspath(__file__))

@@ -16,16 +16,18 @@ import struct
 import sys
 import threading
 
+if __package__:  # the harness: passband.sandbox._wire
+    from . import _wire_checks as checks
+else:  # the worker: a top-level module beside it
+    import _wire_checks as checks
+
+WireError = checks.WireError
 MAX_MESSAGE = 64 << 20  # a frame larger than this is a protocol error, not an allocation
 MAX_RAW = 1 << 30  # a run's output: at most ``Limits.max_output_bytes`` per stream
 # ``[[]] * 21_000_000`` fits in 64 MB and parsed to 1.5 GB of lists (a million pairs: 3 million)
 MAX_CONTAINERS = 4_000_000
 MAX_DEPTH = 100
 _HDR = struct.Struct("!I")
-
-
-class WireError(Exception):
-    """The peer sent something that is not a valid frame or value (or went away)."""
 
 
 class Unencodable(Exception):
@@ -188,9 +190,9 @@ def _unflat(arg: object) -> object:
     if scalar == "f":
         items = list(map(float, items))
     if container in ("S", "F"):
-        _check_hashes(items)
+        checks.check_hashes(items)
     else:
-        _check_sequence(items)
+        checks.check_sequence(items)
     return {"l": list, "t": tuple, "S": set, "F": frozenset}[container](items)
 
 
@@ -269,46 +271,9 @@ def reset_budget() -> None:
 
 
 _NAMEDTUPLE_FIELDS = 64  # more: a plain tuple (building a class of 100,000 fields took 0.8 s)
-_SEQUENCE_CHECK = 1024  # a list this long is checked for colliding ints (a test's set() of it)
 RESULT_DEPTH = MAX_DEPTH // 2  # a program's result: the tests may nest it again and send it back
-_DISTINCT_PER_HASH = 16  # distinct values one hash may hold in a long sequence
 _INT_BITS = 1 << 22  # an int of about 1.3 million digits: squaring one of 2**26 bits took 42 s
 _DECIMAL_DIGITS = 30_000  # digits or exponent of a Decimal (int() of Decimal('1e2000000'): 78 s)
-_COLLISION_MIN = 16  # many sets of 1,023 colliding keys each took 13 s: small ones count too
-
-
-def _check_hashes(keys: list) -> None:
-    """Set and dict keys whose hashes mostly collide (``k * (2**61 - 1)`` all hash to 0) would
-    take quadratic time to insert, in the grading process: refused before that, in every set
-    and dict however it was sent (flat containers too)."""
-    if len(keys) >= _COLLISION_MIN and len({hash(k) for k in keys}) * 2 < len(keys):
-        raise WireError(f"{len(keys)} set or dict keys with colliding hashes")
-
-
-def _check_sequence(items: list) -> None:
-    """A long list or tuple of distinct values that mostly share a hash: the test's ``set()`` of
-    it would take quadratic time in the grading process (``[k * (2**61 - 1) for k in ...]``, the
-    same as 1-tuples, Fractions or Decimals, or with one float among them). Hashable items of any
-    type are bucketed by hash; a bucket holding more than ``_DISTINCT_PER_HASH`` distinct values
-    is refused (equal values, ``[0] * 5000``, share a hash honestly)."""
-    if len(items) < _SEQUENCE_CHECK:
-        return
-    buckets: dict[int, list] = {}
-    for item in items:
-        try:
-            key = hash(item)
-        except TypeError:  # a list inside: the test cannot put it in a set either
-            continue
-        buckets.setdefault(key, []).append(item)
-    if len(buckets) * 2 >= len(items):
-        return
-    for bucket in buckets.values():
-        seen: list = []
-        for item in bucket:
-            if not any(item == other for other in seen):
-                seen.append(item)
-                if len(seen) > _DISTINCT_PER_HASH:
-                    raise WireError(f"{len(bucket)} values with one hash, not all equal")
 
 
 _NEW_NAMEDTUPLES = 16  # namedtuple classes one process builds per second, at most
@@ -333,16 +298,17 @@ def _decode_namedtuple(arg: list, resolve, depth: int, limit: int) -> tuple:
     typename, fields, items = arg
     if type(typename) is not str or not all(type(f) is str for f in fields):
         raise WireError("malformed namedtuple")
-    if len(fields) > _NAMEDTUPLE_FIELDS or len(typename) > 100 or _namedtuple_budget():
-        return tuple(decode(v, resolve, depth, limit) for v in items)  # values kept, no class
-    # a field named like a tuple method (count, index) replaces it on the rebuilt value: it
-    # must hold plain data, never a handle that a test would call into the program
-    return _namedtuple(typename, tuple(fields))(
-        *[
-            decode(v, None if hasattr(tuple, f) else resolve, depth, limit)
-            for f, v in zip(fields, items)
-        ]
-    )
+    if len(fields) != len(items):  # namedtuple(*items) would refuse it too
+        raise WireError("malformed namedtuple")
+    values = [decode(v, resolve, depth, limit) for v in items]
+    if (
+        len(fields) > _NAMEDTUPLE_FIELDS
+        or len(typename) > 100
+        or (resolve is not None and checks.shadows(fields, items))  # see there
+        or _namedtuple_budget()
+    ):
+        return tuple(values)  # values kept, no class
+    return _namedtuple(typename, tuple(fields))(*values)
 
 
 def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH + 1) -> object:
@@ -377,13 +343,13 @@ def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH 
         if tag in ("l", "t", "S", "F"):
             items = [decode(v, resolve, d, limit) for v in arg]
             if tag in ("S", "F"):
-                _check_hashes(items)
+                checks.check_hashes(items)
             else:
-                _check_sequence(items)
+                checks.check_sequence(items)
             return {"l": list, "t": tuple, "S": set, "F": frozenset}[tag](items)
         if tag == "d":
             pairs = [(decode(k, resolve, d, limit), decode(v, resolve, d, limit)) for k, v in arg]
-            _check_hashes([k for k, _ in pairs])
+            checks.check_hashes([k for k, _ in pairs])
             return dict(pairs)
         if tag in ("u", "q", "D", "Q"):
             return _rebuild(tag, [decode(v, resolve, d, limit) for v in arg])
