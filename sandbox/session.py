@@ -97,8 +97,8 @@ class Session:
 
     def lookup(self, name: str) -> RemoteObject:
         # a CapWords name in the test (``UnionFind(5)``, ``Solution().f``) is a class the test
-        # builds objects of: what comes from it is the object under test (``_BUILTIN_QUERIES``)
-        return RemoteObject(self, name=name, made=name[:1].isupper())
+        # builds objects of: the objects it makes are under test (``_BUILTIN_QUERIES``)
+        return RemoteObject(self, name=name, made=_CLASS if name[:1].isupper() else "")
 
     def output(self, start: bool = False) -> tuple[str, str]:
         """What the program printed to stdout and stderr since the last read, from the first
@@ -116,7 +116,7 @@ class Session:
         return value[0], value[1]
 
     def _request(
-        self, request: dict, passed: tuple | None = None, made: bool = False, counted: bool = True
+        self, request: dict, passed: tuple | None = None, made: str = "", counted: bool = True
     ) -> object:
         if self._gone:
             raise CandidateGone(self._gone)
@@ -231,10 +231,14 @@ _BUILTIN_PREDICATES = frozenset(
 )
 # searches and counts of str and list: a method answering 0 or 1 on an object a function returned
 # would pass "greet('Bob').find('Hello') == 0" for every test. Answered only by objects "made":
-# reached from a CapWords name in the test (a class it builds, ``UnionFind(5).find``; its static
-# methods and constructors; their results), decided in the harness, never by what the program
-# says. A plain data field of that name is read as data.
+# a class the test names in CapWords, its static methods and constructors (``_CLASS``), the
+# objects they make (``_MADE``: ``UnionFind(5).find``), decided in the harness, never by what
+# the program says; not what a method of such an object returns (``Solution().greet('Bob')``
+# is the answer under test). A plain data field of that name is read as data.
 _BUILTIN_QUERIES = frozenset("find rfind index rindex count".split())
+_CLASS, _MADE, _METHOD = "class", "made", "method"  # ``RemoteObject._made``: what follows which
+_CALLED = {_CLASS: _MADE}  # calling a class (or its factory) makes an object; a method answers
+_READ = {_CLASS: _CLASS, _MADE: _METHOD, _METHOD: _METHOD}  # an attribute of a class, an object
 
 
 class RemoteObject:
@@ -249,7 +253,7 @@ class RemoteObject:
         *,
         name: str | None = None,
         handle: int | None = None,
-        made: bool = False,
+        made: str = "",
     ) -> None:
         self._session, self._name, self._handle = session, name, handle
         self._made = made  # reached from a class the test names (see ``_BUILTIN_QUERIES``)
@@ -275,7 +279,7 @@ class RemoteObject:
                 "kwargs": s.encode_args(kwargs),
             },
             passed=(args, kwargs),
-            made=self._made,
+            made=_CALLED.get(self._made, ""),
         )
 
     def __getattr__(self, attr: str):
@@ -284,7 +288,8 @@ class RemoteObject:
         if attr in _BUILTIN_PREDICATES:  # greet('Bob').startswith('Hello'): the object's own
             raise _refused(attr)  # method would answer True for any str a test expects
         value = self._session._request(
-            {"op": "getattr", "handle": self._handle_id(), "attr": attr}, made=self._made
+            {"op": "getattr", "handle": self._handle_id(), "attr": attr},
+            made=_READ.get(self._made, ""),
         )
         if attr in _BUILTIN_QUERIES and not self._made and isinstance(value, RemoteObject):
             raise _refused(attr)  # a method find/index/count of a returned object
@@ -293,9 +298,7 @@ class RemoteObject:
     # Iteration, len() and indexing are answered by the program about its own object, as plain
     # data; equality and truth are not delegated (see the module docstring).
     def __iter__(self):
-        return iter(
-            self._session._request({"op": "iter", "handle": self._handle_id()}, made=self._made)
-        )
+        return iter(self._session._request({"op": "iter", "handle": self._handle_id()}))
 
     def __len__(self) -> int:
         return self._session._request({"op": "len", "handle": self._handle_id()})
@@ -304,11 +307,10 @@ class RemoteObject:
         s = self._session
         return s._request(
             {"op": "getitem", "handle": self._handle_id(), "key": s.encode_args(key)},
-            made=self._made,
         )
 
     def __next__(self):
-        return self._session._request({"op": "next", "handle": self._handle_id()}, made=self._made)
+        return self._session._request({"op": "next", "handle": self._handle_id()})
 
     def __setattr__(self, attr: str, value) -> None:
         if attr in RemoteObject.__slots__:

@@ -9,6 +9,9 @@ failing on the code before its fix.
    the program imported it) was looked up in the program's module, so an always-true ``isclose``
    passed MBPP asserts, HumanEval ``check`` and pytest modules. Standard-library names are now
    the harness's; a task function named like one (``def median``) is still graded on itself.
+3. What a method of a test-built object returned (``Solution().greet('Bob')``) could answer
+   ``find`` / ``count`` like that object: only classes, their factories and the objects they
+   make (and their attributes) may.
 """
 
 from __future__ import annotations
@@ -152,3 +155,57 @@ def test_a_library_helper_the_program_never_wrote_answers_no_check():
 def test_a_library_constant_the_tests_use_is_the_harnesss():
     program = "pi = 3\ndef area(r):\n    return 3 * r * r\n"
     assert get("code")(program, tests=["assert area(1) == pi"]).status == "wrong"
+
+
+LYING_ANSWER = """
+class R:
+    def find(self, *a):
+        return 0
+    def count(self, *a):
+        return 1
+class Solution:
+    def greet(self, name):
+        return R()
+"""
+
+
+def test_what_a_method_of_the_tests_object_returns_cannot_answer_find_or_count():
+    """3. A value a method of ``Solution()`` returned was "made" like the object the test built,
+    so its own ``find`` and ``count`` answered for a str the test expected."""
+    tests = [
+        "assert Solution().greet('Bob').find('Hello') == 0",
+        "assert Solution().greet('Bob').count('!') == 1",
+    ]
+    code = get("code")
+    assert code(LYING_ANSWER, tests=tests, entry_point="Solution().greet").status == "wrong"
+    check = "def check(candidate):\n    assert candidate('Bob').find('Hello, ') == 0\n"
+    assert code(LYING_ANSWER, test=check, entry_point="Solution().greet").status == "wrong"
+
+
+def test_objects_the_tests_build_still_answer_find_and_count():
+    program = """
+class UnionFind:
+    def __init__(self, n):
+        self.parent = list(range(n))
+        self.tally = Tally()
+    @classmethod
+    def of(cls, n):
+        return cls(n)
+    def find(self, x):
+        while self.parent[x] != x:
+            x = self.parent[x]
+        return x
+    def union(self, a, b):
+        self.parent[self.find(a)] = self.find(b)
+        self.tally.n += 1
+class Tally:
+    def __init__(self):
+        self.n = 0
+    def count(self):
+        return self.n
+"""
+    tests = [
+        "uf = UnionFind(4)\nuf.union(0, 1)\nassert uf.find(0) == uf.find(1)",
+        "uf = UnionFind.of(3)\nuf.union(1, 2)\nassert uf.find(1) == 2 and uf.tally.count() == 1",
+    ]
+    assert get("code")(program, tests=tests).status == "ok"
