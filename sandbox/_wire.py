@@ -191,7 +191,7 @@ def _unflat(arg: object) -> object:
         items = list(map(float, items))
     if container in ("S", "F"):
         checks.check_hashes(items)
-    else:
+    elif scalar == "f":  # distinct ints below 2**53, strs and bools never share a hash
         checks.check_sequence(items)
     return {"l": list, "t": tuple, "S": set, "F": frozenset}[container](items)
 
@@ -271,6 +271,7 @@ def reset_budget() -> None:
 
 
 _NAMEDTUPLE_FIELDS = 64  # more: a plain tuple (building a class of 100,000 fields took 0.8 s)
+MORE = checks.MORE
 RESULT_DEPTH = MAX_DEPTH // 2  # a program's result: the tests may nest it again and send it back
 _INT_BITS = 1 << 22  # an int of about 1.3 million digits: squaring one of 2**26 bits took 42 s
 _DECIMAL_DIGITS = 30_000  # digits or exponent of a Decimal (int() of Decimal('1e2000000'): 78 s)
@@ -311,11 +312,16 @@ def _decode_namedtuple(arg: list, resolve, depth: int, limit: int) -> tuple:
     return _namedtuple(typename, tuple(fields))(*values)
 
 
-def decode(tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH + 1) -> object:
+def decode(
+    tagged: object, resolve=None, depth: int = 0, limit: int = MAX_DEPTH + 1, budget_s=None
+) -> object:
     """Tagged JSON -> genuine built-in objects; ``resolve(int)`` maps handles (else WireError).
-    ``limit``: the deepest nesting accepted (a program's results take ``RESULT_DEPTH``)."""
+    ``limit``: the deepest nesting accepted (a program's results take ``RESULT_DEPTH``);
+    ``budget_s``: the seconds the whole value may take (a program's results), or ``MORE``: what
+    is left of the last one's (the same reply's changed arguments)."""
     if depth > limit:
         raise WireError("value nested too deeply")
+    checks.start(budget_s) if depth == 0 else checks.spent()  # each item checks the clock
     try:
         tag, *rest = tagged
         arg = rest[0] if rest else None

@@ -30,6 +30,7 @@ def write_back(session, changes: list, args: tuple, kwargs: dict) -> None:
                 change.get("v"),
                 lambda h: RemoteObject(session, handle=h),
                 limit=wire.RESULT_DEPTH,
+                budget_s=wire.MORE,  # the reply's budget: what its value left
             )
         except (wire.WireError, TypeError):
             continue

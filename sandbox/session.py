@@ -144,6 +144,8 @@ class Session:
                 reply["value"],
                 lambda h: RemoteObject(self, handle=h, made=made),
                 limit=wire.RESULT_DEPTH,
+                # until 2 s past the program's own time (the item's grace is 5 s), or 1 s
+                budget_s=max(self._deadline - _GRACE_S + 2 - time.monotonic(), 1),
             )
         except (wire.WireError, KeyError, TypeError) as exc:
             raise CandidateError(f"malformed result: {exc}") from None

@@ -12,6 +12,8 @@ failing on the code before its fix.
 3. What a method of a test-built object returned (``Solution().greet('Bob')``) could answer
    ``find`` / ``count`` like that object: only classes, their factories and the objects they
    make (and their attributes) may.
+4. A reply of 31 million equal ints took 13 s to decode: a wrong answer masked as a timeout.
+   The sequence checks run at C speed and a reply's decode has a deadline (the program's).
 """
 
 from __future__ import annotations
@@ -209,3 +211,27 @@ class Tally:
         "uf = UnionFind.of(3)\nuf.union(1, 2)\nassert uf.find(1) == 2 and uf.tally.count() == 1",
     ]
     assert get("code")(program, tests=tests).status == "ok"
+
+
+def test_a_reply_that_takes_too_long_to_decode_is_refused_not_a_stall():
+    """4. A hand-made reply of 31 million equal ints took the grader 13 s to decode (a
+    Python-level comparison per item), past the item's deadline: a masked ``timeout``. The
+    comparisons now run at C speed, and a reply's decode has a deadline."""
+    from passband.sandbox import _wire as wire
+
+    value = ["l", [["n"]] * 200_000]
+    assert len(wire.decode(value, budget_s=None)) == 200_000
+    with pytest.raises(wire.WireError, match="too long to decode"):
+        wire.decode(value, budget_s=0.0)
+
+
+def test_distinct_values_sharing_a_hash_are_refused_beside_as_many_unique_ones():
+    """Half the items unique, half distinct ints of one hash: the bucket count let it through,
+    and the test's ``set()`` of it would have taken quadratic time."""
+    from passband.sandbox import _wire as wire
+
+    colliding = [k * ((1 << 61) - 1) for k in range(1, 3001)]
+    with pytest.raises(wire.WireError, match="share one hash"):
+        wire.decode(wire.encode(colliding + list(range(3000))))
+    honest = [0.0] * 5000 + [float("nan")] * 3 + [-1, -2] * 600 + [(1, 2)] * 2000
+    assert len(wire.decode(wire.encode(honest))) == len(honest)
