@@ -25,6 +25,9 @@ __all__ = [
     "apply_to_optimizer",
     "check_same_data",
     "prompts_digest",
+    "rows_digest",
+    "reward_record",
+    "changed_inputs",
 ]
 
 # Changing these would leave nothing to continue: the checkpoint holds a different state.
@@ -85,6 +88,50 @@ def check_same_data(state: dict[str, Any], checkpoint, rows: Sequence, digest: s
         "curriculum's state is by row position. Train on the data the run started with, or "
         "start a new run (another output_dir, or overwrite = true)"
     )
+
+
+def rows_digest(rows: Iterable[Any]) -> str:
+    """SHA-256 over every row, all its columns, in order (references, gold answers included)."""
+    return prompts_digest(rows)
+
+
+def reward_record(reward: Any, references: Any) -> dict[str, Any]:
+    """What a checkpoint records of the run's reward: what decides a success, a ``Reward``'s
+    terms and penalties, and the reference columns given."""
+    from passband.curriculum._success import success_source
+
+    names = getattr(reward, "component_names", None)
+    return {
+        "decides": success_source(reward),
+        "terms": list(names) if names is not None else None,
+        "references": dict(references or {}),
+    }
+
+
+def changed_inputs(state: dict[str, Any], reward: dict[str, Any], rows_sha256: str) -> list[str]:
+    """One line per input that changed since the checkpoint but that resuming keeps: the reward
+    (the curriculum's pass rates were measured with the old one) and the data's other columns
+    (the same prompts, other references). Checkpoints from before these were kept say nothing."""
+    lines = []
+    saved = state.get("reward")
+    if saved is not None and saved != reward:
+        lines.append(
+            f"applied reward {_said(reward)} (checkpoint {_said(saved)}); the curriculum's pass "
+            "rates so far were measured with the checkpoint's reward"
+        )
+    saved_rows = state.get("data", {}).get("rows_sha256")
+    if saved_rows is not None and saved_rows != rows_sha256:
+        lines.append(
+            "the data's prompts are the run's but other columns changed (reference answers, "
+            "tests): the curriculum's pass rates so far were measured against the old ones"
+        )
+    return lines
+
+
+def _said(record: dict[str, Any]) -> str:
+    terms = f" terms {record['terms']}" if record.get("terms") else ""
+    refs = f" references {record['references']}" if record.get("references") else ""
+    return f"{record.get('decides')!r}{terms}{refs}"
 
 
 def check_resumable(changes: dict[str, tuple], checkpoint) -> None:

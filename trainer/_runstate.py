@@ -36,6 +36,8 @@ class RunStateMixin:
             ckpt, state = loaded
             resume.check_same_data(state, ckpt, self.rows, self._data_digest())
             resume.reconcile(state, ckpt, c, self.optimizer, self.scheduler, say=self._write)
+            for line in resume.changed_inputs(state, self._reward_record(), self._rows_digest()):
+                self._write(f"passband: resume: {line}")
             seed = state.get("config", {}).get("seed", c.seed)
             if seed != c.seed:  # rollouts are seeded by it: the run goes on with its own seed
                 self.config = c = dataclasses.replace(c, seed=seed)
@@ -74,6 +76,15 @@ class RunStateMixin:
             )
         return self._digest
 
+    def _rows_digest(self) -> str:
+        """SHA-256 of every row with all its columns (computed once)."""
+        if getattr(self, "_all_digest", None) is None:
+            self._all_digest = resume.rows_digest(self.rows)
+        return self._all_digest
+
+    def _reward_record(self) -> dict:
+        return resume.reward_record(self.scorer.reward, self.scorer.references)
+
     def save(self) -> None:
         """Atomic checkpoint of what the next step needs; all ranks call, rank 0 writes (all RNGs)."""
         c = self.config
@@ -93,7 +104,12 @@ class RunStateMixin:
             "short_batches": self._short_batches,
             "sampler": sampler_state(self.sampler),
             "config": c.to_dict(),
-            "data": {"rows": len(self.rows), "prompts_sha256": self._data_digest()},
+            "data": {
+                "rows": len(self.rows),
+                "prompts_sha256": self._data_digest(),
+                "rows_sha256": self._rows_digest(),
+            },
+            "reward": self._reward_record(),
         }
         save_checkpoint(
             c.output_dir,

@@ -353,6 +353,32 @@ def test_resume_on_other_or_reordered_prompts_is_refused(tiny, tokenizer, tmp_pa
     assert resume([dict(r) for r in rows]).step == 1  # the same prompts: resumed
 
 
+def test_a_resume_with_another_reward_or_other_references_says_so(
+    tiny, tokenizer, tmp_path, capsys
+):
+    """Both were taken in silence: the pass rate fell from 0.85 to 0 with nothing said."""
+    rows = _rows("mix", "mix", "mix", "const")
+    _trainer(tiny, tokenizer, tmp_path, rows, max_steps=1, checkpoint_every=1).train()
+    capsys.readouterr()
+
+    def resume(data, score=reward):
+        again = _trainer(tiny, tokenizer, tmp_path, data, max_steps=2, resume=True)
+        again.scorer.reward = score
+        again._begin()
+        return [x for x in capsys.readouterr().out.splitlines() if "resume: " in x]
+
+    assert not [x for x in resume([dict(r) for r in rows]) if "reward" in x or "columns" in x]
+    other = [{**r, "note": "new"} for r in rows]  # the same prompts, another reference column
+    assert any("other columns changed" in x for x in resume(other))
+
+    def stricter(completion, kind, **row):
+        return 0.0
+
+    lines = resume(rows, stricter)
+    said = [x for x in lines if "applied reward" in x]
+    assert len(said) == 1 and "stricter' (checkpoint '_make_reward.<locals>.reward')" in said[0]
+
+
 def test_a_changed_curriculum_field_on_resume_is_named_alone(tiny, tokenizer, tmp_path, capsys):
     """One changed ``[curriculum]`` field printed both 29-key tables on one line, and then again
     as a warning: the resume names the field, its two values, and nothing else."""
