@@ -203,6 +203,8 @@ def make_sampler(
     pre-score matter (``success_threshold`` does not for verdicts)."""
     if kept is not None and (not kept or kept[-1] == len(kept) - 1):
         kept = None  # no row before the last kept one was skipped: positions are unchanged
+    if config.prompts_per_step > len(rows):
+        log(_more_than_the_data(config.prompts_per_step, len(rows)))
     if given is not None:  # GRPOTrainer(sampler=...): checked by check_sampler already
         log(f"sampler: {type(given).__name__}, given to GRPOTrainer (its own priors)")
         return check_sampler_rows(given, kept)
@@ -291,6 +293,14 @@ def _data_priors(
         + ("; resuming: a checkpoint's curriculum state replaces this" if config.resume else "")
     )
     return found.priors
+
+
+def _more_than_the_data(per_step: int, rows: int) -> str:
+    return (
+        f"passband: prompts_per_step = {per_step} but the data holds {rows} prompts: each step "
+        "draws some prompts more than once, each draw its own group of group_size answers; set "
+        f"prompts_per_step to at most {rows} (and raise group_size for more answers per prompt)"
+    )
 
 
 def _uniform_note(rows: Sequence[Mapping[str, Any]], config: Any) -> str:

@@ -566,3 +566,14 @@ def test_sampler_logprobs_drive_tis_and_the_mismatch_metrics(tiny, tokenizer, tm
 def test_hf_runs_log_no_sampler_mismatch(tiny, tokenizer, tmp_path):
     m = _trainer(tiny, tokenizer, tmp_path, _rows("vary", "vary"), max_steps=1).train()
     assert m["loss"] is not None and not any(k.startswith("rollout/") for k in m)
+
+
+def test_more_prompts_per_step_than_the_data_holds_is_said_at_start(
+    tiny, tokenizer, tmp_path, capsys
+):
+    """24 rows at 64 prompts a step rolled each prompt out as up to 4 groups, with nothing said."""
+    _trainer(tiny, tokenizer, tmp_path, _rows("mix", "mix", "mix"), prompts_per_step=4)
+    out = capsys.readouterr().out
+    assert "prompts_per_step = 4 but the data holds 3 prompts" in out and "at most 3" in out
+    _trainer(tiny, tokenizer, tmp_path / "b", _rows("mix", "mix", "mix"), prompts_per_step=3)
+    assert "but the data holds" not in capsys.readouterr().out
