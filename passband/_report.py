@@ -106,6 +106,18 @@ def _group_rows(run: RunData) -> list[tuple[str, str]]:
     return rows or [("groups", "not logged")]
 
 
+def _prior_rows(run: RunData) -> list[tuple[str, str]]:
+    """Whether the curriculum started from pre-scores: the run's first logged count."""
+    _, used = series(run.metrics, "curriculum/priors/used")
+    if not used:
+        return []  # uniform sampling, or a sampler that keeps no priors
+    _, unused = series(run.metrics, "curriculum/priors/unused")
+    text = f"{used[0]:.0f} prompts started from pre-scores" if used[0] else "none (cold start)"
+    if unused and unused[0]:
+        text += f"; {unused[0]:.0f} pre-scores matched no prompt"
+    return [("curriculum priors", text)]
+
+
 def _concentration_rows(view: RunView) -> list[tuple[str, str]]:
     c = view.concentration
     if c is None:
@@ -164,7 +176,7 @@ def summarize(
     ]
     if not steps:
         return rows
-    rows += _pass_rate_rows(run) + _length_rows(run) + _group_rows(run)
+    rows += _pass_rate_rows(run) + _length_rows(run) + _group_rows(run) + _prior_rows(run)
     rows += _concentration_rows(view) + _outlier_rows(view) + _inactive_rows(view)
     _, kl = series(run.metrics, "kl")
     if kl:

@@ -296,3 +296,23 @@ def test_group_share_counts_surplus_groups_as_signal_not_as_trained(tmp_path):
     assert _group_rows(RunData(tmp_path, metrics=old))[0][1] == (
         "75.0% of 16 rolled groups trained on"
     )
+
+
+@pytest.mark.parametrize(
+    "used, unused, said",
+    [
+        (24, 2, "24 prompts started from pre-scores; 2 pre-scores matched no prompt"),
+        (0, 0, "none (cold start)"),
+    ],
+)
+def test_the_summary_says_whether_the_curriculum_started_from_pre_scores(
+    tmp_path, make_run, used, unused, said
+):
+    """Only metrics.jsonl held it: a run on priors and one at prior_weight 0 read alike."""
+    run_dir = make_run(tmp_path / "run", steps=3)
+    path = run_dir / "metrics.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    counts = {"curriculum/priors/used": used, "curriculum/priors/unused": unused}
+    _write_jsonl(path, [{**row, **counts} for row in rows])
+    summary = dict(summarize(load_run(run_dir)))
+    assert summary["curriculum priors"] == said
