@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from passband.errors import CheckpointError, DiskFullError
+from passband.errors import CheckpointError, ConfigError, DiskFullError
 from passband.trainer._manifest import verify_manifest, write_manifest
 
 __all__ = [
@@ -259,6 +259,8 @@ def load_latest_checkpoint(output_dir: str | Path, **kwargs) -> tuple[Path, dict
         try:
             return path, load_checkpoint(path, **kwargs)
         except _DAMAGE as exc:
+            if isinstance(exc, ConfigError):  # ``before_load`` refused it: no damage
+                raise
             problems.append(f"{path.name}: {exc}")
             fallback = (
                 f"falling back to {candidates[i + 1].name}"
@@ -274,17 +276,20 @@ def load_latest_checkpoint(output_dir: str | Path, **kwargs) -> tuple[Path, dict
 
 
 def load_checkpoint(
-    path: str | Path, *, model, optimizer, scheduler, rank: int = 0
+    path: str | Path, *, model, optimizer, scheduler, rank: int = 0, before_load=None
 ) -> dict[str, Any]:
     """Restore weights, optimizer, scheduler and RNG states in place; return ``state.json``.
 
     The files are checked against the checkpoint's manifest first (``CheckpointError`` naming the
     damaged file, with nothing loaded). ``rank`` picks this process's RNG state from a
-    multi-process checkpoint.
+    multi-process checkpoint. ``before_load(state, path)`` may refuse the checkpoint (a
+    ``ConfigError``) before anything is loaded: a setting that changes what it holds.
     """
     path = Path(path)
     verify_manifest(path)
     state = json.loads((path / "state.json").read_text())
+    if before_load is not None:
+        before_load(state, path)
     from passband.trainer import _fsdp as fsdp
     from passband.trainer.lora import is_lora, load_adapter_weights
 

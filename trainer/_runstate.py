@@ -32,6 +32,7 @@ class RunStateMixin:
             optimizer=self.optimizer,
             scheduler=self.scheduler,
             rank=self.dist.rank,
+            before_load=self._check_resumable,
         ):
             ckpt, state = loaded
             resume.check_same_data(state, ckpt, self.rows, self._data_digest())
@@ -75,6 +76,20 @@ class RunStateMixin:
                 whole.get(i, prompt_of(row)) for i, row in enumerate(self.rows)
             )
         return self._digest
+
+    def _check_resumable(self, state: dict, checkpoint) -> None:
+        """Before a checkpoint loads: settings that change what it holds (LoRA, the sampler
+        kind) are refused by name, rather than failing the load of every checkpoint as damaged;
+        so is a ``max_steps`` below its step (nothing would train, yet config.json would say so)."""
+        c = self.config
+        resume.check_resumable(
+            resume.changed_settings(state.get("config", {}), c.to_dict()), checkpoint
+        )
+        if state.get("step", 0) > c.max_steps:
+            raise ConfigError(
+                f"cannot resume {checkpoint}: it is at step {state['step']}, past max_steps = "
+                f"{c.max_steps}; raise max_steps to train on, or start a new run"
+            )
 
     def _rows_digest(self) -> str:
         """SHA-256 of every row with all its columns (computed once)."""

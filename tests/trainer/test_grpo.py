@@ -577,3 +577,26 @@ def test_more_prompts_per_step_than_the_data_holds_is_said_at_start(
     assert "prompts_per_step = 4 but the data holds 3 prompts" in out and "at most 3" in out
     _trainer(tiny, tokenizer, tmp_path / "b", _rows("mix", "mix", "mix"), prompts_per_step=3)
     assert "but the data holds" not in capsys.readouterr().out
+
+
+def test_a_resume_that_changes_what_a_checkpoint_holds_is_refused_before_loading(
+    tiny, tokenizer, tmp_path
+):
+    """lora_r on a full fine-tune's run failed to load every checkpoint, each named as damaged;
+    a max_steps below the checkpoint's step trained nothing and rewrote config.json."""
+    import warnings
+
+    from passband.errors import ConfigError
+
+    rows = _rows("mix", "mix", "mix", "const")
+    _trainer(tiny, tokenizer, tmp_path, rows, max_steps=2, checkpoint_every=1).train()
+    config = (tmp_path / "run" / "config.json").read_text()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "cannot be loaded ... falling back" for a healthy one
+        again = _trainer(tiny, tokenizer, tmp_path, rows, max_steps=3, resume=True, lora_r=4)
+        with pytest.raises(ConfigError, match=r"changed trainer.lora_r \(checkpoint 0, now 4\)"):
+            again._begin()
+    again = _trainer(tiny, tokenizer, tmp_path, rows, max_steps=1, resume=True)
+    with pytest.raises(ConfigError, match="at step 2, past max_steps = 1; raise max_steps"):
+        again._begin()
+    assert (tmp_path / "run" / "config.json").read_text() == config
