@@ -65,8 +65,9 @@ _WORDS_RE = re.compile(r"\\(?:text[a-z]*|math[a-z]+|mbox|operatorname)\s*\{[^{}]
 _COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _LETTERS_RE = re.compile(r"[A-Za-z]+")
 _ENDS_IN_OPERATOR_RE = re.compile(r"(?:[-+*/^=]|\\cdot|\\times|\\div)\s*$")
-# a plain number and one letter after a space: a unit ("5 m", "10 s"), as math-verify reads it
-_NUMBER_UNIT_RE = re.compile(r"-?\d[\d,]*(?:\.\d+)?\s+[A-Za-z]")
+# a plain number and one letter after a space (also LaTeX's "\ ", "\,"): a unit ("5 m", "10 s"),
+# as math-verify reads it; touching the number, only a common unit ("5m", "30s"; "3d" is 3*d)
+_NUMBER_UNIT_RE = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:(?:\s|\\[ ,;:]|~)+[A-Za-z]|[mshgl])")
 # math-verify's own parse with its unit stripping off: "3d" is 3*d, not 3
 _NO_UNITS = [
     LatexExtractionConfig(
