@@ -33,6 +33,7 @@ from passband.verifiers._math_fallback import (
     drop_commands,
     last_math,
     last_number,
+    result_first,
 )
 from passband.verifiers._math_final import final_part
 from passband.verifiers._math_shape import box_is_operand, hedged_boxes, in_cents, to_latex, unbold
@@ -377,7 +378,7 @@ def _trim_phrase(phrase: str) -> str | None:
         # "she makes 18 dollars": the number in a worded answer; its last, as in a capitalised
         # sentence ("after eating one of her 42 cookies she has 41" states 41)
         return clause_result(phrase) or wordy.group(2)
-    return first
+    return result_first(first) or first  # "18 dollars after 2 days" states 18
 
 
 def _unescaped_dollar(text: str, start: int) -> int:

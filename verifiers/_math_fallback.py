@@ -33,6 +33,7 @@ __all__ = [
     "drop_commands",
     "last_math",
     "last_number",
+    "result_first",
 ]
 
 NUMBER_RE = re.compile(
@@ -268,3 +269,17 @@ def clause_result(sentence: str) -> str | None:
         clause = clause[: goal.start()]
     stated = last_number(clause, len(clause))
     return stated[1] if stated is not None and re.search(r"\d", stated[1]) else None
+
+
+# a number, its unit word, then words only, with a number among them ("18 dollars after 2 days")
+_NUMBER_FIRST_RE = re.compile(
+    r"(-?\d[\d,]*(?:\.\d+)?)\s+(?!(?:hundred|thousand|[mb]illion|dozen|gross|score)s?\b)"
+    r"[A-Za-z]{2,}\b(?=[A-Za-z\s,']*\d[A-Za-z\d\s,']*\Z)"
+)
+
+
+def result_first(phrase: str) -> str | None:
+    """The number a worded answer opens with, when what follows qualifies it: "18 dollars after 2
+    days", "180 km in 3 hours" (its clause's result is that number too); None otherwise."""
+    lead = _NUMBER_FIRST_RE.match(phrase)
+    return lead.group(1) if lead and clause_result(phrase) == lead.group(1) else None

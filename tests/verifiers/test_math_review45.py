@@ -30,3 +30,36 @@ def test_a_unit_touching_a_number_stays_a_unit(gold, completion):
 def test_a_letter_that_is_no_unit_stays_a_factor(gold, completion):
     verdict = MATH(completion, answer=gold)
     assert verdict.status != "ok", verdict.detail
+
+
+# a worded answer that opens with its result: the number, then what qualifies it (it was read
+# whole, "18 dollars after 2 days", and graded wrong); arithmetic or a hedge after it stays wrong
+RESULT_FIRST_RIGHT = [
+    ("18", "Answer: 18 dollars after 2 days"),
+    ("18", "The answer is 18 dollars for 2 days of work"),
+    ("1200", "Answer: 1,200 dollars in 4 months"),
+    ("180", "The answer is 180 km for 3 hours of driving."),
+    ("45", "Final answer: 45 years old in 10 years"),
+]
+RESULT_FIRST_WRONG = [
+    ("2", "Answer: 18 dollars after 2 days"),
+    ("18", "Answer: 18 dollars or 20 dollars"),
+    ("20", "Answer: 18 dollars or 20 dollars"),
+    ("18", "Answer: 18 dollars less 2 dollars"),
+    ("16", "Answer: 18 dollars less 2 dollars"),
+    ("18", "The answer is 18 dollars instead of 20"),
+    ("18", "Answer: 18 hours and 30 minutes"),
+    ("18", "The answer is 18 dollars but maybe 20"),
+]
+
+
+@pytest.mark.parametrize(("gold", "completion"), RESULT_FIRST_RIGHT)
+def test_a_worded_answer_opening_with_its_result_is_read_by_it(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", verdict.detail
+
+
+@pytest.mark.parametrize(("gold", "completion"), RESULT_FIRST_WRONG)
+def test_a_worded_answer_with_more_values_is_no_result_first(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", verdict.detail
