@@ -23,6 +23,7 @@ from functools import lru_cache
 from latex2sympy2_extended.latex2sympy2 import NormalizationConfig
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 
+from passband.verifiers._math_chain import false_link
 from passband.verifiers._math_exact import complex_equal, contradicts
 from passband.verifiers._math_fallback import chain_rhs
 from passband.verifiers._math_forms import OTHER_CHOICE_RE, exact_value, values_equal
@@ -188,6 +189,8 @@ def slow_compare(gold: str, pred: str) -> tuple[str, str]:
     pred_parsed = _parse_latex(pred)
     if not _has_math(pred_parsed):
         return "invalid", f"cannot parse the answer {_short(pred)}"
+    if false_link(pred):  # "\\sqrt{4} = 3": a false statement, whichever side matches the gold
+        return "wrong", f"{_short(pred)} is a false equation"
     try:
         same = _agree(gold, pred, gold_parsed, pred_parsed)
     except Exception as exc:  # math-verify swallows most errors itself; be sure

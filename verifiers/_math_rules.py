@@ -27,7 +27,9 @@ import ast
 import re
 from fractions import Fraction
 
-__all__ = ["align", "false_chain"]
+from passband.verifiers._math_chain import chain_sides, link_holds
+
+__all__ = ["align", "false_chain", "open_chain"]
 
 _ELLIPSIS_RE = re.compile(r"\\[lc]?dots\b|\\dotsc\b|\.\.\.|…")
 _SEPARATORS = ",:;"
@@ -67,39 +69,53 @@ def align(gold: str, pred: str) -> tuple[str, str, bool | None]:
     return (parts[0], parts[1], None) if parts else (gold, pred, None)
 
 
-_EQ_SPLIT_RE = re.compile(r"(?<![<>!=\\])=(?!=)")  # "=", not "<=", ">=", "!=", "=="
-_LETTER_RE = re.compile(r"(?<!\\)\b[A-Za-z]")  # a variable, not the letters of \frac
-
-
 def false_chain(pred: str) -> bool:
-    """Whether ``pred`` is a chain of equalities with two variable-free sides that differ exactly
-    (``3=2``, ``x=2=3``): math-verify would compare its last side and accept a false statement."""
+    """Whether ``pred`` is a chain of equalities with two neighbouring variable-free sides that
+    differ (``3=2``, ``x=2=3``, ``8 - 4 = 3 remaining``): math-verify would compare its last side
+    and accept a false statement (``_math_chain``)."""
+    return any(link is False for link in _links(pred))
+
+
+def open_chain(pred: str) -> bool:
+    """Whether a link of the chain ``pred`` is left to sympy (``\\sqrt{4} = 3``): the fast path
+    must not decide ``pred`` by its last side."""
+    return any(link is None for link in _links(pred))
+
+
+def _links(pred: str) -> list[bool | None]:
+    """Each link of a chain: True/False when decided in-process, None when undecided."""
     from passband.verifiers._math_equiv import fast_equal
 
-    sides = [s.strip() for s in _EQ_SPLIT_RE.split(pred.strip().strip("$"))]
-    if len(sides) < 2 or len(sides) > 8:
-        return False
-    numeric = [s for s in sides if s and not _LETTER_RE.search(_drop_commands(s))]
-    for a, b in zip(numeric, numeric[1:]):
-        same = fast_equal(a, b)
-        if same is None:  # "9 \times 3 = 18": sides that are sums and products of numbers
-            x, y = _arithmetic(a), _arithmetic(b)
-            same = None if x is None or y is None else x == y
-        if same is False:
-            return True
-    return False
+    sides = chain_sides(pred)
+    links = []
+    for a, b in zip(sides, sides[1:]):
+        pairs = [(_arithmetic(a, p), _arithmetic(b, p)) for p in ("/100", "")]  # 25% is 0.25 or 25
+        if all(x is not None and y is not None for x, y in pairs):
+            links.append(any(link_holds(x, y, a, b) for x, y in pairs))
+            continue
+        same = fast_equal(a, b)  # a decimal side approximates: sympy decides within its places
+        links.append(None if same is False and re.search(r"\d\.\d", a + b) else same)
+    return links
 
 
-_ARITH_OPS = ((r"\times", "*"), (r"\cdot", "*"), (r"\div", "/"), ("{", "("), ("}", ")"))
-_ARITH_RE = re.compile(r"[\d\s.+\-*/()]{1,200}")
+_ARITH_OPS = (
+    (r"\bmod", "%"),
+    (r"\times", "*"),
+    (r"\cdot", "*"),
+    (r"\div", "/"),
+    ("{", "("),
+    ("}", ")"),
+)
+_ARITH_RE = re.compile(r"[\d\s.+\-*/%()]{1,200}")
 _FRAC_RE = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 
 
-def _arithmetic(side: str) -> Fraction | None:
+def _arithmetic(side: str, percent: str = "/100") -> Fraction | None:
     r"""The exact value of ``side`` when it is numbers joined by + - * / and brackets (LaTeX
     ``\times``, ``\cdot``, ``\div``, ``\frac``), else None. Evaluated on the parsed tree with
     fractions: no ``eval``, no powers, so no input can make it slow."""
     text = _FRAC_RE.sub(r"((\1)/(\2))", side.replace("\\left", "").replace("\\right", ""))
+    text = re.sub(r"\\?%", percent, text)  # a percent sign: of 100, or a label ("x 100 = 75%")
     for latex, op in _ARITH_OPS:
         text = text.replace(latex, op)
     if not _ARITH_RE.fullmatch(text):
@@ -126,11 +142,12 @@ _BINARY = {
     ast.Sub: lambda a, b: a - b,
     ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b,
+    ast.Mod: lambda a, b: a % b if a.denominator == b.denominator == 1 else _no(),
 }
 
 
-def _drop_commands(text: str) -> str:
-    return re.sub(r"\\[A-Za-z]+", " ", text)
+def _no():
+    raise ValueError("not arithmetic")
 
 
 # ----------------------------------------------------------------------------- sequences

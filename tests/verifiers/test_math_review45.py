@@ -63,3 +63,56 @@ def test_a_worded_answer_opening_with_its_result_is_read_by_it(gold, completion)
 def test_a_worded_answer_with_more_values_is_no_result_first(gold, completion):
     verdict = MATH(completion, answer=gold)
     assert verdict.status != "ok", verdict.detail
+
+
+# a false equation whose last side is the gold (review s45a M6): every link of a chain of
+# variable-free sides is checked (sympy in the worker); a decimal side may round or cut
+CHAIN_WRONG = [
+    ("3", r"\boxed{\sqrt{4} = 3}"),
+    ("3", r"\boxed{\log_2 9 = 3}"),
+    ("3", r"\boxed{|{-4}| = 3}"),
+    ("3", r"\boxed{\lceil 3.5 \rceil = 3}"),
+    ("3", r"\boxed{\pi = 3}"),
+    ("3", r"\boxed{\sin(\pi) = 3}"),
+    ("3", r"\boxed{10 \bmod 4 = 3}"),
+    ("3", "Answer: 2 x 2 = 3"),
+    ("3", "Answer: 40 * 10% = 3"),
+    ("3", "Answer: 8 - 4 = 3 remaining"),
+    ("3", "Answer: 8 apples - 4 apples = 3 apples"),
+    ("3", "Total: 2 + 2 = 3"),
+    ("3.2", r"\boxed{\pi = 3.2}"),
+    ("1.5", r"\boxed{\sqrt{2} = 1.5}"),
+    ("5", r"\boxed{\binom{4}{2} = 5}"),
+]
+CHAIN_RIGHT = [
+    ("2", r"\boxed{\sqrt{4} = 2}"),
+    ("3", r"\boxed{\log_2 8 = 3}"),
+    ("4", r"\boxed{\lceil 3.5\rceil = 4}"),
+    ("3.14", r"\boxed{\pi = 3.14}"),
+    ("1.414", r"\boxed{\sqrt{2} = 1.414}"),
+    ("0.66", r"\boxed{\frac{2}{3} = 0.66}"),
+    ("0.33", r"\boxed{\frac{1}{3} = 0.33}"),
+    ("2", r"\boxed{10 \bmod 4 = 2}"),
+    ("4", "Answer: 8 apples - 4 apples = 4 apples"),
+    ("4", "Total: 2 + 2 = 4"),
+    ("4", "Answer: 2 x 2 = 4"),
+    ("4", "Answer: 40 * 10% = 4"),
+    ("75", r"She scored \(\frac{45}{60} \times 100 = 75\%\)."),
+    (r"\frac{1}{2}", r"\boxed{\sin 30^\circ = \frac{1}{2}}"),
+    ("2", r"\boxed{\log 100 = 2}"),
+    ("60", "Answer: 1 hour = 60 minutes"),
+    ("7", r"\boxed{x = \frac{14}{2} = 7}"),
+    (r"\frac{\sqrt{3}}{2}", r"\boxed{\cos\frac{\pi}{6} = \frac{\sqrt{3}}{2}}"),
+]
+
+
+@pytest.mark.parametrize(("gold", "completion"), CHAIN_WRONG)
+def test_a_false_equation_is_wrong_whatever_its_last_side(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", verdict.detail
+
+
+@pytest.mark.parametrize(("gold", "completion"), CHAIN_RIGHT)
+def test_a_true_equation_states_its_last_side(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", verdict.detail
