@@ -46,7 +46,7 @@ _CHANGES = (  # in a marker's answer clause, or after a fallback's number: they 
     r"or\s+(?:more|less|fewer|greater|so|above|below|higher|lower)"
     r"|no|none|neither|nor|negative|minus|inverse|reciprocal|power|least|most|fewer|greater|above"
     r"|below|about|approximately|approx|around|roughly|nearly|almost|likely|unlikely|or|either"
-    r"|between|instead|but|except|unless|if|max|minimum|maximum|up\s+to|close\s+to"
+    r"|between|instead|but|except|unless|if|max|minimum|maximum|up\s+to|close\s+to|beyond|exceed\w*"
     r"|within|range|anywhere|from\s+\$?-?\d[\d.,]*\s*(?:to|-)\s*\$?-?\d+"
     r"|dozens?|doubled|tripled|halved|factorial|then\s+(?:add|subtract|multiply|divide|take)"
     r"|(?:hundredth|thousandth|millionth|tenth|third|quarter|fourth|fifth|sixth|seventh|eighth"
@@ -120,6 +120,8 @@ _TOUCH = (
     r"|not\s+equal\s+to|rule\s+out|reject|never|could\s+be|(?:just|well)\s+(?:over|under)"
     r"|in\s+excess\s+of|upwards\s+of|(?:north|south|shy)\s+of"
     r"|in\s+the\s+(?:ballpark|neighbou?rhood)\s+of|on\s+the\s+order\s+of|something\s+like|circa"
+    r"|exceed(?:s|ed|ing)?|(?:(?:is|are|was|were|be|it's|that's|stays?|remains?|kept|keep)\s+"
+    r"|^[ \t]*(?:answer\s*:\s*)?)(?:under|below|over|above|beyond|up\s+to)"  # not "adds up to"
     r")|~|!=|≠"
 )
 _TOUCH_END = r"[\s$*({]*(?:\\(?:boxed|fbox)\s*)?\Z"

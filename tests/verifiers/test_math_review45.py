@@ -116,3 +116,36 @@ def test_a_false_equation_is_wrong_whatever_its_last_side(gold, completion):
 def test_a_true_equation_states_its_last_side(gold, completion):
     verdict = MATH(completion, answer=gold)
     assert verdict.status == "ok", verdict.detail
+
+
+# a bound in words before the number (review s45a M1): not the number itself
+BOUND_WRONG = [
+    ("5", "It is under 5."),
+    ("5", "It is below 5"),
+    ("5", "The value is over 5."),
+    ("5", "The value exceeds 5."),
+    ("5", "The answer exceeds 5."),
+    ("5", "It's up to 5."),
+    ("5", "Answer: exceeds 5"),
+    ("5", "So x is above 5."),
+]
+BOUND_RIGHT = [
+    ("15", "The numbers add up to 15."),
+    ("18", "The total comes up to 18."),
+    ("5", "She handed over 5 dollars."),
+    ("5", "There are 5 left over."),
+    ("18", "Over 3 days she earns 18 dollars."),
+    ("5", "The answer is 5, which is under 10."),
+]
+
+
+@pytest.mark.parametrize(("gold", "completion"), BOUND_WRONG)
+def test_a_bound_in_words_is_not_its_number(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", verdict.detail
+
+
+@pytest.mark.parametrize(("gold", "completion"), BOUND_RIGHT)
+def test_a_bound_word_elsewhere_leaves_the_answer(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", verdict.detail
