@@ -124,6 +124,12 @@ def _previous_run(root: Path, resume: bool, overwrite: bool) -> list[str]:
             "checkpoint to resume from; pass --overwrite (overwrite = true) to "
             "replace it, or choose another output_dir"
         )
+    if not resumable:  # killed before its first checkpoint: --resume would only fail
+        raise RunDirError(
+            f"output_dir {str(root)!r} holds a previous run ({listed}) that stopped before "
+            "its first checkpoint, so there is nothing to resume; pass --overwrite (overwrite "
+            "= true) to replace it, or choose another output_dir"
+        )
     raise RunDirError(
         f"output_dir {str(root)!r} holds a previous run ({listed}); pass --resume "
         "(resume = true) to continue it, --overwrite (overwrite = true) to replace "

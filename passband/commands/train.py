@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
 HELP = "Train a model with GRPO from a TOML config (overrides: section.key=value)."
 
@@ -37,6 +38,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "checkpoints); without it, or --resume, such a directory is refused",
     )
     parser.add_argument("--output-dir", default=None, help="shortcut for trainer.output_dir=...")
+
+
+def _interrupted(args: argparse.Namespace, output_dir: str, step: int) -> str:
+    """What Ctrl-C left: the step reached, the newest checkpoint, and the command that resumes."""
+    from pathlib import Path
+
+    saved = sorted(
+        int(p.parent.name.split("_")[1])
+        for p in (Path(output_dir) / "checkpoints").glob("step_*/state.json")
+        if p.parent.name.split("_")[1].isdigit()
+    )
+    if not saved:
+        return (
+            f"passband train: interrupted at step {step}, before the first checkpoint: nothing to "
+            f"resume; rerun with --overwrite to start again"
+        )
+    where = ["--output-dir", args.output_dir] if args.output_dir else []
+    again = " ".join(["passband train", str(args.config), "--resume", *where, *args.overrides])
+    return (
+        f"passband train: interrupted at step {step}; the newest checkpoint is step {saved[-1]} "
+        f"({max(step - saved[-1], 0)} steps will be redone); resume with: {again}"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
     trainer = _build_trainer(cfg, rows)
     try:
         last = trainer.train()
+    except KeyboardInterrupt:
+        print(_interrupted(args, cfg.trainer.output_dir, trainer.step), file=sys.stderr)
+        raise
     except OSError as exc:  # a log write on a full disk names no file: name the run directory
         if exc.errno != errno.ENOSPC:
             raise

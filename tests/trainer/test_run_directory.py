@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -108,11 +109,13 @@ def test_old_logs_without_checkpoints_are_kept_unless_overwrite(tiny, tmp_path):
     (out / "metrics.jsonl").write_text('{"step": 1, "note": "an earlier run"}\n')
     before = (out / "metrics.jsonl").read_bytes()
     for flags, message in [
-        ((), "holds a previous run (metrics.jsonl)"),
+        # no checkpoint: it said "pass --resume", and --resume then failed
+        ((), "holds a previous run (metrics.jsonl) that stopped before its first checkpoint"),
         (("--resume",), "but no checkpoint to resume from"),
     ]:
         done = _train(cfg, out, "trainer.max_steps=1", *flags, cwd=tmp_path)
         assert done.returncode == 2 and message in done.stderr, done.stderr[-2000:]
+        assert "pass --resume" not in done.stderr
         assert (out / "metrics.jsonl").read_bytes() == before
     done = _train(cfg, out, "trainer.max_steps=1", "--overwrite", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -192,3 +195,31 @@ def test_a_run_that_failed_before_its_first_step_does_not_block_the_retry(tiny, 
     done = _train(cfg, out, "trainer.max_steps=1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert [m["step"] for m in _steps(out)] == [1]
+
+
+def test_ctrl_c_says_where_the_run_stopped_and_how_to_resume(tiny, tmp_path):
+    """It printed only "interrupted": not the step, the newest checkpoint, nor the command."""
+    cfg = tiny.run_setup(tmp_path, _CONFIG)
+    out = tmp_path / "run"
+    cmd = [
+        sys.executable, "-m", "passband.cli", "train", str(cfg),
+        f"trainer.output_dir={json.dumps(str(out))}", "trainer.max_steps=100000",
+        "trainer.checkpoint_every=1",
+    ]  # fmt: skip
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    run = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while not any((out / "checkpoints").glob("step_*/state.json")):
+            assert run.poll() is None and time.monotonic() < deadline, "no checkpoint was written"
+            time.sleep(0.1)
+        run.send_signal(signal.SIGINT)
+        err = run.communicate(timeout=120)[1]
+    finally:
+        run.kill()
+    assert run.returncode == 130, err[-2000:]
+    said = re.search(r"interrupted at step (\d+); the newest checkpoint is step (\d+)", err)
+    assert said and int(said[1]) >= int(said[2]) >= 1, err[-2000:]
+    assert f"resume with: passband train {cfg} --resume" in err
