@@ -32,7 +32,12 @@ __all__ = [
 
 # Changing these would leave nothing to continue: the checkpoint holds a different state.
 _FIXED = ("use_curriculum", "lora_r", "lora_alpha", "lora_target_modules")
-_IGNORED = {"seed": "the run continues with the checkpoint's seed and random states"}
+_WEIGHED = "the priors were weighed when the run started; the curriculum's saved state carries them"
+_IGNORED = {
+    "seed": "the run continues with the checkpoint's seed and random states",
+    "curriculum.prior_weight": _WEIGHED,
+    "curriculum.mismatch_prior_weight": _WEIGHED,
+}
 _UNTRACKED = ("resume", "overwrite", "progress")  # how to run, not what is trained
 
 

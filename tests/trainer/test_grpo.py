@@ -391,15 +391,18 @@ def test_a_changed_curriculum_field_on_resume_is_named_alone(tiny, tokenizer, tm
     capsys.readouterr()
     again = _trainer(
         tiny, tokenizer, tmp_path, rows, max_steps=2, resume=True,
-        curriculum={"prior_weight": 0.2}, **common,
+        curriculum={"prior_weight": 0.2, "easy_weight": 0.3}, **common,
     )  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         again._begin()
     out = capsys.readouterr().out
-    lines = [x for x in out.splitlines() if "resume: applied" in x]
+    lines = [x for x in out.splitlines() if "resume: applied" in x or "resume: ignored" in x]
     assert lines == [
-        "passband: resume: applied trainer.curriculum.prior_weight = 0.2 (checkpoint 0.5)",
+        "passband: resume: applied trainer.curriculum.easy_weight = 0.3 (checkpoint 0.1)",
+        # it was said "applied", but the priors were weighed at the start: nothing changed
+        "passband: resume: ignored trainer.curriculum.prior_weight = 0.2 (checkpoint 0.5): the "
+        "priors were weighed when the run started; the curriculum's saved state carries them",
         "passband: resume: applied trainer.max_steps = 2 (checkpoint 1)",
     ]
     assert not [w for w in caught if "changed settings" in str(w.message)], caught
