@@ -27,7 +27,7 @@ def check_band(
     try:
         lo, hi = (float(b) for b in band)  # type: ignore[union-attr]
         ok = not isinstance(band, (str, bytes)) and 0.0 <= lo < hi <= 1.0
-        ok = ok and not any(isinstance(b, bool) for b in band)  # type: ignore[union-attr]
+        ok = ok and not any(isinstance(b, (bool, str, bytes)) for b in band)  # type: ignore[union-attr]
     except (TypeError, ValueError):
         ok = False
     if not ok:

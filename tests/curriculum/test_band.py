@@ -10,7 +10,9 @@ from passband.trainer.config import GRPOConfig
 
 
 @pytest.mark.parametrize(
-    "band", [(0.8, 0.2), (0.2, 0.2), (-0.1, 0.5), (0.5, 1.5), (0.2,), "ab", None, ("low", "high")]
+    "band",
+    [(0.8, 0.2), (0.2, 0.2), (-0.1, 0.5), (0.5, 1.5), (0.2,), "ab", None, ("low", "high")]
+    + [("0.1", "0.9")],  # numbers as text were read as numbers (a string is a mistake elsewhere)
 )
 def test_every_owner_rejects_a_bad_band_with_the_same_message(band):
     with pytest.raises(ValueError) as direct:
