@@ -253,3 +253,19 @@ def test_unknown_names_and_wrong_kinds_are_passband_errors_keeping_their_builtin
     with pytest.raises(WrongTypeError, match="reward must be a verifier name") as info:
         Scorer(reward=3)
     assert isinstance(info.value, TypeError)
+
+
+def test_warnings_on_the_command_line_are_one_line_each(tmp_path, capsys):
+    """They printed the file and source line that raised them under the message."""
+    import warnings
+
+    before = warnings.showwarning
+    main(["doctor", str(_config(tmp_path, "[trainer]\nband = [0.1, 0.9]\n")), "--gpu", "cpu"])
+    err = capsys.readouterr().err
+    said = [x for x in err.splitlines() if "DeprecationWarning" in x]
+    assert said and said[0].startswith("passband: DeprecationWarning: ")
+    assert said[0].endswith(
+        "[trainer] band = [0.1, 0.9] is deprecated; set it as [curriculum] band"
+    )
+    assert ".py:" not in err  # no file:line, no source line
+    assert warnings.showwarning is before  # put back after the command
