@@ -47,9 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _one_line(message, category, filename, lineno, file=None, line=None) -> None:
-    """A warning as the command line shows it: its message, not the source line that raised it."""
+    """A warning as the command line shows it: its message, and where in the user's file (a
+    config's line) it points, but not passband's source file and line that raised it."""
+    where = "" if str(filename).endswith(".py") else f"{filename}:{lineno}: "
     try:
-        (file or sys.stderr).write(f"passband: {category.__name__}: {message}\n")
+        (file or sys.stderr).write(f"passband: {where}{category.__name__}: {message}\n")
     except OSError:  # stderr gone (a closed pipe): a warning is not worth a crash
         pass
 
