@@ -37,7 +37,6 @@ from passband.verifiers._code_harness import (
     trusted_prompt,
 )
 from passband.verifiers._code_io import tail
-from passband.verifiers._code_namespace import helpers
 from passband.verifiers._code_suite import is_suite, module_calls, star_imports
 
 __all__ = ["entry_ok", "entry_parts", "grade_calls", "readings"]
@@ -62,13 +61,12 @@ def grade_calls(
     run = (program, list(zip(units, probes)), setup, called, prelude, entry, limits)
     checks, timed_out, names, reached = _session_checks(*run, partial)
     wholesale = tests is not None or (isinstance(test, str) and star_imports(test))
-    shadowed = frozenset(n for n in called & names if _builtin(n)) if wholesale else frozenset()
-    shadowed = frozenset() if entry else shadowed | (called & names & helpers().keys())
-    lenient = not any(_builtin(n) for n in shadowed)  # library helpers only: see ``_both``
-    if shadowed and (partial or all(c.passed or _unasked(c, lenient) for c in checks)):
+    shadowed = frozenset(n for n in called & names if _builtin(n))
+    shadowed = shadowed if wholesale and not entry else frozenset()
+    if shadowed and (partial or all(c.passed for c in checks)):
         # every check of the second reading, so the two line up label by label
         again, late, _, also = _session_checks(*run, True, shadowed)
-        checks, timed_out = _both(checks, again, shadowed, lenient), timed_out or late
+        checks, timed_out = _both(checks, again, shadowed), timed_out or late
         reached = reached or also
     if not reached and all(c.passed for c in checks):
         why = _untouched(called, entry)
@@ -86,27 +84,13 @@ def _builtin(name: str) -> bool:
     return hasattr(builtins, name) and not name.startswith("_")
 
 
-def _unasked(check: Check, lenient: bool) -> bool:
-    """A failure of the first reading that a library helper answered before the program was
-    asked anything: a task function named like one (``def median``, ``def product``) read as
-    ``statistics.median``. With ``lenient`` (no builtin's name shadowed) the second reading
-    decides it; a failure after the program answered (``isclose(area(2), 12.57)``) stands."""
-    return lenient and not check.passed and not check.asked and check.kind == "wrong"
-
-
-def _both(first: list[Check], second: list[Check], shadowed, lenient=False) -> list[Check]:
-    """Per check, the builtin reading's failure, else the program's reading's result. With
-    ``lenient``: the first reading's failures but those ``_unasked``, then the second's checks
-    (the first may have run fewer: a test that asked the program nothing recorded none)."""
+def _both(first: list[Check], second: list[Check], shadowed: frozenset[str]) -> list[Check]:
+    """Per check, the builtin reading's failure, else the program's reading's result."""
     note = f"with the program's {', '.join(sorted(shadowed))}"
     second = [
         c if c.passed else dataclasses.replace(c, message=f"{note}: {c.message}"[:300])
         for c in second
     ]
-    if lenient:
-        kept = [c for c in first if not c.passed and not _unasked(c, True)]
-        labels = {c.label for c in kept}
-        return kept + [c for c in second if c.label not in labels]
     if [c.label for c in first] == [c.label for c in second]:
         return [a if not a.passed else b for a, b in zip(first, second)]
     # the readings ran different checks (one stopped a test early): a pass counts only where
@@ -151,8 +135,8 @@ def _session_checks(
             first, asked = len(runner.checks), session.calls
             runner.run_unit(code, label, calls)
             runner.unreached(first, asked, probe)
-            if not partial and any(not c.passed and not _unasked(c, True) for c in runner.checks):
-                break  # (a failure a library helper answered may be decided by a second reading)
+            if not partial and any(not c.passed for c in runner.checks):
+                break
         if session.gone and all(c.passed for c in runner.checks):  # caught by a bare except
             runner.checks.append(Check("the program", False, "gone", session.gone))
     result = session.result
@@ -175,7 +159,7 @@ def _literal_builtins(source: str) -> frozenset[str]:
         for n in ast.walk(tree)
         if isinstance(n, ast.Call)
         and isinstance(n.func, ast.Name)
-        and (_builtin(n.func.id) or n.func.id in helpers())
+        and _builtin(n.func.id)
         and (n.args or n.keywords)
         and all(_literal(a) for a in [*n.args, *(k.value for k in n.keywords)])
     )
@@ -192,7 +176,7 @@ def _literal(node: ast.expr) -> bool:
 def _untouched(called: frozenset[str], entry: str) -> Check:
     """The tests passed without asking the program anything: builtins answered them (``max``
     with a program that defines no ``max``: an empty program passed), or they test nothing."""
-    builtins_called = sorted(n for n in called | {entry} if n and (_builtin(n) or n in helpers()))
+    builtins_called = sorted(n for n in called | {entry} if n and _builtin(n))
     if builtins_called:
         why = f"the program defines none of {', '.join(builtins_called)}: the builtins answered"
         return Check("the program", False, "wrong", f"the tests never reached the program ({why})")

@@ -14,16 +14,17 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import importlib
 import inspect
 import sys
 import unittest
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from passband.sandbox import CandidateGone, Session
 from passband.sandbox._wire import Unencodable
 from passband.sandbox.session import RemoteObject
 from passband.verifiers._code_fixtures import fixtures, quiet_print
-from passband.verifiers._code_namespace import MODULE_NAMES, Namespace, helper, helpers
+from passband.verifiers._code_namespace import MODULE_NAMES, Namespace
 from passband.verifiers._code_rewrite import (
     BIND,
     ORDERED,
@@ -34,6 +35,7 @@ from passband.verifiers._code_rewrite import (
     ordered,
 )
 from passband.verifiers._code_suite import (
+    COMPARATORS,
     NOOP,
     PROGRAM_IMPORT,
     PROGRAM_MODULE,
@@ -72,7 +74,6 @@ class Check:
         "ok"  # ok | wrong (failed or raised) | gone (program ended) | harness (reference problem)
     )
     message: str = ""
-    asked: bool = True  # the program had been asked something by the end of it
 
 
 def _required(func) -> int:
@@ -130,7 +131,7 @@ class Runner:
     def _program_star(self) -> None:
         """``from solution import *``: the program's public names, except a name the test bound
         itself, a module name (the harness's own module, unless the tests call the name) and a
-        library helper (``isclose``, ``approx``, ``Counter``: the harness's own, ``helpers``), nor a program's
+        comparison helper (``isclose``, ``approx``: the harness's own function), nor a program's
         module hook (``setup_module``) or ``test*`` name the tests do not call, nor a name of a
         builtin: the tests' ``len`` is the builtin whatever the program binds to it (binding one
         must change no verdict, or ``def sorted`` would turn a wrong answer into an error)."""
@@ -143,10 +144,12 @@ class Runner:
             is_module = name in sys.stdlib_module_names or name in MODULE_NAMES
             if is_module and name not in self.ns.called:
                 continue  # the program's ``import numpy as np``: the harness's (unless called)
-            if name in helpers() and name not in self.ns.shadowed:  # ``isclose``: the harness's
-                found, value = helper(name)  # not installed here: undefined, never the program's
-                if found:
-                    self.ns[name] = value
+            if name in COMPARATORS:
+                module, attr = COMPARATORS[name]
+                try:
+                    self.ns[name] = getattr(importlib.import_module(module), attr)
+                except (ImportError, AttributeError):
+                    pass  # not installed here: the name stays undefined, never the program's
                 continue
             self.ns[name] = self.session.lookup(name)
 
@@ -159,8 +162,6 @@ class Runner:
         passes only if it passed every time, so a wrong program cannot multiply its passing
         checks (``for v in out: assert v % 2 == 0`` over 2,000 items scored 0.9995)."""
         check, self._evaluated = self._evaluate(thunk, label), self._evaluated + 1
-        if not self.session.calls:  # answered without the program (``_code_calls._both``)
-            check = replace(check, asked=False)
         at = self._sites.get(site) if site is not None else None
         if at is None:
             if site is not None:

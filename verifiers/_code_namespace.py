@@ -6,22 +6,18 @@ whose ``allclose`` is always True must not grade the program. ``sp`` is scipy in
 sympy in others: a test that uses it without importing it cannot be run (``NotRunnable``). A
 builtin the tests call is the builtin, whatever the program binds to that name, except in the
 second reading ``_code_calls`` runs for a task function named like a builtin (``shadowed``).
-The same holds for a name of the standard library's helpers (``helpers``: ``isclose``, ``sqrt``,
-``Counter``, ``deepcopy``...) that the tests use without importing it: the harness's object, never
-the program's binding (an always-true ``isclose`` or a ``sqrt`` answering 0 graded the program).
 """
 
 from __future__ import annotations
 
 import builtins
-import functools
 import importlib
 import sys
 
 from passband.sandbox import Session
-from passband.verifiers._code_suite import COMPARATORS, NotRunnable
+from passband.verifiers._code_suite import NotRunnable
 
-__all__ = ["MODULE_NAMES", "Namespace", "helper", "helpers"]
+__all__ = ["MODULE_NAMES", "Namespace"]
 
 # Module aliases tests use without importing them (the prompt did): the harness's own module,
 # never the program's object of that name (a program's ``np`` whose ``allclose`` is always True).
@@ -40,42 +36,6 @@ _THIRD_PARTY = frozenset(
 )  # module names the harness imports itself
 _AMBIGUOUS = {"sp": "scipy or sympy"}  # aliases whose module cannot be told
 MODULE_NAMES = frozenset(_ALIASES) | _THIRD_PARTY | frozenset(_AMBIGUOUS)
-# standard-library modules whose names tests use without importing them, relying on the prompt's
-# or the program's import (``from math import isclose, sqrt``); the first module naming one wins
-_HELPER_MODULES = (
-    "math collections itertools functools heapq bisect statistics fractions decimal string copy "
-    "operator re random datetime typing cmath"
-).split()
-_ENDLESS = frozenset({"count", "cycle", "repeat"})  # itertools': a test's list() of one never ends
-
-
-@functools.cache
-def helpers() -> dict[str, tuple[str, str]]:
-    """name -> (module, attribute): the standard library's public names (and ``COMPARATORS``)
-    that tests use unimported, read as the harness's own object. Not a builtin or module name,
-    not one letter (``e``), not an endless iterator (a task's ``def count`` read as
-    ``itertools.count`` would never end a ``list()`` in the harness)."""
-    found = {name: where for name, where in COMPARATORS.items()}
-    for module in _HELPER_MODULES:
-        mod = importlib.import_module(module)
-        for name in getattr(mod, "__all__", None) or dir(mod):
-            if len(name) > 1 and not name.startswith("_") and name not in _ENDLESS:
-                found.setdefault(name, (module, name))
-    return {
-        n: w
-        for n, w in found.items()
-        if not hasattr(builtins, n) and n not in sys.stdlib_module_names
-    }
-
-
-def helper(name: str) -> tuple[bool, object]:
-    """(found, the harness's object) for a name of ``helpers``; not found where the module is
-    not installed here (numpy's ``allclose``): the name is undefined, never the program's."""
-    module, attr = helpers()[name]
-    try:
-        return True, getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError):
-        return False, None
 
 
 class Namespace(dict):
@@ -126,12 +86,6 @@ class Namespace(dict):
                 raise KeyError(key) from None
             self[key] = module
             return module
-        if key in helpers():  # ``isclose``, ``sqrt``: the harness's, whatever the program binds
-            found, value = helper(key)
-            if not found:
-                raise KeyError(key)
-            self[key] = value
-            return value
         if key in _AMBIGUOUS and key not in self.called:
             why = f"the tests use {key!r} ({_AMBIGUOUS[key]}?) without importing it"
             raise self.refuse(f"{why}: the harness cannot tell which module is meant")

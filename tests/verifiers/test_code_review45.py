@@ -5,14 +5,10 @@ failing on the code before its fix.
    ``issubset``, ``is_integer``) and hold the program's functions was rebuilt in the harness
    with those functions in place of the methods: ``greet('Bob').startswith('Hello')`` passed.
    Such a value now arrives as a plain tuple.
-2. A name the tests use without importing it (``isclose``, ``sqrt``, ``Counter``: the prompt or
-   the program imported it) was looked up in the program's module, so an always-true ``isclose``
-   passed MBPP asserts, HumanEval ``check`` and pytest modules. Standard-library names are now
-   the harness's; a task function named like one (``def median``) is still graded on itself.
-3. What a method of a test-built object returned (``Solution().greet('Bob')``) could answer
+2. What a method of a test-built object returned (``Solution().greet('Bob')``) could answer
    ``find`` / ``count`` like that object: only classes, their factories and the objects they
    make (and their attributes) may.
-4. A reply of 31 million equal ints took 13 s to decode: a wrong answer masked as a timeout.
+3. A reply of 31 million equal ints took 13 s to decode: a wrong answer masked as a timeout.
    The sequence checks run at C speed and a reply's decode has a deadline (the program's).
 """
 
@@ -74,89 +70,6 @@ def deepest(v):
         "assert deepest(7).count == 2",
     ]
     assert get("code")(program, tests=tests).status == "ok"
-
-
-FAKE_HELPERS = """
-def isclose(*a, **k):
-    return True
-def sqrt(x):
-    return 0
-def Counter(*a, **k):
-    return 1
-def area(r):
-    return -1
-def f(x):
-    return 0
-"""
-
-
-@pytest.mark.parametrize(
-    "ref",
-    [
-        {"tests": ["assert isclose(area(2), 12.566, rel_tol=1e-3)"]},
-        {"tests": ["assert Counter(f('aab')) == Counter('aab')"]},
-        {"tests": ["assert f(16) == sqrt(16)"]},
-        {"tests": ["assert f(16) == sqrt(16)"], "entry_point": "f"},
-        {
-            "test": "def check(candidate):\n    assert isclose(candidate(2), 12.566, rel_tol=1e-3)\n",
-            "entry_point": "area",
-        },
-        {
-            "test": "from solution import area\n\ndef test_a():\n    assert isclose(area(2), 12.57, rel_tol=1e-3)\n"
-        },
-        {
-            "test": "from solution import *\n\ndef test_c():\n    assert Counter(f('ab')) == Counter('ab')\n"
-        },
-    ],
-)
-def test_a_programs_own_library_helpers_never_answer_for_the_tests(ref):
-    assert get("code")(FAKE_HELPERS, **ref).status == "wrong"
-
-
-def test_a_right_program_that_imports_the_helpers_the_tests_use_still_passes():
-    program = (
-        "from math import isclose, sqrt\nfrom collections import Counter\n"
-        "def area(r):\n    return 3.14159 * r * r\ndef f(x):\n    return sqrt(x)\n"
-        "def g(s):\n    return s\n"
-    )
-    tests = [
-        "assert isclose(area(2), 12.566, rel_tol=1e-3)",
-        "assert f(16) == sqrt(16)",
-        "assert Counter(g('aab')) == Counter('aab')",
-    ]
-    assert get("code")(program, tests=tests).status == "ok"
-    assert get("code")("def g(s):\n    return s\n", tests=tests[2:]).status == "ok"
-
-
-PRODUCT = "def product(xs):\n    r = 1\n    for x in xs:\n        r *= x\n    return r\n"
-
-
-def test_a_task_function_named_like_a_library_helper_is_graded_on_itself():
-    tests = ["assert product([1, 2, 3]) == 6", "assert product([]) == 1"]
-    assert get("code")(PRODUCT, tests=tests).status == "ok"  # not itertools.product's answer
-    assert get("code")("def product(xs):\n    return 6\n", tests=tests).status == "wrong"
-    gcd = ["assert gcd(12, 8) == 4"]
-    assert get("code")("def gcd(a, b):\n    return 1\n", tests=gcd).status == "wrong"
-    right = "def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n"
-    assert get("code")(right, tests=gcd).status == "ok"
-
-
-def test_a_helper_named_task_beside_a_fake_comparison_helper_is_wrong():
-    program = PRODUCT + FAKE_HELPERS
-    tests = ["assert product([1, 2, 3]) == 6", "assert isclose(area(2), 12.566, rel_tol=1e-3)"]
-    assert get("code")(program, tests=tests).status == "wrong"
-    assert get("code")(program, tests=tests, partial_credit=True).score == 0.5
-
-
-def test_a_library_helper_the_program_never_wrote_answers_no_check():
-    program = "def second(xs):\n    return sorted(xs)[1]\n"
-    tests = ["assert second([3, 1, 2]) == 2", "assert median([3, 1, 2]) == 2"]
-    assert get("code")(program, tests=tests).status == "wrong"
-
-
-def test_a_library_constant_the_tests_use_is_the_harnesss():
-    program = "pi = 3\ndef area(r):\n    return 3 * r * r\n"
-    assert get("code")(program, tests=["assert area(1) == pi"]).status == "wrong"
 
 
 LYING_ANSWER = """
