@@ -308,14 +308,20 @@ def length_metrics(groups: list) -> dict[str, Any]:
     }
 
 
-def group_lines(step: int, groups: list, kept: list, weights: list[float]) -> list[dict[str, Any]]:
-    """One line per rolled-out group; ``kept`` are the trained ones, ``weights`` theirs in order."""
+def group_lines(
+    step: int, groups: list, kept: list, weights: list[float], positions=None
+) -> list[dict[str, Any]]:
+    """One line per rolled-out group; ``kept`` are the trained ones, ``weights`` theirs in order.
+    ``positions``: each training row's position in the user's dataset; where ``skip_bad_rows``
+    shifted them, a line also names its ``row`` there (``prompt_id`` counts the kept rows)."""
     share = {id(g): w for g, w in zip(kept, weights)}
     total = sum(weights) or 1.0
+    shifted = bool(positions) and positions[-1] != len(positions) - 1
     return [
         {
             "step": step,
             "prompt_id": g.prompt_id,
+            **({"row": positions[g.prompt_id]} if shifted else {}),
             "rewards": [v.score if v.checkable else None for v in g.verdicts],
             "passes": g.passes,
             "kept": id(g) in share,

@@ -262,7 +262,8 @@ class GRPOTrainer(UpdateMixin, RunStateMixin):
             **{f"curriculum/{k}": v for k, v in sampler_metrics(self.sampler).items()},
         }
         metrics["alerts"] = self._check_alerts(metrics)
-        self.writer.log_step(metrics, group_lines(self.step, groups, kept, weights))
+        lines = group_lines(self.step, groups, kept, weights, self._positions)
+        self.writer.log_step(metrics, lines)
         if self._bar is not None:
             self._bar.update(metrics)
         return metrics

@@ -5,6 +5,7 @@ positions (refused or truncated on request), and a config may be given as a mapp
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -79,6 +80,14 @@ def test_skip_bad_rows_trains_on_the_rest_and_says_how_many(tiny, tokenizer, tmp
         t = _trainer(tiny, tokenizer, rows, tmp_path, skip_bad_rows=True)
     assert len(t.rows) == 11 and all(r["prompt"].strip() for r in t.rows)
     assert t.train()["step"] == 1
+    # groups.jsonl names each prompt's row in the file too: prompt_id counts the kept rows
+    import json
+
+    lines = [
+        json.loads(x) for x in (Path(t.config.output_dir) / "groups.jsonl").read_text().splitlines()
+    ]
+    assert lines and all(g["row"] == g["prompt_id"] + (g["prompt_id"] >= 3) for g in lines)
+    assert all(rows[g["row"]]["prompt"] == t.rows[g["prompt_id"]]["prompt"] for g in lines)
 
 
 def test_priors_keyed_by_dataset_position_reach_their_prompt_when_rows_are_skipped(
