@@ -46,6 +46,8 @@ __all__ = [
     "load_config",
     "parse_overrides",
     "load_rows",
+    "read_table",
+    "prompt_rows",
 ]
 
 
@@ -142,6 +144,8 @@ _SECTIONS = {"model": ModelSection, "data": DataSection, "reward": RewardSection
 def load_config(path: str | Path, overrides: list[str] | None = None) -> RunConfig:
     """Read ``path`` (TOML), apply ``overrides`` (``trainer.learning_rate=1e-6``), validate."""
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(_a_directory(path))
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} not found")
     try:
@@ -159,6 +163,20 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> RunConf
         return _build(raw, str(path), band_override="trainer.band" in {k for k, _ in pairs})
     except ConfigError as exc:
         raise blamed(exc, from_file, pairs, str(path), _build) from None
+
+
+def _a_directory(path: Path) -> str:
+    """Why a directory is no config file, and what to pass instead (a run directory: the TOML
+    its run was started with, which is not kept in it)."""
+    if any((path / name).exists() for name in ("config.json", "metrics.jsonl", "checkpoints")):
+        return (
+            f"{str(path)!r} is a run directory, not a config file; pass the TOML config the run "
+            f"was started with (its [trainer] output_dir names {str(path)!r}); "
+            f"`passband report {path}` summarizes the run itself"
+        )
+    return (
+        f"{str(path)!r} is a directory, not a config file; pass a TOML file ([model], [data], ...)"
+    )
 
 
 def _build(raw: dict, source: str, band_override: bool = False) -> RunConfig:
@@ -280,7 +298,12 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
     The table is read by ``passband.curriculum.read_rows``, the reader ``verify`` and ``score`` use
     too; the trainer then checks every row (``passband.trainer._data.check_rows``).
     """
-    from passband.curriculum.prescore_config import template_problem
+    return prompt_rows(data, read_table(data))
+
+
+def read_table(data: DataSection) -> list[dict[str, Any]]:
+    """The ``[data]`` table's rows as they are in the file (``limit`` applied): the ``path``
+    half of ``load_rows``; ``DataError`` when it does not exist or holds no rows."""
     from passband.curriculum.tables import read_rows
 
     if not Path(data.path).exists():
@@ -290,6 +313,14 @@ def load_rows(data: DataSection) -> list[dict[str, Any]]:
         rows = rows[: data.limit]
     if not rows:
         raise DataError(f"[data] {data.path!r} holds no rows")
+    return rows
+
+
+def prompt_rows(data: DataSection, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` (``read_table``'s) with the ``prompt`` (or ``messages``) key ``[data]`` asks for:
+    the template, messages or prompt column half of ``load_rows``."""
+    from passband.curriculum.prescore_config import template_problem
+
     columns = list(rows[0])
     problem = data.prompt_template and template_problem(data.prompt_template)
     if problem:

@@ -16,7 +16,14 @@ from typing import Any
 
 from passband.errors import ConfigError, DataError, first_few
 
-__all__ = ["as_rows", "check_rows", "prompt_of", "encode_prompt", "model_positions"]
+__all__ = [
+    "as_rows",
+    "check_rows",
+    "check_scorable",
+    "prompt_of",
+    "encode_prompt",
+    "model_positions",
+]
 
 
 def as_rows(dataset) -> tuple[Any, list[str]]:
@@ -53,15 +60,10 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[in
     each in ``dataset``, and the original prompt of each that ``prompt_overflow = "truncate"``
     shortened (by kept position: the data a resume must match); see the module doc."""
     rows, columns = as_rows(dataset)
-    try:
-        scorer.check_columns(columns)
-    except ValueError as exc:
-        raise DataError(str(exc)) from None
-    needed = _reference_columns(scorer)
     limit = _prompt_budget(model, config)
     originals: dict[int, Any] = {}  # dataset position -> the prompt before truncation
     rows = [dict(rows[i]) for i in range(len(rows))]
-    problems = {i: p for i, row in enumerate(rows) if (p := _row_problem(row, needed))}
+    problems = reference_problems(rows, columns, scorer)
     texts = _rendered(rows, problems, tokenizer)  # a template that fails on a row names that row
     if limit is not None:
         fine = [i for i in range(len(rows)) if i not in problems]
@@ -80,10 +82,7 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[in
     if problems:
         said = first_few(problems)
         if not config.skip_bad_rows or not good:
-            raise DataError(
-                f"{len(problems)} of {len(rows)} training rows are unusable: {said}. "
-                "Fix them, or set skip_bad_rows = true to train on the rest"
-            )
+            raise _unusable(problems, len(rows))
         warnings.warn(
             f"skipping {len(problems)} of {len(rows)} unusable training rows "
             f"(skip_bad_rows = true): {said}. priors= keys stay dataset positions; the prompt "
@@ -91,6 +90,35 @@ def check_rows(dataset, scorer, tokenizer, model, config) -> tuple[list, list[in
             stacklevel=2,
         )
     return good, kept, {new: originals[old] for new, old in enumerate(kept) if old in originals}
+
+
+def check_scorable(dataset, scorer, skip_bad_rows: bool) -> None:
+    """What ``check_rows`` refuses without a tokenizer or a model: a reference column the
+    dataset lacks, and rows with a null prompt or reference (all of them, or any without
+    ``skip_bad_rows``). ``passband train`` asks it before it loads the model."""
+    rows, columns = as_rows(dataset)
+    problems = reference_problems(rows, columns, scorer)
+    if problems and (not skip_bad_rows or len(problems) == len(rows)):
+        raise _unusable([f"row {i}: {p}" for i, p in sorted(problems.items())], len(rows))
+
+
+def reference_problems(rows, columns: list[str], scorer) -> dict[int, str]:
+    """Row position -> why the row cannot be asked or scored (its prompt, or a reference column
+    the reward reads that it lacks or holds null); ``DataError`` when a reference column the
+    reward is mapped to is not in the dataset at all."""
+    try:
+        scorer.check_columns(columns)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+    needed = _reference_columns(scorer)
+    return {i: p for i in range(len(rows)) if (p := _row_problem(rows[i], needed))}
+
+
+def _unusable(problems: list[str], total: int) -> DataError:
+    return DataError(
+        f"{len(problems)} of {total} training rows are unusable: {first_few(problems)}. "
+        "Fix them, or set skip_bad_rows = true to train on the rest"
+    )
 
 
 def _rendered(rows: list, problems: dict, tokenizer) -> dict:

@@ -32,7 +32,7 @@ def load_model_and_tokenizer(
     model_dir = model if isinstance(model, (str, os.PathLike)) else None
     if model_dir is not None:
         model = AutoModelForCausalLM.from_pretrained(
-            _local_dir(model_dir, "model"), local_files_only=True, dtype=dtype
+            local_dir(model_dir, "model"), local_files_only=True, dtype=dtype
         )
     if tokenizer is None:
         if model_dir is None:
@@ -40,7 +40,7 @@ def load_model_and_tokenizer(
         tokenizer = model_dir
     if isinstance(tokenizer, (str, os.PathLike)):
         tokenizer = AutoTokenizer.from_pretrained(
-            _local_dir(tokenizer, "tokenizer"), local_files_only=True
+            local_dir(tokenizer, "tokenizer"), local_files_only=True
         )
     if no_dropout:
         disable_dropout(model)
@@ -86,7 +86,7 @@ def _drops(name: str, value: Any) -> bool:
     )
 
 
-def _local_dir(path: Any, what: str) -> str:
+def local_dir(path: Any, what: str) -> str:
     path = os.fspath(path)
     if not os.path.isdir(path):
         raise ConfigError(

@@ -12,7 +12,10 @@ import tomllib
 _SAMPLE = 1000  # rows whose prompts are tokenized to measure their length
 _ASSUMED = 256  # prompt tokens assumed when the data or the tokenizer cannot be read
 
-HELP = "Check a training config against recommended ranges and estimate memory and time per step."
+HELP = (
+    "Check a training config: what passband train refuses at start-up (FAIL, exit 1), the "
+    "recommended ranges, and an estimate of memory and time per step."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,11 +103,12 @@ def _shape(args: argparse.Namespace, model_path: str | None):
     )
 
 
-def measure_prompts(cfg) -> tuple[int, int, str] | str:
+def measure_prompts(cfg, rows: list | None = None) -> tuple[int, int, str] | str:
     """(mean, longest) prompt tokens of up to ``_SAMPLE`` evenly spaced [data] rows of the loaded
-    config ``cfg``, encoded as the trainer encodes them, and where they came from; why not when
-    the data or the tokenizer can't load. The tokenizer is read from its local folder only, as
-    the trainer reads it: a missing folder never becomes a download attempt."""
+    config ``cfg`` (``rows``: those rows, already loaded), encoded as the trainer encodes them,
+    and where they came from; why not when the data or the tokenizer can't load. The tokenizer
+    is read from its local folder only, as the trainer reads it: a missing folder never becomes
+    a download attempt."""
     from passband.config import load_rows
     from passband.errors import PassbandError
 
@@ -114,7 +118,7 @@ def measure_prompts(cfg) -> tuple[int, int, str] | str:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rows = load_rows(cfg.data)
+            rows = load_rows(cfg.data) if rows is None else rows
     except (PassbandError, OSError, ValueError, KeyError, TypeError) as exc:
         return f"the [data] rows could not be read ({exc})"
     try:
@@ -135,10 +139,19 @@ def measure_prompts(cfg) -> tuple[int, int, str] | str:
     return round(sum(lengths) / len(lengths)), max(lengths), where
 
 
-def _print_context(model_path: str | None, max_new_tokens: int, prompt_tokens: int) -> None:
+def _print_context(model_path: str | None, max_new_tokens: int, prompt_tokens: int | None) -> None:
     from passband._estimate import context_warning, positions_from_config
 
     positions = positions_from_config(model_path) if model_path else None
+    if prompt_tokens is None:  # an assumed length would warn about prompts nobody measured
+        if positions is not None and max_new_tokens >= positions:
+            print(
+                f"\nWARN  context: max_new_tokens = {max_new_tokens} is not below the model's "
+                f"{positions} positions (prompt + completion share them): training refuses this"
+            )
+        else:
+            print("\nNOTE  context: not checked: prompt length unknown (pass --prompt-tokens T)")
+        return
     problem = context_warning(positions, max_new_tokens, prompt_tokens)
     if problem:
         print(f"\nWARN  context: {problem}")
@@ -150,64 +163,94 @@ def _print_context(model_path: str | None, max_new_tokens: int, prompt_tokens: i
 
 
 def run(args: argparse.Namespace) -> int:
-    from types import SimpleNamespace
-
+    """0, or 1 when ``passband train`` would refuse the config at start-up (its FAIL lines)."""
     from passband._doctor import check_settings, format_findings
-    from passband._estimate import Workload, estimate, format_estimate, hardware
+    from passband._preflight import preflight
     from passband.errors import UsageError
-    from passband.trainer._refill import rollout_rows
 
     if args.prompt_tokens is not None and args.prompt_tokens < 1:
         raise UsageError(f"--prompt-tokens {args.prompt_tokens}: must be >= 1")
     if args.gpus < 1:
         raise UsageError(f"--gpus {args.gpus}: must be >= 1")
     values, explicit, config = read_trainer_settings(args.config, args.overrides)
+    checked = preflight(config)  # what passband train refuses before it loads the model
     model_path = config.model.path
     shape, why_not = _shape(args, model_path)  # its parameter count sets the learning-rate range
     findings = check_settings(values, explicit, shape.params if shape else None)
     flagged = sum(f.severity != "ok" for f in findings)
     print(f"passband doctor: {args.config}\n")
+    _print_problems(checked.problems)
     print(
         f"settings ({flagged} outside the typical range; WARN = likely to hurt the run: "
         "the trainer warns too, or the learning rate is high for the model's size)"
     )
     print(format_findings(findings))
-    mean_tokens, longest, where = _prompt_tokens(args, config)
-    print(f"\nprompts: {mean_tokens} tokens on average, {longest} at most ({where})")
-    _print_context(model_path, values["max_new_tokens"], longest)
+    mean_tokens, longest, where = _prompt_tokens(args, config, checked.rows)
+    if where.startswith("assumed"):  # nothing measured: no context verdict on a guess
+        print(f"\nprompts: not measured ({where[len('assumed: ') :]}); {_ASSUMED} tokens assumed")
+        _print_context(model_path, values["max_new_tokens"], None)
+    else:
+        print(f"\nprompts: {mean_tokens} tokens on average, {longest} at most ({where})")
+        _print_context(model_path, values["max_new_tokens"], longest)
     _print_phases(values.get("output_dir"))
     print()
     if shape is None:
         print(f"estimate skipped: {why_not}")
-        return 0
+    else:
+        _print_estimate(args, values, shape, mean_tokens)
+    if checked.problems:
+        print(f"\npassband train would stop at start-up: {len(checked.problems)} FAIL above")
+    return 1 if checked.problems else 0
+
+
+def _print_estimate(args: argparse.Namespace, values: dict, shape, prompt_tokens: int) -> None:
+    from types import SimpleNamespace
+
+    from passband._estimate import Workload, estimate, format_estimate, hardware
+    from passband.trainer._refill import rollout_rows
+
+    names = (
+        "prompts_per_step",
+        "group_size",
+        "max_new_tokens",
+        "grad_accum",
+        "mu",
+        "beta",
+        "gradient_checkpointing",
+    )
     workload = Workload(
-        **{
-            k: values[k]
-            for k in (
-                "prompts_per_step",
-                "group_size",
-                "max_new_tokens",
-                "grad_accum",
-                "mu",
-                "beta",
-                "gradient_checkpointing",
-            )
-        },
+        **{k: values[k] for k in names},
         rollout_batch_size=rollout_rows(SimpleNamespace(**values), args.gpus),
         max_oversample=values["max_oversample"],
-        prompt_tokens=mean_tokens,
+        prompt_tokens=prompt_tokens,
         gpus=args.gpus,
         sharded=values["distributed"] == "fsdp" and args.gpus > 1,
     )
     hw = hardware(args.gpu)
     print(format_estimate(estimate(shape, workload, hw), shape, hw, workload))
-    return 0
 
 
-def _prompt_tokens(args: argparse.Namespace, config) -> tuple[int, int, str]:
+def _print_problems(problems: list) -> None:
+    """One FAIL line per problem ``passband train`` stops on, the field and its value named."""
+    if not problems:
+        print(
+            "ok    start-up checks: the data, the reward and the model folder are as train needs\n"
+        )
+        return
+    print(f"start-up checks: {len(problems)} problem(s) that passband train refuses at once")
+    for p in problems:
+        print(f"  FAIL  {p.field} = {p.value!r}\n          {p.error}")
+    print()
+
+
+def _prompt_tokens(args: argparse.Namespace, config, rows) -> tuple[int, int, str]:
     if args.prompt_tokens is not None:
         return args.prompt_tokens, args.prompt_tokens, "--prompt-tokens"
-    measured = measure_prompts(config)
+    measured = (
+        measure_prompts(config, rows)
+        if rows is not None
+        else "the [data] rows could not be read (see FAIL above)"
+    )
     if isinstance(measured, str):
         return _ASSUMED, _ASSUMED, f"assumed: {measured}; pass --prompt-tokens"
     return measured

@@ -65,7 +65,7 @@ def _interrupted(args: argparse.Namespace, output_dir: str, step: int) -> str:
 def run(args: argparse.Namespace) -> int:
     import errno
 
-    from passband.config import load_config, load_rows
+    from passband.config import load_config
     from passband.errors import DiskFullError, UsageError
 
     if args.resume and args.overwrite:
@@ -85,9 +85,11 @@ def run(args: argparse.Namespace) -> int:
 
         t = cfg.trainer
         check_output_dir(t.output_dir, resume=t.resume, overwrite=t.overwrite)
-    rows = load_rows(cfg.data)
+    from passband._preflight import preflight
 
-    trainer = _build_trainer(cfg, rows)
+    checked = preflight(cfg)  # the data, reward and model paths, before the model loads
+    checked.raise_first()
+    trainer = _build_trainer(cfg, checked)
     try:
         last = trainer.train()
     except KeyboardInterrupt:
@@ -112,21 +114,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _build_trainer(cfg, rows):
-    """``GRPOTrainer`` for the run. Mistakes the user can make surface as passband.errors (the
-    CLI prints them); anything else escaping from here is a bug and keeps its traceback."""
+def _build_trainer(cfg, checked):
+    """``GRPOTrainer`` for the run, from the rows and reward ``preflight`` checked. Mistakes the
+    user can make surface as passband.errors (the CLI prints them); anything else escaping from
+    here is a bug and keeps its traceback."""
     from passband.errors import DataError
     from passband.trainer import GRPOTrainer
 
-    reward, reference_columns = cfg.reward.build()
     try:
         return GRPOTrainer(
             cfg.model.path,
             cfg.model.tokenizer,
-            rows,
-            reward,
+            checked.rows,
+            checked.reward,
             cfg.trainer,
-            reference_columns=reference_columns,
+            reference_columns=checked.reference_columns,
         )
     except DataError as exc:  # "row N" counts the data's rows from 0: name the file it counts in
         raise DataError(f"[data] {cfg.data.path} (rows counted from 0): {exc}") from None

@@ -131,6 +131,8 @@ def test_the_cli_lets_a_real_bug_keep_its_traceback(tmp_path, monkeypatch):
         return {}["not a user mistake"]
 
     monkeypatch.setattr(grpo.GRPOTrainer, "__init__", buggy)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m").mkdir()  # a model folder: the start-up checks pass, the trainer is built
     with pytest.raises(KeyError, match="not a user mistake"):
         main(["train", str(_config(tmp_path))])
 

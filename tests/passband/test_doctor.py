@@ -74,11 +74,15 @@ def test_every_issue_range_is_checked():
 
 
 def _config(tmp_path, trainer: str, model_dir=None) -> str:
+    """A config train accepts up to loading the model: data it can read, a model folder (empty:
+    no config.json, so the estimate needs --params)."""
     path = tmp_path / "run.toml"
-    model = model_dir or tmp_path / "no-model"
-    path.write_text(
-        f'[model]\npath = "{model}"\n[data]\npath = "{tmp_path}"\n[trainer]\n{trainer}\n'
-    )
+    model = model_dir or tmp_path / "no-config-model"
+    if model_dir is None:
+        model.mkdir(exist_ok=True)
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"prompt": "1+1=", "answer": "2"}\n')
+    path.write_text(f'[model]\npath = "{model}"\n[data]\npath = "{data}"\n[trainer]\n{trainer}\n')
     return str(path)
 
 
@@ -126,9 +130,10 @@ def test_a_missing_model_folder_is_never_looked_up_online(tmp_path, capsys, monk
     monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", record)
     monkeypatch.chdir(tmp_path)
     cfg = _config(tmp_path, "group_size = 8", model_dir="org/missing-model")
-    assert main(["doctor", cfg]) == 0
+    assert main(["doctor", cfg]) == 1  # train refuses it: FAIL
     out = capsys.readouterr().out
     assert not asked, asked
+    assert "FAIL  model.path = 'org/missing-model'" in out
     assert "the tokenizer folder 'org/missing-model' does not exist here" in out
 
 
@@ -289,7 +294,9 @@ def test_prompt_lengths_are_measured_on_the_data_with_the_models_tokenizer(tmp_p
     build_model(tok).save_pretrained(tmp_path / "m")
     tok.save_pretrained(tmp_path / "m")
     data = tmp_path / "d.jsonl"
-    data.write_text("".join(json.dumps({"prompt": p}) + "\n" for p in ["1+2=", "12+34=", "7="]))
+    data.write_text(
+        "".join(json.dumps({"prompt": p, "answer": "0"}) + "\n" for p in ["1+2=", "12+34=", "7="])
+    )
     cfg = tmp_path / "run.toml"
     cfg.write_text(
         f'[model]\npath = "{tmp_path / "m"}"\n[data]\npath = "{data}"\n'
