@@ -16,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
         default=None,
-        help="where to write the PNGs and index.html (default: RUN_DIR/report)",
+        help="the folder to write the PNGs and index.html to, made if missing (default: "
+        "RUN_DIR/report)",
     )
     parser.add_argument(
         "--watch",
@@ -58,6 +59,14 @@ def _positive(args: argparse.Namespace) -> None:
         )
     if args.watch is not None and args.watch <= 0:
         raise UsageError(f"--watch {args.watch}: must be > 0 seconds")
+    from passband._paths import path_problem
+
+    problem = args.out is not None and path_problem(args.out, folder=True)
+    if problem:
+        raise UsageError(
+            f"--out {args.out!r} {problem}; --out names the folder the PNGs and index.html "
+            "are written to (default: RUN_DIR/report)"
+        )
 
 
 def _render_once(args: argparse.Namespace, *, live: bool):

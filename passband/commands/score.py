@@ -142,15 +142,19 @@ def _output_arguments(parser: argparse.ArgumentParser) -> None:
         "[curriculum] success_threshold, else 0.5); verdicts pass on passed",
     )
     group.add_argument("--workers", type=int, default=None, help="verifier processes")
-    group.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
+    group.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
     group.add_argument("--no-progress", dest="progress", action="store_false")
 
 
 def run(args: argparse.Namespace) -> int:
+    from passband._score_checks import check_device, check_out, check_plot
     from passband.curriculum import PrescoreConfig, PrescoreError, prescore, read_rows
     from passband.errors import UsageError
 
-    _check_out(args)  # before the model loads and anything is generated
+    check_device(args.device)  # these three before the model loads and anything is generated
+    plot = args.plot or f"{os.fspath(Path(args.out))}.pass_rate.png"
+    check_plot(plot, given=args.plot is not None)
+    check_out(args)  # last: with --overwrite it discards a leftover journal
     verifier, references = _apply_config(args)
     try:
         options = _prescore_options(args, references)
@@ -164,7 +168,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.dataset} (rows counted from 0): {exc}") from None
     verifier = _resolve_verifier(verifier) if isinstance(verifier, str) else verifier
     generate = _load_generator(args)
-    plot = args.plot or f"{os.fspath(Path(args.out))}.pass_rate.png"
     try:
         result = prescore(
             rows,
@@ -179,31 +182,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     print(result.summary())
     return 0
-
-
-def _check_out(args: argparse.Namespace) -> None:
-    from passband.curriculum.tables import check_replaceable, table_format
-    from passband.errors import UsageError
-
-    try:
-        table_format(args.out, must_exist=False)
-    except ValueError as exc:
-        raise UsageError(f"--out: {exc}") from None
-    if Path(args.out).resolve() == Path(args.dataset).resolve():
-        raise UsageError(f"--out {args.out!r} is the input dataset; write the scores elsewhere")
-    try:  # a directory is replaced whole: only a saved dataset, never one holding the input
-        check_replaceable(args.out, inputs=[args.dataset])
-    except ValueError as exc:
-        raise UsageError(f"--out: {exc}") from None
-    journal = Path(f"{os.fspath(args.out)}.journal.jsonl")
-    if args.overwrite:  # start over: a leftover journal is not resumed
-        journal.unlink(missing_ok=True)
-    resuming = journal.exists()
-    if Path(args.out).exists() and not resuming and not args.overwrite:
-        raise UsageError(
-            f"--out {args.out!r} exists (a finished scoring run?); pass --overwrite to replace "
-            "it, or choose another path"
-        )
 
 
 def _apply_config(args: argparse.Namespace):

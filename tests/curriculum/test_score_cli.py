@@ -178,7 +178,7 @@ def test_score_refuses_settings_training_would_refuse(tiny_model, tmp_path, caps
 
 @pytest.mark.slow
 def test_score_samples_with_the_runs_top_k_and_stop_and_records_them(
-    tiny_model, score_flags, tmp_path, capsys
+    tiny_model, score_flags, tmp_path, capsys, monkeypatch
 ):
     """``--config`` dropped the run's ``[trainer] top_k`` and ``stop``: the scores were made at other
     settings than the run samples with, and said nothing. There was no --top-k flag; a resumed run
@@ -201,13 +201,20 @@ def test_score_samples_with_the_runs_top_k_and_stop_and_records_them(
     assert main([*argv, *score_flags]) == 0
     assert all(r["score_top_k"] == 0 and r["score_stop"] == ["b", "c"] for r in read_rows(out))
 
-    # a run that dies after its journal is complete (its plot cannot be written) ...
-    blocker = tmp_path / "a-file"
-    blocker.write_text("")
+    # a run that dies after its journal is complete (writing its plot fails: a full disk; a
+    # --plot path that cannot be written is refused before sampling) ...
+    import importlib
+
+    prescore_module = importlib.import_module("passband.curriculum.prescore")
+
+    def full_disk(*args):
+        raise OSError(28, "No space left on device")
+
     out = tmp_path / "r.jsonl"
     argv = ["score", str(data), "--config", str(config), "--out", str(out), *score_flags]
-    with pytest.raises(OSError):
-        main([*argv, "--plot", str(blocker / "p.png")])
+    with monkeypatch.context() as patched:
+        patched.setattr(prescore_module, "_plot", full_disk)
+        assert main(argv) == 2  # ENOSPC: a message, no traceback
     assert (tmp_path / "r.jsonl.journal.jsonl").exists()
     # ... is not resumed with another stop or tokenizer: each is named with both values
     assert main([*argv, "--stop", "b"]) == 2
