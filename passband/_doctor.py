@@ -40,15 +40,47 @@ __all__ = [
     "dominant_phase",
 ]
 
-# Per-phase seconds the trainer logs in every metrics line, and what to try when one dominates.
-_PHASE_ADVICE = {
-    "sample": "the curriculum's draw: a very large dataset? (see curriculum/* metrics)",
-    "generate": 'generation: rollout_backend = "vllm" on a GPU, a larger rollout_batch_size, or '
-    "a smaller max_new_tokens",
-    "score": "the verifiers: raise verifier_workers, or make the reward cheaper",
-    "update": "the update: bf16 on a GPU, a smaller grad_accum, beta = 0 (no reference forward), mu = 1",
-    "sync": "the weight sync to the rollout engine: expected with vLLM on a large model",
+# Per-phase seconds the trainer logs in every metrics line, what the phase is, and what to try
+# when it dominates: (advice, whether it is still open given the run's settings).
+_PHASES = {
+    "sample": "the curriculum's draw",
+    "generate": "generation",
+    "score": "the verifiers",
+    "update": "the update",
+    "sync": "the weight sync to the rollout engine",
 }
+_PHASE_ADVICE = {
+    "sample": [("a very large dataset? (see curriculum/* metrics)", lambda v: True)],
+    "generate": [
+        ('rollout_backend = "vllm" on a GPU', lambda v: v.get("rollout_backend") != "vllm"),
+        ("a larger rollout_batch_size", lambda v: True),
+        ("a smaller max_new_tokens", lambda v: True),
+    ],
+    "score": [
+        ("raise verifier_workers", lambda v: True),
+        ("make the reward cheaper", lambda v: True),
+    ],
+    "update": [
+        ("bf16 on a GPU", lambda v: not v.get("bf16", False)),
+        ("a smaller grad_accum", lambda v: v.get("grad_accum", 2) > 1),
+        ("beta = 0 (no reference forward)", lambda v: v.get("beta", 1) > 0),
+        ("mu = 1", lambda v: v.get("mu", 2) > 1),
+    ],
+    "sync": [("expected with vLLM on a large model", lambda v: True)],
+}
+
+
+def _advice(phase: str, settings: dict | None) -> str:
+    """What to try for ``phase``, leaving out what ``settings`` (GRPOConfig fields) already do."""
+    settings = settings or {}
+    items = [text for text, still_open in _PHASE_ADVICE[phase] if still_open(settings)]
+    if not items:  # every knob already at its cheapest
+        return (
+            f"{_PHASES[phase]}: its settings are already at their cheapest here; fewer tokens "
+            "per step (prompts_per_step, group_size, max_new_tokens) or a smaller model"
+        )
+    return f"{_PHASES[phase]}: {', '.join(items)}"
+
 
 # field -> (low, high, what happens below, what happens above)
 TYPICAL: dict[str, tuple[float, float, str, str]] = {
@@ -237,19 +269,20 @@ def format_findings(findings: list[Finding]) -> str:
     return "\n".join(lines)
 
 
-def dominant_phase(metrics_lines: list[dict]) -> str | None:
+def dominant_phase(metrics_lines: list[dict], settings: dict | None = None) -> str | None:
     """Which phase (``time/<phase>_s``) takes most of a run's step time, with its share and what
     to try; ``None`` when the lines carry no phase times. The first step (start-up) is left out
-    when there are others."""
+    when there are others. ``settings`` (GRPOConfig fields): advice they already follow (``mu =
+    1`` where mu is 1) is left out."""
     lines = [m for m in metrics_lines if "time/generate_s" in m]
     lines = lines[1:] if len(lines) > 1 else lines
     if not lines:
         return None
-    totals = {p: sum(m.get(f"time/{p}_s") or 0.0 for m in lines) for p in _PHASE_ADVICE}
+    totals = {p: sum(m.get(f"time/{p}_s") or 0.0 for m in lines) for p in _PHASES}
     step = sum(m.get("time/step_s") or 0.0 for m in lines) or sum(totals.values()) or 1.0
     name = max(totals, key=totals.get)
-    shares = ", ".join(f"{p} {totals[p] / step:.0%}" for p in _PHASE_ADVICE)
+    shares = ", ".join(f"{p} {totals[p] / step:.0%}" for p in _PHASES)
     return (
         f"time: {name} dominates ({totals[name] / step:.0%} of step time over {len(lines)} "
-        f"steps; {shares}); to speed it up: {_PHASE_ADVICE[name]}"
+        f"steps; {shares}); to speed it up: {_advice(name, settings)}"
     )

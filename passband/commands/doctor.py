@@ -192,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"\nprompts: {mean_tokens} tokens on average, {longest} at most ({where})")
         _print_context(model_path, values["max_new_tokens"], longest)
-    _print_phases(values.get("output_dir"))
+    _print_phases(values.get("output_dir"), values)
     print()
     if shape is None:
         print(f"estimate skipped: {why_not}")
@@ -256,7 +256,7 @@ def _prompt_tokens(args: argparse.Namespace, config, rows) -> tuple[int, int, st
     return measured
 
 
-def _print_phases(output_dir) -> None:
+def _print_phases(output_dir, values: dict) -> None:
     """When the config's run directory already has metrics, name the phase that dominates."""
     import json
     from pathlib import Path
@@ -272,6 +272,6 @@ def _print_phases(output_dir) -> None:
             lines.append(json.loads(line))
         except json.JSONDecodeError:  # a line cut short by a kill
             continue
-    text = dominant_phase(lines)
+    text = dominant_phase(lines, values)
     if text:
         print(f"\nrun {path.parent}: {text}")

@@ -317,3 +317,30 @@ def test_a_wide_roll_out_budget_gets_a_note():
     assert notes["max_oversample"].severity == "note"
     defaults = {f.field: f for f in check_settings(GRPOConfig().to_dict())}
     assert defaults["max_oversample"].severity == "ok"
+
+
+def test_the_speed_advice_leaves_out_what_the_config_already_does(tmp_path, capsys):
+    """ "mu = 1" and "a smaller grad_accum" were advised to a run at mu = 1, grad_accum = 1."""
+    import json
+
+    run = tmp_path / "run"
+    run.mkdir()
+    phases = {"time/generate_s": 0.1, "time/score_s": 0.1, "time/update_s": 0.8}
+    lines = [{"step": k, "time/step_s": 1.0, **phases} for k in (1, 2, 3)]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in lines))
+    cfg = _config(tmp_path, f"output_dir = {json.dumps(str(run))}")
+
+    def advice(*overrides):
+        assert main(["doctor", cfg, *overrides]) == 0
+        line = next(x for x in capsys.readouterr().out.splitlines() if "dominates" in x)
+        return line.split("to speed it up: ")[1]
+
+    cheap = advice("trainer.mu=1", "trainer.grad_accum=1", "trainer.beta=0.0", "trainer.bf16=true")
+    assert "mu = 1" not in cheap and "grad_accum" not in cheap and "beta = 0" not in cheap
+    assert "already at their cheapest" in cheap
+    costly = advice(
+        "trainer.mu=2", "trainer.grad_accum=4", "trainer.beta=0.01", "trainer.bf16=false"
+    )
+    for item in ("bf16 on a GPU", "a smaller grad_accum", "beta = 0", "mu = 1"):
+        assert item in costly
+    assert "mu = 1" not in advice("trainer.mu=1", "trainer.grad_accum=4")
