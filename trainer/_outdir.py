@@ -4,9 +4,10 @@ A run takes ``output_dir/.lock`` with ``flock`` (released by the kernel when the
 even by ``kill -9``, so a crashed run never leaves a stale lock). A second run on the same directory
 is refused with the holder's pid. A directory that holds a previous run's files (metrics, groups,
 config, checkpoints) is continued only with ``resume=True`` and replaced only with
-``overwrite=True``; otherwise the run refuses before writing anything. A ``config.json`` alone is
-a run that stopped before finishing a step (a reward that fails at the first rollout, say): it
-holds nothing a new run could lose, so the next run replaces it.
+``overwrite=True`` (its ``report/`` page too); otherwise the run refuses before writing
+anything. A ``config.json`` alone is a run that stopped before finishing a step (a reward that
+fails at the first rollout, say): it holds nothing a new run could lose, so the next run
+replaces it.
 
 Holding the lock also makes it safe to sweep what killed runs leave behind: half-written
 checkpoints (``checkpoints/.tmp_step_*``, ``.old_step_*``) and temporary log files
@@ -35,6 +36,9 @@ RUN_FILES = (
     "tensorboard",
 )
 _LEFTOVERS = (".*.tmp*", "checkpoints/.tmp_step_*", "checkpoints/.old_step_*")
+# Made from a run's files, not by the run: ``passband report``'s default folder. It alone is no
+# run, but a replaced run takes it along (its page would describe the old run).
+_DERIVED = ("report",)
 
 
 class OutputDirLock:
@@ -116,7 +120,7 @@ def _previous_run(root: Path, resume: bool, overwrite: bool) -> list[str]:
     if resume and resumable:
         return []
     if overwrite:
-        return previous
+        return previous + [name for name in _DERIVED if (root / name).exists()]
     listed = ", ".join(previous)
     if resume:  # a fresh start would replace logs that no checkpoint can continue
         raise RunDirError(

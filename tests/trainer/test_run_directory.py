@@ -122,6 +122,13 @@ def test_old_logs_without_checkpoints_are_kept_unless_overwrite(tiny, tmp_path):
     steps = _steps(out)
     assert [m["step"] for m in steps] == [1] and "note" not in steps[0]
     assert steps[0]["verifier/error_rate"] == 0.0  # the module:attr verifier really ran
+    # the report page of the replaced run goes with it, not left to describe the old run
+    from passband.cli import main
+
+    assert main(["report", str(out)]) == 0 and (out / "report" / "index.html").is_file()
+    done = _train(cfg, out, "trainer.max_steps=1", "--overwrite", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not (out / "report").exists() and [m["step"] for m in _steps(out)] == [1]
 
 
 @pytest.mark.slow
