@@ -375,14 +375,17 @@ def test_uniform_sampling_says_what_of_the_data_and_config_it_leaves_unused():
         {"prompt": "c", "pass_rate": None},
     ]
     said = []
-    off = GRPOConfig(use_curriculum=False, pretrained=False, curriculum={"band": (0.3, 0.7)})
+    off = GRPOConfig(
+        use_curriculum=False, pretrained=False, curriculum={"band": (0.3, 0.7)}, prompts_per_step=2
+    )
     assert isinstance(make_sampler(rows, off, log=said.append), UniformSampler)
     assert said == [
         "sampling: uniform passes over the data (use_curriculum = false); the pre-scores of 1 "
         "rows are not used; curriculum settings not used: band"
     ]
     said.clear()
-    make_sampler(rows[1:], GRPOConfig(use_curriculum=False, pretrained=False), log=said.append)
+    plain = GRPOConfig(use_curriculum=False, pretrained=False, prompts_per_step=2)
+    make_sampler(rows[1:], plain, log=said.append)
     assert said == ["sampling: uniform passes over the data (use_curriculum = false)"]
 
 
