@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 
+from passband.verifiers._math_later import later_value, number
+
 __all__ = ["qualifier"]
 
 _WINDOW = 400  # characters of the answer's clause that are read
@@ -82,33 +84,17 @@ _RETRACT_RE = re.compile(  # read in the lines after the answer
     r"(?:\$|\\\(|\\boxed\{|[ \t])*-?\d[\d,]*(?:\.\d+)?(?:\$|\\\)|\})*[ \t]*(?:[.!?](?=\s|\Z)|(?=\n|\Z))",
     re.IGNORECASE | re.MULTILINE,
 )
-# a later statement of another plain value: "So it's 13.", "It's 13, not 12."
-_STATED = (  # a sentence of its own ("that's 7" in a check is working)
-    r"(?:^|[.!?]\s+)[ \t]*(?:(?:so|actually|hence|thus|therefore),?\s+){lead}(?:it's|it\s+is)\s+"
-    r"(?:actually\s+)?\$?(-?\d[\d,]*(?:\.\d+)?)\$?[ \t]*(?=[.!](?:\s|\Z)|,\s*not\b|\n|\Z)"
-)
-_STATED_RE = re.compile(_STATED.format(lead="?"), re.IGNORECASE | re.MULTILINE)
-# further on only as a conclusion ("So it's 13."): a bare "It is 3." there is a check's working
-_FAR_STATED_RE = re.compile(_STATED.format(lead=""), re.IGNORECASE | re.MULTILINE)
-# further on, a retraction that names a value: "Actually, the answer might be 13." (beyond _TAIL
-# a retraction word alone is usually a re-check: "Wait, let me verify... yes.")
-_FAR_RETRACT_RE = re.compile(
-    r"\b(?:wait|actually|oops|correction|i\s+was\s+wrong|scratch\s+that|on\s+second\s+thought)\b"
-    r"[,:]?[^.!?\n]{0,40}?\b(?:(?:final\s+)?answer|result|it)\s*(?:'s|is|was|(?:should|must|might|"
-    r"would|could)\s+be)\s+(?:actually\s+)?(?:\$|\\\(|\\boxed\{)*[ \t]*"
-    r"(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*(?:[-+*/^=x×]|(?:minus|plus|times|divided|over|less|more|of)\b))",
-    re.IGNORECASE,
-)
 # in the marker's own sentence before it: "Suppose the answer is 18", "a common mistake is to say"
-_LEAD_RE = (
-    re.compile(  # not "if", "incorrect", "wrong": "Since (B) is incorrect, the answer is (A)"
-        r"\b(?:suppose|supposing|assume|assuming|mistake\s+is|not\s+sure|unsure|might|maybe|perhaps"
-        r"|guess|impossible)\b|\bnot\s*\Z|\(\s*(?:a\s+)?guess(?:ed|ing)?\s*\)"
-        r"|\A\s*(?:guess(?:ed|ing)?|best\s+estimate)\s*:[\s$]*\Z"
-        # "If n is odd: \boxed{19}": one case of several ("If we add them up:" is no case)
-        r"|\A\s*if\b(?!\s+we\b)[^\n:]*(?:\bis\b|\bare\b|[=<>≤≥])[^\n:]*:[ \t$]*\Z",
-        re.IGNORECASE,
-    )
+_LEAD_RE = re.compile(  # not "if", "incorrect", "wrong": "Since (B) is incorrect, the answer is (A)"
+    r"\b(?:suppose|supposing|assume|assuming|mistake\s+is|not\s+sure|unsure|might|maybe|perhaps"
+    # "A common mistake would give \boxed{42}", "Students often get \boxed{42}"
+    r"|(?:common|typical|frequent|classic|naive)\s+(?:mistake|error|pitfall|slip)"
+    r"|(?:students|people|many)\s+(?:often|usually|commonly|typically|tend\s+to)\s+(?:get|say|write)"
+    r"|guess|impossible)\b|\bnot\s*\Z|\(\s*(?:a\s+)?guess(?:ed|ing)?\s*\)"
+    r"|\A\s*(?:guess(?:ed|ing)?|best\s+estimate)\s*:[\s$]*\Z"
+    # "If n is odd: \boxed{19}": one case of several ("If we add them up:" is no case)
+    r"|\A\s*if\b(?!\s+we\b)[^\n:]*(?:\bis\b|\bare\b|[=<>≤≥])[^\n:]*:[ \t$]*\Z",
+    re.IGNORECASE,
 )
 # right before the answer (or its box), in its sentence: a sign, an approximation, a bound, a
 # fraction or a rejection ("approximately \boxed{18}", "So x is negative 18.", "1 in 18", "1 / 18",
@@ -294,12 +280,12 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
             if not words or not all(w in allowed for w in words):  # "~22": a symbol qualifies too
                 return word
     second = _SECOND_VALUE_RE.match(rest[finish : finish + 24]) if at >= 0 else None
-    if second and _number(second.group(1)) != _number(answer):
+    if second and number(second.group(1)) != number(answer):
         return second.group(0).strip()
     case = _other_case(post, tail, f"{lead} {own} {post}", answer) or _rough(text, where, tail)
     if case:
         return case
-    return _later_value(far, answer)  # "So it's 13." after a box of 12
+    return later_value(far, answer)  # "So it's 13." after a box of 12
 
 
 def _other_case(post: str, tail: str, own: str, answer: str) -> str | None:
@@ -310,7 +296,7 @@ def _other_case(post: str, tail: str, own: str, answer: str) -> str | None:
     rule; a value rejected or compared right after it is working."""
     for place in (post, tail):
         case = _CASE_VALUE_RE.match(place)
-        if not case or _number(case.group("value")) == _number(answer):
+        if not case or number(case.group("value")) == number(answer):
             continue
         if not (case.group("other") or case.group("after")):
             mine = _CASE_OWN_RE.search(own)
@@ -346,32 +332,6 @@ def _first_sentence(text: str) -> str:
     """The sentence (or line) ``text`` starts with, if short: an afterthought, not a paragraph."""
     head = re.match(r"\s*[^.!?\n]*[.!?]?", text)
     return head.group(0) if head and len(head.group(0).strip()) <= 60 else ""
-
-
-def _number(text: str) -> float | None:
-    """``text`` as a plain number ("1,234", "$18"), or None."""
-    try:
-        return float(text.replace(",", "").strip("$ "))
-    except ValueError:
-        return None
-
-
-def _later_value(far: str, answer: str) -> str | None:
-    """A plain number stated after a plain-number answer that differs from it: in a sentence of
-    its own ("So it's 13.") within ``_TAIL`` characters, or named as the answer by a retraction
-    ("Actually, the answer might be 13.") within ``_FAR``."""
-    mine = _number(answer)
-    if mine is None:
-        return None
-    for pattern, where in (
-        (_STATED_RE, far[:_TAIL]),
-        (_FAR_STATED_RE, far),
-        (_FAR_RETRACT_RE, far),
-    ):
-        for stated in pattern.finditer(where):
-            if float(stated.group(1).replace(",", "")) != mine:
-                return stated.group(0).strip()
-    return None
 
 
 def _lead(text: str, where: int) -> str:

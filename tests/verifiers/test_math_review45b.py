@@ -1,0 +1,58 @@
+"""Third round of follow-ups to the adversarial review s45a of the ``math`` verifier: each WRONG
+row is (gold, completion) and must not be graded ``ok``; each RIGHT row is a correct answer that
+must stay ``ok``."""
+
+import pytest
+
+from passband.verifiers import get
+
+MATH = get("math")
+BOX5 = r"The final answer is \boxed{5}."
+BOX42 = r"So the total is $\boxed{42}$."
+
+# H1: a later value presented as the answer, after the graded marker (the earlier value was graded)
+LATER_WRONG = [
+    ("5", BOX5 + " Never mind, it is 7."),
+    ("5", BOX5 + " My bad, it's 7."),
+    ("5", BOX5 + " Disregard that; it's 7."),
+    ("5", BOX5 + " Real answer: 7."),
+    ("5", BOX5 + " True answer = 7."),
+    ("5", BOX5 + " The answer should have been 7."),
+    ("5", BOX5 + " Final: 7."),
+    ("42", BOX42 + " Upon review, the total is 41."),
+    ("42", BOX42 + " Hmm, I double-counted, so the total is really 41."),
+    ("42", BOX42 + "\n\nEdit: 41."),
+    ("42", BOX42 + "\n\nUpdate: it's 41."),
+    ("42", BOX42 + "\n\nRevised: 41"),
+    ("42", BOX42 + "\n\n(Typo: should read 41.)"),
+    ("42", r"Students often get $\boxed{42}$; the true count is 41."),
+    ("42", r"A common mistake would give \boxed{42}."),
+]
+# working after the answer mentions other numbers, or restates the same one
+LATER_RIGHT = [
+    ("5", BOX5 + " This took 3 steps."),
+    ("42", r"\boxed{42}. So she has 42 - 1 = 41 left over after giving one away"),
+    ("6", r"Each gets \boxed{6}. However, note that the total is 42, so each of 7 gets 6."),
+    ("3", r"\boxed{3}. Double-checking: 3 x 4 = 12, and the total is 12."),
+    ("18", "The answer is 18.\nFinal: 18"),
+    ("18", "\\boxed{18}\n\nEdit: formatting."),
+    ("3", "\\boxed{3}\n\nUpdate: 3 more cases were considered."),
+    ("20", r"\boxed{20}. The real total is 25 - 5 = 20."),
+    ("42", r"\boxed{42}. Hold on, let me double check: 6 x 7 = 42. Yes, it's 42."),
+    ("8", "So each gets \\boxed{8}.\n\nThe total is 24."),
+    ("15", "#### 15\n\nFinal: 15 dollars"),
+    ("2", r"The answer is \boxed{2}. My bad earlier, the first step gave 4 but it's 2."),
+    ("7", r"Fixing the error gives \boxed{7}."),
+]
+
+
+@pytest.mark.parametrize(("gold", "completion"), LATER_WRONG)
+def test_a_later_value_presented_as_the_answer_replaces_it(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", verdict.detail
+
+
+@pytest.mark.parametrize(("gold", "completion"), LATER_RIGHT)
+def test_working_after_the_answer_is_no_new_answer(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", verdict.detail
