@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from passband.verifiers._math_later import later_value, number
+from passband.verifiers._math_shape import COMBINING_RE
 
 __all__ = ["qualifier"]
 
@@ -142,8 +143,9 @@ _SECOND_VALUE_RE = re.compile(
 # a fallback's number that ends a list: "So the total is 18 and 20." offers two
 _LISTED_RE = re.compile(r"\d\s*(?:,|&|\band\b)\s*\Z")
 # "\boxed{18}+", "18 (?)": more than it, or a question
-_OPEN_ENDED_RE = re.compile(
-    r"\A[\s$}]*(?:\+(?=[\s$]*(?:[.,;)]|\Z))|\(\s*(?:\?|guess(?:ed|ing)?|a\s+guess)\s*\))",
+_OPEN_ENDED_RE = re.compile(  # and a combining mark on it: "5\u0338" (struck through)
+    r"\A[\s$}]*(?:\+(?=[\s$]*(?:[.,;)]|\Z))|\(\s*(?:\?|guess(?:ed|ing)?|a\s+guess)\s*\))"
+    rf"|\A{COMBINING_RE.pattern}",
     re.IGNORECASE,
 )
 # a short sentence right after the answer that takes it back: "Not sure though.", "Or 20."

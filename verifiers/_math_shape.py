@@ -17,11 +17,12 @@ those ``invalid``. ``box_is_operand`` says when a ``\boxed{}`` is part of an exp
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from passband.verifiers._math_forms import exact_value, values_equal
 from passband.verifiers._math_toplevel import foreign_part
 
-__all__ = ["to_latex", "not_a_value", "box_is_operand", "in_cents"]
+__all__ = ["COMBINING_RE", "to_latex", "not_a_value", "box_is_operand", "in_cents"]
 
 _PLAIN = {
     "\u2212": "-",  # minus sign
@@ -32,6 +33,10 @@ _PLAIN = {
     "\uff0d": "-",
     "\u2013": "-",  # en dash: "3–4" is a range, never 3
     "\u2014": "-",
+    "\u2796": "-",  # heavy minus sign: "➖ 5" is -5
+    "\u02d7": "-",  # modifier letter minus sign
+    "\u2795": "+",  # heavy plus sign
+    "\u2797": r"\div ",
     "\u00d7": r"\times ",
     "\u00f7": r"\div ",
     "\u00b7": r"\cdot ",
@@ -61,6 +66,7 @@ _PLAIN = {
     "\u2018": "'",
 }
 _SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-"))
+_SUBSCRIPT = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋", "0123456789+-"))  # "101₂" is base 2: 101_{2}
 _VULGAR = {
     "½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅕": (1, 5), "⅖": (2, 5),
     "⅗": (3, 5), "⅘": (4, 5), "⅙": (1, 6), "⅚": (5, 6), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8),
@@ -68,6 +74,10 @@ _VULGAR = {
 }  # fmt: skip
 _PLAIN_RE = re.compile("|".join(map(re.escape, _PLAIN)))
 _SUPERSCRIPT_RE = re.compile(f"[{''.join(_SUPERSCRIPT)}]+")
+_SUBSCRIPT_RE = re.compile(f"[{''.join(_SUBSCRIPT)}]+")
+# a combining mark left after NFC ("5\u0338" struck through, "5\u20e0" prohibited, "3\u0304" a
+# repeating bar): the digit under it is not the plain digit
+COMBINING_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _VULGAR_RE = re.compile(rf"(\d*)\s*([{''.join(_VULGAR)}])")
 _ROOT_RE = re.compile(r"√\s*(\d+(?:\.\d+)?|[A-Za-z])")
 _UNICODE_RE = re.compile(r"[^\x00-\x7f]")
@@ -83,10 +93,13 @@ def to_latex(text: str) -> str:
         text = _PLAIN_ROOT_RE.sub(lambda m: r"\sqrt{" + (m.group(1) or m.group(2)) + "}", text)
     if not _UNICODE_RE.search(text):
         return text
-    text = _PLAIN_RE.sub(lambda m: _PLAIN[m.group(0)], text)
+    text = _PLAIN_RE.sub(lambda m: _PLAIN[m.group(0)], unicodedata.normalize("NFC", text))
     text = _ROOT_RE.sub(r"\\sqrt{\1}", text).replace("√", r"\sqrt")
     text = _SUPERSCRIPT_RE.sub(
         lambda m: "^{" + "".join(_SUPERSCRIPT[c] for c in m.group(0)) + "}", text
+    )
+    text = _SUBSCRIPT_RE.sub(
+        lambda m: "_{" + "".join(_SUBSCRIPT[c] for c in m.group(0)) + "}", text
     )
     return _VULGAR_RE.sub(_vulgar, text)
 
@@ -146,6 +159,8 @@ def not_a_value(pred: str, gold: str) -> str | None:
         return "has a question mark in its text"
     if _alternatives(text) and not _alternatives(gold.strip("$ ")):
         return "lists two values split by a bar, not one"
+    if COMBINING_RE.search(text) and not COMBINING_RE.search(gold):
+        return "carries a combining mark (a slash, a bar, an enclosing sign)"
     if _BASE_RE.search(text) and not _BASE_RE.search(gold):
         return "is written in another base"
     if _UNIT_THEN_MORE_RE.search(text) and not _UNIT_THEN_MORE_RE.search(gold):

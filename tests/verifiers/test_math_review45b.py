@@ -56,3 +56,34 @@ def test_a_later_value_presented_as_the_answer_replaces_it(gold, completion):
 def test_working_after_the_answer_is_no_new_answer(gold, completion):
     verdict = MATH(completion, answer=gold)
     assert verdict.status == "ok", verdict.detail
+
+
+# M5: Unicode forms that are not the plain number: a subscript base, a combining mark, a minus
+UNICODE_WRONG = [
+    ("101", "\\boxed{101\u2082}"),
+    ("101", "The answer is 101\u2082."),
+    ("5", "\\boxed{5\u2082}"),
+    ("5", "\\boxed{5\u0338}"),
+    ("5", "\\boxed{5\u20e0}"),
+    ("5", "So it is 5\u0338."),
+    ("5", "The answer is \u2796 5"),
+    ("5", "The answer is \u02d7 5"),
+]
+UNICODE_RIGHT = [
+    ("-5", "The answer is \u2796 5"),
+    ("x_2", "\\boxed{x\u2082}"),
+    ("5", "x =\u0338 4. The answer is 5."),  # NFC: "=" with the slash is "≠"
+    ("2", "\\boxed{2\u2009}"),
+]
+
+
+@pytest.mark.parametrize(("gold", "completion"), UNICODE_WRONG)
+def test_unicode_forms_that_change_the_number_are_not_it(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", verdict.detail
+
+
+@pytest.mark.parametrize(("gold", "completion"), UNICODE_RIGHT)
+def test_unicode_forms_spelled_as_latex_keep_their_value(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", verdict.detail
