@@ -27,6 +27,7 @@ _RUNON_MARKERS = (
     "<\uff5cend\u2581of\u2581sentence\uff5c>",
     "\nHuman:",
     "\nUser:",
+    "\nAssistant:",
     "Next question:",
 )
 _NEXT_QUESTION_RE = re.compile(
@@ -50,14 +51,57 @@ _ANSWER_TAG_RE = re.compile(
 )
 
 
+# text that does not render: a LaTeX comment line, an \iffalse block, ~~struck out~~ (not LaTeX's
+# "5~~cm", where "~" is a space)
+_UNRENDERED_RE = re.compile(
+    r"^[ \t]*%[^\n]*|\\iffalse(?![A-Za-z]).*?(?:\\fi(?![A-Za-z])|\Z)"
+    r"|(?<![^\s(>*_])~~(?=\S)[^~\n]{1,300}?(?<=\S)~~(?![^\s.,;:!?)*_])",
+    re.MULTILINE | re.DOTALL,
+)
+_INLINE_CODE_RE = re.compile(r"`[^`\n]{1,200}`")
+_CODE_ANSWER_RE = re.compile(r"\banswer\b|####|\\boxed", re.IGNORECASE)
+# an answer stated with its value: after it, a worked example or the next exercise is a run-on
+_ANSWERED_RE = re.compile(r"(?:\\boxed\s*\{|####|\banswer\s*(?:is|:))[\s$*\\(]*-?\d", re.IGNORECASE)
+_EXAMPLE_RE = re.compile(
+    r"\n[ \t#*>]*(?:another\s+)?(?:example|exercise|practice(?:\s+problem)?|next\s+problem)\b"
+    r"[^\n]{0,40}?(?::|\n)|(?:\n|[.!]\s+)(?:similarly,?\s+)?for\s+the\s+next\s+"
+    r"(?:problem|question|exercise)\b",
+    re.IGNORECASE,
+)
+
+
 def final_part(text: str) -> str:
-    """Where the answer can be: after the reasoning, before any run-on (literal finds: linear)."""
+    """Where the answer can be: after the reasoning, before any run-on (literal finds: linear),
+    without code or text that does not render."""
     text = after_reasoning(text)
     cuts = [at for at in (text.find(marker) for marker in _RUNON_MARKERS) if at > 0]
     question = _NEXT_QUESTION_RE.search(text, 1)
     cuts += [question.start()] if question else []
     text = text[: min(cuts)] if cuts else text
-    return spelled(CODE_RE.sub("\n", text))  # code is not an answer: print('The answer is 42')
+    text = CODE_RE.sub("\n", text)  # code is not an answer: print('The answer is 42')
+    text = (
+        _UNRENDERED_RE.sub(" ", text) if "%" in text or "~~" in text or "iffalse" in text else text
+    )
+    text = _late_code(text) if "`" in text else text
+    example = _EXAMPLE_RE.search(text)
+    if example and _ANSWERED_RE.search(text, 0, example.start()):
+        text = text[: example.start()]  # "The answer is 41.\n\nExample: 6*7 = \boxed{42}"
+    return spelled(text)
+
+
+def _late_code(text: str) -> str:
+    """``text`` without the inline code that states an answer after one was stated outside
+    code ("The answer is 41.\n\n`The answer is 42`"); "The answer is `42`" keeps its answer."""
+    blank = _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
+    stated = _ANSWERED_RE.search(blank)
+    if not stated:
+        return text
+    return _INLINE_CODE_RE.sub(
+        lambda m: (
+            " " if m.start() > stated.start() and _CODE_ANSWER_RE.search(m.group(0)) else m.group(0)
+        ),
+        text,
+    )
 
 
 def spelled(text: str) -> str:

@@ -87,3 +87,37 @@ def test_unicode_forms_that_change_the_number_are_not_it(gold, completion):
 def test_unicode_forms_spelled_as_latex_keep_their_value(gold, completion):
     verdict = MATH(completion, answer=gold)
     assert verdict.status == "ok", verdict.detail
+
+
+# M4: text that does not render, or a few-shot run-on after the answer, gives no answer
+UNRENDERED_WRONG = [
+    ("42", "The answer is 41.\n\n`The answer is 42`"),
+    ("42", "\\boxed{41}\n% \\boxed{42}"),
+    ("42", "\\boxed{41} \\iffalse \\boxed{42} \\fi"),
+    ("42", "~~Answer: 42~~"),
+    ("42", "The answer is 41.\nAssistant: \\boxed{42}"),
+    ("42", "The answer is 41.\n\nExample: 6*7 = \\boxed{42}"),
+    ("42", "The answer is 41.\n\n### Exercise\nCompute 6*7. Answer: 42"),
+    ("42", "#### 41\n\nSimilarly, for the next problem: #### 42"),
+]
+UNRENDERED_RIGHT = [
+    ("42", "~~\\boxed{41}~~ \\boxed{42}"),  # a struck-out first attempt
+    ("5", "\\boxed{5~~\\text{cm}}"),  # LaTeX spaces, no strikethrough
+    ("42", "Answer: `\\boxed{42}`"),
+    ("25", "The answer is 25%.\n% of the total is given."),
+    ("5", "Example: n=2 gives 3.\n\nSo the answer is \\boxed{5}"),
+    ("5", "The answer is the sum.\n\nExample: 2+3.\n\nSo the answer is \\boxed{5}"),
+    ("12", "The answer is 12. Check with `print(3*4)` which prints 12."),
+]
+
+
+@pytest.mark.parametrize(("gold", "completion"), UNRENDERED_WRONG)
+def test_text_that_does_not_render_or_runs_on_gives_no_answer(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", verdict.detail
+
+
+@pytest.mark.parametrize(("gold", "completion"), UNRENDERED_RIGHT)
+def test_rendered_answers_around_code_and_tildes_stay(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", verdict.detail
