@@ -62,7 +62,8 @@ _DOUBT_RE = re.compile(rf"\b(?:{_DOUBT})\b", re.IGNORECASE)
 _CHANGES_RE = re.compile(rf"\b(?:{_DOUBT}|{_CHANGES})\b", re.IGNORECASE)
 _BEFORE_RE = re.compile(r"\b(?:less|more|greater|fewer)\s+than\b", re.IGNORECASE)
 _AFTER_RE = re.compile(  # "5 squared", "42 times 3", "1/2 of 84", "twice 42", "half of 42"
-    r"(?:[\d$})]\s*\{?\s*(?:squared|cubed)\b)|\broots?\s+of\b|\d\s*-?ish\b|~\s*-?\d"
+    r"(?:[\d$})]\s*\{?\s*(?:squared|cubed)\b)|\broots?\s+of\b|\d[\s}$]*-?ish\b|~\s*-?\d"
+    r"|\+\s*/\s*-|\bgive\s+or\s+take\b|\bplus\s+or\s+minus\b|\bi\s+hope(?:\s+so)?\W*\Z"  # "\boxed{5} +/- 1"
     r"|\b(?:times|more|less|than|over|under|of|plus)\s+(?:\$|\\|\d|-\d)"
     r"|\b(?:twice|double|triple|thrice|half)\s+(?:of\s+)?(?:\$|\\|\d|-\d)",
     re.IGNORECASE,
@@ -148,6 +149,18 @@ _OPEN_ENDED_RE = re.compile(  # and a combining mark on it: "5\u0338" (struck th
     rf"|\A{COMBINING_RE.pattern}",
     re.IGNORECASE,
 )
+# a short sentence after it that says it is not exact, not right or not checked: "This is only a
+# lower bound.", "Give or take one.", "This may be incorrect.", "I haven't verified this."
+_NOT_EXACT = (
+    r"(?:this|that|it|which)(?:'s|\s+is|\s+was)?\s+(?:only|just|merely)\s+(?:an?\s+)?"
+    r"(?:lower|upper)\s+bound\b|(?:this|that|it)(?:'s|\s+is)\s+(?:an?\s+)?(?:lower|upper)\s+bound(?=\W*\Z)"
+    r"|(?:this|that|it)\s+(?:over|under)-?estimates?\b|give\s+or\s+take\b|plus\s+or\s+minus\b"
+    r"|(?:(?:this|that|it|the\s+above|my\s+answer)(?:'s|\s+is|\s+was|\s+(?:may|might|could)\s+be)\s+"
+    r"(?:probably\s+|likely\s+|possibly\s+|definitely\s+)?(?:not\s+(?:right|correct)|wrong|incorrect)"
+    r"|(?:this|that|it)\s+(?:can't|cannot|can\s+not|couldn't)\s+be\s+right"
+    r"|i\s+(?:haven't|have\s+not|didn't|did\s+not)\s+(?:verified|checked|confirmed|verify|check)"
+    r"(?:\s+(?:this|it|that|the\s+answer))?|i\s+hope(?:\s+so)?)(?=\W*\Z|,?\s+though\b)"
+)
 # a short sentence right after the answer that takes it back: "Not sure though.", "Or 20."
 _AFTERTHOUGHT_RE = re.compile(
     r"\A[\s.()*_]*(?:but\s+|though\s+|hmm,?\s+)?(?:i'?m\s+|i\s+am\s+)?(?:not\s+(?:100%\s+)?"
@@ -164,7 +177,8 @@ _AFTERTHOUGHT_RE = re.compile(
     r"|not\s+(?:entirely|completely|totally|quite|fully)\s+sure|not\s+positive|could\s+be\s+wrong"
     r"|i\s+(?:can't|cannot|couldn't|could\s+not)\s+(?:verify|check|confirm)\s+(?:this|it|that))"
     r"(?=[\s.!)]*\Z)"
-    r"|or\s+(?:maybe\s+|perhaps\s+|possibly\s+)?(?:is\s+it\s+)?[$\\(]*-?\d)",
+    r"|or\s+(?:maybe\s+|perhaps\s+|possibly\s+)?(?:is\s+it\s+)?[$\\(]*-?\d"
+    rf"|{_NOT_EXACT})",
     re.IGNORECASE,
 )
 # another case's value right after the answer's clause, when the answer is itself one case of a
@@ -284,7 +298,9 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     second = _SECOND_VALUE_RE.match(rest[finish : finish + 24]) if at >= 0 else None
     if second and number(second.group(1)) != number(answer):
         return second.group(0).strip()
-    case = _other_case(post, tail, f"{lead} {own} {post}", answer) or _rough(text, where, tail)
+    case = _other_case(post, tail, f"{lead} {own} {post}", answer) or _rough(
+        text, where, post, tail
+    )
     if case:
         return case
     return later_value(far, answer)  # "So it's 13." after a box of 12
@@ -312,16 +328,24 @@ def _other_case(post: str, tail: str, own: str, answer: str) -> str | None:
     return None
 
 
-_ROUGH_RE = re.compile(r"\A[\s.()*_]*(?:approximately|roughly)(?=[\s.!)]*\Z)", re.IGNORECASE)
+_ROUGH_RE = re.compile(  # "Approximately.", "That's an estimate."
+    r"\A[\s.()*_]*(?:approximately|roughly|(?:(?:that|this|it)(?:'s|\s+is)\s+)?(?:just\s+|only\s+)?"
+    r"(?:an?\s+)?(?:rough\s+)?(?:estimate|approximation))(?=[\s.!)]*\Z)",
+    re.IGNORECASE,
+)
+_ROUNDED_ON_RE = re.compile(r"\(\s*rounded\s*\)", re.IGNORECASE)  # "\boxed{5} (rounded)"
 _ROUNDED_RE = re.compile(r"round|nearest|decimal\s+place|estimat", re.IGNORECASE)
 
 
-def _rough(text: str, where: int, tail: str) -> str | None:
-    """ "Approximately." right after an answer that was not itself rounded or estimated."""
+def _rough(text: str, where: int, clause: str, tail: str) -> str | None:
+    """ "Approximately." or "That's an estimate." right after an answer, "(rounded)" on it, when
+    the answer was not itself rounded or estimated (said before it, or in its own ``clause``)."""
+    before = text[max(0, where - 300) : where]
     found = _ROUGH_RE.match(_first_sentence(tail))
-    if found and not _ROUNDED_RE.search(text[max(0, where - 300) : where + 40]):
+    if found and not _ROUNDED_RE.search(before + clause):
         return found.group(0).strip()
-    return None
+    found = _ROUNDED_ON_RE.search(clause)
+    return found.group(0).strip() if found and not _ROUNDED_RE.search(before) else None
 
 
 def _complement(mine: str, theirs: list[str]) -> bool:

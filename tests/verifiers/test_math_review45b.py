@@ -121,3 +121,49 @@ def test_text_that_does_not_render_or_runs_on_gives_no_answer(gold, completion):
 def test_rendered_answers_around_code_and_tildes_stay(gold, completion):
     verdict = MATH(completion, answer=gold)
     assert verdict.status == "ok", verdict.detail
+
+
+# M7: a remark after the answer that says it is a bound, an estimate, not right or not checked
+QUALIFIED_WRONG = [
+    ("5", BOX5 + " This is only a lower bound."),
+    ("5", BOX5 + " This is only an upper bound; the true value is smaller."),
+    ("5", BOX5 + " This overestimates the true value."),
+    ("5", BOX5 + " Give or take one."),
+    ("5", BOX5 + " Plus or minus one."),
+    ("5", r"The final answer is \boxed{5} +/- 1"),
+    ("5", r"The final answer is \boxed{5} -ish."),
+    ("5", r"The final answer is \boxed{5} (rounded)."),
+    ("5", BOX5 + " That's an estimate."),
+    ("5", BOX5 + " This may be incorrect."),
+    ("5", BOX5 + " This is likely incorrect."),
+    ("5", BOX5 + " That can't be right, though."),
+    ("5", BOX5 + " I haven't verified this."),
+    ("5", r"The final answer is \boxed{5} I hope."),
+    ("5", BOX5 + " The above is wrong."),
+    ("5", BOX5 + " Hmm, that's not right."),
+]
+QUALIFIED_RIGHT = [
+    ("100", r"The final answer is $\boxed{100}$. I hope it is correct."),
+    ("100", r"The final answer is $\boxed{100}$ I hope it is correct."),
+    ("5", BOX5 + " This bound is tight."),
+    ("5", BOX5 + " This is a lower bound that is attained at n = 2."),
+    ("5", BOX5 + " That can't be right, so let me recheck: 2 + 3 = 5. Yes."),
+    ("5", BOX5 + " It is not wrong to add them first."),
+    ("5", "Rounding to the nearest whole number, the answer is \\boxed{5} (rounded)."),
+    ("5", r"We need \boxed{5} buses (rounded up)."),
+    ("500", r"Estimating, we get \boxed{500}. That's an estimate."),
+    ("5", BOX5 + " That's right."),
+    ("42", "\\boxed{42}\n\nI hope this helps."),
+]
+
+
+@pytest.mark.parametrize(("gold", "completion"), QUALIFIED_WRONG)
+def test_a_remark_that_the_answer_is_inexact_or_unchecked_qualifies_it(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", verdict.detail
+
+
+@pytest.mark.parametrize(("gold", "completion"), QUALIFIED_RIGHT)
+def test_remarks_that_leave_the_answer_exact_stay_ok(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", verdict.detail
