@@ -31,6 +31,8 @@ _UNIT_RE = re.compile(
     r"(?=\s*(?:[-+*/)]|\\(?:times|cdot|div)(?![A-Za-z])|\Z))"
 )
 _DECIMAL_RE = re.compile(r"\d*\.(\d+)")
+_THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_JUXTAPOSED_RE = re.compile(r"(?<![_^{\w.])\d+\s+\.?\d")  # not a subscript: \log_2 9
 # what sympy reads as written; anything else (degrees, \bmod, \log without a base) is not checked
 _SAFE_COMMANDS = frozenset(
     "frac dfrac tfrac sqrt pi cdot times div left right ln lceil rceil lfloor rfloor binom "
@@ -45,6 +47,9 @@ def chain_sides(pred: str) -> list[str]:
     sides = [s.strip() for s in _EQ_SPLIT_RE.split(pred.strip().strip("$"))]
     if len(sides) < 2 or len(sides) > 8:
         return []
+    sides = [_THOUSANDS_RE.sub("", s) for s in sides]  # "54,000/10,800 = 5"
+    if any(_JUXTAPOSED_RE.search(s) for s in sides):  # "14 * 1 1/2": a mixed number, or a typo
+        return []  # read either way it may be false: never a false link
     sides = [_TIMES_RE.sub(r" \\times ", s.replace("\\$", "").replace("$", "")) for s in sides]
     units = {frozenset(_unit(m) for m in _UNIT_RE.finditer(s)) for s in sides} - {frozenset()}
     if len(units) == 1:  # "8 apples - 4 apples = 3 apples": one unit throughout

@@ -80,11 +80,6 @@ _PIECE_BEFORE_RE = re.compile(
     r"|\bbetween\s+\$?-?\d[\d,.]*\s*and\s*\$?)[ \t]*\Z",
     re.IGNORECASE,
 )
-# the last number is the result of a computation written before it: "2 + 2 = 3"
-_CALC_BEFORE_RE = re.compile(
-    r"(?<![\d.,])(?:\d[\d.,]*\s*%?\s*(?:[-+*/x\u00d7\u00f7]|\\times|\\cdot|\\div)\s*)+"
-    r"\d[\d.,]*\s*%?\s*=\s*\$?\Z"
-)
 _MIXED_BEFORE_RE = re.compile(r"\d\s+and\s*\Z")  # "3 and 1/2" is 3.5 ("$5 and $6": the $6)
 _PIECE_AFTER_RE = re.compile(r"[_({]|\$?\s*(?:\\pi(?![A-Za-z])|\u03c0|\\sqrt|\?)")
 _WORD_NUMBER_RE = re.compile(
@@ -221,9 +216,6 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
         return None
     if _PIECE_AFTER_RE.match(text, same[-1].end()):
         return None
-    calc = _CALC_BEFORE_RE.search(text, max(0, same[-1].start() - 120), same[-1].start())
-    if calc and false_chain(text[calc.start() : same[-1].end()]):  # "Total: 2 + 2 = 3"
-        return calc.start(), text[calc.start() : same[-1].end()]
     return same[-1].start(), same[-1].group(0)[: limit + 1]
 
 

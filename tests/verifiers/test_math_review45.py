@@ -79,8 +79,8 @@ CHAIN_WRONG = [
     ("3", "Answer: 40 * 10% = 3"),
     ("3", "Answer: 8 - 4 = 3 remaining"),
     ("3", "Answer: 8 apples - 4 apples = 3 apples"),
-    ("3", "Total: 2 + 2 = 3"),
     ("3.2", r"\boxed{\pi = 3.2}"),
+    ("5", r"\boxed{54,000/10,000 = 5}"),
     ("1.5", r"\boxed{\sqrt{2} = 1.5}"),
     ("5", r"\boxed{\binom{4}{2} = 5}"),
 ]
@@ -95,6 +95,15 @@ CHAIN_RIGHT = [
     ("2", r"\boxed{10 \bmod 4 = 2}"),
     ("4", "Answer: 8 apples - 4 apples = 4 apples"),
     ("4", "Total: 2 + 2 = 4"),
+    # unmarked, the last number is read: GSM8K's own solutions end in sloppy arithmetic ("$2000 /
+    # 2/3 = $3000", "14 * 1 1/2 = 21", "7 blocks + 10 + 16 = 33 blocks"), and a chain read there
+    # made 60 of its 7,473 reference solutions wrong
+    ("3", "Total: 2 + 2 = 3"),
+    ("21", "Ivan's bird feeder feeds 14 * 1 1/2 = 21 birds weekly."),
+    ("3000", "his before-tax salary: $2000 / 2/3 = $3000"),
+    ("5", "So it would take him 54,000/10,800=5 hours"),
+    ("5", r"\boxed{54,000/10,800 = 5}"),
+    ("21", r"\boxed{14 \times 1 1/2 = 21}"),
     ("4", "Answer: 2 x 2 = 4"),
     ("4", "Answer: 40 * 10% = 4"),
     ("75", r"She scored \(\frac{45}{60} \times 100 = 75\%\)."),
