@@ -115,12 +115,9 @@ class PrescoreConfig:
                 bad.append(f"row {i}: {exc}")
                 continue
             missing = [c for c in wanted if c not in row]
-            null = [c for c in (self.references or {}).values() if c in row and row[c] is None]
             problem = (
                 f"lacks column(s) {missing} (its columns: {', '.join(map(str, row))})"
                 if missing
-                else f"holds null in reference column(s) {null} (training refuses it too)"
-                if null  # a verifier read "no pattern" as "use its default" and labelled the row
                 else self._prompt_problem(row)
             )
             if problem:
