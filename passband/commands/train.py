@@ -78,6 +78,12 @@ def run(args: argparse.Namespace) -> int:
     if args.overwrite:
         overrides.append("trainer.overwrite=true")
     if args.output_dir:
+        given = [o for o in overrides if o.split("=", 1)[0].strip() == "trainer.output_dir"]
+        if given:  # the flag won and the override was dropped in silence
+            raise UsageError(
+                f"--output-dir {args.output_dir} and the override {given[-1]} both set the run "
+                "directory; give one of them"
+            )
         overrides.append(f"trainer.output_dir={json.dumps(args.output_dir)}")
     cfg = load_config(args.config, overrides)
     if os.environ.get("RANK", "0") == "0":  # the rank that claims output_dir: refuse before loading

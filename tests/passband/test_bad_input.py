@@ -272,3 +272,12 @@ def test_warnings_on_the_command_line_are_one_line_each(tmp_path, capsys):
     )
     assert ".py:" not in err  # no file:line, no source line
     assert warnings.showwarning is before  # put back after the command
+
+
+def test_output_dir_given_twice_is_refused(tmp_path, capsys):
+    """--output-dir won over trainer.output_dir=... without a word."""
+    config = _config(tmp_path)
+    code = main(["train", str(config), "trainer.output_dir=runs/v3", "--output-dir", "runs/v2"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--output-dir runs/v2 and the override trainer.output_dir=runs/v3" in err
+    assert not (tmp_path / "runs").exists()
