@@ -90,20 +90,23 @@ def spent() -> None:
 
 def shadows(fields: list, items: list) -> bool:
     """Whether a namedtuple's field holding one of the program's objects (a handle: ``["h", n]``)
-    is named like an attribute of a value the wire carries (``startswith``, ``find``,
-    ``issubset``, ``is_integer``, ``count``, ``tolist``...). Rebuilt in the harness, the field would
-    replace that method on a genuine value, and ``greet('Bob').startswith('Hello')`` would call
-    the program's function, which answers True for every test: such a value arrives as a plain
-    tuple (its items kept, no field names)."""
+    is named like a method a test calls to judge a value the wire carries (``startswith``,
+    ``find``, ``issubset``, ``is_integer``, ``count``, ``tolist``...). Rebuilt in the harness, the
+    field would replace that method on a genuine value, and ``greet('Bob').startswith('Hello')``
+    would call the program's function, which answers True for every test: such a value arrives
+    as a plain tuple (its items kept, no field names). A field named like any other attribute
+    (``copy``, ``get``, ``sort``, ``lower``, ``min``) keeps its class: what it answers must equal
+    the expected value itself, as the program's own value would."""
     held = [f for f, v in zip(fields, items) if isinstance(v, list) and v[:1] == ["h"]]
-    return bool(held) and not _plain_attributes().isdisjoint(held)
+    return bool(held) and not _judging().isdisjoint(held)
 
 
 @functools.cache
-def _plain_attributes() -> frozenset[str]:
-    """Names a test may read or call on a plain value: the attributes of every built-in type the
-    wire carries and of the library values it rebuilds, and what numpy arrays and datetimes
-    answer (a program may return one where a test expects the other)."""
+def _judging() -> frozenset[str]:
+    """Methods a test may call on a plain value to judge it, whose answer (True, 0, 1) says
+    nothing of the value: the predicates (``is*``) of every built-in type the wire carries and of
+    the library values it rebuilds, their searches and counts, and numpy's ``all``/``any``/``tolist``
+    (a program may return an array where a test expects a list)."""
     import collections
     import datetime
     import decimal
@@ -112,10 +115,6 @@ def _plain_attributes() -> frozenset[str]:
     kinds = (str, bytes, bytearray, int, float, complex, bool, list, tuple, dict, set, frozenset)
     kinds += (fractions.Fraction, decimal.Decimal, collections.deque, collections.Counter)
     kinds += (datetime.date, datetime.datetime, datetime.time, datetime.timedelta)
-    names = {name for kind in kinds for name in dir(kind)}
-    names.update(
-        "all any argmax argmin astype copy cumsum dtype flatten item itemsize max mean min "
-        "ndim nonzero prod ravel reshape round shape size sort std sum tolist transpose "
-        "squeeze T".split()
-    )
+    names = {name for kind in kinds for name in dir(kind) if name.startswith("is")}
+    names.update("startswith endswith find rfind index rindex count all any tolist".split())
     return frozenset(names)

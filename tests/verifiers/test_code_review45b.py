@@ -6,6 +6,10 @@ namedtuples, objects a method returns. Each test failed on the code before its f
    harness's own object, from the module the program imported it from; a task function named
    like one (``def median``) is graded in a reading of its own, with the harness's objects for
    every other name, so a fake ``isclose`` never judges a fake ``median``.
+2. A namedtuple holding one of the program's objects in a field named like any attribute of a
+   wire type (``copy``, ``get``, ``sort``, ``lower``, ``min``) arrived as a plain tuple, failing
+   honest programs; only fields named like a judging method (``startswith``, ``find``, ``is*``)
+   make it one now.
 """
 
 from __future__ import annotations
@@ -171,3 +175,51 @@ def test_a_row_with_library_names_declares_a_reading_for_each():
     tests = ["assert isclose(median([1, 2]), 1.5)", "assert mean([2]) == 2"]
     assert code.time_limit({"tests": tests, "timeout_s": 3}) == 4 * 3  # median, mean; not isclose
     assert code.time_limit({"tests": tests, "timeout_s": 3, "entry_point": "mean"}) == 3
+
+
+NT = "from collections import namedtuple\n"
+
+
+@pytest.mark.parametrize(
+    ("program", "test"),
+    [
+        (
+            NT + "class Box:\n    def __init__(self, v):\n        self.v = v\n"
+            "State = namedtuple('State', 'copy orig')\ndef snap(v):\n    return State(Box(v), Box(v))\n",
+            "assert snap(3).copy.v == 3 and snap(3).orig.v == 3",
+        ),
+        (
+            NT + "class Store:\n    def __init__(self):\n        self.d = {'a': 1}\n"
+            "    def lookup(self, k):\n        return self.d[k]\n"
+            "Res = namedtuple('Res', 'name get')\ndef mk():\n    return Res('s', Store().lookup)\n",
+            "assert mk().get('a') == 1",
+        ),
+        (
+            NT + "Pipeline = namedtuple('Pipeline', 'items sort')\n"
+            "def pipe(xs):\n    return Pipeline(xs, lambda: sorted(xs))\n",
+            "assert pipe([3, 1]).sort() == [1, 3] and pipe([3, 1]).items == [3, 1]",
+        ),
+        (
+            NT + "Tok = namedtuple('Tok', 'text lower')\ndef tok(s):\n    return Tok(s, s.lower)\n",
+            "assert tok('AB').lower() == 'ab'",
+        ),
+        (
+            NT + "class Node:\n    def __init__(self, v):\n        self.val = v\n"
+            "MM = namedtuple('MM', 'min max')\ndef ext(xs):\n"
+            "    return MM(Node(min(xs)), Node(max(xs)))\n",
+            "assert ext([3, 1, 2]).min.val == 1 and ext([3, 1, 2]).max.val == 3",
+        ),
+    ],
+)
+def test_honest_namedtuples_with_fields_named_like_other_methods_keep_their_class(program, test):
+    assert get("code")(program, tests=[test]).status == "ok"
+
+
+def test_namedtuple_fields_named_like_judging_methods_still_cannot_answer():
+    program = NT + (
+        "def _yes(*a, **k):\n    return True\n"
+        "R = namedtuple('R', 'startswith isalpha isoformat')\n"
+        "def greet(name):\n    return R(_yes, _yes, _yes)\n"
+    )
+    for test in ("assert greet('Bob').startswith('Hello')", "assert greet('1').isalpha()"):
+        assert get("code")(program, tests=[test]).status == "wrong"
