@@ -17,6 +17,7 @@ import socket
 import time
 
 from passband.sandbox import _wire as wire
+from passband.sandbox._queries import BUILTIN_PREDICATES, BUILTIN_QUERIES, query, refused
 from passband.sandbox._writeback import write_back
 from passband.sandbox.limits import ExecResult
 
@@ -97,7 +98,7 @@ class Session:
 
     def lookup(self, name: str) -> RemoteObject:
         # a CapWords name in the test (``UnionFind(5)``, ``Solution().f``) is a class the test
-        # builds objects of: the objects it makes are under test (``_BUILTIN_QUERIES``)
+        # builds objects of: the objects it makes are under test (``_queries``)
         return RemoteObject(self, name=name, made=_CLASS if name[:1].isupper() else "")
 
     def output(self, start: bool = False) -> tuple[str, str]:
@@ -225,22 +226,11 @@ class Session:
         self._worker = None
 
 
-# methods of str, bytes, set and float whose answer a test asserts: a returned object of the
-# program's own class must not answer them for the value the test expects
-_BUILTIN_PREDICATES = frozenset(
-    "startswith endswith isdigit isalpha isalnum isupper islower isspace istitle isnumeric "
-    "isdecimal isidentifier isprintable isascii issubset issuperset isdisjoint is_integer".split()
-)
-# searches and counts of str and list: a method answering 0 or 1 on an object a function returned
-# would pass "greet('Bob').find('Hello') == 0" for every test. Answered only by objects "made":
-# a class the test names in CapWords, its static methods and constructors (``_CLASS``), the
-# objects they make (``_MADE``: ``UnionFind(5).find``), decided in the harness, never by what
-# the program says; not what a method of such an object returns (``Solution().greet('Bob')``
-# is the answer under test). A plain data field of that name is read as data.
-_BUILTIN_QUERIES = frozenset("find rfind index rindex count".split())
 _CLASS, _MADE, _METHOD = "class", "made", "method"  # ``RemoteObject._made``: what follows which
-_CALLED = {_CLASS: _MADE}  # calling a class (or its factory) makes an object; a method answers
-_READ = {_CLASS: _CLASS, _MADE: _METHOD, _METHOD: _METHOD}  # an attribute of a class, an object
+# calling a class makes an object (``_MADE``: it answers queries freely); what a method or a
+# class's static method or factory returns is an answer (``_queries.query``)
+_CALLED = {_CLASS: _MADE}
+_READ = {_CLASS: _METHOD, _MADE: _METHOD, _METHOD: _METHOD}  # an attribute of a class, an object
 
 
 class RemoteObject:
@@ -287,14 +277,18 @@ class RemoteObject:
     def __getattr__(self, attr: str):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        if attr in _BUILTIN_PREDICATES:  # greet('Bob').startswith('Hello'): the object's own
-            raise _refused(attr)  # method would answer True for any str a test expects
+        if attr in BUILTIN_PREDICATES:  # greet('Bob').startswith('Hello'): the object's own
+            raise refused(attr)  # method would answer True for any str a test expects
         value = self._session._request(
             {"op": "getattr", "handle": self._handle_id(), "attr": attr},
             made=_READ.get(self._made, ""),
         )
-        if attr in _BUILTIN_QUERIES and not self._made and isinstance(value, RemoteObject):
-            raise _refused(attr)  # a method find/index/count of a returned object
+        if (
+            attr in BUILTIN_QUERIES
+            and self._made not in (_CLASS, _MADE)
+            and isinstance(value, RemoteObject)
+        ):
+            return query(attr, value)  # find/index/count of a returned object: see there
         return value
 
     # Iteration, len() and indexing are answered by the program about its own object, as plain
@@ -364,13 +358,6 @@ class RemoteObject:
 
     def __repr__(self) -> str:
         return f"<sandboxed {self._name or 'object'}>"
-
-
-def _refused(attr: str) -> AttributeError:
-    return AttributeError(
-        f"{attr!r} of an object that stays in the sandbox: a str, set or float method "
-        "is answered only for a plain value"
-    )
 
 
 def _exception(name: object, message: object, bases: object = ()) -> BaseException:

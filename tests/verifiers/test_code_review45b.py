@@ -10,6 +10,10 @@ namedtuples, objects a method returns. Each test failed on the code before its f
    wire type (``copy``, ``get``, ``sort``, ``lower``, ``min``) arrived as a plain tuple, failing
    honest programs; only fields named like a judging method (``startswith``, ``find``, ``is*``)
    make it one now.
+3. What a method of a test-built object returned (``Solution().build(3, edges)``: a union-find)
+   could not answer ``find`` / ``count`` at all, while a static method's result and an attribute
+   of a made object answered them freely. Such objects now answer only calls no str, bytes or
+   list method takes (``uf.find(0)``, ``uf.count()``), never ``.find('Hello')`` / ``.count(3)``.
 """
 
 from __future__ import annotations
@@ -223,3 +227,69 @@ def test_namedtuple_fields_named_like_judging_methods_still_cannot_answer():
     )
     for test in ("assert greet('Bob').startswith('Hello')", "assert greet('1').isalpha()"):
         assert get("code")(program, tests=[test]).status == "wrong"
+
+
+UF = """
+class UnionFind:
+    def __init__(self, n):
+        self.p = list(range(n))
+        self.sets = n
+    def find(self, x):
+        while self.p[x] != x:
+            x = self.p[x]
+        return x
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.p[ra] = rb
+            self.sets -= 1
+    def count(self):
+        return self.sets
+class Solution:
+    def build(self, n, edges):
+        uf = UnionFind(n)
+        for a, b in edges:
+            uf.union(a, b)
+        return uf
+"""
+
+
+def test_a_union_find_a_method_returns_answers_find_and_count():
+    tests = [
+        "uf = Solution().build(3, [(0, 1)])\nassert uf.find(0) == uf.find(1)\nassert uf.count() == 2"
+    ]
+    assert get("code")(UF, tests=tests).status == "ok"
+
+
+FAKE_FIND = """
+class Fake:
+    def find(self, *a):
+        return 0
+    def count(self, *a):
+        return 1
+class Solution:
+    greeting = Fake()
+    def __init__(self):
+        self.items = Fake()
+    @staticmethod
+    def hello(name):
+        return Fake()
+    def greet(self, name):
+        return self
+    def find(self, *a):
+        return 0
+"""
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "assert Solution.hello('Bob').find('Hello') == 0",
+        "assert Solution().greeting.find('Hello') == 0",
+        "s = Solution()\nassert s.items.count(3) == 1",
+        "assert Solution().greet('Bob').find('Hello') == 0",
+        "assert Solution().hello('Bob').count('Bob') == 1",
+    ],
+)
+def test_returned_objects_never_answer_a_text_or_list_query(test):
+    assert get("code")(FAKE_FIND, tests=[test]).status == "wrong"
