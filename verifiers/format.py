@@ -123,12 +123,9 @@ class _TagFormat:
         return Verdict.ok("format matched")
 
 
-_NO_PATTERN = object()
-
-
 class _RowRegex:
     """``regex``: the row's ``pattern`` field must match the whole completion (DOTALL); a row
-    without one gets the think/answer tag check, and one whose pattern is null an ``error``."""
+    without one gets the think/answer tag check."""
 
     returns_verdict = True
 
@@ -138,11 +135,9 @@ class _RowRegex:
     def __repr__(self) -> str:
         return f"regex(row field 'pattern'; without one: {self.fallback!r})"
 
-    def __call__(self, completion: str, *, pattern=_NO_PATTERN, **_ignored) -> Verdict:
-        if pattern is _NO_PATTERN:  # the row has no pattern field: the tag check
+    def __call__(self, completion: str, *, pattern: str | None = None, **_ignored) -> Verdict:
+        if pattern is None:
             return self.fallback(completion)
-        if pattern is None:  # it has one, left empty: no check to make, as with exact's answer
-            return Verdict.error("reference field 'pattern' is null")
         try:
             check = _RegexFormat(pattern, fullmatch=True, flags="DOTALL", timeout=self.timeout)
         except ValueError as exc:

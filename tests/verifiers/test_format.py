@@ -72,10 +72,6 @@ def test_reference_pattern_overrides_and_bad_pattern_is_error():
     assert v("ANSWER: x", pattern=r"ANSWER: \d+").status == "wrong"
     bad = v("x", pattern="(unclosed")
     assert bad.status == "error" and "pattern" in bad.detail
-    # a row whose pattern cell is null has no check to make: it was graded by the tag check, so
-    # passband score labelled a row it could not check too_hard
-    null = v("<think>a</think><answer>1</answer>", pattern=None)
-    assert null.status == "error" and "'pattern' is null" in null.detail
 
 
 def test_catastrophic_regex_times_out_instead_of_hanging():
