@@ -96,8 +96,30 @@ def check_same_data(state: dict[str, Any], checkpoint, rows: Sequence, digest: s
 
 
 def rows_digest(rows: Iterable[Any]) -> str:
-    """SHA-256 over every row, all its columns, in order (references, gold answers included)."""
-    return prompts_digest(rows)
+    """SHA-256 over every row's columns but the prompt (``prompts_digest`` covers it, before any
+    truncation), in order: references and gold answers. Any cell is read the same in every
+    process: dicts with mixed keys, sets, objects whose text holds a memory address."""
+    digest = hashlib.sha256()
+    for row in rows:
+        cells = {k: v for k, v in dict(row).items() if k not in ("prompt", "messages")}
+        digest.update(json.dumps(_canonical(cells)).encode() + b"\n")
+    return digest.hexdigest()
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` as JSON whose text does not depend on the process: keys and set members sorted
+    by their canonical text; anything else by its type and, unless it shows an address, its text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        items = [[_canonical(k), _canonical(v)] for k, v in value.items()]
+        return {"dict": sorted(items, key=lambda kv: json.dumps(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return {"set": sorted((_canonical(v) for v in value), key=json.dumps)}
+    text = str(value)
+    return {type(value).__name__: None if " at 0x" in text else text}
 
 
 def reward_record(reward: Any, references: Any) -> dict[str, Any]:

@@ -110,3 +110,31 @@ def test_sigkill_then_resume_matches_uninterrupted_run(tmp_path, tiny):
     assert group_lines == [
         json.loads(x) for x in (straight / "groups.jsonl").read_text().splitlines()
     ]
+
+
+def test_the_rows_digest_is_the_same_in_every_process_and_takes_any_cell():
+    """A dict with int and str keys crashed the first checkpoint (json sort_keys), and a set or an
+    object showing its address read differently in each process: "other columns changed" on a
+    resume of the same data."""
+    code = (
+        "from passband.trainer._resume import rows_digest\n"
+        "rows = [{'prompt': 'p', 'meta': {1: 'x', 'b': 2}, 'tags': {'a', 'b', 'c', 'd'},"
+        " 'obj': object()}]\n"
+        "print(rows_digest(rows))\n"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout  # fmt: skip
+        for seed in ("1", "2", "3")
+    }
+    assert len(seen) == 1 and len(seen.pop().strip()) == 64
+    from passband.trainer._resume import rows_digest
+
+    same = rows_digest([{"prompt": "a", "answer": "2"}])
+    assert same == rows_digest([{"prompt": "b (truncated)", "answer": "2"}])  # prompts aside
+    assert same != rows_digest([{"prompt": "a", "answer": "3"}])
