@@ -52,12 +52,16 @@ def check_plot(plot: str, *, given: bool) -> None:
 
 def check_device(device: str) -> None:
     """``--device`` names a device kind this torch build has, and an index that exists."""
-    if not _DEVICE.fullmatch(device):
-        raise UsageError(f"--device {device!r}: expected {DEVICES}")
     if device in ("auto", "cpu"):
         return
     import torch
 
+    if not _DEVICE.fullmatch(device):  # another kind torch knows (xpu, hpu, mps:0) is passed on
+        try:
+            torch.device(device)
+        except (RuntimeError, ValueError):
+            raise UsageError(f"--device {device!r}: expected {DEVICES}") from None
+        return
     if device == "mps":
         if not torch.backends.mps.is_available():
             raise UsageError("--device mps: this machine has no MPS (Apple GPU) device; use cpu")

@@ -73,3 +73,11 @@ def test_score_plot_on_a_directory_fails_before_sampling(
     plot = tmp_path / "plots" / "hist.png"  # a file inside it is fine: scored and plotted
     assert _score(tiny_model, arithmetic_rows, out, "--plot", str(plot), "--device", "cpu") == 0
     assert out.is_file() and plot.is_file()
+
+
+@pytest.mark.parametrize("device", ["xpu", "hpu", "mps:0", "cpu"])
+def test_a_device_kind_torch_knows_is_passed_on(device):
+    """The first version of the check refused xpu, hpu and mps:0, which score passed to torch."""
+    from passband._score_checks import check_device
+
+    assert check_device(device) is None  # no UsageError: the model load says what is lacking
