@@ -109,7 +109,13 @@ def check_sampler(sampler: Any, priors: Any = None, group_size: int = 8) -> Any:
             f"sampler={type(sampler).__name__} lacks {', '.join(missing)}; a sampler "
             f"needs {', '.join(_METHODS)} (see passband.trainer.sampling.Sampler)"
         )
-    sampler_state(sampler), sampler_metrics(sampler)  # saved as JSON: say so before training
+    for check in (sampler_state, sampler_metrics):  # saved as JSON: say so before training
+        try:
+            check(sampler)
+        except ConfigError:
+            raise
+        except Exception:  # noqa: BLE001 - e.g. rates over draws not made yet: checked at use
+            pass
     return sampler
 
 

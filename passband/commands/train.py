@@ -54,8 +54,10 @@ def _interrupted(args: argparse.Namespace, output_dir: str, step: int) -> str:
             f"passband train: interrupted at step {step}, before the first checkpoint: nothing to "
             f"resume; rerun with --overwrite to start again"
         )
+    import shlex
+
     where = ["--output-dir", args.output_dir] if args.output_dir else []
-    again = " ".join(["passband train", str(args.config), "--resume", *where, *args.overrides])
+    again = shlex.join(["passband", "train", str(args.config), "--resume", *where, *args.overrides])
     return (
         f"passband train: interrupted at step {step}; the newest checkpoint is step {saved[-1]} "
         f"({max(step - saved[-1], 0)} steps will be redone); resume with: {again}"
@@ -99,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         last = trainer.train()
     except KeyboardInterrupt:
-        print(_interrupted(args, cfg.trainer.output_dir, trainer.step), file=sys.stderr)
+        if trainer.dist.is_main:  # once, not from every rank of a torchrun
+            print(_interrupted(args, cfg.trainer.output_dir, trainer.step), file=sys.stderr)
         raise
     except OSError as exc:  # a log write on a full disk names no file: name the run directory
         if exc.errno != errno.ENOSPC:

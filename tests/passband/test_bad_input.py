@@ -281,3 +281,23 @@ def test_output_dir_given_twice_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "--output-dir runs/v2 and the override trainer.output_dir=runs/v3" in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_the_resume_command_after_ctrl_c_pastes_back_as_it_was_given(tmp_path):
+    """A config path with a space, or an override with quotes, came out unquoted."""
+    import argparse
+    import shlex
+
+    from passband.commands.train import _interrupted
+
+    (tmp_path / "run" / "checkpoints" / "step_4").mkdir(parents=True)
+    (tmp_path / "run" / "checkpoints" / "step_4" / "state.json").write_text("{}")
+    args = argparse.Namespace(
+        config="my runs/run.toml", output_dir=None, overrides=['trainer.distributed="fsdp"']
+    )
+    said = _interrupted(args, str(tmp_path / "run"), 6)
+    assert "newest checkpoint is step 4 (2 steps will be redone)" in said
+    command = said.split("resume with: ")[1]
+    assert shlex.split(command) == [
+        "passband", "train", "my runs/run.toml", "--resume", 'trainer.distributed="fsdp"'
+    ]  # fmt: skip

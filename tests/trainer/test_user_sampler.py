@@ -95,3 +95,15 @@ def test_a_sampler_state_json_cannot_hold_is_named_before_training(tiny, tokeniz
         ConfigError, match=r"Odd.metrics\(\)\['shape'\]\[1\] holds <object .*\(type object\)"
     ):
         GRPOTrainer(tiny.model(tokenizer), tokenizer, rows, _same, config, sampler=Odd(1))
+
+
+def test_a_sampler_whose_metrics_need_draws_is_still_accepted(tiny, tokenizer, tmp_path):
+    """Its metrics() divided by the draws made so far: the JSON check at construction raised
+    ZeroDivisionError for a sampler that worked before it."""
+
+    class Rates(RoundRobin):
+        def metrics(self):
+            return {"repeat_share": sum(self.calls) / len(self.calls)}
+
+    groups = _run(tiny, tokenizer, tmp_path, Rates(3))
+    assert groups
