@@ -53,9 +53,18 @@ def register(name: str, *, replace: bool = False) -> Callable[[Verifier], Verifi
 
 
 def _redefined(old: Verifier, new: Verifier) -> bool:
-    """Whether ``new`` is ``old``'s definition run again: the same module and qualified name."""
-    where = [(getattr(f, "__module__", None), getattr(f, "__qualname__", None)) for f in (old, new)]
-    return where[0] == where[1] and None not in where[0] and "<lambda>" not in where[0][1]
+    """Whether ``new`` is ``old``'s definition run again (a reloaded module, a cell run twice):
+    a function of the same module and qualified name, not a closure or lambda (two closures of
+    one factory are different verifiers); or an instance of the same class that reads the same
+    (``code_verifier(timeout_s=5)`` made again)."""
+    if hasattr(new, "__code__"):  # a function
+        where = [
+            (getattr(f, "__module__", None), getattr(f, "__qualname__", None)) for f in (old, new)
+        ]
+        name = where[0][1] or ""
+        return where[0] == where[1] and None not in where[0] and "<" not in name
+    shown = repr(new)
+    return type(old) is type(new) and repr(old) == shown and " at 0x" not in shown
 
 
 def _own_package(ep, fn: Verifier) -> bool:

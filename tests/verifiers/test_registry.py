@@ -177,3 +177,25 @@ def test_an_installed_verifiers_name_is_taken_before_it_loads(monkeypatch):
 def test_names_with_spaces_around_or_a_colon_are_refused(name):
     with pytest.raises(ValueError, match="verifier name must be"):
         register(name)
+
+
+def test_closures_of_one_factory_clash_configured_instances_made_again_do_not(clean_name):
+    """The first version of the reload rule let a second closure of a factory replace the first
+    in silence, and still refused code_verifier(...) made again by a cell run twice."""
+    from passband.verifiers import code_verifier
+
+    def factory(k):
+        def check(completion, **_):
+            return float(k)
+
+        return check
+
+    register(clean_name)(factory(1))
+    with pytest.raises(ValueError, match="already registered"):
+        register(clean_name)(factory(2))
+    _registry._REGISTRY.pop(clean_name)
+    register(clean_name)(code_verifier(timeout_s=5))
+    again = code_verifier(timeout_s=5)
+    assert register(clean_name)(again) is again and get(clean_name) is again
+    with pytest.raises(ValueError, match="already registered"):
+        register(clean_name)(code_verifier(timeout_s=6))
