@@ -51,7 +51,8 @@ def _one_line(message, category, filename, lineno, file=None, line=None) -> None
     config's line) it points, but not passband's source file and line that raised it."""
     where = "" if str(filename).endswith(".py") else f"{filename}:{lineno}: "
     try:
-        (file or sys.stderr).write(f"passband: {where}{category.__name__}: {message}\n")
+        text = str(message).removeprefix("passband: ")  # said once, in front
+        (file or sys.stderr).write(f"passband: {where}{category.__name__}: {text}\n")
     except OSError:  # stderr gone (a closed pipe): a warning is not worth a crash
         pass
 
