@@ -108,8 +108,9 @@ def length_normalized(target: int, *, weight: float = 0.5, tokenizer=None):
     at most 1, the correctness term's default reward, so a long right answer never scores below a
     wrong one (at 1.5 a right answer of twice the target scored -0.5 against a wrong one's 0).
     That holds where wrong answers score 0: ``Reward`` refuses it beside a primary that gives
-    them partial credit (``code_verifier(partial_credit=True)``), and a plain-number reward whose
-    wrong answers score above 0 breaks it the same way. Which answers count as correct follows the
+    them partial credit (``code_verifier(partial_credit=True)``); a dataset's per-row
+    ``partial_credit`` field, or a plain-number reward whose wrong answers score above 0, breaks
+    it the same way and cannot be seen when the ``Reward`` is built. Which answers count as correct follows the
     success rule (``success_threshold`` for plain numbers), so in training that setting moves it."""
     _positive_int("target", target)
     _non_negative("weight", weight)
