@@ -17,18 +17,6 @@ An MBPP assert that passed without asking the program anything, while calling bu
 program does not bind on literals only (``max([1, 5, 3])``), was answered by those builtins: it
 fails (an empty program passed a ``max`` task). Left as pytest grades it: a test module's test of
 a builtin-named function the program never wrote.
-
-A standard-library helper's name the tests use unimported and the program binds (``isclose``,
-``Counter``, ``sqrt``, a task's ``def median``) is the harness's own object (``Namespace.program``),
-so a program's always-true ``isclose`` judges nothing. Without ``entry_point``, each such name
-the tests looked up then gets a reading of its own, with the program's object for that name only
-and the harness's for every other (``swaps``): a check passes only if it passed in every reading
-that ran it, except that a failure of a check the program took no part in (``Check.asked``: the
-harness's ``statistics.median`` answering for the task's ``median``) is left to the other
-readings. So the program's ``median`` is judged by the harness's ``isclose``, and its ``isclose``
-only on the harness's answers, never on its own (``isclose(median(xs), 2.5)``). Comparison
-helpers (``COMPARATORS``) get no reading: they are the harness's. With more than
-``_MAX_SWAPS`` such names the tests cannot be read safely: an ``entry_point`` is needed.
 """
 
 from __future__ import annotations
@@ -38,7 +26,6 @@ import builtins
 import dataclasses
 import functools
 import re
-from collections import Counter
 
 from passband.sandbox import CandidateGone, SandboxError, default_pool
 from passband.verifiers._code_harness import (
@@ -50,12 +37,9 @@ from passband.verifiers._code_harness import (
     trusted_prompt,
 )
 from passband.verifiers._code_io import tail
-from passband.verifiers._code_namespace import library_named, prefer
-from passband.verifiers._code_suite import COMPARATORS, is_suite, module_calls, star_imports
+from passband.verifiers._code_suite import is_suite, module_calls, star_imports
 
 __all__ = ["entry_ok", "entry_parts", "grade_calls", "readings"]
-
-_MAX_SWAPS = 3  # readings with one library-named program name swapped in
 
 
 def grade_calls(
@@ -74,107 +58,30 @@ def grade_calls(
     probes = (
         [_literal_builtins(t) for t in tests] if tests is not None else [frozenset()] * len(units)
     )
-    where = prefer(program, setup, *(tests or ()), test if isinstance(test, str) else "")
-    run = (program, list(zip(units, probes)), setup, called, prelude, entry, limits, where)
-    checks, timed_out, names, reached, used = _session_checks(*run, partial)
+    run = (program, list(zip(units, probes)), setup, called, prelude, entry, limits)
+    checks, timed_out, names, reached = _session_checks(*run, partial)
     wholesale = tests is not None or (isinstance(test, str) and star_imports(test))
     shadowed = frozenset(n for n in called & names if _builtin(n))
     shadowed = shadowed if wholesale and not entry else frozenset()
-    swaps = sorted(used - COMPARATORS.keys()) if not entry else []
-    if (shadowed or swaps) and (partial or all(c.passed or _excused(c, swaps) for c in checks)):
-        if len(swaps) > _MAX_SWAPS:
-            return checks + [_too_many(swaps)], timed_out
-        # every check of the other readings, so they line up label by label
-        others = [(shadowed, frozenset())] if shadowed else []
-        others += [(frozenset(), frozenset({name})) for name in swaps]
-        views = [("", checks)]
-        for builtin_names, swapped in others:
-            again, late, _, also, _ = _session_checks(*run, True, builtin_names, swapped)
-            note = f"with the program's {', '.join(sorted(builtin_names | swapped))}"
-            views.append((note, again))
-            timed_out, reached = timed_out or late, reached or also
-        checks = _merge(views, bool(swaps)) if swaps else _both(checks, again, shadowed)
+    if shadowed and (partial or all(c.passed for c in checks)):
+        # every check of the second reading, so the two line up label by label
+        again, late, _, also = _session_checks(*run, True, shadowed)
+        checks, timed_out = _both(checks, again, shadowed), timed_out or late
+        reached = reached or also
     if not reached and all(c.passed for c in checks):
         why = _untouched(called, entry)
         checks = [Check(c.label, False, why.kind, why.message) for c in checks] + [why]
     return checks, timed_out
 
 
-def readings(entry_point, *tests) -> int:
+def readings(entry_point) -> int:
     """How many sandbox sessions grading a row may take: two where the tests may run a second
-    time with the program's function for a builtin's name (no ``entry_point``), and one more for
-    each library name the tests use (``tests``: their sources), up to ``_MAX_SWAPS``."""
-    if entry_ok(entry_point):
-        return 1
-    return 2 + min(len(_library_names(*(t for t in tests if isinstance(t, str)))), _MAX_SWAPS)
-
-
-@functools.lru_cache(maxsize=1024)
-def _library_names(*sources: str) -> frozenset[str]:
-    names = set()
-    for source in sources:
-        try:
-            names.update(n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name))
-        except (SyntaxError, ValueError):
-            continue
-    return frozenset(n for n in names if library_named(n) and n not in COMPARATORS)
+    time with the program's function for a builtin's name (no ``entry_point``)."""
+    return 1 if entry_ok(entry_point) else 2
 
 
 def _builtin(name: str) -> bool:
     return hasattr(builtins, name) and not name.startswith("_")
-
-
-def _excused(check: Check, swaps) -> bool:
-    """A failure the harness's own objects answered, the program taking no part: with library
-    names swapped in (``swaps``), the reading that has the program's object decides it."""
-    return bool(swaps) and not check.passed and not check.asked and check.kind == "wrong"
-
-
-def _merge(readings: list[tuple[str, list[Check]]], swaps: bool) -> list[Check]:
-    """Per check (label and occurrence), the first failure of any reading that is not
-    ``_excused``; else a pass where some reading passed it on the program's answers and every
-    reading ran it or excused something (a reading that stopped early did neither); a check
-    that only the harness's objects answered is left out, unless every check is."""
-    seen: dict[tuple[str, int], list[tuple[int, Check]]] = {}
-    excusing = []
-    for i, (_, checks) in enumerate(readings):
-        counts: Counter = Counter()
-        for c in checks:
-            seen.setdefault((c.label, counts[c.label]), []).append((i, c))
-            counts[c.label] += 1
-        excusing.append(any(_excused(c, swaps) for c in checks))
-    merged = []
-    for (label, _), got in seen.items():
-        stand = [(i, c) for i, c in got if not c.passed and not _excused(c, swaps)]
-        ran = {i for i, _ in got}
-        missing = [i for i in range(len(readings)) if not excusing[i] and i not in ran]
-        if stand:
-            i, c = stand[0]
-            note = readings[i][0]
-            merged.append(
-                dataclasses.replace(c, message=f"{note}: {c.message}"[:300]) if note else c
-            )
-        elif not any(c.passed and c.asked for _, c in got):
-            continue  # only the harness's objects answered it, in every reading that ran it
-        elif missing:
-            why = f"{readings[missing[0]][0] or 'in the first reading'}: this check did not pass"
-            merged.append(Check(label, False, "wrong", why))
-        else:
-            merged.append(next(c for _, c in got if c.passed))
-    why = "no check passed on the program's answers"
-    return (
-        merged
-        or [c for _, cs in readings for c in cs if not c.passed][:1]
-        or [Check("the program", False, "wrong", why)]
-    )
-
-
-def _too_many(swaps: list[str]) -> Check:
-    why = (
-        f"the tests use {len(swaps)} names the program binds that the standard library also "
-        f"defines ({', '.join(swaps)}): which are under test cannot be told; give an entry_point"
-    )
-    return Check("the tests", False, "harness", why[:300])
 
 
 def _both(first: list[Check], second: list[Check], shadowed: frozenset[str]) -> list[Check]:
@@ -199,20 +106,10 @@ def _both(first: list[Check], second: list[Check], shadowed: frozenset[str]) -> 
 
 
 def _session_checks(
-    program,
-    units,
-    setup,
-    called,
-    prelude,
-    entry,
-    limits,
-    where,
-    partial,
-    shadowed=frozenset(),
-    swapped=frozenset(),
-) -> tuple[list[Check], bool, frozenset[str], bool, frozenset[str]]:
-    """The checks, whether the program ran out of time, the names it binds, whether the tests
-    asked it anything and the library names it binds that the tests read as the harness's."""
+    program, units, setup, called, prelude, entry, limits, partial, shadowed=frozenset()
+) -> tuple[list[Check], bool, frozenset[str], bool]:
+    """The checks, whether the program ran out of time, the names it binds and whether the
+    tests asked it anything."""
     with default_pool().session(program, limits=limits) as session:
         if not session.ready:
             session.close()
@@ -226,9 +123,8 @@ def _session_checks(
             timed_out = bool(session.result and session.result.timed_out)
             kind = "gone" if timed_out else "wrong"
             why = f"the program failed while loading: {why}"
-            loaded = [Check("program loads", False, kind, why)]
-            return loaded, timed_out, frozenset(), True, frozenset()
-        runner = Runner(session, called, entry, shadowed, swapped, where)
+            return [Check("program loads", False, kind, why)], timed_out, frozenset(), True
+        runner = Runner(session, called, entry, shadowed)
         try:
             runner.prelude(prelude)
             runner.setup(setup, "<reference setup>")
@@ -239,17 +135,14 @@ def _session_checks(
             first, asked = len(runner.checks), session.calls
             runner.run_unit(code, label, calls)
             runner.unreached(first, asked, probe)
-            if not partial and any(
-                not c.passed and not _excused(c, runner.ns.used) for c in runner.checks
-            ):
-                break  # (a failure the harness's library objects answered: see ``_merge``)
+            if not partial and any(not c.passed for c in runner.checks):
+                break
         if session.gone and all(c.passed for c in runner.checks):  # caught by a bare except
             runner.checks.append(Check("the program", False, "gone", session.gone))
     result = session.result
     if result is not None and result.setup_error:
         raise SandboxError(result.setup_error)
-    timed_out = bool(result and result.timed_out)
-    return runner.checks, timed_out, session.names, session.calls > 0, frozenset(runner.ns.used)
+    return runner.checks, bool(result and result.timed_out), session.names, session.calls > 0
 
 
 @functools.lru_cache(maxsize=4096)  # a prompt's asserts are parsed once, not once per answer

@@ -11,19 +11,20 @@ the rest (partial credit) and so a test counts only when its assertion was actua
 
 from __future__ import annotations
 
+import ast
 import builtins
 import functools
+import importlib
 import inspect
 import sys
 import unittest
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from passband.sandbox import CandidateGone, Session
 from passband.sandbox._wire import Unencodable
 from passband.sandbox.session import RemoteObject
 from passband.verifiers._code_fixtures import fixtures, quiet_print
 from passband.verifiers._code_namespace import MODULE_NAMES, Namespace
-from passband.verifiers._code_prompt import trusted_prompt
 from passband.verifiers._code_rewrite import (
     BIND,
     ORDERED,
@@ -34,6 +35,7 @@ from passband.verifiers._code_rewrite import (
     ordered,
 )
 from passband.verifiers._code_suite import (
+    COMPARATORS,
     NOOP,
     PROGRAM_IMPORT,
     PROGRAM_MODULE,
@@ -72,9 +74,6 @@ class Check:
         "ok"  # ok | wrong (failed or raised) | gone (program ended) | harness (reference problem)
     )
     message: str = ""
-    # the program took part: asked during the check, or outside any check before its end (a
-    # value the test keeps, ``r = area(2)``); else the harness's own objects alone answered it
-    asked: bool = True
 
 
 def _required(func) -> int:
@@ -106,11 +105,9 @@ class Runner:
         called: frozenset[str] = frozenset(),
         entry: str = "",
         shadowed: frozenset[str] = frozenset(),
-        swapped: frozenset[str] = frozenset(),
-        where=((), ()),
     ) -> None:
         self.session, self.entry = session, entry
-        self.ns = Namespace(session, called, entry, shadowed, swapped, where)
+        self.ns = Namespace(session, called, entry, shadowed)
         self.ns["__file__"] = "test_module.py"  # ``__name__`` is no "__main__": no main block
         self.ns[RECORD] = self._record
         self.ns[BIND] = self._bind
@@ -124,7 +121,6 @@ class Runner:
         self.checks: list[Check] = []
         self._sites: dict[str, int] = {}  # an assert statement -> its check's index
         self._evaluated = 0  # asserts evaluated, repeats included
-        self._in_checks = 0  # requests the program answered while a check was evaluated
 
     def _program_import(self, module: str, name: str):
         """``from solution import name``: the program's ``name``."""
@@ -135,7 +131,7 @@ class Runner:
     def _program_star(self) -> None:
         """``from solution import *``: the program's public names, except a name the test bound
         itself, a module name (the harness's own module, unless the tests call the name) and a
-        library helper (``isclose``, ``approx``, ``Counter``: ``Namespace.program``), nor a program's
+        comparison helper (``isclose``, ``approx``: the harness's own function), nor a program's
         module hook (``setup_module``) or ``test*`` name the tests do not call, nor a name of a
         builtin: the tests' ``len`` is the builtin whatever the program binds to it (binding one
         must change no verdict, or ``def sorted`` would turn a wrong answer into an error)."""
@@ -148,10 +144,14 @@ class Runner:
             is_module = name in sys.stdlib_module_names or name in MODULE_NAMES
             if is_module and name not in self.ns.called:
                 continue  # the program's ``import numpy as np``: the harness's (unless called)
-            try:
-                self.ns[name] = self.ns.program(name)
-            except KeyError:
-                pass  # a helper not installed here: the name stays undefined, never the program's
+            if name in COMPARATORS:
+                module, attr = COMPARATORS[name]
+                try:
+                    self.ns[name] = getattr(importlib.import_module(module), attr)
+                except (ImportError, AttributeError):
+                    pass  # not installed here: the name stays undefined, never the program's
+                continue
+            self.ns[name] = self.session.lookup(name)
 
     def _bind(self, name: str, value):
         self.ns[name] = value
@@ -161,11 +161,7 @@ class Runner:
         """One check per assert *statement*: run again (in a loop over the program's output), it
         passes only if it passed every time, so a wrong program cannot multiply its passing
         checks (``for v in out: assert v % 2 == 0`` over 2,000 items scored 0.9995)."""
-        calls = self.session.calls
         check, self._evaluated = self._evaluate(thunk, label), self._evaluated + 1
-        self._in_checks += self.session.calls - calls
-        if self.session.calls == calls and not self._loose():
-            check = replace(check, asked=False)
         at = self._sites.get(site) if site is not None else None
         if at is None:
             if site is not None:
@@ -174,27 +170,11 @@ class Runner:
         elif self.checks[at].passed and not check.passed:
             self.checks[at] = check  # the first failure is the statement's result
 
-    def _unsent(self, label: str, exc: Unencodable) -> Check:
-        """The tests passed the program something it cannot receive: the reference's fault,
-        unless a library name the program binds was read as the harness's function (``apply(add,
-        2, 3)`` with ``operator.add``): then the reading that swaps in the program's decides."""
-        if self.ns.used:
-            return Check(
-                label, False, "wrong", f"{exc} (the harness's {sorted(self.ns.used)})"[:300], False
-            )
-        return Check(label, False, "harness", str(exc))
-
-    def _loose(self) -> int:
-        """Requests the program answered outside any check (by statements, setup, fixtures)."""
-        return self.session.calls - self._in_checks
-
     def _evaluate(self, thunk, label: str) -> Check:
         try:
             value = thunk()
             truth = bool(value)
-        except Unencodable as exc:
-            return self._unsent(label, exc)
-        except (HarnessFault, NotRunnable) as exc:
+        except (HarnessFault, Unencodable, NotRunnable) as exc:
             return Check(label, False, "harness", str(exc))
         except CandidateGone as exc:  # each later assert fails too: ending the program early
             return Check(label, False, "gone", str(exc))  # must not end the count with it
@@ -255,10 +235,8 @@ class Runner:
             return
         why = f"this test never reached the program: the builtin {', '.join(names)} answered it"
         for i in range(first, len(self.checks)):
-            if self.checks[i].passed:  # (keeping ``asked``: see ``_code_calls._merge``)
-                self.checks[i] = replace(
-                    self.checks[i], passed=False, kind="wrong", message=why[:300]
-                )
+            if self.checks[i].passed:
+                self.checks[i] = Check(self.checks[i].label, False, "wrong", why[:300])
 
     def _collect(self, listing, label: str) -> list:
         """The tests ``listing()`` finds; none, and a harness check, when reading them fails (a
@@ -286,10 +264,7 @@ class Runner:
         except CandidateGone as exc:
             self._cut_short(first, Check(label, False, "gone", str(exc)))
             return False
-        except Unencodable as exc:
-            self.checks.append(self._unsent(label, exc))
-            return False
-        except (HarnessFault, NotRunnable) as exc:
+        except (HarnessFault, Unencodable, NotRunnable) as exc:
             self.checks.append(Check(label, False, "harness", str(exc)))
             return False
         except NameError as exc:
@@ -312,9 +287,6 @@ class Runner:
                 return False  # else the test code ended itself with success: unittest.main()
         if self._evaluated == before and self.session.calls > calls:
             self.checks.append(Check(label, True))  # no assert: it passes by running cleanly
-        elif self._evaluated == before and (self.ns.used or self.ns.swapped):
-            # answered by the harness's library objects alone: every reading records it alike
-            self.checks.append(Check(label, True, asked=False))
         # a unit that neither asserted nor called the program ("lst = [3, 1, 2]") checks nothing
         return True
 
@@ -334,11 +306,10 @@ class Runner:
 
     def _cut_short(self, first: int, failure: Check) -> None:
         """The unit stopped before its end: its recorded checks fail, then ``failure``."""
-        failure = replace(failure, asked=bool(self._loose()))
         note = f"the test stopped before its end ({failure.message})"[:300]
         for i in range(first, len(self.checks)):
             if self.checks[i].passed:
-                self.checks[i] = replace(failure, label=self.checks[i].label, message=note)
+                self.checks[i] = Check(self.checks[i].label, False, failure.kind, note)
         self.checks.append(failure)
 
     def prelude(self, source: str) -> None:
@@ -380,3 +351,47 @@ class Runner:
             self.checks.append(
                 Check("reference setup", False, "wrong", f"{type(exc).__name__}: {exc}"[:300])
             )
+
+
+@functools.lru_cache(maxsize=1024)
+def trusted_prompt(prompt, entry_root: str) -> str:
+    """The prompt's own definitions except the entry point, to run in the harness before the tests.
+
+    HumanEval tests call helpers the prompt defines (``poly``, ``encode_cyclic``). They are dataset
+    code: the tests must use the prompt's version, not one the program redefined to agree with any
+    answer. Returns "" when the prompt is not Python on its own (prose, an unfinished stub).
+    """
+    if not isinstance(prompt, str):
+        return ""
+    try:
+        tree = ast.parse(prompt)
+    except SyntaxError:
+        return ""
+    kept = [
+        node
+        for node in tree.body
+        if not (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and (node.name == entry_root or _is_stub(node))
+        )
+    ]
+    if not any(
+        isinstance(
+            n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+        )
+        for n in kept
+    ):
+        return ""
+    return ast.unparse(ast.Module(body=kept, type_ignores=[]))
+
+
+def _is_stub(node: ast.AST) -> bool:
+    """A function the model is asked to write (only a docstring, ``pass`` or ``...``): the tests
+    must then call the program's version, so it is not a trusted helper."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return all(
+        isinstance(stmt, ast.Pass)
+        or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+        for stmt in node.body
+    )

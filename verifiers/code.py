@@ -130,9 +130,7 @@ class _Code:
             return self.timeout_s
         io = reference.get("io")
         if io is None:  # a second reading may run (``_code_calls``): its own ``timeout_s``
-            tests = reference.get("tests")
-            tests = [*tests] if isinstance(tests, (list, tuple)) else []
-            return each * readings(reference.get("entry_point"), reference.get("test"), *tests)
+            return each * readings(reference.get("entry_point"))
         cases = len(io) if isinstance(io, (list, tuple)) and io else 1
         return each * cases + _compile_time(reference.get("language") or "python")
 
