@@ -238,7 +238,10 @@ def test_reference_model_only_when_beta_is_positive(tiny, tokenizer, tmp_path):
 
 
 def test_inputs_are_checked_before_training(tiny, tokenizer, tmp_path):
-    model, cfg = tiny.model(tokenizer), GRPOConfig(output_dir=str(tmp_path), pretrained=False)
+    model, cfg = (
+        tiny.model(tokenizer),
+        GRPOConfig(output_dir=str(tmp_path), pretrained=False, max_new_tokens=16),
+    )
     with pytest.raises(ValueError, match="'prompt' column.*question"):
         GRPOTrainer(model, tokenizer, [{"question": "q", "answer": "1"}], "math", cfg)
     with pytest.raises(KeyError, match="unknown verifier"):
