@@ -14,6 +14,11 @@ from types import MappingProxyType
 STATUSES = ("ok", "wrong", "invalid", "error", "timeout")
 
 
+# the components of a verdict that has none, shared: a batch of plain verdicts allocated two
+# dicts and a proxy each, which the garbage collector then had to walk
+_NO_COMPONENTS: Mapping[str, float] = MappingProxyType({})
+
+
 @dataclass(frozen=True)
 class Verdict:
     """Result of checking one completion.
@@ -29,7 +34,7 @@ class Verdict:
     score: float
     status: str
     detail: str = ""
-    components: Mapping[str, float] = field(default_factory=dict, compare=False)
+    components: Mapping[str, float] = field(default_factory=lambda: _NO_COMPONENTS, compare=False)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -39,7 +44,10 @@ class Verdict:
             raise ValueError(f"Verdict score must be finite, got {score}")
         object.__setattr__(self, "score", score)
         if not isinstance(self.components, MappingProxyType):
-            object.__setattr__(self, "components", MappingProxyType(dict(self.components)))
+            copied = dict(self.components)
+            object.__setattr__(
+                self, "components", MappingProxyType(copied) if copied else _NO_COMPONENTS
+            )
 
     def __reduce__(self):  # MappingProxyType does not pickle; rebuild from a plain dict
         return (Verdict, (self.score, self.status, self.detail, dict(self.components)))

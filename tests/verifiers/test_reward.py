@@ -232,3 +232,21 @@ def test_length_normalized_beside_a_partial_credit_primary_is_refused():
     with pytest.raises(ValueError, match="gives partial credit to wrong ones"):
         Reward.from_verifier(code_verifier(partial_credit=True), penalties=[length_normalized(10)])
     Reward.from_verifier(code_verifier(), penalties=[length_normalized(10)])  # all or nothing: fine
+
+
+def test_verdicts_without_components_share_one_empty_mapping():
+    """Each plain verdict allocated two dicts and a proxy: a 2,000-item batch then set off a full
+    garbage collection over the whole process inside verify_batch (bench_verify_batch.py)."""
+    import pickle
+
+    from passband.verifiers import Verdict
+
+    a, b = Verdict.ok(), Verdict(0.0, "wrong", "x")
+    assert a.components is b.components and dict(a.components) == {}
+    given = {"t": 1.0}
+    c = Verdict(1.0, "ok", "", given)
+    given["t"] = 2.0  # copied, not shared
+    assert dict(c.components) == {"t": 1.0} and c.components is not a.components
+    assert (
+        pickle.loads(pickle.dumps(c)) == c and dict(pickle.loads(pickle.dumps(a)).components) == {}
+    )
