@@ -244,6 +244,20 @@ _FALLBACKS = ("last_math", "last_number")
 _MULTI = ("or", "and")
 
 
+_CONTRAST_RE = re.compile(  # right after the answer: "42, not 41", "42 apples, not 41", "42 (not 41)"
+    r"\A[}$]*(?:[ \t]*[A-Za-z]+){0,2}[ \t]*(?:,[ \t]*|\([ \t]*)not[ \t]+\$?(-?\d[\d,]*(?:\.\d+)?)[ \t]*\)?"
+)
+
+
+def _without_contrast(post: str, answer: str) -> str:
+    """``post`` without a leading "not N" that names a value other than the answer: it says the
+    answer against another ("The answer is 42, not 41"), which doubts nothing."""
+    found = _CONTRAST_RE.match(post)
+    if not found or number(found.group(1)) is None or number(found.group(1)) == number(answer):
+        return post
+    return post[found.end() :]
+
+
 def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> str | None:
     """The word (or command) in ``text`` around the answer at ``where`` that changes what the
     answer says, or None. ``strategy`` is the extractor that found it: a marker's clause starts
@@ -269,6 +283,7 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     command = _NEGATING_COMMAND_RE.search(pre + answer + post)
     if command and command.group(0) not in gold:
         return command.group(0)
+    post = _without_contrast(post, answer)  # "42, not 41": the answer, said against another
     pre, own, post = (_COMMAND_RE.sub(" ", t) for t in (pre, answer, post))  # \text{..}: words stay
     after = f"{own} {post}" if fallback else f"{pre} {own} {post}"
     checks = [

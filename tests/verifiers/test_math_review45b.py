@@ -167,3 +167,33 @@ def test_a_remark_that_the_answer_is_inexact_or_unchecked_qualifies_it(gold, com
 def test_remarks_that_leave_the_answer_exact_stay_ok(gold, completion):
     verdict = MATH(completion, answer=gold)
     assert verdict.status == "ok", verdict.detail
+
+
+# "X, not Y" says the answer against another value: it was read as doubt ("not") on the answer
+CONTRAST_RIGHT = [
+    ("42", "The answer is 42, not 41."),
+    ("42", "The answer is 42 (not 41)."),
+    ("42", r"\boxed{42}, not 41"),
+    ("42", r"The answer is $\boxed{42}$, not 41."),
+    ("42", "The answer is $42$ (not $41$)."),
+]
+CONTRAST_WRONG = [
+    ("41", "The answer is 42, not 41."),  # the answer is 42, whatever it is said against
+    ("42", "The answer is 41, not 42."),
+    ("42", "The answer is not 42."),
+    ("42", "The answer is 42, or not."),
+    ("42", "The answer is 42, not necessarily."),
+    ("42", r"\boxed{42}, not 42"),
+]
+
+
+@pytest.mark.parametrize(("gold", "completion"), CONTRAST_RIGHT)
+def test_an_answer_said_against_another_value_passes(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", verdict.detail
+
+
+@pytest.mark.parametrize(("gold", "completion"), CONTRAST_WRONG)
+def test_a_contrast_never_passes_the_other_value_or_a_doubt(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status != "ok", verdict.detail
