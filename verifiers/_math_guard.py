@@ -269,7 +269,7 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     begin, finish = (at, at + len(answer)) if at >= 0 else (0, 0)
     end = _CLAUSE_END_RE.search(rest, finish)
     stop = end.start() if end else len(rest)
-    pre, post = rest[:begin], rest[finish:stop]
+    pre, post = rest[:begin], _without_contrast(rest[finish:stop], answer)  # "42, not 41"
     if fallback:
         head = _CLAUSE_START_RE.search(text, max(0, where - _WINDOW), where)
         pre = text[head.start() + 1 if head else max(0, where - _WINDOW) : where]
@@ -283,7 +283,6 @@ def qualifier(text: str, where: int, strategy: str, answer: str, gold: str) -> s
     command = _NEGATING_COMMAND_RE.search(pre + answer + post)
     if command and command.group(0) not in gold:
         return command.group(0)
-    post = _without_contrast(post, answer)  # "42, not 41": the answer, said against another
     pre, own, post = (_COMMAND_RE.sub(" ", t) for t in (pre, answer, post))  # \text{..}: words stay
     after = f"{own} {post}" if fallback else f"{pre} {own} {post}"
     checks = [
