@@ -228,7 +228,8 @@ _HEDGE_GAP_RE = re.compile(
 
 # a sentence that opens one case of several: "When n is odd, ...", "Case 2:", "Method 1 gives"
 _CASE_HEAD_RE = re.compile(  # not "If we double it, we get": working, not a case
-    r"\A[\s*_#>-]*(?:\*\*)?(?:case|sub-?case|method|approach|otherwise|else|alternatively"
+    r"\A[\s*_#>;,-]*(?:\*\*)?(?:case|sub-?case|method|approach|otherwise|else|alternatively"
+    r"|option|interpretation|alternative|with|without"  # "Option 1: ... Option 2: ..."
     r"|(?:if|when)(?!\s+(?:we|you|i)\b))\b",
     re.IGNORECASE,
 )

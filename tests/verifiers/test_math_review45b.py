@@ -197,3 +197,30 @@ def test_an_answer_said_against_another_value_passes(gold, completion):
 def test_a_contrast_never_passes_the_other_value_or_a_doubt(gold, completion):
     verdict = MATH(completion, answer=gold)
     assert verdict.status != "ok", verdict.detail
+
+
+# two boxes, each under its own option, interpretation or method, offer two answers (review s45a
+# M2): "Case 1: / Case 2:" was already refused, "Option 1: / Option 2:" passed on the last box
+LABELLED_BOXES_WRONG = [
+    ("4", "Option 1: \\boxed{3}\nOption 2: \\boxed{4}"),
+    ("4", "With replacement: \\boxed{3}. Without replacement: \\boxed{4}."),
+    ("4", "Method A gives \\boxed{3}; method B gives \\boxed{4}."),
+    ("4", "Interpretation 1: \\boxed{3}\nInterpretation 2: \\boxed{4}"),
+]
+LABELLED_BOXES_RIGHT = [
+    ("4", "First I got \\boxed{3}, but rechecking, the answer is \\boxed{4}."),
+    ("4", "The area is \\boxed{3}. The perimeter is \\boxed{4}."),
+    ("4", "We compute \\boxed{3} first. With that, the total is \\boxed{4}."),
+    ("4", "With 2 more apples she has \\boxed{4}."),
+]
+
+
+@pytest.mark.parametrize(("gold", "completion"), LABELLED_BOXES_WRONG)
+def test_boxes_under_two_options_are_no_single_answer(gold, completion):
+    assert MATH(completion, answer=gold).status != "ok"
+
+
+@pytest.mark.parametrize(("gold", "completion"), LABELLED_BOXES_RIGHT)
+def test_a_later_box_that_is_no_other_option_still_passes(gold, completion):
+    verdict = MATH(completion, answer=gold)
+    assert verdict.status == "ok", verdict.detail
