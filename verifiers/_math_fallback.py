@@ -80,6 +80,7 @@ _PIECE_BEFORE_RE = re.compile(
     r"|\bbetween\s+\$?-?\d[\d,.]*\s*and\s*\$?)[ \t]*\Z",
     re.IGNORECASE,
 )
+_CONTRAST_GAP_RE = re.compile(r"(?:[ \t]*[A-Za-z]+){0,2}[ \t]*(?:,[ \t]*|\([ \t]*)not[ \t]+\$?")
 _MIXED_BEFORE_RE = re.compile(r"\d\s+and\s*\Z")  # "3 and 1/2" is 3.5 ("$5 and $6": the $6)
 _PIECE_AFTER_RE = re.compile(r"[_({]|\$?\s*(?:\\pi(?![A-Za-z])|\u03c0|\\sqrt|\?)")
 _WORD_NUMBER_RE = re.compile(
@@ -206,6 +207,8 @@ def last_number(text: str, limit: int) -> tuple[int, str] | None:
     same = [m for m in numbers if m.start() >= sentence_start]
     while len(same) > 1 and _counted_after(text, same[-2], same[-1]):
         same.pop()  # "He runs 540 meters in 3 sprints": the 3 qualifies the 540
+    if len(same) > 1 and _CONTRAST_GAP_RE.fullmatch(text, same[-2].end(), same[-1].start()):
+        same.pop()  # "It's 42, not 41.": the value said, not the one it is said against
     ratio = _RATIO_BEFORE_RE.search(text, max(0, same[-1].start() - 24), same[-1].start())
     if _OPERAND_RE.match(text, same[-1].end()) or (ratio and not ratio.group(1)):
         return None

@@ -176,6 +176,9 @@ CONTRAST_RIGHT = [
     ("42", r"\boxed{42}, not 41"),
     ("42", r"The answer is $\boxed{42}$, not 41."),
     ("42", "The answer is $42$ (not $41$)."),
+    ("42", "It's 42, not 41."),  # unmarked: the fallback read the last number, 41
+    ("42", "So there are 42 apples, not 41."),
+    ("42", "She has 42 (not 41)."),
 ]
 CONTRAST_WRONG = [
     ("41", "The answer is 42, not 41."),  # the answer is 42, whatever it is said against
@@ -184,6 +187,8 @@ CONTRAST_WRONG = [
     ("42", "The answer is 42, or not."),
     ("42", "The answer is 42, not necessarily."),
     ("42", r"\boxed{42}, not 42"),
+    ("41", "It's 42, not 41."),
+    ("41", "So there are 42 apples, not 41."),
 ]
 
 
