@@ -5,8 +5,11 @@ writer, and is not usable on its own.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
+import signal
+import threading
 import warnings
 
 import numpy as np
@@ -126,17 +129,36 @@ class RunStateMixin:
             },
             "reward": self._reward_record(),
         }
-        save_checkpoint(
-            c.output_dir,
-            self.step,
-            model=self.model,
-            tokenizer=self.tokenizer,
-            optimizer=self.optimizer,
-            scheduler=self.scheduler,
-            state=state,
-            keep=c.keep_checkpoints,
-            rank_rngs=rngs if self.dist.enabled else None,
-            **full,
-        )
-        self.writer.write_curriculum(c.band, sampler_estimates(self.sampler))
+        with _interrupt_after():  # Ctrl-C mid-write broke torch.save with a RuntimeError
+            save_checkpoint(
+                c.output_dir,
+                self.step,
+                model=self.model,
+                tokenizer=self.tokenizer,
+                optimizer=self.optimizer,
+                scheduler=self.scheduler,
+                state=state,
+                keep=c.keep_checkpoints,
+                rank_rngs=rngs if self.dist.enabled else None,
+                **full,
+            )
+            self.writer.write_curriculum(c.band, sampler_estimates(self.sampler))
         self.dist.barrier()
+
+
+@contextlib.contextmanager
+def _interrupt_after():
+    """Hold a Ctrl-C (SIGINT) until the block is done, then raise ``KeyboardInterrupt``: a
+    checkpoint being written is finished, not broken off. Only the main thread can take signals;
+    elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+    if caught:
+        raise KeyboardInterrupt

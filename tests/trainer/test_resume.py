@@ -138,3 +138,23 @@ def test_the_rows_digest_is_the_same_in_every_process_and_takes_any_cell():
     same = rows_digest([{"prompt": "a", "answer": "2"}])
     assert same == rows_digest([{"prompt": "b (truncated)", "answer": "2"}])  # prompts aside
     assert same != rows_digest([{"prompt": "a", "answer": "3"}])
+
+
+def test_ctrl_c_during_a_checkpoint_write_finishes_the_write_then_stops():
+    """A SIGINT inside torch.save broke it off with a RuntimeError ("unexpected pos"), so the run
+    ended with a traceback instead of the resume guidance."""
+    import signal
+
+    from passband.trainer._runstate import _interrupt_after
+
+    done = []
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        with _interrupt_after():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the signal is delivered here, and held
+            done.append("written")
+    assert done == ["written"] and signal.getsignal(signal.SIGINT) is before
+    with _interrupt_after():  # no signal: nothing raised
+        done.append("again")
+    assert done == ["written", "again"]
