@@ -20,6 +20,7 @@ problem with ten tests compiled the same program ten times. The compile is still
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 
 from passband.sandbox.languages import Language, get_language
@@ -84,6 +85,4 @@ def compile_once(
     result = (pool or default_pool()).run(driver, limits=limits, files={lang.source_file: code})
     if not result.ok:
         return Build(lang, None, result)
-    import base64
-
     return Build(lang, base64.b64decode(result.stdout), result)

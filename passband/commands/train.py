@@ -42,14 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _interrupted(args: argparse.Namespace, output_dir: str, step: int) -> str:
     """What Ctrl-C left: the step reached, the newest checkpoint, and the command that resumes."""
-    from pathlib import Path
+    from passband.trainer._checkpoint import latest_checkpoint
 
-    saved = sorted(
-        int(p.parent.name.split("_")[1])
-        for p in (Path(output_dir) / "checkpoints").glob("step_*/state.json")
-        if p.parent.name.split("_")[1].isdigit()
-    )
-    if not saved:
+    newest = latest_checkpoint(output_dir)
+    if newest is None:
         return (
             f"passband train: interrupted at step {step}, before the first checkpoint: nothing to "
             f"resume; rerun with --overwrite to start again"
@@ -58,9 +54,10 @@ def _interrupted(args: argparse.Namespace, output_dir: str, step: int) -> str:
 
     where = ["--output-dir", args.output_dir] if args.output_dir else []
     again = shlex.join(["passband", "train", str(args.config), "--resume", *where, *args.overrides])
+    saved = int(newest.name.removeprefix("step_"))
     return (
-        f"passband train: interrupted at step {step}; the newest checkpoint is step {saved[-1]} "
-        f"({max(step - saved[-1], 0)} steps will be redone); resume with: {again}"
+        f"passband train: interrupted at step {step}; the newest checkpoint is step {saved} "
+        f"({max(step - saved, 0)} steps will be redone); resume with: {again}"
     )
 
 
